@@ -1,0 +1,1 @@
+"""The harness: scenarios, isolated runs, probes, results, statistics and the report."""

@@ -1,0 +1,37 @@
+"""The `c10k` command: one entry point that hands each subcommand to its own module."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# Subcommand -> "module:function(argv) -> exit code". Imported only when used, so that
+# `c10k serve` never loads a crawler and the harness never imports one.
+COMMANDS = {
+    "serve": ("server.cli:main", "run the test website"),
+    "crawl": ("impls.cli:crawl_main", "crawl a site with one concurrency model"),
+    "models": ("impls.cli:models_main", "list the crawler models"),
+}
+
+USAGE = "usage: c10k COMMAND [options]  (c10k COMMAND --help for each)\n\ncommands:\n" + "".join(
+    f"  {name:<8} {help_text}\n" for name, (_, help_text) in COMMANDS.items()
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        sys.stderr.write(f"c10k: error: unknown command {name!r}\n{USAGE}")
+        return 2
+    module_name, _, function = COMMANDS[name][0].partition(":")
+    command = getattr(importlib.import_module(module_name), function)
+    code: int = command(rest)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The crawlers: one sans-I/O core (impls.core) and one module per concurrency model."""

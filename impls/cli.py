@@ -1,0 +1,250 @@
+"""`c10k crawl` and `c10k models`: run one model on one site and report what it fetched."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import resource
+import socket
+import sys
+import time
+from urllib.parse import urlsplit
+
+from impls.core.frontier import CrawlConfig, Frontier, MiB
+from impls.core.outcomes import ResourceLimit
+from impls.core.report import build_result, format_summary
+from impls.registry import MODELS
+
+# Sockets the crawler may need beside its connections: stdio, the event loop's own
+# descriptors (epoll, self-pipe), thread-pool wakeups, imported extension modules.
+FD_RESERVE = 64
+
+
+class UsageError(Exception):
+    """A mistake in the command line: reported in one line, exit code 2."""
+
+
+def parse_size(text: str) -> int:
+    """'10MiB', '512KiB', '1000000' -> bytes."""
+    units = {"kib": 1024, "mib": MiB, "gib": 1024 * MiB, "kb": 1000, "mb": 10**6, "b": 1}
+    lowered = text.strip().lower()
+    for unit, factor in units.items():
+        if lowered.endswith(unit) and lowered[: -len(unit)].strip().replace(".", "", 1).isdigit():
+            return int(float(lowered[: -len(unit)]) * factor)
+    if lowered.isdigit():
+        return int(lowered)
+    raise argparse.ArgumentTypeError(f"not a size: {text!r} (try 10MiB, 512KiB or 1000000)")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
+    return value
+
+
+def crawl_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="c10k crawl",
+        description="Crawl a site with one concurrency model and report what was fetched.",
+    )
+    parser.add_argument("root", metavar="ROOT", help="the start URL, e.g. http://127.0.0.1:8080/")
+    parser.add_argument("--model", required=True, help="one of: " + ", ".join(MODELS))
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=10,
+        help="fetches in flight at most (default 10)",
+    )
+    parser.add_argument(
+        "--max-redirect",
+        type=non_negative_int,
+        default=10,
+        help="redirect budget per link (default 10)",
+    )
+    parser.add_argument(
+        "--max-tries",
+        type=positive_int,
+        default=4,
+        help="tries per URL for connection errors and timeouts (default 4)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=10.0,
+        help="seconds for one whole fetch, connect to last byte (default 10)",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=parse_size,
+        default=10 * MiB,
+        help="largest body accepted (default 10MiB)",
+    )
+    parser.add_argument(
+        "--max-pages", type=positive_int, default=None, help="fetch at most this many URLs"
+    )
+    parser.add_argument(
+        "--stack-size",
+        type=parse_size,
+        default=0,
+        help="threads model: stack size per thread (default: the platform's)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document instead of a summary"
+    )
+    parser.add_argument(
+        "--allow-remote", action="store_true", help="allow a ROOT that is not on a loopback address"
+    )
+    return parser
+
+
+def is_loopback_host(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_root(root: str, allow_remote: bool) -> str:
+    """Check ROOT and return the address to connect to."""
+    parts = urlsplit(root)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"ROOT must be an http(s) URL, got {root!r}")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise UsageError(f"ROOT has a bad port: {root!r}") from None
+    if parts.scheme == "https":
+        raise UsageError("https is not supported yet: the models speak plain HTTP/1.x")
+    host = parts.hostname
+    if not allow_remote and not is_loopback_host(host):
+        raise UsageError(
+            f"ROOT {host!r} is not a loopback address (pass --allow-remote to crawl it)"
+        )
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot resolve {host!r}: {exc.strerror}") from None
+    # Prefer IPv4, as the test site listens there; fall back to whatever there is.
+    infos.sort(key=lambda info: info[0] != socket.AF_INET)
+    address = str(infos[0][4][0])
+    if not allow_remote and not ipaddress.ip_address(address).is_loopback:
+        raise UsageError(f"ROOT {host!r} resolves to {address}, not a loopback address")
+    return address
+
+
+def ensure_fd_limit(concurrency: int) -> None:
+    """Raise the soft open-file limit as far as the hard one allows, or refuse clearly."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = concurrency + FD_RESERVE
+    if needed <= soft:
+        return
+    if hard != resource.RLIM_INFINITY and needed > hard:
+        raise UsageError(
+            f"--concurrency {concurrency} needs about {needed} open files, but this "
+            f"process may open at most {hard} (RLIMIT_NOFILE hard limit); "
+            f"use --concurrency {hard - FD_RESERVE} or less"
+        )
+    resource.setrlimit(
+        resource.RLIMIT_NOFILE, (needed if hard == resource.RLIM_INFINITY else hard, hard)
+    )
+
+
+def crawl_main(argv: list[str]) -> int:
+    parser = crawl_parser()
+    args = parser.parse_args(argv)
+    try:
+        model = MODELS.get(args.model)
+        if model is None:
+            raise UsageError(f"unknown model {args.model!r}; choose one of: {', '.join(MODELS)}")
+        if missing := model.missing():
+            raise UsageError(
+                f"model {model.name} needs {', '.join(missing)}, which is not installed"
+            )
+        connect_host = resolve_root(args.root, args.allow_remote)
+        ensure_fd_limit(args.concurrency)
+    except UsageError as exc:
+        parser.exit(2, f"c10k crawl: error: {exc}\n")
+    config = CrawlConfig(
+        root=args.root,
+        concurrency=args.concurrency,
+        max_redirect=args.max_redirect,
+        max_tries=args.max_tries,
+        timeout=args.timeout,
+        max_body=args.max_body,
+        max_pages=args.max_pages,
+        connect_host=connect_host,
+        stack_size=args.stack_size,
+    )
+    runner = model.load()
+    frontier = Frontier(config)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
+    try:
+        runner(frontier)
+    except KeyboardInterrupt:
+        print("c10k crawl: interrupted", file=sys.stderr)
+        return 130
+    except ResourceLimit as exc:
+        print(
+            f"c10k crawl: error: {model.name} hit a limit of this machine: {exc}", file=sys.stderr
+        )
+        return 3
+    wall_s = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    result = build_result(
+        frontier,
+        model.name,
+        wall_s=wall_s,
+        cpu_user_s=after.ru_utime - before.ru_utime,
+        cpu_sys_s=after.ru_stime - before.ru_stime,
+        max_rss_kib=after.ru_maxrss,
+    )
+    if args.json:
+        json.dump(result, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_summary(result))
+    return 0
+
+
+def models_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="c10k models", description="List the crawler models.")
+    parser.add_argument("--json", action="store_true", help="print a JSON list")
+    args = parser.parse_args(argv)
+    rows = [{"name": m.name, "style": m.style, "missing": m.missing()} for m in MODELS.values()]
+    if args.json:
+        json.dump(rows, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    width = max(len(m) for m in MODELS)
+    for row in rows:
+        note = f"  [missing: {', '.join(row['missing'])}]" if row["missing"] else ""
+        print(f"{row['name']:<{width}}  {row['style']}{note}")
+    return 0

@@ -1,0 +1,125 @@
+"""The frontier: what to fetch next, what was seen, and each URL's outcome (sans-I/O)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from impls.core.http import build_request
+from impls.core.links import extract_links, is_html
+from impls.core.outcomes import ErrorKind, Outcome, Response
+from impls.core.urls import Origin, resolve
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class CrawlConfig:
+    """The options of one crawl; the defaults are the contract's."""
+
+    root: str
+    concurrency: int = 10
+    max_redirect: int = 10
+    max_tries: int = 4
+    timeout: float = 10.0
+    max_body: int = 10 * MiB
+    max_pages: int | None = None
+    # The address to connect to (ROOT's host resolved once, before the crawl starts), so
+    # that no model pays for name resolution per fetch.
+    connect_host: str = ""
+    # Threads model only: the stack size of each worker thread in bytes (0: the default).
+    stack_size: int = 0
+
+
+@dataclass(slots=True)
+class Job:
+    """One URL to fetch, with its redirect budget and the number of tries already made."""
+
+    url: str
+    redirects_left: int
+    request: bytes
+    tries: int = 0
+
+
+@dataclass
+class Frontier:
+    """The crawl's state machine: feed it outcomes, it hands back the jobs they lead to.
+
+    Every model drives the same Frontier, so all of them fetch the same URLs with the same
+    rules: `start()` gives the root job; `on_response()` and `on_error()` record an
+    outcome and return the new jobs (links, redirect targets, or a retry). The model owns
+    the queue and the I/O; the Frontier owns the rules. Not thread-safe: the threads model
+    calls it under a lock.
+    """
+
+    config: CrawlConfig
+    origin: Origin = field(init=False)
+    seen: set[str] = field(default_factory=set)
+    fetched: dict[str, Outcome] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)  # seconds, one per try
+    in_flight: int = 0
+    peak_in_flight: int = 0
+    tries: int = 0
+
+    def __post_init__(self) -> None:
+        self.origin = Origin(self.config.root)
+
+    # -- the rules ----------------------------------------------------------------------------
+
+    def start(self) -> list[Job]:
+        job = self._add(self.origin.root, self.config.max_redirect)
+        return [job] if job else []
+
+    def on_response(self, job: Job, response: Response, elapsed: float = 0.0) -> list[Job]:
+        """Record a complete response; return the jobs for its links or redirect."""
+        self.fetched[job.url] = response.status
+        self.latencies.append(elapsed)
+        new_jobs: list[Job] = []
+        location = response.headers.get("location")
+        if response.status in REDIRECT_STATUSES and location is not None:
+            target = resolve(job.url, location)
+            # An exhausted budget does not mark the target seen: a later link may fetch it.
+            if target is not None and job.redirects_left > 0:
+                self._offer(target, job.redirects_left - 1, new_jobs)
+        elif response.status == 200 and is_html(response.headers.get("content-type")):
+            for href in extract_links(response.body):
+                url = resolve(job.url, href)
+                if url is not None:
+                    self._offer(url, self.config.max_redirect, new_jobs)
+        return new_jobs
+
+    def on_error(self, job: Job, kind: ErrorKind, elapsed: float = 0.0) -> list[Job]:
+        """Record a failed try; return the job again if it deserves another try."""
+        self.latencies.append(elapsed)
+        job.tries += 1
+        if kind.retryable and job.tries < self.config.max_tries:
+            return [job]
+        self.fetched[job.url] = kind.outcome
+        return []
+
+    # -- connection accounting (the models call these around each connection) ----------------
+
+    def opened(self) -> None:
+        self.in_flight += 1
+        self.tries += 1
+        if self.in_flight > self.peak_in_flight:
+            self.peak_in_flight = self.in_flight
+
+    def closed(self) -> None:
+        self.in_flight -= 1
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _offer(self, url: str, redirects_left: int, new_jobs: list[Job]) -> None:
+        if url not in self.seen and self.origin.allows(url):
+            job = self._add(url, redirects_left)
+            if job is not None:
+                new_jobs.append(job)
+
+    def _add(self, url: str, redirects_left: int) -> Job | None:
+        limit = self.config.max_pages
+        if limit is not None and len(self.seen) >= limit:
+            return None
+        self.seen.add(url)
+        request = build_request(self.origin.request_target(url), self.origin.netloc)
+        return Job(url, redirects_left, request)

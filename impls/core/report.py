@@ -1,0 +1,95 @@
+"""A crawl's result as the JSON document of `c10k crawl --json`, and as a human summary."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+from impls.core.frontier import Frontier
+
+SCHEMA = "c10k-crawl/1"
+PERCENTILES = (50, 90, 99)
+
+
+def percentile(sorted_values: list[float], pct: float) -> float:
+    """Linear-interpolated percentile of already sorted values (numpy's default method)."""
+    if not sorted_values:
+        return math.nan
+    rank = (len(sorted_values) - 1) * pct / 100
+    low = math.floor(rank)
+    high = min(low + 1, len(sorted_values) - 1)
+    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (rank - low)
+
+
+def build_result(
+    frontier: Frontier,
+    model: str,
+    wall_s: float,
+    cpu_user_s: float,
+    cpu_sys_s: float,
+    max_rss_kib: int,
+) -> dict[str, Any]:
+    """The crawl's JSON document; field meanings are in docs/crawl-json.md."""
+    config = frontier.config
+    fetched = frontier.fetched
+    statuses = Counter(o for o in fetched.values() if isinstance(o, int))
+    errors = Counter(o.removeprefix("error:") for o in fetched.values() if isinstance(o, str))
+    latencies = sorted(frontier.latencies)
+    pages = len(fetched)
+    cpu_s = cpu_user_s + cpu_sys_s
+    return {
+        "schema": SCHEMA,
+        "model": model,
+        "root": frontier.origin.root,
+        "concurrency": config.concurrency,
+        "options": {
+            "max_redirect": config.max_redirect,
+            "max_tries": config.max_tries,
+            "timeout": config.timeout,
+            "max_body": config.max_body,
+            "max_pages": config.max_pages,
+        },
+        "pages": pages,
+        "statuses": {str(code): n for code, n in sorted(statuses.items())},
+        "errors": dict(sorted(errors.items())),
+        "tries": frontier.tries,
+        "wall_s": wall_s,
+        "pages_per_s": pages / wall_s if wall_s > 0 else None,
+        "cpu_user_s": cpu_user_s,
+        "cpu_sys_s": cpu_sys_s,
+        "cpu_us_per_page": cpu_s / pages * 1e6 if pages else None,
+        "max_rss_kib": max_rss_kib,
+        "peak_in_flight": frontier.peak_in_flight,
+        "latency_s": {f"p{p}": percentile(latencies, p) for p in PERCENTILES}
+        | {"max": latencies[-1] if latencies else math.nan, "count": len(latencies)},
+        "fetched": fetched,
+    }
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    """A few lines for a person, like the original crawler's report."""
+    statuses = ", ".join(f"{n} × {code}" for code, n in result["statuses"].items()) or "none"
+    errors = ", ".join(f"{kind} {n}" for kind, n in result["errors"].items()) or "none"
+    latency = result["latency_s"]
+    rate = result["pages_per_s"] or 0.0
+    per_page = result["cpu_us_per_page"]
+    cpu = result["cpu_user_s"] + result["cpu_sys_s"]
+    lines = [
+        f"{result['model']} crawled {result['root']} with concurrency {result['concurrency']}",
+        f"  {result['pages']} URLs in {result['wall_s']:.2f} s ({rate:.1f} pages/s), "
+        f"{result['tries']} tries",
+        f"  responses: {statuses}",
+        f"  errors: {errors}",
+        f"  CPU {cpu:.2f} s"
+        + (f" ({per_page:.0f} µs per page)" if per_page is not None else "")
+        + f", peak {result['peak_in_flight']} connections in flight, "
+        f"max RSS {result['max_rss_kib'] / 1024:.1f} MiB",
+        "  latency per try: "
+        + ", ".join(
+            f"{name} {value * 1000:.1f} ms"
+            for name, value in latency.items()
+            if name != "count" and not math.isnan(value)
+        ),
+    ]
+    return "\n".join(lines)
