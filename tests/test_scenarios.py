@@ -7,10 +7,10 @@ import pytest
 from impls.core import CrawlConfig, Frontier
 from impls.registry import MODELS
 from tests.tinysite import (
-    Behaviour,
     CLOSE,
     HANG,
     RESET,
+    Behaviour,
     TinySite,
     Trickle,
     crawl,
