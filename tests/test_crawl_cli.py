@@ -1,0 +1,96 @@
+"""`c10k crawl` and `c10k models` as a user runs them: output, errors and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.tinysite import TinySite, page
+
+
+def c10k(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bench.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_json_document_has_the_documented_fields() -> None:
+    with TinySite({"/": page("/a", "/b"), "/a": page()}) as site:
+        done = c10k("crawl", site.root, "--model", "threads", "--json", "--concurrency", "3")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["model"] == "threads"
+    assert result["concurrency"] == 3
+    assert result["fetched"] == {site.root: 200, site.root + "a": 200, site.root + "b": 404}
+    assert result["pages"] == 3
+    assert result["statuses"] == {"200": 2, "404": 1}
+    assert result["errors"] == {}
+    assert 1 <= result["peak_in_flight"] <= 3
+    assert set(result["latency_s"]) >= {"p50", "p90", "p99", "max", "count"}
+    assert result["wall_s"] > 0 and result["cpu_user_s"] >= 0
+
+
+def test_summary_for_a_person() -> None:
+    with TinySite({"/": page("/gone")}) as site:
+        done = c10k("crawl", site.root, "--model", "threads")
+    assert done.returncode == 0, done.stderr
+    assert "2 URLs" in done.stdout
+    assert "1 × 404" in done.stdout
+    assert "pages/s" in done.stdout
+
+
+def test_unreachable_root_is_a_crawl_with_one_error() -> None:
+    with TinySite({}) as site:
+        root = site.root
+    done = c10k("crawl", root, "--model", "threads", "--json", "--max-tries", "1")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["fetched"] == {root: "error:connect"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ftp://127.0.0.1/", "--model", "threads"], "http(s) URL"),
+        (["not a url", "--model", "threads"], "http(s) URL"),
+        (["http://192.0.2.1/", "--model", "threads"], "not a loopback address"),
+        (["http://127.0.0.1:99999/", "--model", "threads"], "bad port"),
+        (["http://127.0.0.1/", "--model", "nope"], "unknown model"),
+        (["http://127.0.0.1/", "--model", "threads", "--concurrency", "0"], "at least 1"),
+        (["http://127.0.0.1/", "--model", "threads", "--timeout", "-1"], "more than 0"),
+        (["http://127.0.0.1/", "--model", "threads", "--max-body", "lots"], "not a size"),
+        (["http://127.0.0.1/", "--model", "threads", "--concurrency", "99999999"], "open files"),
+        (["http://127.0.0.1/"], "--model"),
+    ],
+)
+def test_user_mistakes_get_one_line_and_exit_2(args: list[str], message: str) -> None:
+    done = c10k("crawl", *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_models_lists_every_model() -> None:
+    done = c10k("models", "--json")
+    assert done.returncode == 0
+    names = [row["name"] for row in json.loads(done.stdout)]
+    assert names == [
+        "threads",
+        "callbacks",
+        "generators",
+        "asyncio",
+        "asyncio-uvloop",
+        "aiohttp",
+        "aiohttp-uvloop",
+    ]
+
+
+def test_unknown_command_exit_2() -> None:
+    done = c10k("fly")
+    assert done.returncode == 2
+    assert "unknown command" in done.stderr
