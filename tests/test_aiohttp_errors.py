@@ -1,0 +1,226 @@
+"""aiohttp's exceptions mapped to the contract's error kinds, fault by fault, as the raw models."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import importlib.util
+import os
+import socket
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
+
+import aiohttp
+import pytest
+from aiohttp.client_reqrep import ConnectionKey
+
+from impls import aiohttp_client, asyncio_streams
+from impls.core import (
+    CrawlConfig,
+    ErrorKind,
+    FetchError,
+    Frontier,
+    Job,
+    ResourceLimit,
+    Response,
+    build_request,
+)
+
+OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100\r\n\r\n"
+MAX_BODY = 1000
+TIMEOUT = 0.5
+T = TypeVar("T")
+
+Reply = Callable[[asyncio.StreamWriter, asyncio.Event], Awaitable[None]]
+
+
+def send(data: bytes, then: str = "close") -> Reply:
+    """A reply that writes `data`, then closes ('close'), resets ('reset') or waits ('hang')."""
+
+    async def reply(writer: asyncio.StreamWriter, stop: asyncio.Event) -> None:
+        writer.write(data)
+        await writer.drain()
+        if then == "reset":
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+        elif then == "hang":
+            await stop.wait()  # until the test is over
+        writer.close()
+
+    return reply
+
+
+async def trickle(writer: asyncio.StreamWriter, stop: asyncio.Event) -> None:
+    """A valid response, one byte at a time, slower than the whole fetch may take."""
+    for byte in OK_HEAD + b"x" * 100:
+        if stop.is_set():
+            break
+        writer.write(bytes([byte]))
+        await writer.drain()
+        await asyncio.sleep(TIMEOUT / 10)
+
+
+# path -> (the server's reply, the outcome every model must report)
+FAULTS: dict[str, tuple[Reply, int | ErrorKind]] = {
+    "/ok": (send(OK_HEAD + b"x" * 100), 200),
+    "/eof-body": (send(b"HTTP/1.1 200 OK\r\n\r\n" + b"x" * 100), 200),
+    "/chunked": (
+        send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+        200,
+    ),
+    "/reset": (send(b"", "reset"), ErrorKind.RESET),
+    "/close": (send(b"", "close"), ErrorKind.RESET),
+    "/reset-mid-body": (send(OK_HEAD + b"x" * 50, "reset"), ErrorKind.RESET),
+    "/reset-mid-eof-body": (send(b"HTTP/1.1 200 OK\r\n\r\n" + b"x" * 50, "reset"), ErrorKind.RESET),
+    "/reset-mid-chunk": (
+        send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc", "reset"),
+        ErrorKind.RESET,
+    ),
+    "/reset-mid-head": (send(b"HTTP/1.1 200 OK\r\nContent-Le", "reset"), ErrorKind.RESET),
+    "/close-mid-head": (send(b"HTTP/1.1 200 OK\r\nContent-Le"), ErrorKind.PROTOCOL),
+    "/close-mid-status": (send(b"HTTP/1.1 2"), ErrorKind.PROTOCOL),
+    "/truncate": (send(OK_HEAD + b"x" * 50), ErrorKind.PROTOCOL),
+    "/truncate-chunked": (
+        send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nabc"),
+        ErrorKind.PROTOCOL,
+    ),
+    "/garbage": (
+        send(b"\x16\x03\x01\x00\xa5SSH-2.0-NOT-HTTP\xff\xfe\x00garbage\r\n\r\n"),
+        ErrorKind.PROTOCOL,
+    ),
+    "/bad-status": (send(b"HTTP/1.1 2x0 OK\r\n\r\n"), ErrorKind.PROTOCOL),
+    "/bad-chunk": (
+        send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"),
+        ErrorKind.PROTOCOL,
+    ),
+    "/bad-length": (send(b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n"), ErrorKind.PROTOCOL),
+    "/hang": (send(b"", "hang"), ErrorKind.TIMEOUT),
+    "/hang-mid-body": (send(OK_HEAD + b"x" * 50, "hang"), ErrorKind.TIMEOUT),
+    "/trickle": (trickle, ErrorKind.TIMEOUT),
+    "/big-declared": (
+        send(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n"),
+        ErrorKind.TOO_LARGE,
+    ),
+    "/big-counted": (send(b"HTTP/1.1 200 OK\r\n\r\n" + b"x" * 5000), ErrorKind.TOO_LARGE),
+    "/big-chunked": (
+        send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1388\r\n" + b"x" * 5000),
+        ErrorKind.TOO_LARGE,
+    ),
+}
+
+
+@contextlib.asynccontextmanager
+async def fault_server() -> AsyncIterator[int]:
+    """A raw server on 127.0.0.1 that answers each path of FAULTS with its fault."""
+
+    stop = asyncio.Event()
+    handlers: set[asyncio.Task[None]] = set()
+
+    async def reply(writer: asyncio.StreamWriter, path: str) -> None:
+        with contextlib.suppress(ConnectionError):  # the client gave up first
+            await FAULTS[path][0](writer, stop)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        handler = asyncio.create_task(reply(writer, head.split(b" ")[1].decode()))
+        handlers.add(handler)
+        await handler
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        stop.set()
+        server.close()
+        await asyncio.gather(*handlers)
+
+
+def frontier_for(port: int) -> Frontier:
+    config = CrawlConfig(
+        root=f"http://127.0.0.1:{port}/",
+        connect_host="127.0.0.1",
+        max_body=MAX_BODY,
+        timeout=TIMEOUT,
+    )
+    return Frontier(config)
+
+
+def job_for(frontier: Frontier, path: str) -> Job:
+    url = frontier.origin.root + path.lstrip("/")
+    return Job(url, 10, build_request(frontier.origin.request_target(url), frontier.origin.netloc))
+
+
+async def outcome(fetch: Callable[[Job], Awaitable[Response]], job: Job) -> int | ErrorKind:
+    try:
+        return (await fetch(job)).status
+    except FetchError as exc:
+        return exc.kind
+
+
+async def both_outcomes(path: str) -> tuple[int | ErrorKind, int | ErrorKind]:
+    async with fault_server() as port:
+        frontier = frontier_for(port)
+        job = job_for(frontier, path)
+        raw = await outcome(lambda job: asyncio_streams.fetch(job, frontier), job)
+        async with aiohttp_client.new_session(frontier) as session:
+            via_aiohttp = await outcome(
+                lambda job: aiohttp_client.fetch(session, job, frontier), job
+            )
+    return raw, via_aiohttp
+
+
+LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop] | None] = {"asyncio": None}
+if importlib.util.find_spec("uvloop") is not None:
+    LOOPS["uvloop"] = asyncio_streams.uvloop_factory()
+
+
+def run_on(loop: str, main: Coroutine[Any, Any, T]) -> T:
+    with asyncio.Runner(loop_factory=LOOPS[loop]) as runner:
+        return runner.run(main)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("path", FAULTS)
+def test_aiohttp_and_raw_streams_agree_on_each_fault(path: str, loop: str) -> None:
+    expected = FAULTS[path][1]
+    assert run_on(loop, both_outcomes(path)) == (expected, expected)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_refused_connection_is_connect(loop: str) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        port = sock.getsockname()[1]
+
+        async def fetch() -> int | ErrorKind:
+            frontier = frontier_for(port)
+            async with aiohttp_client.new_session(frontier) as session:
+                return await outcome(
+                    lambda job: aiohttp_client.fetch(session, job, frontier), job_for(frontier, "/")
+                )
+
+        assert run_on(loop, fetch()) == ErrorKind.CONNECT
+
+
+def connector_error(code: int) -> aiohttp.ClientConnectorError:
+    key = ConnectionKey("127.0.0.1", 80, False, True, None, None, None)
+    return aiohttp.ClientConnectorError(key, OSError(code, os.strerror(code)))
+
+
+def test_connector_errors_map_by_errno() -> None:
+    assert aiohttp_client.error_kind(connector_error(errno.ECONNREFUSED)) == ErrorKind.CONNECT
+    assert aiohttp_client.error_kind(connector_error(errno.ENETUNREACH)) == ErrorKind.CONNECT
+    with pytest.raises(ResourceLimit):  # out of file descriptors ends the crawl
+        aiohttp_client.error_kind(connector_error(errno.EMFILE))
+
+
+def test_server_disconnected_before_any_byte_is_reset() -> None:
+    assert aiohttp_client.error_kind(aiohttp.ServerDisconnectedError()) == ErrorKind.RESET
+
+
+def test_unknown_exception_is_not_swallowed() -> None:
+    with pytest.raises(ValueError):
+        aiohttp_client.error_kind(ValueError("a bug"))
