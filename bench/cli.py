@@ -11,6 +11,7 @@ COMMANDS = {
     "serve": ("server.cli:main", "run the test website"),
     "crawl": ("impls.cli:crawl_main", "crawl a site with one concurrency model"),
     "models": ("impls.cli:models_main", "list the crawler models"),
+    "bench": ("bench.harness:main", "run the benchmark scenarios"),
 }
 
 USAGE = "usage: c10k COMMAND [options]  (c10k COMMAND --help for each)\n\ncommands:\n" + "".join(
