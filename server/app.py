@@ -1,0 +1,293 @@
+"""The aiohttp server for a Site: latency, bandwidth, faults, manifest and shared stats."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import socket
+import struct
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from server.site import Site
+from server.specs import Latency
+
+# Tries counted per path for the latency draw; forgotten past this many paths.
+_MAX_TRACKED_PATHS = 1_000_000
+_BANDWIDTH_TICK = 0.05  # seconds between two chunks of a trickled body
+
+
+def listen_backlog() -> int:
+    """The kernel's accept-queue cap (somaxconn), at least 4096: 10,000 clients connect at once."""
+    try:
+        with open("/proc/sys/net/core/somaxconn") as f:
+            return max(4096, int(f.read()))
+    except (OSError, ValueError):
+        return 4096
+
+
+def make_listener(
+    host: str, port: int, *, reuse_port: bool, backlog: int, listen: bool = True
+) -> socket.socket:
+    """A listening TCP socket (SO_REUSEPORT when several workers share the port)."""
+    info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, _, _, _, addr = info[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind(addr)
+        if listen:
+            sock.listen(backlog)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+class Stats:
+    """Request counters in shared memory, so that every worker adds to the same numbers.
+
+    Create it in the parent before forking the workers. One lock guards the counters:
+    peak_in_flight needs the sum over all workers at each arrival.
+    """
+
+    _FIELDS = ("requests", "in_flight", "peak_in_flight", "bytes_sent", "faults")
+
+    def __init__(self, workers: int = 1) -> None:
+        ctx = multiprocessing.get_context("fork")
+        self.workers = workers
+        self._lock = ctx.Lock()
+        self._counts: Any = ctx.RawArray("q", len(self._FIELDS))
+        self._by_worker: Any = ctx.RawArray("q", workers)
+        self._pids: Any = ctx.RawArray("q", workers)
+        self._cpu_base: Any = ctx.RawArray("d", 1)
+        self._index = 0  # this process's worker slot
+        self._started = time.time()
+
+    def register(self, index: int, pid: int) -> None:
+        """Called in each worker process: its slot and pid."""
+        self._index = index
+        self._pids[index] = pid
+
+    def begin(self) -> None:
+        counts = self._counts
+        with self._lock:
+            counts[0] += 1
+            counts[1] += 1
+            if counts[1] > counts[2]:
+                counts[2] = counts[1]
+            self._by_worker[self._index] += 1
+
+    def fault(self) -> None:
+        with self._lock:
+            self._counts[4] += 1
+
+    def end(self, nbytes: int) -> None:
+        counts = self._counts
+        with self._lock:
+            counts[1] -= 1
+            counts[3] += nbytes
+
+    def pids(self) -> list[int]:
+        return [int(p) for p in self._pids if p]
+
+    def _cpu_seconds(self) -> float:
+        """user+sys CPU of all workers (from /proc; 0 where unavailable)."""
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rpartition(")")[2].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+            except (OSError, ValueError, IndexError):
+                pass
+        return total
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            values = list(self._counts)
+            by_worker = list(self._by_worker)
+        out: dict[str, Any] = dict(zip(self._FIELDS, values, strict=True))
+        out["requests_by_worker"] = by_worker
+        out["workers"] = self.workers
+        out["pids"] = self.pids()
+        out["cpu_seconds"] = round(self._cpu_seconds() - self._cpu_base[0], 3)
+        out["uptime_s"] = round(time.time() - self._started, 3)
+        return out
+
+    def reset(self) -> None:
+        cpu = self._cpu_seconds()
+        with self._lock:
+            counts = self._counts
+            counts[0] = 0
+            counts[2] = counts[1]  # requests in flight now are the new floor of the peak
+            counts[3] = 0
+            counts[4] = 0
+            for i in range(self.workers):
+                self._by_worker[i] = 0
+            self._cpu_base[0] = cpu
+
+
+@dataclass
+class ServeConfig:
+    """How to serve: latency before each response, body bandwidth, hang duration."""
+
+    latency: Latency = field(default_factory=lambda: Latency("fixed"))
+    bandwidth: int = 0  # bytes per second per response; 0 is unlimited
+    hang: float = 60.0  # a hanging request closes its connection after this long
+    backlog: int = 4096
+
+
+class SiteHandler:
+    """The request handler: one instance per worker process."""
+
+    def __init__(self, site: Site, stats: Stats, config: ServeConfig) -> None:
+        self.site = site
+        self.stats = stats
+        self.config = config
+        self._tries: dict[str, int] = {}
+        self._manifests: dict[tuple[str, int], bytes] = {}
+
+    def manifest_json(self, root_url: str, max_redirect: int = 10) -> bytes:
+        """The manifest as JSON, cached per root and budget."""
+        key = (root_url, max_redirect)
+        body = self._manifests.get(key)
+        if body is None:
+            urls = self.site.manifest(root_url, max_redirect)
+            body = json.dumps({"count": len(urls), "urls": urls}).encode()
+            self._manifests[key] = body
+        return body
+
+    async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
+        path = request.raw_path
+        if path.startswith("/__"):
+            return self._control(request, path)
+        self.stats.begin()
+        sent = 0
+        try:
+            latency = self.config.latency
+            if not latency.is_zero:
+                n = self._tries.get(path, 0)
+                if len(self._tries) >= _MAX_TRACKED_PATHS:
+                    self._tries.clear()
+                self._tries[path] = n + 1
+                delay = latency.delay(path, n)
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            page = self.site.response(path, request.host)
+            if page.fault is not None or page.status == 500:
+                self.stats.fault()  # the model serves 500 only where it places the fault
+            if page.fault is not None:
+                sent = await self._fault(request, page.fault, page.raw)
+                # The transport is closed: aiohttp's attempt to send this one fails quietly.
+                return web.Response(status=page.status)
+            if self.config.bandwidth > 0:
+                resp = await self._trickle(request, page.status, page.headers, page.body)
+            else:
+                resp = web.Response(status=page.status, body=page.body, headers=page.headers)
+                # Sent here, not after return, so in_flight covers the whole response.
+                await resp.prepare(request)
+                await resp.write_eof()
+            sent = request.writer.output_size
+            return resp
+        finally:
+            self.stats.end(sent)
+
+    async def _trickle(
+        self,
+        request: web.BaseRequest,
+        status: int,
+        headers: tuple[tuple[str, str], ...],
+        body: bytes,
+    ) -> web.StreamResponse:
+        resp = web.StreamResponse(status=status, headers=headers)
+        resp.content_length = len(body)
+        await resp.prepare(request)
+        rate = self.config.bandwidth
+        chunk = max(1, int(rate * _BANDWIDTH_TICK))
+        start = time.monotonic()
+        for offset in range(0, len(body), chunk):
+            # Pace against the clock from the start, so sleep overshoot does not add up.
+            due = start + offset / rate
+            wait = due - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            await resp.write(body[offset : offset + chunk])
+        await resp.write_eof()
+        return resp
+
+    async def _fault(self, request: web.BaseRequest, kind: str, raw: bytes) -> int:
+        """Misbehave on the connection; returns the bytes written."""
+        transport = request.transport
+        if transport is None:
+            return 0
+        if kind == "reset":
+            # SO_LINGER (on, 0 s) turns close into an RST, before any byte is sent.
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            transport.abort()
+            return 0
+        if kind == "hang":
+            # No answer; the client's timeout must fire. Bounded, so every hang ends by itself.
+            await asyncio.sleep(self.config.hang)
+            transport.close()
+            return 0
+        # truncate / garbage: write the model's bytes, then close (FIN after they are sent).
+        transport.write(raw)
+        transport.close()
+        return len(raw)
+
+    def _control(self, request: web.BaseRequest, path: str) -> web.Response:
+        """The site's own endpoints; they are not counted in the stats."""
+        route = path.partition("?")[0]
+        if route == "/__manifest__" and request.method == "GET":
+            try:
+                max_redirect = int(request.query.get("max_redirect", "10"))
+                if max_redirect < 0:
+                    raise ValueError
+            except ValueError:
+                return web.json_response({"error": "max_redirect must be an int >= 0"}, status=400)
+            root = f"http://{request.host}/"
+            try:
+                body = self.manifest_json(root, max_redirect)
+            except ValueError as exc:
+                return web.json_response({"error": str(exc)}, status=400)
+            return web.Response(body=body, content_type="application/json")
+        if route == "/__stats__" and request.method == "GET":
+            return web.json_response(self.stats.snapshot())
+        if route == "/__stats__/reset" and request.method == "POST":
+            self.stats.reset()
+            return web.json_response(self.stats.snapshot())
+        if route in ("/__manifest__", "/__stats__", "/__stats__/reset"):
+            return web.json_response({"error": "method not allowed"}, status=405)
+        return web.json_response({"error": "not found"}, status=404)
+
+
+async def start_server(
+    handler: SiteHandler, sock: socket.socket, *, shutdown_timeout: float = 1.0
+) -> web.ServerRunner:
+    """Serve handler on an already listening socket; stop with `await runner.cleanup()`."""
+    # The low-level server: no router or middlewares, no access log, no TCP keepalive
+    # (one connection per fetch), and a handler cancelled when its client goes away so
+    # that in_flight drops when the connection does.
+    server = web.Server(
+        handler,
+        handler_cancellation=True,
+        access_log=None,
+        tcp_keepalive=False,
+    )
+    runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=shutdown_timeout)
+    await runner.setup()
+    site = web.SockSite(runner, sock, backlog=handler.config.backlog)
+    await site.start()
+    return runner

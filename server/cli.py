@@ -1,0 +1,248 @@
+"""`c10k serve`: serve the test site; prints its root URL as the first line of stdout."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import ipaddress
+import resource
+import socket
+import sys
+from typing import NoReturn
+
+from server.app import ServeConfig, SiteHandler, Stats, listen_backlog, make_listener
+from server.serve import ServeError, serve_here, serve_workers
+from server.site import FAULT_KINDS, SLOT_KINDS, Site, SiteParams
+from server.specs import parse_duration, parse_faults, parse_latency, parse_size
+
+PROG = "c10k serve"
+# Site ratios settable with --ratio NAME=VALUE (faults have their own option).
+VARIETY = (*SLOT_KINDS, "fragment", "relative", "absolute", "odd_markup")
+
+
+class UsageError(Exception):
+    """A bad option; reported as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d = SiteParams()
+    p = _Parser(
+        prog=PROG,
+        description=(
+            "Serve the deterministic test site. The root URL (e.g. http://127.0.0.1:43127/) "
+            "is the first line of stdout once every worker listens. GET /__manifest__ gives "
+            "the exact result of a correct crawl, GET /__stats__ the request counters, "
+            "POST /__stats__/reset zeroes them. SIGINT/SIGTERM stop the server."
+        ),
+        epilog=(
+            "Durations: 0, 250us, 50ms, 2s, 1.5s. Latency: a duration, uniform:10ms..100ms, "
+            "exp:MEAN, lognormal:MEDIAN,SIGMA. Faults: reset=R,hang=R,500=R,truncate=R,"
+            "garbage=R (fractions of the pages). Sizes: 2048, 64KiB, 1MB. See docs/server.md."
+        ),
+    )
+    net = p.add_argument_group("network")
+    net.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    net.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
+    net.add_argument(
+        "--allow-non-loopback",
+        action="store_true",
+        help="allow --host to be an address that is not loopback",
+    )
+    net.add_argument(
+        "--workers", type=int, default=1, help="processes sharing the port (SO_REUSEPORT)"
+    )
+    net.add_argument(
+        "--loop",
+        choices=("auto", "uvloop", "asyncio"),
+        default="auto",
+        help="event loop of the server (default auto: uvloop when installed)",
+    )
+    site = p.add_argument_group("site")
+    site.add_argument("--pages", type=int, default=d.pages, help=f"pages (default {d.pages})")
+    site.add_argument(
+        "--links", type=int, default=d.links, help=f"links per page (default {d.links})"
+    )
+    site.add_argument("--shape", choices=("deep", "wide"), default=d.shape, help="graph shape")
+    site.add_argument("--seed", type=int, default=d.seed, help="seed of everything random")
+    site.add_argument(
+        "--body-size", default=str(d.body_size), help=f"page body size (default {d.body_size})"
+    )
+    site.add_argument(
+        "--chain-length",
+        type=int,
+        default=d.chain_length,
+        help=f"longest redirect chain (default {d.chain_length}; >10 exceeds the budget)",
+    )
+    site.add_argument(
+        "--ratio",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE,...",
+        help="set variety ratios; names: " + ", ".join(VARIETY),
+    )
+    site.add_argument(
+        "--no-variety", action="store_true", help="plain links only (all ratios 0 first)"
+    )
+    behave = p.add_argument_group("behaviour")
+    behave.add_argument("--latency", default="0", help="delay before each response")
+    behave.add_argument(
+        "--bandwidth", default="0", help="body rate per response in bytes/s (0: unlimited)"
+    )
+    behave.add_argument("--faults", default="none", help="fault rates (default none)")
+    behave.add_argument(
+        "--hang", default="60", help="a hanging request is closed after this long (default 60s)"
+    )
+    return p
+
+
+@dataclasses.dataclass
+class Options:
+    host: str
+    port: int
+    workers: int
+    loop: str
+    params: SiteParams
+    config: ServeConfig
+
+
+def parse_options(argv: list[str]) -> Options:
+    """Parse and check every option; raises UsageError with a one-line message."""
+    args = build_parser().parse_args(argv)
+    try:
+        ratios: dict[str, float] = {}
+        if args.no_variety:
+            ratios = dict.fromkeys(VARIETY, 0.0)
+        for item in ",".join(args.ratio).split(","):
+            if not item.strip():
+                continue
+            name, eq, value = item.partition("=")
+            if not eq or name.strip() not in VARIETY:
+                raise ValueError(f"bad --ratio {item!r}: expected NAME=VALUE, NAME in {VARIETY}")
+            ratios[name.strip()] = float(value)
+        faults = parse_faults(args.faults)
+        params = SiteParams(
+            pages=args.pages,
+            links=args.links,
+            seed=args.seed,
+            body_size=parse_size(args.body_size),
+            shape=args.shape,
+            chain_length=args.chain_length,
+            **ratios,
+            **{k: faults[k] for k in FAULT_KINDS},
+        )
+        config = ServeConfig(
+            latency=parse_latency(args.latency, args.seed),
+            bandwidth=parse_size(args.bandwidth),
+            hang=parse_duration(args.hang),
+            backlog=listen_backlog(),
+        )
+        if not 0 <= args.port <= 65535:
+            raise ValueError(f"--port must be 0..65535, got {args.port}")
+        if not 1 <= args.workers <= 64:
+            raise ValueError(f"--workers must be 1..64, got {args.workers}")
+        check_host(args.host, args.allow_non_loopback)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return Options(args.host, args.port, args.workers, args.loop, params, config)
+
+
+def check_host(host: str, allow_non_loopback: bool) -> None:
+    """Refuse an address that is not loopback unless explicitly allowed."""
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ValueError(f"cannot resolve --host {host!r}: {exc}") from None
+    for info in infos:
+        address = ipaddress.ip_address(str(info[4][0]).partition("%")[0])
+        if not address.is_loopback and not allow_non_loopback:
+            raise ValueError(
+                f"--host {host} is not a loopback address ({address}); "
+                "add --allow-non-loopback to serve it"
+            )
+
+
+def root_url(host: str, port: int) -> str:
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}/"
+
+
+def _raise_fd_limit() -> None:
+    """10,000 connections need 10,000 descriptors: use the hard limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def run(opts: Options) -> None:
+    """Build the site and serve it until a signal; raises ServeError or OSError."""
+    _raise_fd_limit()
+    site = Site(opts.params)
+    handler = SiteHandler(site, Stats(opts.workers), opts.config)
+    p = opts.params
+    info = (
+        f"{PROG}: {p.pages} pages ({p.shape}, {p.links} links, seed {p.seed}), "
+        f"{opts.workers} worker(s), latency {opts.config.latency.kind} "
+        f"mean {opts.config.latency.mean():g}s"
+    )
+
+    def ready(port: int) -> None:
+        url = root_url(opts.host, port)
+        print(url, flush=True)
+        print(f"{info}, serving {url}", file=sys.stderr, flush=True)
+
+    if opts.workers == 1:
+        try:
+            sock = make_listener(
+                opts.host, opts.port, reuse_port=False, backlog=opts.config.backlog
+            )
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise ServeError(f"cannot listen on {opts.host}:{opts.port}: {reason}") from None
+        port = sock.getsockname()[1]
+        warm(handler, root_url(opts.host, port))
+        serve_here(handler, sock, lambda: ready(port), opts.loop)
+    else:
+        serve_workers(
+            handler,
+            opts.host,
+            opts.port,
+            opts.workers,
+            ready,
+            opts.loop,
+            # Before forking, so that every worker inherits the caches.
+            before_fork=lambda port: warm(handler, root_url(opts.host, port)),
+        )
+
+
+def warm(handler: SiteHandler, url: str) -> None:
+    """Render every page and the manifest for this root before the URL is announced, so
+    that the measured crawl pays only for serving, never for building."""
+    handler.site.prerender(url.split("/")[2])
+    handler.manifest_json(url)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `c10k serve ARGS` and `python -m server ARGS`; returns the exit code."""
+    if argv is None:
+        argv = sys.argv[1:]
+    try:
+        opts = parse_options(argv)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    try:
+        run(opts)
+    except (ServeError, OSError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # a Ctrl-C before the loop took over the signal
+        return 0
+    return 0

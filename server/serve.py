@@ -1,0 +1,185 @@
+"""Running the server: in this process, or as W worker processes sharing one port."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import socket
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from server.app import SiteHandler, make_listener, start_server
+
+_PR_SET_PDEATHSIG = 1
+_READY_TIMEOUT = 60.0
+_STOP_TIMEOUT = 5.0
+
+
+class ServeError(Exception):
+    """The server could not start (e.g. the port is taken); the message is one line."""
+
+
+class _Stop(Exception):
+    """Raised by the parent's signal handler to leave its wait."""
+
+
+def _run(main: Coroutine[Any, Any, None], loop: str) -> None:
+    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    if loop in ("auto", "uvloop"):
+        try:
+            import uvloop
+
+            factory = uvloop.new_event_loop
+        except ImportError:
+            if loop == "uvloop":
+                raise ServeError("uvloop is not installed") from None
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(main)
+
+
+async def _serve_until_signal(
+    handler: SiteHandler, sock: socket.socket, on_ready: Callable[[], None]
+) -> None:
+    runner = await start_server(handler, sock)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        on_ready()
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+def serve_here(
+    handler: SiteHandler,
+    sock: socket.socket,
+    on_ready: Callable[[], None],
+    loop: str = "auto",
+) -> None:
+    """Serve in this process until SIGINT or SIGTERM."""
+    handler.stats.register(0, os.getpid())
+    _run(_serve_until_signal(handler, sock, on_ready), loop)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask the kernel to SIGTERM this worker when its parent dies (Linux prctl)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(0)
+
+
+def _worker(
+    index: int,
+    handler: SiteHandler,
+    host: str,
+    port: int,
+    parent: int,
+    conn: multiprocessing.connection.Connection,
+    loop: str,
+) -> None:
+    # Forked with the parent's handlers: a Ctrl-C reaches the whole process group, and
+    # the parent stops us with SIGTERM, so ignore SIGINT until the loop handles both.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent(parent)
+    try:
+        sock = make_listener(host, port, reuse_port=True, backlog=handler.config.backlog)
+    except OSError as exc:
+        conn.send(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return
+    handler.stats.register(index, os.getpid())
+    try:
+        _run(_serve_until_signal(handler, sock, lambda: conn.send("ok")), loop)
+    except ServeError as exc:
+        conn.send(str(exc))
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise _Stop
+
+
+def serve_workers(
+    handler: SiteHandler,
+    host: str,
+    port: int,
+    workers: int,
+    on_ready: Callable[[int], None],
+    loop: str = "auto",
+    before_fork: Callable[[int], None] | None = None,
+) -> None:
+    """Run `workers` processes sharing one port (SO_REUSEPORT) until SIGINT or SIGTERM.
+
+    before_fork(port) runs once the port is known (what it caches, every worker
+    inherits); on_ready(port) once every worker listens. Raises ServeError when a
+    worker cannot start or dies.
+    """
+    ctx = multiprocessing.get_context("fork")
+    # Reserve the port (bound, not listening, so it takes no connections) so that
+    # --port 0 gives every worker the same port and nobody else takes it meanwhile.
+    try:
+        reserve = make_listener(host, port, reuse_port=True, backlog=0, listen=False)
+    except OSError as exc:
+        raise ServeError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from None
+    port = reserve.getsockname()[1]
+    if before_fork is not None:
+        before_fork(port)
+    procs: list[multiprocessing.process.BaseProcess] = []
+    conns: list[multiprocessing.connection.Connection] = []
+    old = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for i in range(workers):
+            parent_end, child_end = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_worker,
+                args=(i, handler, host, port, os.getpid(), child_end, loop),
+                name=f"c10k-serve-{i}",
+            )
+            proc.start()
+            child_end.close()
+            procs.append(proc)
+            conns.append(parent_end)
+        for conn, started in zip(conns, procs, strict=True):
+            if not conn.poll(_READY_TIMEOUT):
+                raise ServeError(f"worker {started.name} did not start")
+            try:
+                message = conn.recv()
+            except EOFError:
+                raise ServeError(f"worker {started.name} died while starting") from None
+            if message != "ok":
+                raise ServeError(message)
+        reserve.close()
+        on_ready(port)
+        multiprocessing.connection.wait([p.sentinel for p in procs])
+        dead = [p for p in procs if not p.is_alive()]
+        raise ServeError(f"worker {dead[0].name} exited with code {dead[0].exitcode}")
+    except _Stop:
+        pass
+    finally:
+        for sig in old:
+            signal.signal(sig, signal.SIG_IGN)
+        reserve.close()
+        _stop_workers(procs)
+        for sig, handler_ in old.items():
+            signal.signal(sig, handler_)
+
+
+def _stop_workers(procs: list[multiprocessing.process.BaseProcess]) -> None:
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(_STOP_TIMEOUT)
+        if proc.is_alive():
+            print(f"c10k serve: worker {proc.pid} did not stop; killing it", file=sys.stderr)
+            proc.kill()
+            proc.join()
