@@ -1,0 +1,184 @@
+"""The aiohttp server over real sockets on 127.0.0.1 (served from a thread of this process)."""
+
+from __future__ import annotations
+
+import socket
+import urllib.error
+import urllib.request
+
+import pytest
+
+from server.app import ServeConfig
+from server.site import FAULT_OUTCOMES, Site, SiteParams
+from server.specs import parse_latency
+from tests.server_helpers import (
+    get_json,
+    make_site,
+    paths,
+    raw_get,
+    serve_in_thread,
+    wait_for,
+)
+
+
+def test_serves_what_the_model_says() -> None:
+    site = Site(
+        SiteParams(
+            pages=60,
+            links=5,
+            seed=4,
+            slash_redirect=0.1,
+            redirect_chain=0.05,
+            missing=0.1,
+            non_html=0.1,
+            query=0.1,
+            absolute=0.2,
+        )
+    )
+    with serve_in_thread(site) as srv:
+        authority = srv.url.split("/")[2]
+        for path in paths(site.manifest(srv.url), srv.url):
+            reply = raw_get(srv.url, path)
+            expected = site.response(path, authority)
+            assert reply.error is None
+            assert reply.status == expected.status, path
+            assert reply.body == expected.body, path
+            for name, value in expected.headers:
+                assert reply.head[name.lower()] == value
+            assert int(reply.head["content-length"]) == len(expected.body)
+
+
+def test_manifest_endpoint() -> None:
+    site = make_site(pages=5, links=2)
+    site.add_link(None, site.add_chain([301] * 3, "/p/1/?via=chain"))
+    with serve_in_thread(site) as srv:
+        got = get_json(srv.url + "__manifest__")
+        assert got["urls"] == site.manifest(srv.url)
+        assert got["count"] == len(got["urls"])
+        small = get_json(srv.url + "__manifest__?max_redirect=1")
+        assert small["urls"] == site.manifest(srv.url, max_redirect=1)
+        with pytest.raises(urllib.error.HTTPError) as info:
+            get_json(srv.url + "__manifest__?max_redirect=-3")
+        assert info.value.code == 400
+
+
+def test_latency_is_applied() -> None:
+    config = ServeConfig(latency=parse_latency("300ms"))
+    with serve_in_thread(make_site(pages=2), config) as srv:
+        reply = raw_get(srv.url, "/p/0/")
+        assert reply.status == 200
+        assert reply.elapsed >= 0.3  # a lower bound only: the machine may be slow
+        assert raw_get(srv.url, "/__stats__").elapsed < 10  # control endpoints: no latency
+
+
+def test_bandwidth_trickles_the_body() -> None:
+    config = ServeConfig(bandwidth=10_000)
+    with serve_in_thread(make_site(pages=2, body_size=4000), config) as srv:
+        reply = raw_get(srv.url, "/p/0/")
+        assert len(reply.body) == 4000
+        # 4000 bytes at 10 kB/s, the first 500-byte chunk at once: at least 0.35 s.
+        assert reply.elapsed >= 0.3
+
+
+@pytest.mark.parametrize("kind", ["reset", "hang", "error500", "truncate", "garbage"])
+def test_faults_happen_where_the_manifest_says(kind: str) -> None:
+    site = make_site(pages=3, links=0, shape="wide")
+    site.set_fault(1, kind)
+    config = ServeConfig(hang=0.5)
+    with serve_in_thread(site, config) as srv:
+        assert site.manifest(srv.url)[srv.url + "p/1/"] == FAULT_OUTCOMES[kind]
+        assert raw_get(srv.url, "/p/0/").status == 200
+        reply = raw_get(srv.url, "/p/1/", timeout=0.2 if kind == "hang" else 5.0)
+        if kind == "reset":
+            assert (reply.error, reply.data) == ("reset", b"")
+        elif kind == "hang":
+            assert (reply.error, reply.data) == ("timeout", b"")
+        elif kind == "error500":
+            assert reply.status == 500
+        elif kind == "truncate":
+            assert reply.error is None and reply.status == 200
+            assert 0 < len(reply.body) < int(reply.head["content-length"])
+        else:
+            assert reply.error is None and reply.data and not reply.data.startswith(b"HTTP/")
+        stats = get_json(srv.url + "__stats__")
+        assert stats["faults"] == 1
+        # The hang ends by itself (--hang) and every request is finished.
+        assert wait_for(lambda: get_json(srv.url + "__stats__")["in_flight"] == 0)
+
+
+def test_hang_closes_after_the_hang_time() -> None:
+    site = make_site(pages=1, links=0, shape="wide")
+    site.set_fault(0, "hang")
+    with serve_in_thread(site, ServeConfig(hang=0.3)) as srv:
+        reply = raw_get(srv.url, "/p/0/", timeout=10)
+        assert reply.data == b"" and reply.elapsed >= 0.3
+
+
+def test_stats_count_requests_in_flight() -> None:
+    config = ServeConfig(latency=parse_latency("1s"))
+    with serve_in_thread(make_site(pages=10), config) as srv:
+        stats_url = srv.url + "__stats__"
+        clients = []
+        for i in range(5):
+            sock = socket.create_connection(("127.0.0.1", int(srv.url.split(":")[2][:-1])))
+            sock.sendall(f"GET /p/{i}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            clients.append(sock)
+        try:
+            assert wait_for(lambda: get_json(stats_url)["in_flight"] == 5)
+            stats = get_json(stats_url)
+            assert stats["requests"] == 5 and stats["peak_in_flight"] == 5
+        finally:
+            for sock in clients:
+                sock.settimeout(10)
+                assert sock.recv(100).startswith(b"HTTP/1.1 200")
+                sock.close()
+        assert wait_for(lambda: get_json(stats_url)["in_flight"] == 0)
+        stats = get_json(stats_url)
+        assert stats["requests"] == 5  # the stats requests themselves are not counted
+        assert stats["peak_in_flight"] == 5
+        assert stats["bytes_sent"] > 5 * 2048
+        assert stats["workers"] == 1 and stats["requests_by_worker"] == [5]
+
+
+def test_in_flight_drops_when_the_client_goes_away() -> None:
+    site = make_site(pages=1, links=0, shape="wide")
+    site.set_fault(0, "hang")
+    with serve_in_thread(site, ServeConfig(hang=60)) as srv:
+        port = int(srv.url.split(":")[2][:-1])
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"GET /p/0/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert wait_for(lambda: get_json(srv.url + "__stats__")["in_flight"] == 1)
+        sock.close()
+        assert wait_for(lambda: get_json(srv.url + "__stats__")["in_flight"] == 0)
+
+
+def test_stats_reset() -> None:
+    with serve_in_thread(make_site(pages=3)) as srv:
+        for _ in range(3):
+            raw_get(srv.url, "/")
+        assert get_json(srv.url + "__stats__")["requests"] == 3
+        after = get_json(srv.url + "__stats__/reset", method="POST")
+        assert (after["requests"], after["bytes_sent"], after["peak_in_flight"]) == (0, 0, 0)
+        assert get_json(srv.url + "__stats__")["requests"] == 0
+        assert raw_get(srv.url, "/__stats__/reset").status == 405
+        assert raw_get(srv.url, "/__nothing__").status == 404
+
+
+def test_connection_close_is_honoured() -> None:
+    with serve_in_thread(make_site(pages=2)) as srv:
+        reply = raw_get(srv.url, "/p/1/")  # reads to EOF: the server closed the connection
+        assert reply.error is None and reply.status == 200
+        assert reply.head.get("connection", "close").lower() == "close"
+
+
+def test_absolute_links_use_the_request_host() -> None:
+    site = make_site(pages=3, links=2, absolute=1.0)
+    with serve_in_thread(site) as srv:
+        authority = srv.url.split("/")[2]
+        assert f'href="HTTP://{authority}/p/'.encode() in raw_get(srv.url, "/p/0/").body
+
+
+def test_urllib_client_sees_a_redirect() -> None:
+    site = make_site(pages=2, links=0, shape="wide")
+    with serve_in_thread(site) as srv, urllib.request.urlopen(srv.url + "p/1", timeout=10) as r:
+        assert r.url == srv.url + "p/1/" and r.status == 200
