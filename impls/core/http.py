@@ -92,7 +92,7 @@ class ResponseParser:
         if self._header_bytes > self.max_header:
             raise FetchError(ErrorKind.PROTOCOL, "response head too large")
         key = name.decode("latin-1").lower()
-        text = value.decode("latin-1")
+        text = value.decode("latin-1").strip(" \t")  # llhttp keeps trailing whitespace (OWS)
         self._headers[key] = f"{self._headers[key]}, {text}" if key in self._headers else text
 
     def on_headers_complete(self) -> None:
