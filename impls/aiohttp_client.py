@@ -17,8 +17,6 @@ from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
 from impls.core.http import MAX_HEADER_BYTES
 from impls.core.outcomes import Response
 
-_NO_BODY_STATUSES = frozenset({204, 304})
-
 
 class FixedResolver(AbstractResolver):
     """Every name resolves to the address found once before the crawl: no DNS per fetch."""
@@ -84,7 +82,7 @@ def reset_at_eof(protocol: ResponseHandler | None) -> bool:
 async def read_body(response: aiohttp.ClientResponse, max_body: int) -> bytes:
     """The body, refused as soon as it is declared or counted over max_body."""
     declared = response.content_length
-    if response.status not in _NO_BODY_STATUSES and declared is not None and declared > max_body:
+    if declared is not None and declared > max_body:  # as the core: whatever the status
         raise FetchError(ErrorKind.TOO_LARGE, f"Content-Length {declared}")
     protocol = response.connection.protocol if response.connection else None
     body = bytearray()
@@ -101,14 +99,16 @@ async def read_body(response: aiohttp.ClientResponse, max_body: int) -> bytes:
 async def fetch(session: aiohttp.ClientSession, job: Job, frontier: Frontier) -> Response:
     """One try of one URL: aiohttp's response, converted to the core's Response."""
     origin = frontier.origin
-    # encoded=True: the target goes on the wire as the other models send it, unquoted again.
+    # encoded=True: the target goes on the wire as the other models send it, not quoted again.
     url = URL(f"{origin.scheme}://{origin.netloc}{origin.request_target(job.url)}", encoded=True)
     try:
         async with session.get(url, allow_redirects=False) as response:
             body = await read_body(response, frontier.config.max_body)
+            # From the raw bytes, decoded as the core decodes them (latin-1, not UTF-8), so that
+            # a Location with raw non-ASCII bytes leads to the same URL in every model.
             headers: dict[str, str] = {}
-            for name, value in response.headers.items():
-                key = name.lower()
+            for raw_name, raw_value in response.raw_headers:
+                key, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
                 headers[key] = f"{headers[key]}, {value}" if key in headers else value
             return Response(response.status, headers, body)
     except (aiohttp.ClientError, OSError) as exc:  # TimeoutError is an OSError

@@ -179,6 +179,32 @@ async def both_outcomes(path: str) -> tuple[int | ErrorKind, int | ErrorKind, in
     return raw, via_aiohttp, len(requests)
 
 
+HEADERS_REPLY = (
+    b"HTTP/1.1 301 Moved\r\nLocation: /caf\xc3\xa9?q=\xff\r\nX-Twice: a\r\nx-twice:  b \r\n"
+    b"Content-Length: 3\r\n\r\nabc"
+)
+FAULTS["/headers"] = (send(HEADERS_REPLY), 301)
+
+
+async def both_responses(path: str) -> tuple[Response, Response]:
+    requests: list[str] = []
+    async with fault_server(requests) as port:
+        frontier = frontier_for(port)
+        job = job_for(frontier, path)
+        async with aiohttp_client.new_session(frontier) as session:
+            return (
+                await asyncio_streams.fetch(job, frontier),
+                await aiohttp_client.fetch(session, job, frontier),
+            )
+
+
+def test_headers_are_converted_as_the_core_parses_them() -> None:
+    raw, via_aiohttp = asyncio.run(both_responses("/headers"))
+    assert via_aiohttp == raw
+    assert raw.headers["x-twice"] == "a, b"
+    assert raw.headers["location"] == b"/caf\xc3\xa9?q=\xff".decode("latin-1")
+
+
 LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop] | None] = {"asyncio": None}
 if importlib.util.find_spec("uvloop") is not None:
     LOOPS["uvloop"] = asyncio_streams.uvloop_factory()
