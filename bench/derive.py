@@ -1,0 +1,194 @@
+"""Derived figures per scenario and model, computed from the recorded runs alone (pure)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from bench.scenarios import mean_latency
+from bench.stats import linear_fit, summarize
+
+
+def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
+    return [
+        r
+        for r in runs
+        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
+    ]
+
+
+def _point_key(run: dict[str, Any]) -> tuple[int, str, int]:
+    params = run["params"]
+    return params["concurrency"], params["server"]["latency"], params["server"]["pages"]
+
+
+def _counts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for r in runs:
+        if r["scenario"] == scenario and r["model"] == model and r["kind"] == "measured":
+            counts[r["status"]] += 1
+    return dict(counts)
+
+
+def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median and spread of one (model, point) over its valid repetitions."""
+    crawls = [r["crawl"] for r in runs]
+    params = runs[0]["params"]
+    latency = mean_latency(params["server"]["latency"])
+    concurrency = params["concurrency"]
+    figures: dict[str, Any] = {
+        "concurrency": concurrency,
+        "latency": params["server"]["latency"],
+        "pages": crawls[0]["pages"],
+        "runs": len(runs),
+        "pages_per_s": summarize([c["pages_per_s"] or 0.0 for c in crawls]).as_dict(),
+        "cpu_us_per_page": summarize([c["cpu_us_per_page"] or 0.0 for c in crawls]).as_dict(),
+        "latency_p50_s": summarize([c["latency_s"]["p50"] for c in crawls]).as_dict(),
+        "latency_p99_s": summarize([c["latency_s"]["p99"] for c in crawls]).as_dict(),
+        "max_rss_kib": summarize([float(c["max_rss_kib"]) for c in crawls]).as_dict(),
+        "server_saturated_runs": sum(1 for r in runs if r["server"]["saturated"]),
+        "server_peak_in_flight": max(
+            (r["verification"]["server_peak_in_flight"] or 0) for r in runs
+        ),
+    }
+    if latency > 0 and params["server"]["shape"] == "wide":
+        # Fetches after the root, over the time after the root's own latency: the rate in
+        # the plateau, which a perfect crawler makes C/L on a wide site of whole waves.
+        plateau = [
+            (c["pages"] - 1) / (c["wall_s"] - latency) for c in crawls if c["wall_s"] > latency
+        ]
+        figures["ideal_pages_per_s"] = concurrency / latency
+        figures["plateau_pages_per_s"] = summarize(plateau).as_dict()
+        median = figures["plateau_pages_per_s"]["median"]
+        figures["fraction_of_ideal"] = median / (concurrency / latency) if median else None
+    plateaus = [r.get("plateau", {}) for r in runs]
+    rss = [float(p["rss_kib"]) for p in plateaus if p.get("rss_kib") is not None]
+    if rss:
+        figures["plateau_rss_kib"] = summarize(rss).as_dict()
+        uss = [float(p["uss_kib"]) for p in plateaus if p.get("uss_kib") is not None]
+        figures["plateau_uss_kib"] = summarize(uss).as_dict() if uss else None
+        tcp = [
+            float(p["tcp_mem_kib"] - r["kernel_before"]["sockstat"].get("mem_kib", 0))
+            for p, r in zip(plateaus, runs, strict=True)
+            if p.get("tcp_mem_kib") is not None
+        ]
+        figures["plateau_tcp_mem_delta_kib"] = summarize(tcp).as_dict() if tcp else None
+        ramp = [
+            p["ramp_vmrss_bytes_per_connection"]
+            for p in plateaus
+            if p.get("ramp_vmrss_bytes_per_connection") is not None
+        ]
+        figures["ramp_vmrss_bytes_per_connection"] = summarize(ramp).as_dict() if ramp else None
+    return figures
+
+
+def memory_per_connection(points: list[dict[str, Any]], min_concurrency: int) -> dict[str, Any]:
+    """Slope of plateau RSS (and kernel TCP memory) against concurrency, with R²."""
+    chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
+    xs = [float(p["concurrency"]) for p in chosen]
+    rss = [p["plateau_rss_kib"]["median"] * 1024.0 for p in chosen]
+    fit = linear_fit(xs, rss).as_dict()
+    result: dict[str, Any] = {
+        "from_concurrency": min_concurrency,
+        "concurrencies": [int(x) for x in xs],
+        "rss_bytes": fit,
+    }
+    with_tcp = [p for p in chosen if p.get("plateau_tcp_mem_delta_kib")]
+    if len(with_tcp) >= 2:
+        result["kernel_tcp_bytes"] = linear_fit(
+            [float(p["concurrency"]) for p in with_tcp],
+            [p["plateau_tcp_mem_delta_kib"]["median"] * 1024.0 for p in with_tcp],
+        ).as_dict()
+    with_uss = [p for p in chosen if p.get("plateau_uss_kib")]
+    if len(with_uss) >= 2:
+        result["uss_bytes"] = linear_fit(
+            [float(p["concurrency"]) for p in with_uss],
+            [p["plateau_uss_kib"]["median"] * 1024.0 for p in with_uss],
+        ).as_dict()
+    # The cross-check: the in-run RSS step per opened connection at the largest point.
+    if chosen and chosen[-1].get("ramp_vmrss_bytes_per_connection"):
+        check = chosen[-1]["ramp_vmrss_bytes_per_connection"]["median"]
+        slope = fit["slope"]
+        result["cross_check"] = {
+            "concurrency": chosen[-1]["concurrency"],
+            "ramp_vmrss_bytes_per_connection": check,
+            "relative_difference": (check - slope) / slope if slope and check else None,
+        }
+    return result
+
+
+def derive_crawl_scenario(
+    runs: list[dict[str, Any]], scenario: str, fit_min_concurrency: int | None
+) -> dict[str, Any]:
+    valid = _measured_ok(runs, scenario)
+    models = sorted({r["model"] for r in runs if r["scenario"] == scenario})
+    table: dict[str, Any] = {}
+    for model in models:
+        groups: dict[tuple[int, str, int], list[dict[str, Any]]] = defaultdict(list)
+        for r in valid:
+            if r["model"] == model:
+                groups[_point_key(r)].append(r)
+        points = [crawl_point(groups[key]) for key in sorted(groups, key=_sort_key)]
+        entry: dict[str, Any] = {"runs_by_status": _counts(runs, scenario, model), "points": points}
+        if fit_min_concurrency is not None:
+            entry["memory_per_connection"] = memory_per_connection(points, fit_min_concurrency)
+        table[model] = entry
+    return table
+
+
+def _sort_key(key: tuple[int, str, int]) -> tuple[int, float, int]:
+    return key[0], mean_latency(key[1]), key[2]
+
+
+def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per idle kind: RSS, kernel memory, tracemalloc and start time per unit; thread ceiling."""
+    table: dict[str, Any] = {}
+    for r in runs:
+        if r["scenario"] != "idle":
+            continue
+        entry = table.setdefault(r["model"], {})
+        mode = r["params"]["mode"]
+        if r["status"] != "ok":
+            entry.setdefault("problems", []).append(
+                {"mode": mode, "status": r["status"], "reason": r["reason"]}
+            )
+            continue
+        idle = r["idle"]
+        if mode == "until-failure":
+            failure = idle["failure"]
+            entry["max_threads"] = {
+                key: failure[key]
+                for key in ("count", "stopped_by", "error", "errno", "cap", "elapsed_s")
+            } | {"context": failure["context"]}
+        elif mode == "tracemalloc":
+            entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
+            entry["tracemalloc_count"] = idle["count"]
+        else:
+            per_unit = idle["per_unit"]
+            entry["count"] = idle["count"]
+            entry["rss_bytes_per_unit"] = per_unit["rss_bytes"]
+            entry["rss_r2"] = per_unit["rss_r2"]
+            entry["kernel_bytes_per_unit"] = {
+                name: per_unit[f"{name}_bytes"] for name in ("KernelStack", "Slab", "PageTables")
+            }
+            entry["start_us_per_unit"] = per_unit["start_us"]
+            last = idle["points"][-1]
+            entry["seconds_to_start_all"] = last["elapsed_s"]
+            entry["rss_kib_at_count"] = last["rss_kib"]
+    return table
+
+
+def derive(runs: list[dict[str, Any]], fit_min: dict[str, int]) -> dict[str, Any]:
+    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C."""
+    derived: dict[str, Any] = {}
+    scenarios = []
+    for r in runs:
+        if r["scenario"] not in scenarios:
+            scenarios.append(r["scenario"])
+    for scenario in scenarios:
+        if scenario == "idle":
+            derived["idle"] = derive_idle(runs)
+        else:
+            derived[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
+    return derived

@@ -1,0 +1,357 @@
+"""`c10k bench`: run a profile's plan of isolated runs, keep every result, print a summary."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from bench import probes, runner
+from bench.derive import derive
+from bench.results import ResultsStore, new_document
+from bench.scenarios import (
+    ALL_MODELS,
+    PROFILE_TABLE,
+    PROFILES,
+    SCENARIOS,
+    PlannedRun,
+    Profile,
+    build_plan,
+    estimate_by_scenario,
+    plan_estimate_s,
+)
+
+
+def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown {what} {', '.join(unknown)}; choose from {', '.join(allowed)}"
+        )
+    return names
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="c10k bench",
+        description="Run the benchmark scenarios: one fresh process per run, every run "
+        "verified against the site's manifest, results in OUT/results.json.",
+    )
+    p.add_argument("--profile", choices=PROFILES, default="default")
+    p.add_argument(
+        "--models",
+        type=lambda t: _names(t, ALL_MODELS, "model"),
+        default=list(ALL_MODELS),
+        help="comma-separated models (default: all)",
+    )
+    p.add_argument(
+        "--scenarios",
+        type=lambda t: _names(t, SCENARIOS, "scenario"),
+        default=list(SCENARIOS),
+        help="comma-separated scenarios (default: all): " + ", ".join(SCENARIOS),
+    )
+    p.add_argument("--out", type=Path, default=Path("reports"), help="directory for results.json")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan and its expected duration, run nothing",
+    )
+    return p
+
+
+def missing_models(models: Sequence[str]) -> dict[str, str]:
+    """Models whose dependencies are missing, asked of `c10k models --json` (no import here)."""
+    try:
+        output = subprocess.run(
+            runner.python_command("models", "--json"), capture_output=True, timeout=60, check=True
+        ).stdout
+        rows = json.loads(output)
+    except (subprocess.SubprocessError, OSError, ValueError) as exc:
+        return {m: f"`c10k models` failed: {exc}" for m in models}
+    known = {row["name"]: row["missing"] for row in rows}
+    problems = {}
+    for model in models:
+        if model not in known:
+            problems[model] = "not in the crawler registry"
+        elif known[model]:
+            problems[model] = "missing " + ", ".join(known[model])
+    return problems
+
+
+def describe_plan(profile: Profile, plan: list[PlannedRun]) -> str:
+    lines = [f"profile {profile.name}: {profile.description}"]
+    for name, row in estimate_by_scenario(plan).items():
+        lines.append(
+            f"  {name:<14} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
+            f"~{_clock(row['estimate_s'])}"
+        )
+    total = plan_estimate_s(plan)
+    verdict = "within" if total <= profile.budget_s else "OVER"
+    lines.append(
+        f"  {'total':<14} {len(plan):>4} runs  ~{_clock(total)} expected, "
+        f"{verdict} the {_clock(profile.budget_s)} budget"
+    )
+    return "\n".join(lines)
+
+
+def plan_table(plan: list[PlannedRun]) -> str:
+    lines = [f"{'#':>4}  {'estimate':>8}  run"]
+    for n, run in enumerate(plan, 1):
+        lines.append(f"{n:>4}  {run.estimate_s:>7.1f}s  {run.id}")
+    return "\n".join(lines)
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, round(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class Progress:
+    """One status line on stderr: what runs, what is left, elapsed and ETA."""
+
+    def __init__(self, plan: list[PlannedRun], stream: TextIO) -> None:
+        self.plan = plan
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.started = time.monotonic()
+        self.done_estimate = 0.0
+        self.counts: dict[str, int] = {}
+
+    def eta_s(self, index: int) -> float:
+        remaining = sum(run.estimate_s for run in self.plan[index:])
+        elapsed = time.monotonic() - self.started
+        # Scale the plan's estimate by how fast the runs so far went, within reason.
+        ratio = elapsed / self.done_estimate if self.done_estimate > 5 else 1.0
+        return remaining * min(3.0, max(0.5, ratio))
+
+    def show(self, index: int) -> None:
+        run = self.plan[index]
+        done = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items())) or "none yet"
+        text = (
+            f"[{index + 1}/{len(self.plan)}] {run.id}  | elapsed "
+            f"{_clock(time.monotonic() - self.started)}, ETA ~{_clock(self.eta_s(index))}  "
+            f"| done: {done}"
+        )
+        if self.tty:
+            self.stream.write("\r\033[K" + text[:200])
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finished(self, run: PlannedRun, status: str) -> None:
+        self.done_estimate += run.estimate_s
+        self.counts[status] = self.counts.get(status, 0) + 1
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _skipped(run: PlannedRun, reason: str) -> dict[str, Any]:
+    return {
+        "id": run.id,
+        "scenario": run.scenario,
+        "model": run.model,
+        "kind": run.kind,
+        "repetition": run.repetition,
+        "params": run.params,
+        "estimate_s": run.estimate_s,
+        "status": "skipped",
+        "reason": reason,
+    }
+
+
+def execute(
+    profile: Profile, plan: list[PlannedRun], store: ResultsStore, skip: dict[str, str]
+) -> None:
+    """Run the plan in order; one server per distinct site; results saved after every run."""
+    fit_min = {s.name: s.fit_min_concurrency for s in profile.scenarios if s.name == "sleepy"}
+    progress = Progress(plan, sys.stderr)
+    server: runner.Server | None = None
+    server_key = -1
+    server_error: str | None = None
+    try:
+        for index, run in enumerate(plan):
+            progress.show(index)
+            if run.point is not None and run.server_key != server_key:
+                if server is not None:
+                    server.stop()
+                server, server_key, server_error = None, run.server_key, None
+                if any(r.server_key == server_key and r.model not in skip for r in plan[index:]):
+                    server = runner.Server(run.point.server)
+                    try:
+                        server.start()
+                    except (runner.ServerError, OSError, ValueError) as exc:
+                        server.stop()
+                        server, server_error = None, f"the test server failed: {exc}"
+            if run.model in skip:
+                record = _skipped(run, skip[run.model])
+            elif run.idle is not None:
+                record = runner.run_idle(run)
+            elif server is None:
+                record = _skipped(run, server_error or "no server")
+                record["status"] = "server-error"
+            else:
+                record = runner.run_crawl(run, server, profile.sample_interval_s)
+            store.add_run(record)
+            store.set_derived(derive(store.document["runs"], fit_min))
+            progress.finished(run, record["status"])
+    finally:
+        progress.close()
+        if server is not None:
+            server.stop()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def raise_fd_limit() -> None:
+    """Let the server processes we start hold 10,000+ connections (they inherit this)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    profile = PROFILE_TABLE[args.profile]
+    plan = build_plan(profile, args.models, args.scenarios)
+    if args.dry_run:
+        print(plan_table(plan))
+        print(describe_plan(profile, plan))
+        return 0
+    sys.stderr.write(describe_plan(profile, plan) + "\n")
+    skip = missing_models(args.models)
+    raise_fd_limit()
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    document = new_document(
+        profile={
+            "name": profile.name,
+            "models": args.models,
+            "scenarios": args.scenarios,
+            "sample_interval_s": profile.sample_interval_s,
+            "budget_s": profile.budget_s,
+            "estimate_s": plan_estimate_s(plan),
+            "definition": asdict(profile),
+        },
+        command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
+        environment=probes.environment(),
+        plan=[{"id": r.id, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s} for r in plan],
+    )
+    store = ResultsStore(args.out, document)
+    status, code = "complete", 0
+    try:
+        execute(profile, plan, store, skip)
+    except KeyboardInterrupt:
+        stopped = runner.terminate_all()
+        sys.stderr.write(
+            f"\nc10k bench: interrupted; stopped {len(stopped)} process(es) it had started; "
+            f"results so far are in {store.path}\n"
+        )
+        status, code = "interrupted", 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        runner.terminate_all()
+    store.finish(status)
+    print(summary_table(store.document))
+    print(f"\nresults: {store.path}")
+    return code
+
+
+# -- the summary table (until the report renderer exists) ---------------------------------
+
+
+def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value * scale:,.{digits}f}"
+
+
+def _m(figure: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
+    """A summary's median, marked '~' when its CV is over 10%."""
+    if not figure or figure.get("median") is None:
+        return "-"
+    return ("~" if figure.get("noisy") else "") + _num(figure["median"], digits, scale)
+
+
+def summary_table(document: dict[str, Any]) -> str:
+    """A plain-text table of the derived figures; '~' marks a CV above 10%."""
+    derived = document.get("derived", {})
+    out: list[str] = []
+    if "idle" in derived:
+        out.append("idle units        RSS B/unit   R²     kernel B/unit  tracemalloc B  start µs")
+        for kind, e in derived["idle"].items():
+            kernel = sum(v or 0 for v in (e.get("kernel_bytes_per_unit") or {}).values())
+            out.append(
+                f"  {kind:<18} {_num(e.get('rss_bytes_per_unit')):>9}  "
+                f"{_num(e.get('rss_r2'), 3):>5}  {_num(kernel) if 'count' in e else '-':>12}  "
+                f"{_num(e.get('tracemalloc_bytes_per_unit')):>12}  "
+                f"{_num(e.get('start_us_per_unit'), 1):>8}"
+                + (
+                    f"  [{e['problems'][0]['status']}: {e['problems'][0]['reason']}]"
+                    if e.get("problems")
+                    else ""
+                )
+            )
+            if "max_threads" in e:
+                m = e["max_threads"]
+                out.append(
+                    f"    threads until failure: {m['count']:,} stopped by {m['stopped_by']}"
+                    + (f" ({m['error']})" if m.get("error") else "")
+                )
+    for scenario in ("few-active", "latency-sweep", "sleepy", "realistic"):
+        if scenario not in derived:
+            continue
+        out.append("")
+        out.append(
+            f"{scenario:<16} {'C':>6} {'latency':>8} {'pages/s':>9} {'of ideal':>8} "
+            f"{'CPU µs/pg':>9} {'p50 ms':>7} {'p99 ms':>7} {'RSS MiB':>8}  runs"
+        )
+        for model, entry in derived[scenario].items():
+            for p in entry["points"]:
+                rate = p.get("plateau_pages_per_s") or p["pages_per_s"]
+                ideal = p.get("fraction_of_ideal")
+                rss = p.get("plateau_rss_kib") or p.get("max_rss_kib")
+                flag = " server-bound" if p["server_saturated_runs"] else ""
+                out.append(
+                    f"  {model:<14} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>9} "
+                    f"{_num(ideal, 0, 100) + '%' if ideal else '-':>8} "
+                    f"{_m(p['cpu_us_per_page']):>9} {_m(p['latency_p50_s'], 1, 1e3):>7} "
+                    f"{_m(p['latency_p99_s'], 1, 1e3):>7} {_m(rss, 1, 1 / 1024):>8}  "
+                    f"{p['runs']}{flag}"
+                )
+            if not entry["points"]:
+                out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
+            fit = entry.get("memory_per_connection")
+            if fit and fit["rss_bytes"]["slope"] is not None:
+                out.append(
+                    f"  {model:<14} memory per connection {_num(fit['rss_bytes']['slope'])} B "
+                    f"(R² {_num(fit['rss_bytes']['r2'], 3)}, C {fit['concurrencies']})"
+                    + (
+                        f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
+                        if fit.get("kernel_tcp_bytes")
+                        else ""
+                    )
+                )
+    failed = [r for r in document.get("runs", []) if r["status"] not in ("ok",)]
+    if failed:
+        out.append("")
+        out.append(f"runs that did not count ({len(failed)}):")
+        for r in failed[:30]:
+            out.append(f"  {r['id']}: {r['status']}: {r.get('reason')}")
+    return "\n".join(out)

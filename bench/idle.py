@@ -1,0 +1,404 @@
+"""`python -m bench.idle --kind K --count N`: park N idle units, print their cost as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import errno
+import json
+import resource
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Coroutine, Generator
+from typing import Any
+
+from bench import probes
+from bench.stats import linear_fit
+
+SCHEMA = "c10k-idle/1"
+SMALL_STACK = 64 * 1024  # threading.stack_size refuses less than 32 KiB on Linux
+THREAD_KINDS = ("thread", "thread-small-stack")
+KINDS = (
+    "thread",
+    "thread-small-stack",
+    "asyncio-task",
+    "uvloop-task",
+    "generator",
+    "generators-task",
+    "coroutine",
+)
+GUARD_EVERY = 256  # threads between two looks at memory and free PIDs
+
+
+class Unavailable(Exception):
+    """The kind cannot be measured here (a missing module or model)."""
+
+
+def rss_kib() -> int:
+    return probes.proc_status_kib("self") or 0
+
+
+def snapshot(n: int, started: float) -> dict[str, Any]:
+    """One measured point: units parked so far, RSS, kernel memory, time spent starting."""
+    elapsed = time.perf_counter() - started
+    traced = tracemalloc.get_traced_memory()[0] if tracemalloc.is_tracing() else None
+    return {
+        "n": n,
+        "rss_kib": rss_kib(),
+        "meminfo_kib": probes.meminfo(),
+        "elapsed_s": elapsed,
+        "traced_bytes": traced,
+    }
+
+
+def step_counts(count: int, steps: int) -> list[int]:
+    """How many units to add at each step so the totals are count*i/steps."""
+    totals = [count * i // steps for i in range(1, steps + 1)]
+    return [b - a for a, b in zip([0, *totals], totals, strict=False)]
+
+
+# -- threads ------------------------------------------------------------------------------
+
+
+def park_threads(count: int, steps: int, stack_size: int) -> list[dict[str, Any]]:
+    release = threading.Event()
+    threads: list[threading.Thread] = []
+    if stack_size:
+        threading.stack_size(stack_size)
+    started = time.perf_counter()
+    points = [snapshot(0, started)]
+    try:
+        for batch in step_counts(count, steps):
+            for _ in range(batch):
+                thread = threading.Thread(target=release.wait, daemon=True)
+                thread.start()
+                threads.append(thread)
+            points.append(snapshot(len(threads), started))
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join()
+    return points
+
+
+def failure_limit(context: dict[str, Any], error: BaseException | None) -> str:
+    """Name the limit that most likely stopped thread creation, from the machine's state."""
+    if isinstance(error, MemoryError):
+        return "memory"
+    maps, max_maps = context.get("map_count"), context.get("vm.max_map_count")
+    if maps is not None and max_maps is not None and maps >= max_maps - 16:
+        return "vm.max_map_count"
+    machine = context.get("threads_on_machine")
+    for name in ("kernel.pid_max", "kernel.threads-max"):
+        limit = context.get(name)
+        if machine is not None and limit is not None and machine >= limit - 64:
+            return name
+    nproc = context.get("RLIMIT_NPROC")
+    if machine is not None and nproc is not None and machine >= nproc - 64:
+        return "RLIMIT_NPROC"
+    if isinstance(error, OSError) and error.errno == errno.EAGAIN:
+        return "EAGAIN (a process or thread limit)"
+    return "unknown"
+
+
+def limit_context() -> dict[str, Any]:
+    nproc, _ = resource.getrlimit(resource.RLIMIT_NPROC)
+    return {
+        "map_count": probes.map_count(),
+        "vm.max_map_count": probes.read_int("/proc/sys/vm/max_map_count"),
+        "threads_on_machine": probes.threads_on_machine(),
+        "kernel.pid_max": probes.read_int("/proc/sys/kernel/pid_max"),
+        "kernel.threads-max": probes.read_int("/proc/sys/kernel/threads-max"),
+        "RLIMIT_NPROC": None if nproc == resource.RLIM_INFINITY else nproc,
+        "MemAvailable_kib": probes.meminfo(("MemAvailable",)).get("MemAvailable"),
+    }
+
+
+def pid_headroom(reserve: int) -> int:
+    """Threads this process may still start while leaving `reserve` PIDs to everyone else."""
+    machine = probes.threads_on_machine() or 0
+    ceilings: list[int] = []
+    for path in ("/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max"):
+        value = probes.read_int(path)
+        if value is not None:
+            ceilings.append(value)
+    cgroup = probes.read_text("/sys/fs/cgroup/pids.max")
+    if cgroup and cgroup.isdigit():
+        current = probes.read_int("/sys/fs/cgroup/pids.current") or machine
+        ceilings.append(int(cgroup) - current + machine)
+    return min(ceilings, default=machine + reserve + 1_000_000) - machine - reserve
+
+
+def threads_until_failure(
+    cap: int, stack_size: int, memory_guard_kib: int, pid_reserve: int
+) -> dict[str, Any]:
+    """Start parked threads until one fails to start, a guard trips, or the cap is reached."""
+    release = threading.Event()
+    threads: list[threading.Thread] = []
+    if stack_size:
+        threading.stack_size(stack_size)
+    stopped_by, error_text, error_errno, error_type = "cap", None, None, None
+    context: dict[str, Any] = {}
+    started = time.perf_counter()
+    headroom = pid_headroom(pid_reserve)
+    try:
+        while len(threads) < cap:
+            if len(threads) % GUARD_EVERY == 0:
+                headroom = len(threads) + pid_headroom(pid_reserve)
+                available = probes.meminfo(("MemAvailable",)).get("MemAvailable", 0)
+                if available < memory_guard_kib:
+                    stopped_by = "memory-guard"
+                    context = limit_context()
+                    break
+            if len(threads) >= headroom:
+                stopped_by = "pid-reserve"
+                context = limit_context()
+                break
+            thread = threading.Thread(target=release.wait, daemon=True)
+            try:
+                thread.start()
+            except (RuntimeError, MemoryError, OSError) as exc:
+                context = limit_context()  # read while the threads still exist
+                stopped_by = failure_limit(context, exc)
+                error_text, error_type = str(exc), type(exc).__name__
+                error_errno = getattr(exc, "errno", None)
+                break
+            threads.append(thread)
+        else:
+            context = limit_context()
+        elapsed = time.perf_counter() - started
+        rss = rss_kib()
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join()
+    return {
+        "count": len(threads),
+        "stopped_by": stopped_by,
+        "error": error_text,
+        "error_type": error_type,
+        "errno": error_errno,
+        "cap": cap,
+        "pid_reserve": pid_reserve,
+        "memory_guard_kib": memory_guard_kib,
+        "elapsed_s": elapsed,
+        "rss_kib": rss,
+        "context": context,
+    }
+
+
+# -- coroutines ---------------------------------------------------------------------------
+
+
+class Waiter:
+    """The chapter's Future, cut down: a result, callbacks, and `yield self` until resolved."""
+
+    __slots__ = ("callbacks", "result")
+
+    def __init__(self) -> None:
+        self.result: object = None
+        self.callbacks: list[Callable[[Waiter], None]] = []
+
+    def __iter__(self) -> Generator[Waiter, None, None]:
+        yield self
+
+    def __await__(self) -> Generator[Waiter, None, None]:
+        yield self
+
+
+def parked_generator(waiter: Waiter) -> Generator[Waiter, None, None]:
+    yield from waiter
+
+
+async def parked_coroutine(waiter: Waiter) -> None:
+    await waiter
+
+
+def park_suspended(
+    count: int,
+    steps: int,
+    make: Callable[[], Generator[Any, None, None] | Coroutine[Any, Any, None]],
+) -> list[dict[str, Any]]:
+    """Generators or bare coroutines, each started and suspended on its own Waiter."""
+    units: list[Any] = []
+    started = time.perf_counter()
+    points = [snapshot(0, started)]
+    for batch in step_counts(count, steps):
+        for _ in range(batch):
+            unit = make()
+            unit.send(None)
+            units.append(unit)
+        points.append(snapshot(len(units), started))
+    for unit in units:
+        unit.close()
+    return points
+
+
+async def _parked_task(event: asyncio.Event) -> None:
+    await event.wait()
+
+
+def park_tasks(
+    count: int, steps: int, loop_factory: Callable[[], asyncio.AbstractEventLoop] | None
+) -> list[dict[str, Any]]:
+    """asyncio Tasks, each blocked on one shared asyncio.Event (a Future per waiter)."""
+
+    async def main() -> list[dict[str, Any]]:
+        event = asyncio.Event()
+        tasks: list[asyncio.Task[None]] = []
+        started = time.perf_counter()
+        points = [snapshot(0, started)]
+        for batch in step_counts(count, steps):
+            tasks += [asyncio.create_task(_parked_task(event)) for _ in range(batch)]
+            await asyncio.sleep(0)  # one loop pass runs every new task up to its await
+            points.append(snapshot(len(tasks), started))
+        event.set()
+        await asyncio.gather(*tasks)
+        return points
+
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        return runner.run(main())
+
+
+def park_generators_model(count: int, steps: int) -> list[dict[str, Any]]:
+    """Tasks of the generators model's own loop (impls.generators_loop), each on a Future."""
+    try:  # a subprocess of its own: importing the model's loop here isolates nothing we measure
+        from impls.generators_loop import EventLoop, Future, Task
+    except ImportError as exc:
+        raise Unavailable(f"impls.generators_loop is not importable: {exc}") from None
+
+    def parked(future: Future[None]) -> Generator[Future[Any], None, None]:
+        yield from future
+
+    loop = EventLoop()
+    futures: list[Future[None]] = []
+    tasks: list[Task[None]] = []
+    started = time.perf_counter()
+    points = [snapshot(0, started)]
+    for batch in step_counts(count, steps):
+        for _ in range(batch):
+            future: Future[None] = Future()
+            futures.append(future)
+            tasks.append(Task(parked(future), loop))
+        loop.run_once()  # one turn runs every new task up to its `yield from future`
+        points.append(snapshot(len(tasks), started))
+    for future in futures:
+        future.set_result(None)
+    while loop.ready:
+        loop.run_once()
+    loop.close()
+    return points
+
+
+def park(kind: str, count: int, steps: int) -> list[dict[str, Any]]:
+    if kind == "thread":
+        return park_threads(count, steps, 0)
+    if kind == "thread-small-stack":
+        return park_threads(count, steps, SMALL_STACK)
+    if kind == "asyncio-task":
+        return park_tasks(count, steps, None)
+    if kind == "uvloop-task":
+        try:
+            import uvloop
+        except ImportError:
+            raise Unavailable("uvloop is not installed") from None
+        return park_tasks(count, steps, uvloop.new_event_loop)
+    if kind == "generator":
+        return park_suspended(count, steps, lambda: parked_generator(Waiter()))
+    if kind == "coroutine":
+        return park_suspended(count, steps, lambda: parked_coroutine(Waiter()))
+    if kind == "generators-task":
+        return park_generators_model(count, steps)
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+# -- the program --------------------------------------------------------------------------
+
+
+def per_unit(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """Least-squares cost per unit: RSS, kernel memory (bytes) and start time (µs)."""
+    ns = [float(p["n"]) for p in points]
+    figures: dict[str, Any] = {}
+    rss = linear_fit(ns, [p["rss_kib"] * 1024.0 for p in points])
+    figures["rss_bytes"] = rss.slope
+    figures["rss_r2"] = rss.r2
+    for name in ("KernelStack", "Slab", "PageTables"):
+        values = [float(p["meminfo_kib"].get(name, 0)) * 1024 for p in points]
+        figures[f"{name}_bytes"] = linear_fit(ns, values).slope
+    figures["start_us"] = linear_fit(ns, [p["elapsed_s"] * 1e6 for p in points]).slope
+    if points[-1]["traced_bytes"] is not None:
+        traced = [float(p["traced_bytes"]) for p in points]
+        figures["tracemalloc_bytes"] = linear_fit(ns, traced).slope
+    return figures
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench.idle", description=__doc__)
+    p.add_argument("--kind", required=True, choices=KINDS)
+    p.add_argument("--count", type=int, required=True, help="units to park (or the cap)")
+    p.add_argument("--steps", type=int, default=5, help="measure RSS at this many counts")
+    p.add_argument("--tracemalloc", action="store_true", help="trace Python allocations")
+    p.add_argument("--until-failure", action="store_true", help="threads: start until one fails")
+    p.add_argument("--cap", type=int, default=30_000, help="until-failure: most threads started")
+    p.add_argument(
+        "--memory-guard-mib",
+        type=int,
+        default=0,
+        help="stop when MemAvailable falls below this (default: 10%% of MemTotal)",
+    )
+    p.add_argument(
+        "--pid-reserve",
+        type=int,
+        default=2048,
+        help="PIDs left free for the rest of the machine (default 2048)",
+    )
+    return p
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    mode = "until-failure" if args.until_failure else "tracemalloc" if args.tracemalloc else "slope"
+    result: dict[str, Any] = {
+        "schema": SCHEMA,
+        "kind": args.kind,
+        "mode": mode,
+        "count": args.count,
+        "steps": args.steps,
+        "python": sys.version.split()[0],
+        "available": True,
+        "note": None,
+    }
+    try:
+        if args.until_failure:
+            if args.kind not in THREAD_KINDS:
+                raise ValueError("--until-failure is for thread kinds only")
+            total = probes.meminfo(("MemTotal",)).get("MemTotal", 0)
+            guard = args.memory_guard_mib * 1024 or total // 10
+            stack = SMALL_STACK if args.kind == "thread-small-stack" else 0
+            result["failure"] = threads_until_failure(args.cap, stack, guard, args.pid_reserve)
+            return result
+        if args.tracemalloc:
+            tracemalloc.start()
+        points = park(args.kind, args.count, max(1, args.steps))
+        tracemalloc.stop()
+    except Unavailable as exc:
+        result["available"] = False
+        result["note"] = str(exc)
+        return result
+    result["points"] = points
+    result["per_unit"] = per_unit(points)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.count < 0 or args.steps < 1:
+        parser().exit(2, "python -m bench.idle: error: --count >= 0 and --steps >= 1\n")
+    json.dump(run(args), sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,170 @@
+"""Facts about the machine that shape the numbers: versions, CPU, kernel limits, /proc readers."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import resource
+import sys
+from pathlib import Path
+from typing import Any
+
+PACKAGES = ("c10k-bench", "aiohttp", "uvloop", "psutil", "httptools", "selectolax", "matplotlib")
+SYSCTLS = {
+    "vm.max_map_count": "/proc/sys/vm/max_map_count",
+    "kernel.pid_max": "/proc/sys/kernel/pid_max",
+    "kernel.threads-max": "/proc/sys/kernel/threads-max",
+    "net.ipv4.ip_local_port_range": "/proc/sys/net/ipv4/ip_local_port_range",
+    "net.ipv4.tcp_tw_reuse": "/proc/sys/net/ipv4/tcp_tw_reuse",
+    "net.ipv4.tcp_mem": "/proc/sys/net/ipv4/tcp_mem",
+    "net.core.somaxconn": "/proc/sys/net/core/somaxconn",
+    "fs.file-max": "/proc/sys/fs/file-max",
+    "fs.nr_open": "/proc/sys/fs/nr_open",
+}
+# /proc/meminfo fields that hold kernel memory spent on threads and sockets.
+KERNEL_FIELDS = ("KernelStack", "Slab", "SUnreclaim", "PageTables", "MemAvailable")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def read_text(path: str) -> str | None:
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def read_int(path: str) -> int | None:
+    text = read_text(path)
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def meminfo(fields: tuple[str, ...] = KERNEL_FIELDS) -> dict[str, int]:
+    """Chosen /proc/meminfo fields in KiB (machine-wide)."""
+    values: dict[str, int] = {}
+    text = read_text("/proc/meminfo") or ""
+    for line in text.splitlines():
+        name, _, rest = line.partition(":")
+        if name in fields:
+            values[name] = int(rest.split()[0])
+    return values
+
+
+def sockstat() -> dict[str, int]:
+    """TCP counters of /proc/net/sockstat; mem_kib is the kernel's TCP buffer memory."""
+    text = read_text("/proc/net/sockstat") or ""
+    for line in text.splitlines():
+        if line.startswith("TCP:"):
+            words = line.split()[1:]
+            stats = {k: int(v) for k, v in zip(words[::2], words[1::2], strict=True)}
+            stats["mem_kib"] = stats.get("mem", 0) * PAGE_SIZE // 1024
+            return stats
+    return {}
+
+
+def threads_on_machine() -> int | None:
+    """Kernel scheduling entities (threads) that exist now: the 4th field of /proc/loadavg."""
+    text = read_text("/proc/loadavg")
+    try:
+        return int(text.split()[3].split("/")[1]) if text else None
+    except (IndexError, ValueError):
+        return None
+
+
+def map_count(pid: int | str = "self") -> int | None:
+    """Memory mappings of a process (what vm.max_map_count limits)."""
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as handle:
+            return sum(1 for _ in handle)
+    except OSError:
+        return None
+
+
+def proc_status_kib(pid: int | str, field: str = "VmRSS") -> int | None:
+    """One field of /proc/PID/status in KiB (an independent check of psutil's numbers)."""
+    text = read_text(f"/proc/{pid}/status") or ""
+    for line in text.splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return None
+
+
+def cpu_model() -> str:
+    text = read_text("/proc/cpuinfo") or ""
+    for line in text.splitlines():
+        if line.startswith("model name"):
+            return line.partition(":")[2].strip()
+    return platform.processor() or platform.machine()
+
+
+def package_versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def limits() -> dict[str, Any]:
+    """The limits that stop threads, sockets and connections on this machine."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    nproc_soft, nproc_hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    stack_soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
+
+    def unlimited(value: int) -> int | None:
+        return None if value == resource.RLIM_INFINITY else value
+
+    facts: dict[str, Any] = {
+        "RLIMIT_NOFILE": {"soft": unlimited(soft), "hard": unlimited(hard)},
+        "RLIMIT_NPROC": {"soft": unlimited(nproc_soft), "hard": unlimited(nproc_hard)},
+        "RLIMIT_STACK_soft_bytes": unlimited(stack_soft),
+    }
+    for name, path in SYSCTLS.items():
+        text = read_text(path)
+        facts[name] = (
+            None
+            if text is None
+            else text.split()
+            if " " in text or "\t" in text
+            else (int(text) if text.lstrip("-").isdigit() else text)
+        )
+    port_range = facts.get("net.ipv4.ip_local_port_range")
+    if isinstance(port_range, list) and len(port_range) == 2:
+        low, high = int(port_range[0]), int(port_range[1])
+        facts["net.ipv4.ip_local_port_range"] = [low, high]
+        facts["ephemeral_ports_per_destination"] = high - low + 1
+    # A cgroup (container) may cap processes and memory below the kernel's limits.
+    facts["cgroup_pids_max"] = read_text("/sys/fs/cgroup/pids.max")
+    facts["cgroup_memory_max"] = read_text("/sys/fs/cgroup/memory.max")
+    return facts
+
+
+def environment() -> dict[str, Any]:
+    """Everything results.json records about the machine and the software."""
+    uname = platform.uname()
+    return {
+        "python": {
+            "version": platform.python_version(),
+            "implementation": platform.python_implementation(),
+            "executable": sys.executable,
+            "build": list(platform.python_build()),
+            "gil_disabled": bool(getattr(sys, "_is_gil_enabled", lambda: True)() is False),
+        },
+        "packages": package_versions(),
+        "cpu": {
+            "model": cpu_model(),
+            "logical_cores": os.cpu_count(),
+            "usable_cores": len(os.sched_getaffinity(0)),
+        },
+        "kernel": {"system": uname.system, "release": uname.release, "machine": uname.machine},
+        "memory_kib": meminfo(("MemTotal", "MemAvailable")),
+        "page_size": PAGE_SIZE,
+        "limits": limits(),
+        "load_average": list(os.getloadavg()),
+        "threads_on_machine": threads_on_machine(),
+    }

@@ -1,0 +1,108 @@
+"""The results.json document: its schema version, and atomic writes after every run."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SCHEMA = "c10k-bench-results/1"
+FILENAME = "results.json"
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def new_document(
+    profile: dict[str, Any],
+    command: list[str],
+    environment: dict[str, Any],
+    plan: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """An empty results document; docs/results.md describes every field."""
+    return {
+        "schema": SCHEMA,
+        "status": "running",
+        "started_at": utc_now(),
+        "finished_at": None,
+        "command": command,
+        "profile": profile,
+        "environment": environment,
+        "plan": plan,
+        "runs": [],
+        "derived": {},
+    }
+
+
+def _clean(value: Any) -> Any:
+    """Replace NaN and infinities (not JSON) with None, recursively."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def write_atomic(path: Path, document: dict[str, Any]) -> None:
+    """Write JSON to a temporary file beside path, fsync it, then rename it over path.
+
+    A reader (or a crash, or Ctrl-C) sees either the old complete file or the new one,
+    never a half-written file.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            # Compact: the file is rewritten after every run and grows with the raw samples.
+            json.dump(_clean(document), handle, separators=(",", ":"), allow_nan=False)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        # Never leave the temporary file behind, whatever stopped the write.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Read a results document, refusing one of another schema."""
+    with path.open(encoding="utf-8") as handle:
+        document: dict[str, Any] = json.load(handle)
+    if document.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: schema {document.get('schema')!r}, expected {SCHEMA!r}")
+    return document
+
+
+class ResultsStore:
+    """The results document of one bench run, rewritten in full after every change."""
+
+    def __init__(self, out_dir: Path, document: dict[str, Any]) -> None:
+        self.path = out_dir / FILENAME
+        self.document = document
+        self.save()
+
+    def add_run(self, run: dict[str, Any]) -> None:
+        self.document["runs"].append(run)
+        self.save()
+
+    def set_derived(self, derived: dict[str, Any]) -> None:
+        self.document["derived"] = derived
+        self.save()
+
+    def finish(self, status: str) -> None:
+        self.document["status"] = status
+        self.document["finished_at"] = utc_now()
+        self.save()
+
+    def save(self) -> None:
+        write_atomic(self.path, self.document)

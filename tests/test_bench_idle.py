@@ -1,0 +1,75 @@
+"""The idle program at small N: every kind parks and reports a per-unit cost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from bench import idle
+
+
+def run_idle(*args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.idle", *args],
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+@pytest.mark.parametrize("kind", idle.KINDS)
+def test_every_kind_parks_units_and_reports_memory_per_unit(kind: str) -> None:
+    result = run_idle("--kind", kind, "--count", "300", "--steps", "3")
+    assert result["schema"] == idle.SCHEMA and result["kind"] == kind
+    if not result["available"]:
+        assert kind == "generators-task" and result["note"]
+        return
+    assert [p["n"] for p in result["points"]] == [0, 100, 200, 300]
+    assert result["per_unit"]["rss_bytes"] > 0
+    assert result["per_unit"]["start_us"] > 0
+
+
+def test_tracemalloc_mode_counts_python_allocations() -> None:
+    result = run_idle("--kind", "asyncio-task", "--count", "500", "--tracemalloc", "--steps", "1")
+    assert result["mode"] == "tracemalloc"
+    assert result["per_unit"]["tracemalloc_bytes"] > 100
+
+
+def test_threads_until_failure_stops_at_the_cap() -> None:
+    result = run_idle("--kind", "thread", "--count", "50", "--until-failure", "--cap", "50")
+    failure = result["failure"]
+    assert failure["count"] == 50 and failure["stopped_by"] == "cap"
+    assert failure["context"]["vm.max_map_count"] is not None
+
+
+def test_thread_kernel_stack_is_visible_per_thread() -> None:
+    result = run_idle("--kind", "thread", "--count", "200", "--steps", "2")
+    # Other processes change /proc/meminfo too, so only the sign is checked.
+    assert result["per_unit"]["KernelStack_bytes"] > 0
+
+
+def test_step_counts_add_up() -> None:
+    assert idle.step_counts(10, 3) == [3, 3, 4]
+    assert sum(idle.step_counts(1_000_003, 5)) == 1_000_003
+
+
+def test_failure_limit_names_the_limit() -> None:
+    near_maps = {"map_count": 65_520, "vm.max_map_count": 65_530}
+    assert idle.failure_limit(near_maps, RuntimeError("can't start new thread")) == (
+        "vm.max_map_count"
+    )
+    near_pids = {
+        "map_count": 10,
+        "vm.max_map_count": 65_530,
+        "threads_on_machine": 32_760,
+        "kernel.pid_max": 32_768,
+    }
+    assert idle.failure_limit(near_pids, RuntimeError("x")) == "kernel.pid_max"
+    assert idle.failure_limit({}, MemoryError()) == "memory"
+    assert idle.failure_limit({}, RuntimeError("x")) == "unknown"

@@ -1,0 +1,97 @@
+"""The scenarios and profiles as data, and the plans they make (no run is started)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import scenarios as sc
+
+
+def plan_of(profile: str) -> list[sc.PlannedRun]:
+    return sc.build_plan(sc.PROFILE_TABLE[profile], sc.ALL_MODELS, sc.SCENARIOS)
+
+
+@pytest.mark.parametrize("profile", sc.PROFILES)
+def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
+    plan = plan_of(profile)
+    assert {r.scenario for r in plan} == set(sc.SCENARIOS)
+    crawls = [r for r in plan if r.point is not None]
+    assert {r.model for r in crawls} == set(sc.ALL_MODELS)
+    assert {r.model for r in plan if r.scenario == "idle"} == set(sc.IDLE_KINDS)
+    assert len({r.id for r in plan}) == len(plan)
+    assert all(r.estimate_s > 0 and r.timeout_s > r.estimate_s for r in plan)
+
+
+@pytest.mark.parametrize("profile", sc.PROFILES)
+def test_every_profile_fits_its_budget(profile: str) -> None:
+    assert sc.plan_estimate_s(plan_of(profile)) <= sc.PROFILE_TABLE[profile].budget_s
+
+
+def test_budgets_of_the_issue() -> None:
+    assert sc.PROFILE_TABLE["quick"].budget_s <= 90
+    assert sc.PROFILE_TABLE["default"].budget_s <= 600
+
+
+def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:
+    profile = sc.PROFILE_TABLE["default"]
+    sleepy = profile.scenario("sleepy")
+    assert max(p.concurrency for p in sleepy.points) >= 10_000
+    assert sum(1 for p in sleepy.points if p.concurrency >= 1000) >= 3  # a fit needs points
+    idle = profile.scenario("idle").idle
+    assert max(s.count for s in idle if s.kind == "asyncio-task") >= 1_000_000
+    assert any(s.mode == "until-failure" for s in idle)
+    few = profile.scenario("few-active")
+    assert [p.concurrency for p in few.points] == [1, 4, 16, 64]
+    assert few.repetitions >= 3 and few.warmups >= 1
+
+
+def test_sleepy_sites_hold_whole_waves_and_check_the_peak() -> None:
+    for profile in sc.PROFILES:
+        for point in sc.PROFILE_TABLE[profile].scenario("sleepy").points:
+            server = point.server
+            assert server.shape == "wide" and server.links == 0
+            assert server.pages % point.concurrency == 0
+            assert server.pages // point.concurrency >= 2
+            assert point.check_peak
+
+
+def test_models_are_interleaved_within_a_repetition() -> None:
+    plan = [r for r in plan_of("default") if r.scenario == "few-active" and r.kind == "measured"]
+    first = plan[: len(sc.ALL_MODELS)]
+    assert [r.model for r in first] == list(sc.ALL_MODELS)
+    assert len({r.params["concurrency"] for r in first}) == 1
+
+
+def test_runs_sharing_a_site_share_a_server_key() -> None:
+    plan = [r for r in plan_of("default") if r.point is not None]
+    keys: dict[int, sc.ServerConfig] = {}
+    for run in plan:
+        assert run.point is not None
+        assert keys.setdefault(run.server_key, run.point.server) == run.point.server
+
+
+def test_filters_select_models_and_scenarios() -> None:
+    plan = sc.build_plan(sc.PROFILE_TABLE["quick"], ["threads"], ["few-active"])
+    assert {(r.scenario, r.model) for r in plan} == {("few-active", "threads")}
+
+
+@pytest.mark.parametrize(
+    ("spec", "seconds"),
+    [("0", 0.0), ("50ms", 0.05), ("2s", 2.0), ("250us", 250e-6), ("uniform:10ms..30ms", 0.02)],
+)
+def test_mean_latency(spec: str, seconds: float) -> None:
+    assert sc.mean_latency(spec) == pytest.approx(seconds)
+
+
+def test_mean_latency_of_lognormal_is_above_its_median() -> None:
+    assert sc.mean_latency("lognormal:50ms,0.5") == pytest.approx(0.05 * 1.1331, rel=1e-3)
+    with pytest.raises(ValueError):
+        sc.mean_latency("pareto:1s")
+
+
+def test_server_argv() -> None:
+    config = sc.ServerConfig(pages=10, links=0, shape="wide", latency="2s", faults="500=0.1")
+    argv = config.argv()
+    assert argv[argv.index("--pages") + 1] == "10"
+    assert argv[argv.index("--faults") + 1] == "500=0.1"
+    assert "--bandwidth" not in argv

@@ -1,0 +1,114 @@
+"""End to end: `c10k bench` at tiny scale, and Ctrl-C that keeps results and leaves no process."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def bench(*args: str) -> list[str]:
+    return [sys.executable, "-m", "bench.cli", "bench", *args]
+
+
+def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
+    done = subprocess.run(
+        bench(
+            "--profile",
+            "quick",
+            "--models",
+            "threads",
+            "--scenarios",
+            "few-active",
+            "--out",
+            str(tmp_path),
+        ),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads((tmp_path / "results.json").read_text())
+    assert document["schema"] == "c10k-bench-results/1"
+    assert document["status"] == "complete"
+    assert document["environment"]["limits"]["RLIMIT_NOFILE"]["hard"]
+    runs = document["runs"]
+    assert [r["status"] for r in runs] == ["ok"] * len(runs) and runs
+    assert all(r["verification"]["manifest_ok"] for r in runs)
+    assert all(r["samples"]["rss_kib"] for r in runs)
+    points = document["derived"]["few-active"]["threads"]["points"]
+    assert [p["concurrency"] for p in points] == [1, 4]
+    assert "few-active" in done.stdout and "threads" in done.stdout
+
+
+def test_dry_run_prints_the_plan_and_its_duration() -> None:
+    done = subprocess.run(
+        bench("--profile", "default", "--dry-run"), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert "sleepy/threads/c10000" in done.stdout
+    assert "within the 10:00 budget" in done.stdout
+
+
+def test_unknown_model_is_a_usage_error() -> None:
+    done = subprocess.run(
+        bench("--models", "nope", "--dry-run"), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "unknown model" in done.stderr
+
+
+def wait_for(condition: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Path) -> None:
+    results = tmp_path / "results.json"
+    harness = subprocess.Popen(
+        bench(
+            "--profile",
+            "quick",
+            "--models",
+            "threads",
+            "--scenarios",
+            "sleepy",
+            "--out",
+            str(tmp_path),
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+
+        def one_run_saved() -> bool:
+            try:
+                return len(json.loads(results.read_text())["runs"]) >= 1
+            except (OSError, ValueError):
+                return False
+
+        assert wait_for(one_run_saved, 60)
+        started = psutil.Process(harness.pid).children(recursive=True)
+        harness.send_signal(signal.SIGINT)
+        code = harness.wait(30)
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+            harness.wait()
+    assert code == 130
+    document = json.loads(results.read_text())
+    assert document["status"] == "interrupted"
+    assert document["runs"][0]["status"] == "ok"
+    assert not [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
