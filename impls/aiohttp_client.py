@@ -79,6 +79,23 @@ def reset_at_eof(protocol: ResponseHandler | None) -> bool:
     return isinstance(error, OSError) and error.errno in (errno.ECONNRESET, errno.EPIPE)
 
 
+def convert_headers(raw_headers: tuple[tuple[bytes, bytes], ...]) -> dict[str, str]:
+    """The core's headers: lower-cased names, duplicates joined, the head's size limited.
+
+    Decoded from the raw bytes as the core decodes them (latin-1, not UTF-8), so that a
+    Location with raw non-ASCII bytes leads to the same URL in every model.
+    """
+    headers: dict[str, str] = {}
+    size = 0
+    for raw_name, raw_value in raw_headers:
+        size += len(raw_name) + len(raw_value) + 4  # counted as the core counts them
+        if size > MAX_HEADER_BYTES:  # aiohttp limits each line only
+            raise FetchError(ErrorKind.PROTOCOL, "response head too large")
+        key, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[key] = f"{headers[key]}, {value}" if key in headers else value
+    return headers
+
+
 async def read_body(response: aiohttp.ClientResponse, max_body: int) -> bytes:
     """The body, refused as soon as it is declared or counted over max_body."""
     declared = response.content_length
@@ -98,19 +115,13 @@ async def read_body(response: aiohttp.ClientResponse, max_body: int) -> bytes:
 
 async def fetch(session: aiohttp.ClientSession, job: Job, frontier: Frontier) -> Response:
     """One try of one URL: aiohttp's response, converted to the core's Response."""
-    origin = frontier.origin
+    origin, config = frontier.origin, frontier.config
     # encoded=True: the target goes on the wire as the other models send it, not quoted again.
     url = URL(f"{origin.scheme}://{origin.netloc}{origin.request_target(job.url)}", encoded=True)
     try:
         async with session.get(url, allow_redirects=False) as response:
-            body = await read_body(response, frontier.config.max_body)
-            # From the raw bytes, decoded as the core decodes them (latin-1, not UTF-8), so that
-            # a Location with raw non-ASCII bytes leads to the same URL in every model.
-            headers: dict[str, str] = {}
-            for raw_name, raw_value in response.raw_headers:
-                key, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
-                headers[key] = f"{headers[key]}, {value}" if key in headers else value
-            return Response(response.status, headers, body)
+            headers = convert_headers(response.raw_headers)
+            return Response(response.status, headers, await read_body(response, config.max_body))
     except (aiohttp.ClientError, OSError) as exc:  # TimeoutError is an OSError
         raise FetchError(error_kind(exc), str(exc) or type(exc).__name__) from exc
 
@@ -136,6 +147,7 @@ def new_session(frontier: Frontier) -> aiohttp.ClientSession:
         # (8190) would turn a long header into a protocol error only here.
         max_line_size=MAX_HEADER_BYTES,
         max_field_size=MAX_HEADER_BYTES,
+        max_headers=MAX_HEADER_BYTES,  # no count limit (default 128): the size limit rules
     )
     # aiohttp (3.10+) quietly sends a GET again, once, when the connection resets or closes
     # before the response: a hidden extra try. The Frontier owns retries; aiohttp's own test
