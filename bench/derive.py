@@ -80,6 +80,12 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
             if p.get("ramp_vmrss_bytes_per_connection") is not None
         ]
         figures["ramp_vmrss_bytes_per_connection"] = summarize(ramp).as_dict() if ramp else None
+        ramp_fits = [
+            p["ramp_fit_bytes_per_fd"]["slope"]
+            for p in plateaus
+            if p.get("ramp_fit_bytes_per_fd") and p["ramp_fit_bytes_per_fd"]["slope"] is not None
+        ]
+        figures["ramp_fit_bytes_per_fd"] = summarize(ramp_fits).as_dict() if ramp_fits else None
     return figures
 
 
@@ -110,10 +116,13 @@ def memory_per_connection(points: list[dict[str, Any]], min_concurrency: int) ->
     if chosen and chosen[-1].get("ramp_vmrss_bytes_per_connection"):
         check = chosen[-1]["ramp_vmrss_bytes_per_connection"]["median"]
         slope = fit["slope"]
+        in_run = (chosen[-1].get("ramp_fit_bytes_per_fd") or {}).get("median")
         result["cross_check"] = {
             "concurrency": chosen[-1]["concurrency"],
             "ramp_vmrss_bytes_per_connection": check,
             "relative_difference": (check - slope) / slope if slope and check else None,
+            "ramp_fit_bytes_per_fd": in_run,
+            "ramp_fit_relative_difference": (in_run - slope) / slope if slope and in_run else None,
         }
     return result
 

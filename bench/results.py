@@ -66,6 +66,7 @@ def write_atomic(path: Path, document: dict[str, Any]) -> None:
             handle.write("\n")
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(temp_name, 0o644)  # mkstemp makes it private; results are for everyone
         os.replace(temp_name, path)
     except BaseException:
         # Never leave the temporary file behind, whatever stopped the write.

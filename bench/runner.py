@@ -21,6 +21,7 @@ import psutil
 
 from bench import probes
 from bench.scenarios import CrawlPoint, PlannedRun, ServerConfig
+from bench.stats import linear_fit
 
 SERVER_READY_S = 60.0  # a large site's manifest is built before the server says it is ready
 STOP_GRACE_S = 5.0
@@ -349,6 +350,15 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
             summary["ramp_vmrss_bytes_per_connection"] = (
                 (summary["vmrss_kib"] - columns["vmrss_kib"][i]) * 1024 / opened
             )
+        # VmRSS against open fds while the connections open: fixed costs that land in the
+        # ramp (first-use allocations) go to the intercept, not the slope. Needs a ramp
+        # longer than a few samples, i.e. thousands of connections.
+        ramp = [j for j in range(i, first + 1) if columns["vmrss_kib"][j] is not None]
+        if len(ramp) >= 4:
+            fit = linear_fit(
+                [float(fds[j]) for j in ramp], [columns["vmrss_kib"][j] * 1024.0 for j in ramp]
+            )
+            summary["ramp_fit_bytes_per_fd"] = fit.as_dict()
     return summary
 
 
@@ -464,10 +474,19 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
     record["exit_code"] = code
     record["stderr_tail"] = stderr
     stats = _safe(server.stats)
+    crawl: dict[str, Any] | None = None
+    if code == 0:
+        try:
+            crawl = json.loads(stdout)
+        except ValueError:
+            record.update(status="crashed", reason="the crawler's JSON does not parse")
+    # The server works only while the crawl runs: its busy share is over the crawl's time,
+    # not over the crawler's interpreter start.
+    busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else elapsed
     record["server"] = {
         "root": server.root,
         "stats": stats,
-        "cpu_cores": sampler[0].server_utilisation(elapsed) if sampler else {},
+        "cpu_cores": sampler[0].server_utilisation(busy_s) if sampler else {},
     }
     busiest = max(record["server"]["cpu_cores"].values(), default=0.0)
     record["server"]["saturated"] = busiest >= SATURATED_CPU
@@ -475,12 +494,6 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
         record["samples"] = sampler[0].columns
         if point.check_peak:  # a plateau exists only where all C connections open at once
             record["plateau"] = plateau_summary(sampler[0].columns, point.concurrency)
-    crawl: dict[str, Any] | None = None
-    if code == 0:
-        try:
-            crawl = json.loads(stdout)
-        except ValueError:
-            record.update(status="crashed", reason="the crawler's JSON does not parse")
     fetched = crawl.pop("fetched", None) if crawl else None
     record["crawl"] = crawl
     if code is None:

@@ -353,7 +353,7 @@ PROFILE_TABLE: dict[str, Profile] = {
             few_active=few_active_points(150, (1, 4)),
             few_reps=1,
             few_warmups=0,
-            sleepy=sleepy_points((20, 50, 100), "200ms", waves=2),
+            sleepy=sleepy_points((20, 50, 100), "100ms", waves=2),
             sleepy_reps=1,
             sweep=sweep_points(20, ("0", "50ms"), target_s=0.1),
             sweep_reps=1,

@@ -60,3 +60,11 @@ def test_plateau_is_the_first_stretch_with_every_connection_open() -> None:
 def test_plateau_missing_when_connections_never_all_open() -> None:
     summary = runner.plateau_summary(columns([3, 10, 20, 3], [1, 2, 3, 4]), 100)
     assert summary["plateau_samples"] == 0 and "rss_kib" not in summary
+
+
+def test_ramp_fit_takes_the_slope_of_rss_against_open_fds() -> None:
+    fds = [3, 3, 203, 403, 603, 803, 1003, 1003, 1003]
+    rss = [50_000, 50_000, 52_000, 54_000, 56_000, 58_000, 60_000, 60_000, 60_000]
+    summary = runner.plateau_summary(columns(fds, rss), 1000)
+    fit = summary["ramp_fit_bytes_per_fd"]
+    assert fit["slope"] == 10 * 1024 and fit["r2"] == 1.0
