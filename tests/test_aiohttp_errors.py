@@ -244,8 +244,8 @@ def test_refused_connection_is_connect(loop: str) -> None:
         assert run_on(loop, fetch()) == ErrorKind.CONNECT
 
 
-# Bytes that aiohttp's response parser accepts (it sets llhttp's lenient flags unless in
-# dev mode) and the core refuses; the same outcome needs one side to change.
+# Bytes that a strict parser refuses and aiohttp accepts (it sets llhttp's lenient flags
+# unless in dev mode); the core sets the same flags, so every model agrees.
 LENIENT_IN_AIOHTTP_ONLY = {
     "/bare-lf": send(b"HTTP/1.1 200 OK\nContent-Length: 0\n\n"),
     "/obs-fold": send(b"HTTP/1.1 200 OK\r\nX-A: b\r\n c\r\nContent-Length: 0\r\n\r\n"),
@@ -259,7 +259,6 @@ REPLIES: dict[str, Reply] = {path: reply for path, (reply, _) in FAULTS.items()}
 REPLIES.update(LENIENT_IN_AIOHTTP_ONLY)
 
 
-@pytest.mark.xfail(reason="aiohttp parses responses leniently, the core strictly")
 @pytest.mark.parametrize("path", LENIENT_IN_AIOHTTP_ONLY)
 def test_lenient_parsing_agrees(path: str) -> None:
     raw, via_aiohttp, _ = asyncio.run(both_outcomes(path))

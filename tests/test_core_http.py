@@ -91,7 +91,6 @@ def kind_of(chunks: list[bytes], eof: bool = True, max_body: int = MAX_BODY) -> 
         b"HTTP/1.1 2000 OK\r\n\r\n",
         b"HTTP/1.1 abc OK\r\n\r\n",
         b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
-        b"HTTP/1.1 200 OK\r\n folded: header\r\n\r\n",
         b"HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n",
         b"HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\n",
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
@@ -100,6 +99,19 @@ def kind_of(chunks: list[bytes], eof: bool = True, max_body: int = MAX_BODY) -> 
 )
 def test_malformed_response_is_a_protocol_error(data: bytes) -> None:
     assert kind_of([data]) == ErrorKind.PROTOCOL
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
+        b"HTTP/1.1 200 OK\r\nX-A: b\r\n c\r\nContent-Length: 2\r\n\r\nok",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2 \r\nok\r\n0\r\n\r\n",
+    ],
+    ids=["bare-lf", "obs-fold", "space-after-chunk-size"],
+)
+def test_what_aiohttp_and_browsers_accept_is_accepted(data: bytes) -> None:
+    assert parse([data]).body == b"ok"
 
 
 def test_garbage_is_refused_before_the_head_ends() -> None:

@@ -45,6 +45,15 @@ class ResponseParser:
         self.max_header = max_header
         self.received = 0
         self._parser = httptools.HttpResponseParser(self)
+        # Read responses as aiohttp (and browsers) do: bare LF line ends, obsolete header
+        # folding, control bytes in header values and spaces after a chunk size are
+        # accepted (RFC 9112 lets a recipient accept them), so that every model, aiohttp
+        # included, gives a URL the same outcome.
+        self._parser.set_dangerous_leniencies(
+            lenient_headers=True,
+            lenient_optional_cr_before_lf=True,
+            lenient_spaces_after_chunk_size=True,
+        )
         self._headers: dict[str, str] = {}
         self._header_bytes = 0
         self._body = bytearray()
