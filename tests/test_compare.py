@@ -1,0 +1,229 @@
+"""Tests for `c10k compare`: the Mann-Whitney U test, verdicts, the gate and bad files."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.compare import (
+    average_ranks,
+    judge,
+    load_figures,
+    main,
+    mann_whitney_u,
+    u_counts,
+)
+from bench.stability import main as stability_main
+
+
+def brute_force_p(xs: list[float], ys: list[float]) -> float:
+    """Two-sided permutation p-value of U, by trying every split of the pooled values."""
+    pooled = [*xs, *ys]
+    m = len(xs)
+
+    def u_of(first: list[float], second: list[float]) -> float:
+        return sum((a > b) + 0.5 * (a == b) for a in first for b in second)
+
+    observed = u_of(xs, ys)
+    centre = m * len(ys) / 2
+    splits = list(itertools.combinations(range(len(pooled)), m))
+    extreme = 0
+    for chosen in splits:
+        first = [pooled[i] for i in chosen]
+        second = [pooled[i] for i in range(len(pooled)) if i not in chosen]
+        extreme += abs(u_of(first, second) - centre) >= abs(observed - centre) - 1e-9
+    return extreme / len(splits)
+
+
+def test_average_ranks_share_ties() -> None:
+    assert average_ranks([10.0, 20.0, 20.0, 5.0]) == [2.0, 3.5, 3.5, 1.0]
+
+
+def test_u_counts_cover_every_ordering() -> None:
+    for m, n in [(1, 1), (3, 4), (5, 5), (6, 2)]:
+        counts = u_counts(m, n)
+        assert len(counts) == m * n + 1
+        assert sum(counts) == math.comb(m + n, m)
+        assert counts == counts[::-1]  # U is symmetric about m*n/2
+
+
+def test_completely_separated_samples() -> None:
+    result = mann_whitney_u([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])
+    assert result.u == 0
+    assert result.method == "exact"
+    assert result.p_value == pytest.approx(2 / 252)
+    assert mann_whitney_u([6, 7, 8, 9, 10], [1, 2, 3, 4, 5]).p_value == result.p_value
+
+
+@pytest.mark.parametrize(
+    ("xs", "ys"),
+    [
+        ([1.0, 3.0, 5.0, 7.0, 9.0], [2.0, 4.0, 6.0, 8.0, 10.0]),
+        ([1.1, 2.5, 0.3], [4.0, 0.9, 3.3, 5.1]),
+        ([10.0, 11.0, 12.5, 9.0, 14.0], [13.0, 15.0, 16.0, 17.0, 12.0]),
+    ],
+)
+def test_exact_p_value_matches_every_permutation(xs: list[float], ys: list[float]) -> None:
+    assert mann_whitney_u(xs, ys).p_value == pytest.approx(brute_force_p(xs, ys))
+
+
+def test_ties_use_the_normal_approximation() -> None:
+    equal = mann_whitney_u([5.0, 5.0, 5.0], [5.0, 5.0, 5.0])
+    assert (equal.method, equal.p_value) == ("normal", 1.0)
+    tied = mann_whitney_u([1.0, 2.0, 2.0, 3.0, 4.0], [2.0, 5.0, 6.0, 7.0, 8.0])
+    assert tied.method == "normal"
+    assert 0 < tied.p_value < 0.1
+
+
+def test_normal_approximation_is_close_to_exact_for_large_samples() -> None:
+    xs = [float(i) for i in range(0, 60, 2)]
+    ys = [float(i) + 7 for i in range(1, 61, 2)]
+    # 60 values: past the exact limit, so the normal approximation answers
+    normal = mann_whitney_u(xs, ys)
+    assert normal.method == "normal"
+    u = normal.u
+    counts = u_counts(30, 30)
+    exact = 2 * sum(counts[: int(u) + 1]) / math.comb(60, 30)
+    assert normal.p_value == pytest.approx(exact, abs=0.01)
+
+
+def test_mann_whitney_needs_values() -> None:
+    with pytest.raises(ValueError, match="at least one value"):
+        mann_whitney_u([], [1.0])
+
+
+# -- verdicts -----------------------------------------------------------------------------
+
+BASE = [100.0, 101.0, 99.0, 100.5, 99.5]
+
+
+def test_a_clear_slowdown_is_slower() -> None:
+    verdict = judge("b", "cpu_us_per_page", BASE, [v * 1.2 for v in BASE])
+    assert verdict.verdict == "slower"
+    assert verdict.change == pytest.approx(0.2)
+    assert verdict.p_value is not None and verdict.p_value < 0.05
+    assert not verdict.regressed  # CPU time is reported, never gated: it does not hold still
+
+
+def test_higher_pages_per_s_is_faster() -> None:
+    assert judge("b", "pages_per_s", BASE, [v * 1.2 for v in BASE]).verdict == "faster"
+    assert judge("b", "pages_per_s", BASE, [v * 0.8 for v in BASE]).verdict == "slower"
+
+
+def test_overlapping_samples_are_no_significant_change() -> None:
+    verdict = judge("b", "cpu_us_per_page", BASE, [101.0, 99.2, 130.0, 98.0, 100.2])
+    assert verdict.verdict == "no significant change"
+
+
+def test_a_tiny_change_is_below_the_noise_floor() -> None:
+    verdict = judge("b", "cpu_us_per_page", BASE, [v + 3 for v in BASE])
+    assert verdict.p_value is not None and verdict.p_value < 0.05
+    assert verdict.verdict == "no significant change"
+
+
+def test_gated_figure_regresses_past_its_threshold() -> None:
+    assert judge("b", "instructions_per_page", [1000.0], [1100.0]).regressed
+    assert judge("b", "instructions_per_page", [1000.0], [1100.0]).p_value is None
+    assert not judge("b", "instructions_per_page", [1000.0], [1020.0]).regressed
+    faster = judge("b", "instructions_per_page", [1000.0], [900.0])
+    assert (faster.verdict, faster.regressed) == ("faster", False)
+
+
+def test_memory_figures_say_larger() -> None:
+    verdict = judge("b", "tracemalloc_bytes_per_unit", BASE, [v * 1.1 for v in BASE])
+    assert (verdict.verdict, verdict.regressed) == ("larger", True)
+
+
+# -- files and exit codes -----------------------------------------------------------------
+
+
+def crawl_entry(model: str, cpu: list[float], instructions: float) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": f"test_crawl[{model}-deep]",
+            "group": "crawl deep",
+            "extra_info": {"model": model, "samples": {"cpu_us_per_page": cpu}},
+            "stats": {"data": [0.5, 0.51, 0.49]},
+        },
+        {
+            "name": f"test_instructions[{model}]",
+            "group": "instructions deep",
+            "extra_info": {"model": model, "samples": {"instructions_per_page": [instructions]}},
+            "stats": {"data": [30.0]},
+        },
+    ]
+
+
+def write_run(path: Path, slower: float = 1.0) -> Path:
+    benchmarks = [
+        *crawl_entry("threads", [700.0, 710.0, 690.0], 1.5e6 * slower),
+        *crawl_entry("asyncio", [500.0, 505.0, 495.0], 1.1e6),
+    ]
+    path.write_text(json.dumps({"machine_info": {}, "benchmarks": benchmarks}))
+    return path
+
+
+def test_figures_and_ratios_are_read(tmp_path: Path) -> None:
+    figures = load_figures(write_run(tmp_path / "run.json"))
+    assert figures[("test_crawl[asyncio-deep]", "time")] == [0.5, 0.51, 0.49]
+    assert ("test_instructions[threads]", "time") not in figures  # valgrind's time
+    ratio = figures[("test_instructions[asyncio]", "ratio_instructions_per_page")]
+    assert ratio == [pytest.approx(1.1 / 1.5)]
+    assert ("test_crawl[threads-deep]", "ratio_cpu_us_per_page") not in figures
+
+
+def test_same_run_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = write_run(tmp_path / "run.json")
+    assert main([str(run), str(run)]) == 0
+    assert "0 gated regressions" in capsys.readouterr().out
+
+
+def test_regression_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = write_run(tmp_path / "base.json")
+    new = write_run(tmp_path / "new.json", slower=1.10)
+    assert main([str(base), str(new)]) == 1
+    out = capsys.readouterr().out
+    assert "test_instructions[threads] instructions_per_page: slower (+10.0%" in out
+    assert "REGRESSION" in out
+
+
+def test_improvement_passes(tmp_path: Path) -> None:
+    base = write_run(tmp_path / "base.json")
+    new = write_run(tmp_path / "new.json", slower=0.9)
+    assert main([str(base), str(new)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ("{not json", "not JSON"),
+        ('{"hello": 1}', "not a pytest-benchmark file"),
+        ('{"benchmarks": []}', "no figures"),
+        ('{"benchmarks": [{"extra_info": {}}]}', "malformed benchmark entry"),
+    ],
+)
+def test_bad_files_get_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+) -> None:
+    good = write_run(tmp_path / "good.json")
+    bad = tmp_path / "bad.json"
+    if content is not None:
+        bad.write_text(content)
+    assert main([str(good), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1 and err.startswith("c10k compare: error:")
+
+
+def test_stability_prints_cv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = [str(write_run(tmp_path / f"run{i}.json", slower=1 + i / 100)) for i in range(3)]
+    assert stability_main(runs) == 0
+    out = capsys.readouterr().out
+    line = next(row for row in out.splitlines() if row.startswith("test_instructions[threads]"))
+    assert "0.99%" in line  # CV of 1.5e6 * (1.00, 1.01, 1.02)
