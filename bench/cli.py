@@ -12,6 +12,7 @@ COMMANDS = {
     "crawl": ("impls.cli:crawl_main", "crawl a site with one concurrency model"),
     "models": ("impls.cli:models_main", "list the crawler models"),
     "bench": ("bench.harness:main", "run the benchmark scenarios"),
+    "compare": ("bench.compare:main", "compare two benchmark runs and gate regressions"),
 }
 
 USAGE = "usage: c10k COMMAND [options]  (c10k COMMAND --help for each)\n\ncommands:\n" + "".join(
