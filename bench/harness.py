@@ -68,6 +68,11 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the plan and its expected duration, run nothing",
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
+    )
     return p
 
 
@@ -270,7 +275,19 @@ def main(argv: list[str] | None = None) -> int:
     store.finish(status)
     print(summary_table(store.document))
     print(f"\nresults: {store.path}")
+    if code == 0 and args.check:
+        code = check_runs(store.document)
     return code
+
+
+def check_runs(document: dict[str, Any]) -> int:
+    """For --check: 0 when every run ended ok, else 1 with one line per run that did not."""
+    bad = [run for run in document["runs"] if run["status"] != "ok"]
+    for run in bad:
+        sys.stderr.write(f"c10k bench --check: {run['id']}: {run['status']}: {run['reason']}\n")
+    if bad:
+        sys.stderr.write(f"c10k bench --check: {len(bad)} of {len(document['runs'])} runs not ok\n")
+    return 1 if bad else 0
 
 
 # -- the summary table (until the report renderer exists) ---------------------------------
