@@ -1,0 +1,164 @@
+"""The renderer on recorded results (failed runs, missing scenarios): every chart, a valid page."""
+
+from __future__ import annotations
+
+import base64
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.report import cli
+from bench.report.charts import CHART_NAMES, CHARTS
+from bench.report.page import Written, write_report
+from bench.results import SCHEMA
+
+DATA = Path(__file__).parent / "data"
+RECORDED = ("report-failures.json", "report-partial.json")
+VOID = {"meta", "img", "br", "hr", "link", "input", "source", "col", "area", "base", "wbr"}
+
+
+class PageParser(HTMLParser):
+    """Collects images and table rows; fails on a closing tag that does not match."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.images: list[dict[str, str | None]] = []
+        self.errors: list[str] = []
+        self.rows = 0
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.images.append(dict(attrs))
+        if tag == "tr":
+            self.rows += 1
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+            return
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def empty_document() -> dict[str, Any]:
+    return {"schema": SCHEMA, "status": "running", "runs": [], "derived": {}}
+
+
+def load(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((DATA / name).read_text(encoding="utf-8"))
+    return document
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Written]:
+    """Each recorded file (and an empty document) rendered once for all the tests."""
+    out: dict[str, Written] = {}
+    for name in (*RECORDED, "empty"):
+        document = empty_document() if name == "empty" else load(name)
+        out[name] = write_report(document, tmp_path_factory.mktemp(name.replace(".", "-")))
+    return out
+
+
+def test_chart_names_match_the_charts() -> None:
+    assert len(CHART_NAMES) == len(CHARTS) == len(set(CHART_NAMES))
+
+
+@pytest.mark.parametrize("name", [*RECORDED, "empty"])
+def test_every_chart_file_is_written(rendered: dict[str, Written], name: str) -> None:
+    directory = rendered[name].html.parent
+    for chart in CHART_NAMES:
+        png = directory / f"{chart}.png"
+        svg = directory / f"{chart}.svg"
+        assert png.read_bytes().startswith(b"\x89PNG"), png
+        assert b"<svg" in svg.read_bytes()[:2000], svg
+
+
+@pytest.mark.parametrize("name", [*RECORDED, "empty"])
+def test_the_page_is_well_formed_and_every_image_is_embedded(
+    rendered: dict[str, Written], name: str
+) -> None:
+    parser = PageParser()
+    parser.feed(rendered[name].html.read_text(encoding="utf-8"))
+    parser.close()
+    assert parser.errors == [] and parser.stack == []
+    assert len(parser.images) == len(CHART_NAMES)
+    for image in parser.images:
+        src = image.get("src") or ""
+        assert src.startswith("data:image/png;base64,"), src[:40]
+        assert base64.b64decode(src.partition(",")[2]).startswith(b"\x89PNG")
+        assert image.get("alt")
+    text = " ".join(parser.text)
+    for claim in range(1, 10):
+        assert f"C{claim}" in text
+    # No external resource: the page opens offline.
+    page = rendered[name].html.read_text(encoding="utf-8")
+    assert "http://" not in page and "https://" not in page and 'src="/' not in page
+
+
+def test_runs_that_did_not_count_are_listed_with_their_reason(
+    rendered: dict[str, Written],
+) -> None:
+    document = load("report-failures.json")
+    bad = [r for r in document["runs"] if r["kind"] == "measured" and r["status"] != "ok"]
+    assert {r["status"] for r in bad} >= {"failed-verification", "crashed", "timeout", "limit"}
+    markdown = rendered["report-failures.json"].markdown.read_text(encoding="utf-8")
+    for run in bad:
+        assert run["id"] in markdown and run["reason"] in markdown
+    # ... and in the interpretation under the chart they belong to.
+    assert "Runs that did not count (crossed): threads at C 100: limit" in markdown
+
+
+def test_missing_scenarios_are_named_not_hidden(rendered: dict[str, Written]) -> None:
+    markdown = rendered["report-partial.json"].markdown.read_text(encoding="utf-8")
+    assert "Scenarios that did not run: sleepy, latency-sweep, realistic." in markdown
+    assert "Not measured: sleepy did not run." in markdown
+    assert "server-error" in markdown
+    assert "not measurable here" in markdown
+
+
+def test_the_markdown_links_every_chart(rendered: dict[str, Written]) -> None:
+    markdown = rendered["report-failures.json"].markdown.read_text(encoding="utf-8")
+    for chart in CHART_NAMES:
+        assert f"({chart}.png)" in markdown and f"({chart}.svg)" in markdown
+
+
+def test_cli_writes_beside_the_results_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(empty_document()), encoding="utf-8")
+    assert cli.main([str(results)]) == 0
+    assert (tmp_path / "index.html").is_file() and (tmp_path / "report.md").is_file()
+    assert str(tmp_path / "index.html") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no results file at"),
+        ("{not json", "is not readable JSON"),
+        (json.dumps({"schema": "other/1"}), "is not a c10k-bench-results/1 results file"),
+        (json.dumps([1, 2]), "is not a c10k-bench-results/1 results file"),
+        (json.dumps({"schema": SCHEMA, "runs": {}}), "has no runs list or derived section"),
+    ],
+)
+def test_cli_refuses_a_missing_or_invalid_file_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+) -> None:
+    results = tmp_path / "results.json"
+    if content is not None:
+        results.write_text(content, encoding="utf-8")
+    assert cli.main([str(results), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("c10k report: error: ") and message in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "out").exists()

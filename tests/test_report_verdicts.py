@@ -1,0 +1,337 @@
+"""Verdict rules on crafted results: every verdict of every claim is reachable, and documented."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.report import verdicts as v
+from bench.results import SCHEMA
+
+KIB = 1024.0
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def document(
+    derived: dict[str, Any] | None = None,
+    runs: list[dict[str, Any]] | None = None,
+    nofile: int = 20_000,
+    gil_disabled: bool = False,
+) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "status": "complete",
+        "profile": {"name": "default"},
+        "environment": {
+            "python": {
+                "implementation": "CPython",
+                "version": "3.11.7",
+                "gil_disabled": gil_disabled,
+            },
+            "limits": {
+                "RLIMIT_NOFILE": {"soft": nofile, "hard": nofile},
+                "ephemeral_ports_per_destination": 28_232,
+            },
+        },
+        "runs": runs or [],
+        "derived": derived or {},
+    }
+
+
+def idle_kind(
+    rss: float, kernel: float = 0.0, count: int = 10_000, r2: float = 0.999, seconds: float = 1.0
+) -> dict[str, Any]:
+    return {
+        "count": count,
+        "rss_bytes_per_unit": rss,
+        "rss_r2": r2,
+        "kernel_bytes_per_unit": {"KernelStack": kernel, "Slab": 0.0, "PageTables": 0.0},
+        "seconds_to_start_all": seconds,
+        "rss_kib_at_count": 50_000,
+    }
+
+
+def ceiling(count: int, stopped_by: str, cap: int = 60_000) -> dict[str, Any]:
+    return {
+        "count": count,
+        "stopped_by": stopped_by,
+        "error": None if stopped_by == "cap" else "can't start new thread",
+        "errno": None,
+        "cap": cap,
+        "elapsed_s": 1.0,
+        "context": {"vm.max_map_count": 65_530, "kernel.pid_max": 32_768},
+    }
+
+
+def summary(value: float) -> dict[str, Any]:
+    return {"n": 3, "median": value, "min": value, "max": value, "iqr": 0.0, "cv": 0.0}
+
+
+def point(
+    concurrency: int,
+    pages_per_s: float,
+    cpu_us: float = 500.0,
+    latency: str = "0",
+    saturated: int = 0,
+    fraction: float | None = None,
+) -> dict[str, Any]:
+    p: dict[str, Any] = {
+        "concurrency": concurrency,
+        "latency": latency,
+        "pages": 600,
+        "runs": 3,
+        "pages_per_s": summary(pages_per_s),
+        "cpu_us_per_page": summary(cpu_us),
+        "latency_p50_s": summary(0.001),
+        "latency_p99_s": summary(0.01),
+        "max_rss_kib": summary(30_000),
+        "server_saturated_runs": saturated,
+        "server_peak_in_flight": concurrency,
+    }
+    if fraction is not None:
+        p["fraction_of_ideal"] = fraction
+        p["ideal_pages_per_s"] = concurrency / 2.0
+    return p
+
+
+def few_active(**rates: float) -> dict[str, Any]:
+    return {
+        model.replace("_", "-"): {
+            "runs_by_status": {"ok": 6},
+            "points": [point(1, rate), point(4, rate)],
+        }
+        for model, rate in rates.items()
+    }
+
+
+def sleepy(model: str, concurrency: int, fraction: float, slope: float | None) -> dict[str, Any]:
+    return {
+        model: {
+            "runs_by_status": {"ok": 1},
+            "points": [point(concurrency, 100.0, latency="2s", fraction=fraction)],
+            "memory_per_connection": {
+                "from_concurrency": 1000,
+                "concurrencies": [1000, concurrency],
+                "rss_bytes": {"n": 2, "slope": slope, "intercept": 1e7, "r2": 0.99},
+            },
+        }
+    }
+
+
+def failed_run(scenario: str, model: str, concurrency: int, status: str) -> dict[str, Any]:
+    return {
+        "id": f"{scenario}/{model}/c{concurrency}/s0/measured0",
+        "scenario": scenario,
+        "model": model,
+        "kind": "measured",
+        "status": status,
+        "reason": "peak in flight too low",
+        "params": {"concurrency": concurrency, "server": {"latency": "2s"}},
+    }
+
+
+def idle_run(kind: str, count: int, status: str) -> dict[str, Any]:
+    return {
+        "id": f"idle/{kind}/slope/{count}/0",
+        "scenario": "idle",
+        "model": kind,
+        "kind": "measured",
+        "status": status,
+        "reason": "exit 1: MemoryError",
+        "params": {"kind": kind, "count": count, "mode": "slope"},
+    }
+
+
+CASES: list[tuple[str, dict[str, Any], str]] = [
+    # C1: 50 KiB within a factor of 2
+    ("C1", document({"idle": {"thread": idle_kind(16 * KIB, 28 * KIB)}}), v.REPRODUCED),
+    ("C1", document({"idle": {"thread": idle_kind(8 * KIB, 4 * KIB)}}), v.CONTRADICTED),
+    ("C1", document({"idle": {"thread": idle_kind(200 * KIB)}}), v.CONTRADICTED),
+    ("C1", document({"idle": {"thread": idle_kind(40 * KIB, r2=0.5)}}), v.NOT_MEASURABLE),
+    ("C1", document(), v.NOT_MEASURABLE),
+    # C2: at most 2 x 3 KiB for every coroutine kind
+    (
+        "C2",
+        document({"idle": {"asyncio-task": idle_kind(1.1 * KIB), "generator": idle_kind(200)}}),
+        v.REPRODUCED,
+    ),
+    (
+        "C2",
+        document({"idle": {"asyncio-task": idle_kind(1.1 * KIB), "coroutine": idle_kind(7 * KIB)}}),
+        v.CONTRADICTED,
+    ),
+    ("C2", document({"idle": {"thread": idle_kind(16 * KIB)}}), v.NOT_MEASURABLE),
+    # C3: a machine limit below 100,000 threads
+    (
+        "C3",
+        document({"idle": {"thread": {"max_threads": ceiling(22_000, "vm.max_map_count")}}}),
+        v.REPRODUCED,
+    ),
+    (
+        "C3",
+        document({"idle": {"thread": {"max_threads": ceiling(30_000, "pid-reserve")}}}),
+        v.REPRODUCED,
+    ),
+    (
+        "C3",
+        document({"idle": {"thread": {"max_threads": ceiling(100_000, "cap", 100_000)}}}),
+        v.CONTRADICTED,
+    ),
+    (
+        "C3",
+        document({"idle": {"thread": {"max_threads": ceiling(500, "cap", 500)}}}),
+        v.NOT_MEASURABLE,
+    ),
+    # C4: 100,000+ coroutines within 10 s
+    (
+        "C4",
+        document({"idle": {"asyncio-task": idle_kind(1e3, count=1_000_000, seconds=4.0)}}),
+        v.REPRODUCED,
+    ),
+    (
+        "C4",
+        document({"idle": {"asyncio-task": idle_kind(1e3, count=1_000_000, seconds=30.0)}}),
+        v.CONTRADICTED,
+    ),
+    (
+        "C4",
+        document(runs=[idle_run("asyncio-task", 1_000_000, "crashed")]),
+        v.CONTRADICTED,
+    ),
+    (
+        "C4",
+        document({"idle": {"asyncio-task": idle_kind(1e3, count=20_000)}}),
+        v.NOT_MEASURABLE,
+    ),
+    # C5: threads run out before sockets
+    (
+        "C5",
+        document({"idle": {"thread": {"max_threads": ceiling(15_000, "kernel.pid_max")}}}),
+        v.REPRODUCED,
+    ),
+    (
+        "C5",
+        document({"idle": {"thread": {"max_threads": ceiling(22_000, "vm.max_map_count")}}}),
+        v.CONTRADICTED,
+    ),
+    (
+        "C5",
+        document({"idle": {"thread": {"max_threads": ceiling(60_000, "cap")}}}),
+        v.CONTRADICTED,
+    ),
+    (
+        "C5",
+        document({"idle": {"thread": {"max_threads": ceiling(500, "cap", 500)}}}),
+        v.NOT_MEASURABLE,
+    ),
+    # C6: an event loop at 50-95% of the threads' pages/s
+    ("C6", document({"few-active": few_active(threads=1000, asyncio=800)}), v.REPRODUCED),
+    ("C6", document({"few-active": few_active(threads=1000, callbacks=1200)}), v.CONTRADICTED),
+    ("C6", document({"few-active": few_active(threads=1000, generators=300)}), v.CONTRADICTED),
+    ("C6", document({"few-active": few_active(asyncio=800)}), v.NOT_MEASURABLE),
+    # C7: asyncio near C/L at 1,000+ connections, cheaper than threads
+    (
+        "C7",
+        document(
+            {"sleepy": sleepy("asyncio", 10_000, 0.95, 5e3) | sleepy("threads", 10_000, 0.9, 4e4)}
+        ),
+        v.REPRODUCED,
+    ),
+    ("C7", document({"sleepy": sleepy("asyncio", 10_000, 0.5, 5e3)}), v.CONTRADICTED),
+    (
+        "C7",
+        document(
+            {"sleepy": sleepy("asyncio", 10_000, 0.95, 5e4) | sleepy("threads", 10_000, 0.9, 4e4)}
+        ),
+        v.CONTRADICTED,
+    ),
+    (
+        "C7",
+        document(
+            {"sleepy": sleepy("asyncio", 3_000, 0.95, 5e3)},
+            runs=[failed_run("sleepy", "asyncio", 10_000, "failed-verification")],
+        ),
+        v.CONTRADICTED,
+    ),
+    ("C7", document({"sleepy": sleepy("asyncio", 100, 0.95, 5e3)}), v.NOT_MEASURABLE),
+    # C8: only with a free-threaded model beside threads
+    ("C8", document({"few-active": few_active(threads=1000)}), v.NOT_MEASURABLE),
+    (
+        "C8",
+        document({"few-active": few_active(threads=1000, threads_free_threaded=1500)}),
+        v.REPRODUCED,
+    ),
+    (
+        "C8",
+        document({"few-active": few_active(threads=1000, threads_free_threaded=900)}),
+        v.CONTRADICTED,
+    ),
+    # C9: uvloop at least 2x less CPU per page
+    (
+        "C9",
+        document(
+            {
+                "few-active": {
+                    "asyncio": {"points": [point(4, 900, cpu_us=1000)]},
+                    "asyncio-uvloop": {"points": [point(4, 1500, cpu_us=400)]},
+                }
+            }
+        ),
+        v.REPRODUCED,
+    ),
+    (
+        "C9",
+        document(
+            {
+                "few-active": {
+                    "asyncio": {"points": [point(4, 900, cpu_us=1000)]},
+                    "asyncio-uvloop": {"points": [point(4, 1000, cpu_us=800)]},
+                }
+            }
+        ),
+        v.CONTRADICTED,
+    ),
+    ("C9", document({"few-active": few_active(asyncio=900)}), v.NOT_MEASURABLE),
+]
+
+
+@pytest.mark.parametrize(
+    ("claim", "doc", "expected"),
+    CASES,
+    ids=[f"{c}-{e.replace(' ', '-')}-{n}" for n, (c, _, e) in enumerate(CASES)],
+)
+def test_rule_gives_the_expected_verdict(claim: str, doc: dict[str, Any], expected: str) -> None:
+    rule = v.RULES[int(claim[1:]) - 1]
+    verdict = rule(doc)
+    assert verdict.claim == claim
+    assert verdict.verdict == expected, verdict
+    assert verdict.conditions and verdict.rule and verdict.words and verdict.chapter
+
+
+def test_every_verdict_of_every_claim_is_reachable() -> None:
+    reached = {(claim, expected) for claim, _, expected in CASES}
+    for claim in [f"C{n}" for n in range(1, 10)]:
+        for outcome in (v.REPRODUCED, v.CONTRADICTED, v.NOT_MEASURABLE):
+            assert (claim, outcome) in reached, (claim, outcome)
+
+
+def test_server_bound_points_do_not_decide_the_event_loop_claim() -> None:
+    table = few_active(threads=1000, asyncio=800)
+    for entry in table.values():
+        for p in entry["points"]:
+            p["server_saturated_runs"] = 1
+    assert v.c6_event_loop_speed(document({"few-active": table})).verdict == v.NOT_MEASURABLE
+
+
+def test_an_empty_document_is_not_measurable_everywhere() -> None:
+    assert {x.verdict for x in v.verdicts(document())} == {v.NOT_MEASURABLE}
+
+
+def test_every_rule_has_a_docstring_and_is_in_the_docs() -> None:
+    docs = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    for rule in v.RULES:
+        assert inspect.getdoc(rule), rule.__name__
+        assert rule.__name__ in docs, f"{rule.__name__} is missing from docs/report.md"
