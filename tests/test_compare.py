@@ -227,3 +227,12 @@ def test_stability_prints_cv(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     line = next(row for row in out.splitlines() if row.startswith("test_instructions[threads]"))
     assert "0.99%" in line  # CV of 1.5e6 * (1.00, 1.01, 1.02)
+
+
+def test_constant_samples_that_grow_are_a_significant_regression() -> None:
+    # tracemalloc bytes per unit repeat exactly from run to run: all ties on each side
+    verdict = judge("b", "tracemalloc_bytes_per_unit", [488.6] * 5, [537.5] * 5)
+    assert verdict.p_value is not None and verdict.p_value < 0.01
+    assert (verdict.verdict, verdict.regressed) == ("larger", True)
+    same = judge("b", "tracemalloc_bytes_per_unit", [488.6] * 5, [488.6] * 5)
+    assert (same.verdict, same.p_value) == ("no significant change", 1.0)
