@@ -144,7 +144,7 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
     parts += [
         "## Environment",
         "",
-        _md_table(["", ""], [list(r) for r in environment_rows(document)]),
+        _md_table(["item", "value"], [list(r) for r in environment_rows(document)]),
     ]
     return "\n".join(parts) + "\n"
 
@@ -233,7 +233,7 @@ def page(
             else "<p>None: every run counted.</p>"
         )
         + "<h2>Environment</h2>"
-        + _html_table(["", ""], [list(r) for r in environment_rows(document)])
+        + _html_table(["item", "value"], [list(r) for r in environment_rows(document)])
         + "</body></html>\n"
     )
 
