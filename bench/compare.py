@@ -246,8 +246,12 @@ def compare(base: Figures, new: Figures) -> tuple[list[Verdict], list[str]]:
         for name, figure in base
         if (name, figure) in new
     ]
-    missing = [f"{name} {figure}" for name, figure in base if (name, figure) not in new]
-    missing += [f"{name} {figure} (new)" for name, figure in new if (name, figure) not in base]
+    missing = [
+        f"{name} {figure}: only in BASE" for name, figure in base if (name, figure) not in new
+    ]
+    missing += [
+        f"{name} {figure}: only in NEW" for name, figure in new if (name, figure) not in base
+    ]
     return verdicts, missing
 
 
@@ -281,8 +285,11 @@ def main(argv: list[str] | None = None) -> int:
         gated = RULES.get(verdict.figure, Rule(False, 0.05, None)).gate is not None
         if args.all or gated or verdict.verdict != "no significant change":
             print(verdict.line())
-    for name in missing:
-        print(f"{name}: missing from one run, not compared")
+    if args.all:
+        for name in missing:
+            print(f"{name}, not compared")
+    elif missing:
+        print(f"{len(missing)} figures are in one run only, not compared (--all lists them)")
     regressions = [v for v in verdicts if v.regressed]
     changed = sum(v.verdict != "no significant change" for v in verdicts)
     print(

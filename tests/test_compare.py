@@ -236,3 +236,17 @@ def test_constant_samples_that_grow_are_a_significant_regression() -> None:
     assert (verdict.verdict, verdict.regressed) == ("larger", True)
     same = judge("b", "tracemalloc_bytes_per_unit", [488.6] * 5, [488.6] * 5)
     assert (same.verdict, same.p_value) == ("no significant change", 1.0)
+
+
+def test_figures_in_one_run_only_are_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = write_run(tmp_path / "base.json")
+    document = json.loads(base.read_text())
+    document["benchmarks"] = document["benchmarks"][:2]  # threads only, as `pytest -k threads`
+    subset = tmp_path / "subset.json"
+    subset.write_text(json.dumps(document))
+    assert main([str(base), str(subset)]) == 0
+    assert "are in one run only, not compared" in capsys.readouterr().out
+    assert main([str(base), str(subset), "--all"]) == 0
+    assert "test_crawl[asyncio-deep] cpu_us_per_page: only in BASE" in capsys.readouterr().out
