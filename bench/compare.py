@@ -36,9 +36,12 @@ class Rule:
     worse: str = "slower"
 
 
-# Chosen from the spread of five runs on the development machine (docs/regression.md):
-# instruction counts and memory per idle unit moved by 0.1% or less between runs, so they
-# gate; CPU and wall time moved by 1-30%, so they are reported with their verdict only.
+# Chosen from five runs of one tree on the development machine (docs/regression.md):
+# instruction counts and memory per idle unit moved by 0.2% or less between runs, so they
+# gate. CPU and wall time moved by 13-18% (median) and 35-50% (90th percentile) between
+# runs of the same tree, so they never gate, and their noise floor is that 90th percentile:
+# smaller changes are not called changes here (rounds within one run share the machine's
+# state, so the U test alone would call a drift between runs significant).
 RULES: dict[str, Rule] = {
     "instructions_per_page": Rule(False, noise=0.01, gate=0.03),
     # A ratio moves when either model moves, so it explains a change but never gates one.
@@ -46,12 +49,16 @@ RULES: dict[str, Rule] = {
     "tracemalloc_bytes_per_unit": Rule(False, 0.01, 0.03, "smaller", "larger"),
     "rss_bytes_per_unit": Rule(False, 0.02, 0.05, "smaller", "larger"),
     "max_rss_kib": Rule(False, 0.02, 0.10, "smaller", "larger"),
-    "cpu_us_per_page": Rule(False, noise=0.10, gate=None),
-    "ratio_cpu_us_per_page": Rule(False, noise=0.10, gate=None),
-    "pages_per_s": Rule(True, noise=0.15, gate=None),
-    "crawl_wall_s": Rule(False, noise=0.15, gate=None),
-    "time": Rule(False, noise=0.15, gate=None),
+    "cpu_us_per_page": Rule(False, noise=0.35, gate=None),
+    "ratio_cpu_us_per_page": Rule(False, noise=0.40, gate=None),
+    "pages_per_s": Rule(True, noise=0.40, gate=None),
+    "crawl_wall_s": Rule(False, noise=0.40, gate=None),
+    "time": Rule(False, noise=0.35, gate=None),
 }
+
+
+DEFAULT_RULE = Rule(False, noise=0.05, gate=None)  # a figure this module does not know yet
+NO_CHANGE = "no significant change"
 
 
 class BadFile(Exception):
@@ -208,10 +215,17 @@ class Verdict:
     p_value: float | None  # None: too few samples for the test
     verdict: str  # rule.better, rule.worse or "no significant change"
     regressed: bool  # a gated figure got worse past its gate
+    gated: bool
+
+    @property
+    def changed(self) -> bool:
+        return self.verdict != NO_CHANGE
 
     def line(self) -> str:
         p_text = "n/a" if self.p_value is None else f"{self.p_value:.3f}"
         flag = "  REGRESSION" if self.regressed else ""
+        if self.changed and not self.gated:  # time and CPU drift between identical runs
+            flag = "  (not gated: a hint, not evidence)"
         return (
             f"{self.benchmark} {self.figure}: {self.verdict} ({self.change:+.1%}, "
             f"{format_value(self.base)} -> {format_value(self.new)}, p={p_text}){flag}"
@@ -224,7 +238,7 @@ def format_value(value: float) -> str:
 
 def judge(benchmark: str, figure: str, base: Sequence[float], new: Sequence[float]) -> Verdict:
     """Compare one figure: size of the change, its significance, and the gate."""
-    rule = RULES.get(figure, Rule(False, noise=0.05, gate=None))
+    rule = RULES.get(figure, DEFAULT_RULE)
     base_median, new_median = median(base), median(new)
     if base_median:
         change = new_median / base_median - 1
@@ -234,9 +248,12 @@ def judge(benchmark: str, figure: str, base: Sequence[float], new: Sequence[floa
     p_value = mann_whitney_u(base, new).p_value if testable else None
     significant = abs(change) > rule.noise and (p_value is None or p_value < ALPHA)
     worse = change < 0 if rule.higher_is_better else change > 0
-    verdict = (rule.worse if worse else rule.better) if significant else "no significant change"
+    verdict = (rule.worse if worse else rule.better) if significant else NO_CHANGE
+    gated = rule.gate is not None
     regressed = significant and worse and rule.gate is not None and abs(change) > rule.gate
-    return Verdict(benchmark, figure, base_median, new_median, change, p_value, verdict, regressed)
+    return Verdict(
+        benchmark, figure, base_median, new_median, change, p_value, verdict, regressed, gated
+    )
 
 
 def compare(base: Figures, new: Figures) -> tuple[list[Verdict], list[str]]:
@@ -282,8 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"c10k compare: error: {args.base} and {args.new} share no figure\n")
         return 2
     for verdict in verdicts:
-        gated = RULES.get(verdict.figure, Rule(False, 0.05, None)).gate is not None
-        if args.all or gated or verdict.verdict != "no significant change":
+        if args.all or verdict.gated or verdict.changed:
             print(verdict.line())
     if args.all:
         for name in missing:
@@ -291,10 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     elif missing:
         print(f"{len(missing)} figures are in one run only, not compared (--all lists them)")
     regressions = [v for v in verdicts if v.regressed]
-    changed = sum(v.verdict != "no significant change" for v in verdicts)
+    gated = [v for v in verdicts if v.gated]
     print(
-        f"compared {len(verdicts)} figures: {changed} changed significantly, "
-        f"{len(regressions)} gated regressions"
+        f"compared {len(verdicts)} figures: {len(gated)} gated, "
+        f"{sum(v.changed for v in gated)} of them changed, {len(regressions)} regressed; "
+        f"{sum(v.changed for v in verdicts if not v.gated)} ungated figures changed"
     )
     return 1 if regressions else 0
 

@@ -103,16 +103,16 @@ BASE = [100.0, 101.0, 99.0, 100.5, 99.5]
 
 
 def test_a_clear_slowdown_is_slower() -> None:
-    verdict = judge("b", "cpu_us_per_page", BASE, [v * 1.2 for v in BASE])
+    verdict = judge("b", "cpu_us_per_page", BASE, [v * 1.5 for v in BASE])
     assert verdict.verdict == "slower"
-    assert verdict.change == pytest.approx(0.2)
+    assert verdict.change == pytest.approx(0.5)
     assert verdict.p_value is not None and verdict.p_value < 0.05
     assert not verdict.regressed  # CPU time is reported, never gated: it does not hold still
 
 
 def test_higher_pages_per_s_is_faster() -> None:
-    assert judge("b", "pages_per_s", BASE, [v * 1.2 for v in BASE]).verdict == "faster"
-    assert judge("b", "pages_per_s", BASE, [v * 0.8 for v in BASE]).verdict == "slower"
+    assert judge("b", "pages_per_s", BASE, [v * 1.5 for v in BASE]).verdict == "faster"
+    assert judge("b", "pages_per_s", BASE, [v * 0.5 for v in BASE]).verdict == "slower"
 
 
 def test_overlapping_samples_are_no_significant_change() -> None:
@@ -120,8 +120,9 @@ def test_overlapping_samples_are_no_significant_change() -> None:
     assert verdict.verdict == "no significant change"
 
 
-def test_a_tiny_change_is_below_the_noise_floor() -> None:
-    verdict = judge("b", "cpu_us_per_page", BASE, [v + 3 for v in BASE])
+def test_a_change_below_the_noise_floor_is_no_change() -> None:
+    # significant by the U test, but CPU time drifts more than this between identical runs
+    verdict = judge("b", "cpu_us_per_page", BASE, [v * 1.2 for v in BASE])
     assert verdict.p_value is not None and verdict.p_value < 0.05
     assert verdict.verdict == "no significant change"
 
@@ -180,7 +181,7 @@ def test_figures_and_ratios_are_read(tmp_path: Path) -> None:
 def test_same_run_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = write_run(tmp_path / "run.json")
     assert main([str(run), str(run)]) == 0
-    assert "0 gated regressions" in capsys.readouterr().out
+    assert "0 regressed" in capsys.readouterr().out
 
 
 def test_regression_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
