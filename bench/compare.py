@@ -57,6 +57,7 @@ RULES: dict[str, Rule] = {
 }
 
 
+GATED = frozenset(figure for figure, rule in RULES.items() if rule.gate is not None)
 DEFAULT_RULE = Rule(False, noise=0.05, gate=None)  # a figure this module does not know yet
 NO_CHANGE = "no significant change"
 
@@ -306,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}, not compared")
     elif missing:
         print(f"{len(missing)} figures are in one run only, not compared (--all lists them)")
+    unjudged = [key for key in base if key not in new and key[1] in GATED]
+    if unjudged:  # a skipped benchmark (no valgrind, `-k`) must not pass for a clean one
+        print(f"warning: {len(unjudged)} gated figures of BASE are missing from NEW, not judged")
     regressions = [v for v in verdicts if v.regressed]
     gated = [v for v in verdicts if v.gated]
     print(
