@@ -166,17 +166,7 @@ class Progress:
 
 
 def _skipped(run: PlannedRun, reason: str) -> dict[str, Any]:
-    return {
-        "id": run.id,
-        "scenario": run.scenario,
-        "model": run.model,
-        "kind": run.kind,
-        "repetition": run.repetition,
-        "params": run.params,
-        "estimate_s": run.estimate_s,
-        "status": "skipped",
-        "reason": reason,
-    }
+    return runner.base_record(run) | {"status": "skipped", "reason": reason}
 
 
 def execute(

@@ -454,7 +454,7 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
     """One crawler process against a running server: sampled, verified, summarised."""
     assert run.point is not None
     point = run.point
-    record = _base_record(run)
+    record = base_record(run)
     server.reset_stats()
     record["kernel_before"] = {"meminfo_kib": probes.meminfo(), "sockstat": probes.sockstat()}
     sampler: list[Sampler] = []
@@ -525,7 +525,7 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
 
 def run_idle(run: PlannedRun) -> dict[str, Any]:
     assert run.idle is not None
-    record = _base_record(run)
+    record = base_record(run)
     argv = [sys.executable, "-m", "bench.idle", *run.idle.argv()]
     record["argv"] = argv[1:]
     code, stdout, stderr, elapsed = _run_process(argv, run.timeout_s)
@@ -549,7 +549,7 @@ def run_idle(run: PlannedRun) -> dict[str, Any]:
     return record
 
 
-def _base_record(run: PlannedRun) -> dict[str, Any]:
+def base_record(run: PlannedRun) -> dict[str, Any]:
     return {
         "id": run.id,
         "scenario": run.scenario,

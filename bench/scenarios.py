@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from bench.idle import KINDS
+
 ALL_MODELS: tuple[str, ...] = (
     "threads",
     "callbacks",
@@ -19,15 +21,7 @@ ALL_MODELS: tuple[str, ...] = (
 )
 SCENARIOS: tuple[str, ...] = ("idle", "few-active", "sleepy", "latency-sweep", "realistic")
 PROFILES: tuple[str, ...] = ("quick", "default", "full")
-IDLE_KINDS: tuple[str, ...] = (
-    "thread",
-    "thread-small-stack",
-    "asyncio-task",
-    "uvloop-task",
-    "generator",
-    "generators-task",
-    "coroutine",
-)
+IDLE_KINDS: tuple[str, ...] = KINDS  # bench.idle runs them; only its names are used here
 
 # -- the cost model behind the plan's estimates (seconds; measured on the 2-core dev VM) ----
 # Interpreter start and imports of `python -m bench.cli crawl` per model.
