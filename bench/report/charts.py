@@ -555,6 +555,33 @@ def _keys(found: list[Problem], saturated: bool) -> list[Line2D]:
     return keys
 
 
+def _plot_ideal(
+    ax: Axes, table: dict[str, list[dict[str, Any]]], x_of: Callable[[dict[str, Any]], float]
+) -> list[tuple[float, float]]:
+    """Draw the ideal C/L of every point that has one, in one style on every chart."""
+    ideal = sorted(
+        {
+            (x_of(p), float(p["ideal_pages_per_s"]))
+            for entries in table.values()
+            for p in entries
+            if p.get("ideal_pages_per_s")
+        }
+    )
+    if ideal:
+        ax.plot(
+            [x for x, _ in ideal],
+            [y for _, y in ideal],
+            color="black",
+            linestyle="--",
+            linewidth=1.2,
+            marker="_",
+            markersize=18,
+            markeredgewidth=2,
+            label="ideal C/L",
+        )
+    return ideal
+
+
 def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
     """Plateau pages/s against concurrency in sleepy, with the ideal C/L."""
     title = "Throughput with sleepy connections against the ideal C/L"
@@ -573,27 +600,8 @@ def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
         lambda p: float(p["concurrency"]),
         lambda p: p.pages_per_s,
     )
-    ideal = sorted(
-        {
-            (float(p["concurrency"]), float(p["ideal_pages_per_s"]))
-            for entries in table.values()
-            for p in entries
-            if p.get("ideal_pages_per_s")
-        }
-    )
+    ideal = _plot_ideal(ax, table, lambda p: float(p["concurrency"]))
     latencies = sorted({str(p["latency"]) for e in table.values() for p in e})
-    if ideal:
-        ax.plot(
-            [a for a, _ in ideal],
-            [b for _, b in ideal],
-            color="black",
-            linestyle="--",
-            linewidth=1.2,
-            marker="_",
-            markersize=18,
-            markeredgewidth=2,
-            label="ideal C/L",
-        )
     _log_if_wide(ax, xs)
     if ideal and ideal[-1][0] / ideal[0][0] >= 20:
         ax.set_yscale("log")
@@ -761,26 +769,7 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
         x_of,
         lambda p: p.cpu_us_per_page,
     )
-    ideal = sorted(
-        {
-            (x_of(p), float(p["ideal_pages_per_s"]))
-            for e in table.values()
-            for p in e
-            if p.get("ideal_pages_per_s")
-        }
-    )
-    if ideal:
-        left.plot(
-            [a for a, _ in ideal],
-            [b for _, b in ideal],
-            color="black",
-            linestyle="--",
-            linewidth=1.2,
-            marker="_",
-            markersize=18,
-            markeredgewidth=2,
-            label="ideal C/L",
-        )
+    _plot_ideal(left, table, x_of)
     concurrency = sorted({p["concurrency"] for e in table.values() for p in e})
     for ax in (left, right):
         if any(v > 0 for v in xs):
