@@ -11,10 +11,10 @@ import sys
 import time
 from urllib.parse import urlsplit
 
+from c10k.catalog import MODELS
 from impls.core.frontier import CrawlConfig, Frontier, MiB
 from impls.core.outcomes import ResourceLimit
 from impls.core.report import build_result, format_summary
-from impls.registry import MODELS
 
 # Sockets the crawler may need beside its connections: stdio, the event loop's own
 # descriptors (epoll, self-pipe), thread-pool wakeups, imported extension modules.
@@ -238,7 +238,9 @@ def models_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="c10k models", description="List the crawler models.")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     args = parser.parse_args(argv)
-    rows = [{"name": m.name, "style": m.style, "missing": m.missing()} for m in MODELS.values()]
+    rows = [
+        {"name": m.name, "style": m.description, "missing": m.missing()} for m in MODELS.values()
+    ]
     if args.json:
         json.dump(rows, sys.stdout)
         sys.stdout.write("\n")

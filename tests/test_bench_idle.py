@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from bench import idle
+from c10k import catalog
+from impls import idle
 
 
 def run_idle(*args: str) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-m", "bench.idle", *args],
+        [sys.executable, "-m", "impls.idle", *args],
         capture_output=True,
         timeout=60,
         check=True,
@@ -23,7 +24,7 @@ def run_idle(*args: str) -> dict[str, Any]:
     return result
 
 
-@pytest.mark.parametrize("kind", idle.KINDS)
+@pytest.mark.parametrize("kind", list(catalog.IDLE_KINDS))
 def test_every_kind_parks_units_and_reports_memory_per_unit(kind: str) -> None:
     result = run_idle("--kind", kind, "--count", "300", "--steps", "3")
     assert result["schema"] == idle.SCHEMA and result["kind"] == kind

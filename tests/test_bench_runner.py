@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench import runner
+from harness import runner
 
 ROOT = "http://127.0.0.1:1/"
 MANIFEST: dict[str, Any] = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench import scenarios as sc
+from c10k import catalog
+from harness import plan as sc
 
 
 def plan_of(profile: str) -> list[sc.PlannedRun]:
@@ -17,7 +18,7 @@ def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     assert {r.scenario for r in plan} == set(sc.SCENARIOS)
     crawls = [r for r in plan if r.point is not None]
     assert {r.model for r in crawls} == set(sc.ALL_MODELS)
-    assert {r.model for r in plan if r.scenario == "idle"} == set(sc.IDLE_KINDS)
+    assert {r.model for r in plan if r.scenario == "idle"} == set(catalog.IDLE_KINDS)
     assert len({r.id for r in plan}) == len(plan)
     assert all(r.estimate_s > 0 and r.timeout_s > r.estimate_s for r in plan)
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 
 def bench(*args: str) -> list[str]:
-    return [sys.executable, "-m", "bench.cli", "bench", *args]
+    return [sys.executable, "-m", "c10k.cli", "bench", *args]
 
 
 def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:

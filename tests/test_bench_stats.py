@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench import stats
+from c10k import stats
 
 
 def test_median_odd_even_and_empty() -> None:

@@ -13,7 +13,7 @@ from tests.tinysite import TinySite, page
 
 def c10k(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "bench.cli", *args],
+        [sys.executable, "-m", "c10k.cli", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.report.charts import CHART_NAMES
-from bench.report.page import write_report
+from report.charts import CHART_NAMES
+from report.page import write_report
 
 DATA = Path(__file__).parent / "data"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

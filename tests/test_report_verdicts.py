@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bench.report import verdicts as v
-from bench.results import SCHEMA
+from harness.results import SCHEMA
+from report import verdicts as v
 
 KIB = 1024.0
 ROOT = Path(__file__).resolve().parent.parent

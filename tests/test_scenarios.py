@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from c10k.catalog import MODELS
 from impls.core import CrawlConfig, Frontier
-from impls.registry import MODELS
 from tests.tinysite import (
     CLOSE,
     HANG,

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 
+from c10k.catalog import MODELS
 from impls.core import CrawlConfig, Frontier
 from impls.core.outcomes import Outcome
-from impls.registry import MODELS
 
 
 def response(

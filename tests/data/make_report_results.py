@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.derive import derive
+from harness.derive import derive
 
 HERE = Path(__file__).parent
 KEEP_SAMPLES = 3

@@ -17,10 +17,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from bench import probes, runner
-from bench.derive import derive
-from bench.results import ResultsStore, new_document
-from bench.scenarios import (
+from c10k import catalog
+from harness import probes, runner
+from harness.derive import derive
+from harness.plan import (
     ALL_MODELS,
     PROFILE_TABLE,
     PROFILES,
@@ -31,6 +31,7 @@ from bench.scenarios import (
     estimate_by_scenario,
     plan_estimate_s,
 )
+from harness.results import ResultsStore, new_document
 
 
 def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
@@ -173,7 +174,7 @@ def execute(
     profile: Profile, plan: list[PlannedRun], store: ResultsStore, skip: dict[str, str]
 ) -> None:
     """Run the plan in order; one server per distinct site; results saved after every run."""
-    fit_min = {s.name: s.fit_min_concurrency for s in profile.scenarios if s.name == "sleepy"}
+    fit_min = {s.name: s.fit_min_concurrency for s in profile.scenarios if s.fit_min_concurrency}
     progress = Progress(plan, sys.stderr)
     server: runner.Server | None = None
     server_key = -1
@@ -300,9 +301,10 @@ def summary_table(document: dict[str, Any]) -> str:
     """A plain-text table of the derived figures; '~' marks a CV above 10%."""
     derived = document.get("derived", {})
     out: list[str] = []
-    if "idle" in derived:
+    idle = catalog.IDLE.name
+    if idle in derived:
         out.append("idle units        RSS B/unit   R²     kernel B/unit  tracemalloc B  start µs")
-        for kind, e in derived["idle"].items():
+        for kind, e in derived[idle].items():
             kernel = sum(v or 0 for v in (e.get("kernel_bytes_per_unit") or {}).values())
             out.append(
                 f"  {kind:<18} {_num(e.get('rss_bytes_per_unit')):>9}  "
@@ -321,7 +323,8 @@ def summary_table(document: dict[str, Any]) -> str:
                     f"    threads until failure: {m['count']:,} stopped by {m['stopped_by']}"
                     + (f" ({m['error']})" if m.get("error") else "")
                 )
-    for scenario in ("few-active", "latency-sweep", "sleepy", "realistic"):
+    crawl_scenarios = (catalog.FEW_ACTIVE, catalog.LATENCY_SWEEP, catalog.SLEEPY, catalog.REALISTIC)
+    for scenario in (s.name for s in crawl_scenarios):
         if scenario not in derived:
             continue
         out.append("")

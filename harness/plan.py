@@ -8,47 +8,19 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from bench.idle import KINDS
-
-ALL_MODELS: tuple[str, ...] = (
-    "threads",
-    "callbacks",
-    "generators",
-    "asyncio",
-    "asyncio-uvloop",
-    "aiohttp",
-    "aiohttp-uvloop",
+from c10k import catalog
+from c10k.catalog import (
+    CONNECT_S,
+    RUN_OVERHEAD_S,
+    SERVER_RATE,
+    SERVER_START_S,
+    SWEEP_CPU_PER_PAGE_S,
+    UNKNOWN_CPU_PER_PAGE_S,
+    UNKNOWN_STARTUP_S,
 )
-SCENARIOS: tuple[str, ...] = ("idle", "few-active", "sleepy", "latency-sweep", "realistic")
-PROFILES: tuple[str, ...] = ("quick", "default", "full")
-IDLE_KINDS: tuple[str, ...] = KINDS  # bench.idle runs them; only its names are used here
 
-# -- the cost model behind the plan's estimates (seconds; measured on the 2-core dev VM) ----
-# Interpreter start and imports of `python -m bench.cli crawl` per model.
-STARTUP_S: dict[str, float] = {
-    "threads": 0.2,
-    "callbacks": 0.2,
-    "generators": 0.2,
-    "asyncio": 0.25,
-    "asyncio-uvloop": 0.25,
-    "aiohttp": 0.45,
-    "aiohttp-uvloop": 0.45,
-}
-# Crawler CPU per page (user + sys), rounded up from quick-profile runs on the dev VM.
-CPU_PER_PAGE_S: dict[str, float] = {
-    "threads": 700e-6,
-    "callbacks": 450e-6,
-    "generators": 550e-6,
-    "asyncio": 650e-6,
-    "asyncio-uvloop": 550e-6,
-    "aiohttp": 1300e-6,
-    "aiohttp-uvloop": 1200e-6,
-}
-SWEEP_CPU_PER_PAGE_S = 500e-6  # sizes latency-sweep sites (one site serves every model)
-CONNECT_S = 60e-6  # opening one connection during a ramp (threads: starting one thread)
-SERVER_RATE = 8000.0  # pages/s one server worker gives while a crawler shares the machine
-RUN_OVERHEAD_S = 0.25  # stats reset, stats and manifest comparison, writing results.json
-SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
+ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
+SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
 
 
 def parse_duration(spec: str) -> float:
@@ -127,7 +99,10 @@ class CrawlPoint:
         else:  # a random recursive tree: depth grows with log(pages), then waves of C
             generations = math.ceil(urls / self.concurrency) + math.ceil(math.log(urls + 1, 3))
         waiting = generations * latency
-        computing = urls * CPU_PER_PAGE_S.get(model, 1e-3) + urls / SERVER_RATE / 2
+        model_entry = catalog.MODELS.get(model)
+        cpu_per_page = model_entry.cpu_per_page_s if model_entry else UNKNOWN_CPU_PER_PAGE_S
+        startup = model_entry.startup_s if model_entry else UNKNOWN_STARTUP_S
+        computing = urls * cpu_per_page + urls / SERVER_RATE / 2
         ramp = min(self.concurrency, urls) * CONNECT_S
         # The fault kinds that hang cost whole timeouts at the end of the crawl.
         hang_tail = (
@@ -135,14 +110,12 @@ class CrawlPoint:
             if self.server.faults and "hang" in (self.server.faults)
             else 0.0
         )
-        return (
-            STARTUP_S.get(model, 0.5) + max(waiting, computing) + ramp + hang_tail + RUN_OVERHEAD_S
-        )
+        return startup + max(waiting, computing) + ramp + hang_tail + RUN_OVERHEAD_S
 
 
 @dataclass(frozen=True)
 class IdleSpec:
-    """One `python -m bench.idle` run."""
+    """One `python -m impls.idle` run."""
 
     kind: str
     count: int
@@ -159,15 +132,7 @@ class IdleSpec:
         return args
 
     def estimate_s(self) -> float:
-        per_unit = {  # start, measure and release one unit (threads cost most)
-            "thread": 120e-6,
-            "thread-small-stack": 110e-6,
-            "asyncio-task": 12e-6,
-            "uvloop-task": 10e-6,
-            "generator": 3e-6,
-            "generators-task": 12e-6,
-            "coroutine": 2e-6,
-        }[self.kind]
+        per_unit = catalog.IDLE_KINDS[self.kind].start_s  # start, measure and release one
         count = self.cap if self.mode == "until-failure" else self.count
         if self.mode == "until-failure":
             count = min(count, 25_000)  # vm.max_map_count stops threads near 22,000 here
@@ -177,16 +142,18 @@ class IdleSpec:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A scenario of one profile: crawl points (or idle runs), repetitions and warm-ups."""
+    """A catalog scenario in one profile: crawl points (or idle runs), repetitions, warm-ups."""
 
-    name: str
-    claims: tuple[str, ...]
-    description: str
+    about: catalog.Scenario
     points: tuple[CrawlPoint, ...] = ()
     idle: tuple[IdleSpec, ...] = ()
     repetitions: int = 1
     warmups: int = 0  # per model, at the scenario's first point, not counted
     fit_min_concurrency: int = 0  # sleepy: fit memory per connection from this C up
+
+    @property
+    def name(self) -> str:
+        return self.about.name
 
 
 @dataclass(frozen=True)
@@ -256,19 +223,19 @@ def idle_specs(
     """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop and
     generators-model tasks, whose 1,000,000 cost half a minute each and add no claim:
     C4 is settled by asyncio tasks and bare coroutines at unit_count."""
-    coroutine_kinds = ("asyncio-task", "uvloop-task", "generator", "generators-task", "coroutine")
-    other_loops = ("uvloop-task", "generators-task")
-    specs = [IdleSpec("thread", thread_count), IdleSpec("thread-small-stack", thread_count)]
+    thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
+    coroutine_kinds = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
+    other_loops = (catalog.UVLOOP_TASK.name, catalog.GENERATORS_TASK.name)
+    specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
     specs += [
         IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
         for kind in coroutine_kinds
     ]
-    specs += [
-        IdleSpec("thread", tracemalloc_threads, "tracemalloc", steps=1),
-        IdleSpec("thread-small-stack", tracemalloc_threads, "tracemalloc", steps=1),
-    ]
+    specs += [IdleSpec(kind, tracemalloc_threads, "tracemalloc", steps=1) for kind in thread_kinds]
     specs += [IdleSpec(kind, tracemalloc_units, "tracemalloc", steps=1) for kind in coroutine_kinds]
-    specs.append(IdleSpec("thread", thread_cap, "until-failure", steps=1, cap=thread_cap))
+    specs.append(
+        IdleSpec(catalog.THREAD.name, thread_cap, "until-failure", steps=1, cap=thread_cap)
+    )
     return tuple(specs)
 
 
@@ -305,44 +272,16 @@ def _scenarios(
     realistic_reps: int,
 ) -> tuple[Scenario, ...]:
     return (
+        Scenario(catalog.IDLE, idle=idle),
+        Scenario(catalog.FEW_ACTIVE, points=few_active, repetitions=few_reps, warmups=few_warmups),
         Scenario(
-            "idle",
-            ("C1", "C2", "C3", "C4", "C5"),
-            "units parked with no sockets: memory, kernel memory and start time per unit; "
-            "threads started until failure",
-            idle=idle,
-        ),
-        Scenario(
-            "few-active",
-            ("C6",),
-            "a deep site at latency 0, concurrency 1-64: pages/s and CPU per page",
-            points=few_active,
-            repetitions=few_reps,
-            warmups=few_warmups,
-        ),
-        Scenario(
-            "sleepy",
-            ("C5", "C7", "C9"),
-            "a wide site with a fixed latency, concurrency up to 10,000+: throughput against "
-            "the ideal C/L, peak in flight, memory per connection",
+            catalog.SLEEPY,
             points=sleepy,
             repetitions=sleepy_reps,
             fit_min_concurrency=1000 if max(p.concurrency for p in sleepy) >= 3000 else 0,
         ),
-        Scenario(
-            "latency-sweep",
-            ("C6", "C7"),
-            "fixed concurrency, latency from 0 to 1 s: where each model stops being CPU-bound",
-            points=sweep,
-            repetitions=sweep_reps,
-        ),
-        Scenario(
-            "realistic",
-            ("C7", "C9"),
-            "a deep site with lognormal latency, a bandwidth limit and faults",
-            points=realistic,
-            repetitions=realistic_reps,
-        ),
+        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=sweep_reps),
+        Scenario(catalog.REALISTIC, points=realistic, repetitions=realistic_reps),
     )
 
 
@@ -410,6 +349,9 @@ PROFILE_TABLE: dict[str, Profile] = {
 }
 
 
+PROFILES: tuple[str, ...] = tuple(PROFILE_TABLE)
+
+
 # -- the plan -----------------------------------------------------------------------------
 
 
@@ -462,7 +404,7 @@ def build_plan(
                 plan.append(
                     PlannedRun(
                         id=f"idle/{spec.kind}/{spec.mode}/{spec.count}/{n}",
-                        scenario="idle",
+                        scenario=scenario.name,
                         model=spec.kind,
                         kind="measured",
                         repetition=0,

@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.report.figures import (
+from c10k import catalog
+from c10k.catalog import FREE_THREADED_MODELS, MODELS
+from report.figures import (
     COROUTINE_KINDS,
     KIB,
     IdleUnit,
@@ -23,6 +25,11 @@ from bench.report.figures import (
     span,
 )
 
+# The models, idle kinds and scenarios the chapter's claims name.
+THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
+THREAD, TASK = catalog.THREAD.name, catalog.ASYNCIO_TASK.name
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+
 REPRODUCED = "reproduced"
 CONTRADICTED = "contradicted"
 NOT_MEASURABLE = "not measurable here"
@@ -36,15 +43,11 @@ MANY_THREADS = 100_000  # "tens of thousands" means a failure below this count
 MANY_COROUTINES = 100_000  # "hundreds of thousands" means at least this many
 EASY_START_RATE = 10_000.0  # "easily": at least this many started per second (100,000 in 10 s)
 MODERATE_RANGE = (0.5, 0.95)  # "moderately slower": 50-95% of the threads' pages/s
-EVENT_LOOP_MODELS: tuple[str, ...] = ("callbacks", "generators", "asyncio")
+EVENT_LOOP_MODELS: tuple[str, ...] = tuple(m.name for m in MODELS.values() if m.event_loop)
 MANY_CONNECTIONS = 1_000  # "many connections" starts here
-FREE_THREADED_MODELS: tuple[str, ...] = ("threads-free-threaded", "threads-nogil")
 GIL_GAIN = 1.05  # "even better": at least 5% more pages/s than threads with the GIL
 UVLOOP_SPEEDUP = 2.0  # "2-4x faster": at least 2x less CPU per page
-UVLOOP_PAIRS: tuple[tuple[str, str], ...] = (
-    ("asyncio", "asyncio-uvloop"),
-    ("aiohttp", "aiohttp-uvloop"),
-)
+UVLOOP_PAIRS: tuple[tuple[str, str], ...] = tuple((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS)
 # Run statuses that are the crawler's own failure (not the harness's, not the server's).
 CRAWLER_FAILURES = ("failed-verification", "crashed", "limit", "timeout")
 # Idle stopping reasons that are the machine's limits (or the harness stepping back just
@@ -94,12 +97,12 @@ def c1_thread_memory(document: dict[str, Any]) -> Verdict:
     measurable without a valid idle `thread` slope run or when its fit has R² below 0.9."""
     rule = "RSS + kernel per idle thread within 2x of 50 KiB"
     base = dict(claim="C1", words="a Python thread costs around 50k of memory", chapter="~50 KiB")
-    unit = idle_units(document).get("thread")
+    unit = idle_units(document).get(THREAD)
     if unit is None or unit.rss_bytes is None:
         return Verdict(
             **base,
             measured="-",
-            conditions=_idle_missing(document, "thread"),
+            conditions=_idle_missing(document, THREAD),
             verdict=NOT_MEASURABLE,
             rule=rule,
         )
@@ -138,12 +141,12 @@ def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
         return Verdict(
             **base,
             measured="-",
-            conditions=_idle_missing(document, "asyncio-task"),
+            conditions=_idle_missing(document, TASK),
             verdict=NOT_MEASURABLE,
             rule=rule,
         )
     worst = max(measured_kinds, key=lambda u: u.total_bytes or 0.0)
-    headline = units.get("asyncio-task") or worst
+    headline = units.get(TASK) or worst
     each = ", ".join(f"{u.kind} {kib(u.total_bytes, 2)}" for u in measured_kinds)
     verdict = (
         REPRODUCED
@@ -164,7 +167,7 @@ def _count(unit: IdleUnit) -> str:
 
 
 def _thread_ceiling(document: dict[str, Any]) -> dict[str, Any] | None:
-    thread = idle_units(document).get("thread")
+    thread = idle_units(document).get(THREAD)
     return thread.max_threads if thread else None
 
 
@@ -184,7 +187,7 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
         reason = next(
             (
                 f"the until-failure run was {p['status']}: {p['reason']}"
-                for p in (idle_units(document).get("thread") or _NO_UNIT).problems
+                for p in (idle_units(document).get(THREAD) or _NO_UNIT).problems
                 if p.get("mode") == "until-failure"
             ),
             "no threads-until-failure run in these results",
@@ -258,7 +261,7 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
         return (unit.count or 0) / seconds if seconds > 0 else math.inf
 
     slowest = min(big, key=rate)
-    headline = units.get("asyncio-task") if "asyncio-task" in [u.kind for u in big] else slowest
+    headline = units.get(TASK) if TASK in [u.kind for u in big] else slowest
     assert headline is not None
     each = ", ".join(
         f"{u.kind} {number(u.seconds_to_start_all, 2)} s, "
@@ -312,7 +315,7 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
     largest = max(
         (
             int(p["server_peak_in_flight"] or 0)
-            for entries in points(document, "sleepy").values()
+            for entries in points(document, SLEEPY).values()
             for p in entries
         ),
         default=0,
@@ -340,7 +343,7 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
 
 
 def _few_active_conditions(document: dict[str, Any], used: list[int]) -> str:
-    entries = points(document, "few-active").get("threads") or []
+    entries = points(document, FEW_ACTIVE).get(THREADS) or []
     pages = entries[0]["pages"] if entries else "?"
     runs = max((p["runs"] for p in entries), default=0)
     return f"few-active: C {span(used)}, latency 0, {pages} pages, {runs} run(s) per point"
@@ -363,18 +366,18 @@ def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
     used_all: list[int] = []
     for model in EVENT_LOOP_MODELS:
         ratio, used = paired_ratio(
-            document, "few-active", model, "threads", "pages_per_s", skip_saturated=True
+            document, FEW_ACTIVE, model, THREADS, "pages_per_s", skip_saturated=True
         )
         if ratio is not None:
             ratios[model] = ratio
             used_all += used
-            cpu_ratio, _ = paired_ratio(document, "few-active", model, "threads", "cpu_us_per_page")
+            cpu_ratio, _ = paired_ratio(document, FEW_ACTIVE, model, THREADS, "cpu_us_per_page")
             if cpu_ratio is not None:
                 cpu[model] = cpu_ratio
     if not ratios:
         why = (
             "few-active did not run"
-            if not derived(document, "few-active")
+            if not derived(document, FEW_ACTIVE)
             else "no verified few-active points shared by threads and an event-loop model "
             "(or the server was CPU-bound at all of them)"
         )
@@ -421,8 +424,8 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
         words="async is right for many slow or sleepy connections",
         chapter="async wins",
     )
-    table = points(document, "sleepy")
-    mine = [p for p in table.get("asyncio", []) if p.get("fraction_of_ideal") is not None]
+    table = points(document, SLEEPY)
+    mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
     if not mine:
         return Verdict(
             **base,
@@ -434,19 +437,19 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     top = max(mine, key=lambda p: p["concurrency"])
     concurrency, fraction = int(top["concurrency"]), float(top["fraction_of_ideal"])
     memory = memory_per_connection(document)
-    mine_mem, theirs_mem = memory.get("asyncio"), memory.get("threads")
+    mine_mem, theirs_mem = memory.get(ASYNCIO), memory.get(THREADS)
     mine_total = mine_mem.total_bytes if mine_mem else None
     theirs_total = theirs_mem.total_bytes if theirs_mem else None
     threads_there = [
         p
-        for p in table.get("threads", [])
+        for p in table.get(THREADS, [])
         if p["concurrency"] == concurrency and p.get("fraction_of_ideal") is not None
     ]
-    sleepy_problems = problems(document, "sleepy")
+    sleepy_problems = problems(document, SLEEPY)
     threads_failed_there = [
         p
         for p in sleepy_problems
-        if p.model == "threads" and p.status in CRAWLER_FAILURES and p.concurrency == concurrency
+        if p.model == THREADS and p.status in CRAWLER_FAILURES and p.concurrency == concurrency
     ]
     theirs_text = (
         f"threads {float(threads_there[0]['fraction_of_ideal']):.0%}"
@@ -465,7 +468,7 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     later_failures = [
         p
         for p in sleepy_problems
-        if p.model == "asyncio"
+        if p.model == ASYNCIO
         and p.status in CRAWLER_FAILURES
         and (p.concurrency or 0) > max(concurrency, MANY_CONNECTIONS - 1)
     ]
@@ -502,7 +505,7 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
 
 
 def _sleepy_failures(document: dict[str, Any]) -> str:
-    found = problems(document, "sleepy")
+    found = problems(document, SLEEPY)
     if not found:
         return ""
     return f"; {len(found)} sleepy run(s) did not count (see below)"
@@ -519,9 +522,9 @@ def c8_without_gil(document: dict[str, Any]) -> Verdict:
         words="without a GIL, threads would do even better",
         chapter="better without GIL",
     )
-    table = points(document, "few-active")
+    table = points(document, FEW_ACTIVE)
     model = next((m for m in FREE_THREADED_MODELS if table.get(m)), None)
-    if model is None or not table.get("threads"):
+    if model is None or not table.get(THREADS):
         python = (document.get("environment") or {}).get("python") or {}
         return Verdict(
             **base,
@@ -535,7 +538,7 @@ def c8_without_gil(document: dict[str, Any]) -> Verdict:
             verdict=NOT_MEASURABLE,
             rule=rule,
         )
-    ratio, used = paired_ratio(document, "few-active", model, "threads", "pages_per_s")
+    ratio, used = paired_ratio(document, FEW_ACTIVE, model, THREADS, "pages_per_s")
     if ratio is None:
         return Verdict(
             **base,
@@ -566,7 +569,7 @@ def c9_uvloop(document: dict[str, Any]) -> Verdict:
         chapter="2-4x",
     )
     found: list[tuple[str, str, str, float, list[int]]] = []
-    for scenario in ("few-active", "sleepy"):
+    for scenario in (FEW_ACTIVE, SLEEPY):
         for plain, fast in UVLOOP_PAIRS:
             speedup, used = paired_ratio(document, scenario, plain, fast, "cpu_us_per_page")
             if speedup is not None:

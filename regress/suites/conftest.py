@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from bench.suites.support import RunningSite, SiteConfig, start_site, stop
+from regress.suites.support import RunningSite, SiteConfig, start_site, stop
 
 
 @pytest.fixture(scope="session")

@@ -7,19 +7,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.scenarios import mean_latency
-from bench.stats import linear_fit, median
+from c10k import catalog
+from c10k.stats import linear_fit, median
+from harness.plan import mean_latency
 
 KIB = 1024.0
 # The idle kinds that are coroutines of some sort (everything but a thread).
-COROUTINE_KINDS: tuple[str, ...] = (
-    "asyncio-task",
-    "uvloop-task",
-    "generators-task",
-    "generator",
-    "coroutine",
+COROUTINE_KINDS: tuple[str, ...] = tuple(
+    k.name for k in catalog.IDLE_KINDS.values() if not k.thread
 )
-THREAD_KINDS: tuple[str, ...] = ("thread", "thread-small-stack")
 # Kernel fields of /proc/meminfo that grow with threads and sockets (KernelStack, Slab,
 # PageTables); sampled as *_kib in a run's plateau and in kernel_before.meminfo_kib.
 KERNEL_FIELDS: tuple[tuple[str, str], ...] = (
@@ -150,14 +146,14 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
     result: dict[str, MemoryPerConnection] = {}
     kernel_by_point: dict[tuple[str, int], list[float]] = defaultdict(list)
     for run in document.get("runs", []):
-        if run.get("scenario") != "sleepy" or run.get("kind") != "measured":
+        if run.get("scenario") != catalog.SLEEPY.name or run.get("kind") != "measured":
             continue
         if run.get("status") != "ok":
             continue
         delta = kernel_delta_kib(run)
         if delta is not None:
             kernel_by_point[(run["model"], run["params"]["concurrency"])].append(delta)
-    for model, entry in derived(document, "sleepy").items():
+    for model, entry in derived(document, catalog.SLEEPY.name).items():
         fit = entry.get("memory_per_connection") or {}
         rss = fit.get("rss_bytes") or {}
         chosen = [int(c) for c in fit.get("concurrencies") or []]
@@ -209,7 +205,7 @@ class IdleUnit:
 def idle_units(document: dict[str, Any]) -> dict[str, IdleUnit]:
     """Per idle kind: per-unit costs, units reached and the thread ceiling."""
     table: dict[str, IdleUnit] = {}
-    for kind, entry in derived(document, "idle").items():
+    for kind, entry in derived(document, catalog.IDLE.name).items():
         kernel_parts = entry.get("kernel_bytes_per_unit") or {}
         # Machine-wide deltas: a negative share is noise from other processes, not a saving.
         kernel = (
@@ -234,7 +230,10 @@ def idle_run_counts(document: dict[str, Any]) -> dict[str, list[tuple[int, str, 
     """Per idle kind: (count asked, status, reason) of every slope run, ok or not."""
     table: dict[str, list[tuple[int, str, str | None]]] = defaultdict(list)
     for run in document.get("runs", []):
-        if run.get("scenario") != "idle" or (run.get("params") or {}).get("mode") != "slope":
+        if (
+            run.get("scenario") != catalog.IDLE.name
+            or (run.get("params") or {}).get("mode") != "slope"
+        ):
             continue
         table[run["model"]].append((int(run["params"]["count"]), run["status"], run.get("reason")))
     return dict(table)

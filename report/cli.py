@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.results import FILENAME, SCHEMA
+from harness.results import FILENAME, SCHEMA
 
 
 def parser() -> argparse.ArgumentParser:
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"c10k report: error: {exc}\n")
         return 2
     # Imported here so that a bad path fails fast, before matplotlib loads.
-    from bench.report.page import write_report
+    from report.page import write_report
 
     out_dir = args.out if args.out is not None else args.results.parent
     written = write_report(document, out_dir)

@@ -1,6 +1,6 @@
 """Measures the core's parser and link extractor against their alternatives (CPU per call).
 
-Run: python -m bench.core_choices   — prints µs per call for each candidate, so the choice
+Run: python -m impls.core.choices   — prints µs per call for each candidate, so the choice
 made in impls/core can be checked again on any machine and any library version.
 """
 

@@ -17,7 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from bench.report.figures import (
+from c10k import catalog
+from report.figures import (
     COROUTINE_KINDS,
     KIB,
     Problem,
@@ -32,8 +33,11 @@ from bench.report.figures import (
     problems,
     scenario_ran,
 )
-from bench.report.palette import idle_order, model_order, style
-from bench.report.verdicts import THREAD_LIMITS
+from report.palette import idle_order, model_order, style
+from report.verdicts import THREAD_LIMITS
+
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 
 CHAPTER_THREAD_KIB = 50.0
 CHAPTER_COROUTINE_KIB = 3.0
@@ -319,7 +323,7 @@ def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
         if totals
         else "No model has a memory fit."
     )
-    if "threads" in totals:
+    if catalog.THREADS.name in totals:
         text += (
             f" Threads cost {totals['threads']:,.1f} KiB per connection against the chapter's "
             f"50 KiB per thread."
@@ -327,7 +331,7 @@ def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
     if notes:
         text += " Caveats: " + "; ".join(notes) + "."
     return Chart(
-        "memory-per-connection", title, figure, text + _problem_lines(problems(document, "sleepy"))
+        "memory-per-connection", title, figure, text + _problem_lines(problems(document, SLEEPY))
     )
 
 
@@ -337,7 +341,7 @@ def chart_plateau_rss(document: dict[str, Any]) -> Chart:
     figure, (ax,) = _figure()
     figure.suptitle(title)
     memory = memory_per_connection(document)
-    found = problems(document, "sleepy")
+    found = problems(document, SLEEPY)
     if not memory:
         _no_data(ax, "the sleepy scenario did not run")
         return Chart("plateau-rss", title, figure, "Not measured: sleepy did not run.")
@@ -476,7 +480,7 @@ def chart_idle_units(document: dict[str, Any]) -> Chart:
     right.set_title("units reached", fontsize=10)
     right.xaxis.set_major_formatter(_THOUSANDS)
 
-    thread, task = units.get("thread"), units.get("asyncio-task")
+    thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
     if thread and thread.total_bytes:
         parts.append(
@@ -536,7 +540,7 @@ def _crawl_lines(
         for p in problems(document, scenario):
             if p.concurrency is None:
                 continue
-            px = float(p.concurrency) if scenario != "latency-sweep" else _sweep_x(p.latency)
+            px = float(p.concurrency) if scenario != LATENCY_SWEEP else _sweep_x(p.latency)
             _crossed(ax, p.model, [px], [problem_value(p)])
             xs_all.append(px)
     return xs_all, saturated_any
@@ -587,15 +591,15 @@ def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
     title = "Throughput with sleepy connections against the ideal C/L"
     figure, (ax,) = _figure()
     figure.suptitle(title)
-    table = points(document, "sleepy")
-    found = problems(document, "sleepy")
+    table = points(document, SLEEPY)
+    found = problems(document, SLEEPY)
     if not table:
         _no_data(ax, "the sleepy scenario did not run")
         return Chart("sleepy-throughput", title, figure, "Not measured: sleepy did not run.")
     xs, saturated = _crawl_lines(
         ax,
         document,
-        "sleepy",
+        SLEEPY,
         lambda p: med(p.get("plateau_pages_per_s")) or med(p.get("pages_per_s")),
         lambda p: float(p["concurrency"]),
         lambda p: p.pages_per_s,
@@ -634,16 +638,16 @@ def chart_few_active(document: dict[str, Any]) -> Chart:
     title = "A few very active connections (latency 0): speed and CPU per page"
     figure, (left, right) = _figure(1, 2)
     figure.suptitle(title)
-    table = points(document, "few-active")
-    found = problems(document, "few-active")
+    table = points(document, FEW_ACTIVE)
+    found = problems(document, FEW_ACTIVE)
     if not table:
         _no_data(left, "the few-active scenario did not run")
         _no_data(right, "")
-        return Chart("few-active", title, figure, "Not measured: few-active did not run.")
+        return Chart(FEW_ACTIVE, title, figure, "Not measured: few-active did not run.")
     xs, saturated = _crawl_lines(
         left,
         document,
-        "few-active",
+        FEW_ACTIVE,
         lambda p: med(p["pages_per_s"]),
         lambda p: float(p["concurrency"]),
         lambda p: p.pages_per_s,
@@ -651,7 +655,7 @@ def chart_few_active(document: dict[str, Any]) -> Chart:
     _crawl_lines(
         right,
         document,
-        "few-active",
+        FEW_ACTIVE,
         lambda p: med(p["cpu_us_per_page"]),
         lambda p: float(p["concurrency"]),
         lambda p: p.cpu_us_per_page,
@@ -685,7 +689,7 @@ def chart_few_active(document: dict[str, Any]) -> Chart:
     )
     if saturated:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
-    return Chart("few-active", title, figure, text + _problem_lines(found))
+    return Chart(FEW_ACTIVE, title, figure, text + _problem_lines(found))
 
 
 def _latency_ms(quantile: str) -> Callable[[dict[str, Any]], float]:
@@ -705,7 +709,7 @@ def chart_latency(document: dict[str, Any]) -> Chart:
     figure, axes = _figure(2, 2, height=8.0)
     figure.suptitle(title)
     texts = []
-    for row, scenario in enumerate(("few-active", "sleepy")):
+    for row, scenario in enumerate((FEW_ACTIVE, SLEEPY)):
         table = points(document, scenario)
         for col, quantile in enumerate(("p50", "p99")):
             ax = axes[row * 2 + col]
@@ -746,17 +750,17 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
     title = "Latency sweep: where each model stops being CPU-bound"
     figure, (left, right) = _figure(1, 2)
     figure.suptitle(title)
-    table = points(document, "latency-sweep")
-    found = problems(document, "latency-sweep")
+    table = points(document, LATENCY_SWEEP)
+    found = problems(document, LATENCY_SWEEP)
     if not table:
         _no_data(left, "the latency-sweep scenario did not run")
         _no_data(right, "")
-        return Chart("latency-sweep", title, figure, "Not measured: latency-sweep did not run.")
+        return Chart(LATENCY_SWEEP, title, figure, "Not measured: latency-sweep did not run.")
     x_of = _latency_x
     xs, saturated = _crawl_lines(
         left,
         document,
-        "latency-sweep",
+        LATENCY_SWEEP,
         lambda p: med(p["pages_per_s"]),
         x_of,
         lambda p: p.pages_per_s,
@@ -764,7 +768,7 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
     _crawl_lines(
         right,
         document,
-        "latency-sweep",
+        LATENCY_SWEEP,
         lambda p: med(p["cpu_us_per_page"]),
         x_of,
         lambda p: p.cpu_us_per_page,
@@ -803,7 +807,7 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
         texts.append(line)
     text = "; ".join(texts)
     return Chart(
-        "latency-sweep", title, figure, text[0].upper() + text[1:] + "." + _problem_lines(found)
+        LATENCY_SWEEP, title, figure, text[0].upper() + text[1:] + "." + _problem_lines(found)
     )
 
 
@@ -821,9 +825,9 @@ CHART_NAMES: tuple[str, ...] = (
     "plateau-rss",
     "idle-units",
     "sleepy-throughput",
-    "few-active",
+    FEW_ACTIVE,
     "latency",
-    "latency-sweep",
+    LATENCY_SWEEP,
 )
 
 
@@ -846,8 +850,4 @@ def save(chart: Chart, directory: Path) -> tuple[Path, Path]:
 
 def unused_scenario_note(document: dict[str, Any]) -> list[str]:
     """Scenarios with no run at all, for the page's header."""
-    return [
-        s
-        for s in ("idle", "few-active", "sleepy", "latency-sweep", "realistic")
-        if not scenario_ran(document, s)
-    ]
+    return [s for s in catalog.SCENARIOS if not scenario_ran(document, s)]

@@ -19,9 +19,9 @@ from typing import IO, Any
 
 import psutil
 
-from bench import probes
-from bench.scenarios import CrawlPoint, PlannedRun, ServerConfig
-from bench.stats import linear_fit
+from c10k.stats import linear_fit
+from harness import probes
+from harness.plan import CrawlPoint, PlannedRun, ServerConfig
 
 SERVER_READY_S = 60.0  # a large site's manifest is built before the server says it is ready
 STOP_GRACE_S = 5.0
@@ -38,7 +38,7 @@ _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopba
 
 def python_command(*args: str) -> list[str]:
     """Run a c10k subcommand with this interpreter, never a crawler import in this process."""
-    return [sys.executable, "-m", "bench.cli", *args]
+    return [sys.executable, "-m", "c10k.cli", *args]
 
 
 def _track(pid: int) -> None:
@@ -526,7 +526,7 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
 def run_idle(run: PlannedRun) -> dict[str, Any]:
     assert run.idle is not None
     record = base_record(run)
-    argv = [sys.executable, "-m", "bench.idle", *run.idle.argv()]
+    argv = [sys.executable, "-m", "impls.idle", *run.idle.argv()]
     record["argv"] = argv[1:]
     code, stdout, stderr, elapsed = _run_process(argv, run.timeout_s)
     record.update(elapsed_s=elapsed, exit_code=code, stderr_tail=stderr)

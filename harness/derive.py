@@ -6,8 +6,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from bench.scenarios import mean_latency
-from bench.stats import linear_fit, summarize
+from c10k import catalog
+from c10k.stats import linear_fit, summarize
+from harness.plan import mean_latency
 
 
 def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
@@ -154,7 +155,7 @@ def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per idle kind: RSS, kernel memory, tracemalloc and start time per unit; thread ceiling."""
     table: dict[str, Any] = {}
     for r in runs:
-        if r["scenario"] != "idle":
+        if r["scenario"] != catalog.IDLE.name:
             continue
         entry = table.setdefault(r["model"], {})
         mode = r["params"]["mode"]
@@ -196,8 +197,8 @@ def derive(runs: list[dict[str, Any]], fit_min: dict[str, int]) -> dict[str, Any
         if r["scenario"] not in scenarios:
             scenarios.append(r["scenario"])
     for scenario in scenarios:
-        if scenario == "idle":
-            derived["idle"] = derive_idle(runs)
+        if scenario == catalog.IDLE.name:
+            derived[scenario] = derive_idle(runs)
         else:
             derived[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
     return derived

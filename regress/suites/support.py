@@ -14,13 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from c10k import catalog
+
 # Every child runs the working tree's `c10k` through the interpreter running the suite, so
 # the suite needs no console script on PATH and never imports a crawler itself.
-C10K = [sys.executable, "-m", "bench.cli"]
+C10K = [sys.executable, "-m", "c10k.cli"]
 CRAWL_TIMEOUT_S = 60.0
 CALLGRIND_TIMEOUT_S = 300.0
 SERVER_START_TIMEOUT_S = 30.0
-# Repetitions of each wall-time measurement; `C10K_SUITE_ROUNDS=3 pytest bench/suites` to shorten.
+# Repetitions of each wall-time measurement; `C10K_SUITE_ROUNDS=3 pytest regress/suites` to shorten.
 ROUNDS = int(os.environ.get("C10K_SUITE_ROUNDS", "5"))
 
 
@@ -194,8 +196,8 @@ def available_models() -> list[str]:
 
 
 def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
-    """`python -m bench.idle`'s cost per unit of one kind; None where the kind is unavailable."""
-    argv = [sys.executable, "-m", "bench.idle", "--kind", kind, "--count", str(count)]
+    """`python -m impls.idle`'s cost per unit of one kind; None where the kind is unavailable."""
+    argv = [sys.executable, "-m", "impls.idle", "--kind", kind, "--count", str(count)]
     if traced:
         argv.append("--tracemalloc")
     done = subprocess.run(
@@ -203,7 +205,7 @@ def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
     )
     if done.returncode != 0:
         last = done.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
-        raise CrawlFailed(f"bench.idle --kind {kind} exited {done.returncode}: {last[0]}")
+        raise CrawlFailed(f"impls.idle --kind {kind} exited {done.returncode}: {last[0]}")
     document: dict[str, Any] = json.loads(done.stdout)
     if not document["available"]:
         return None
@@ -215,11 +217,5 @@ def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
 DEEP = CrawlConfig("deep300-c10-lat0", SiteConfig("deep", 300, "0"), concurrency=10)
 WIDE = CrawlConfig("wide300-c100-lat20ms", SiteConfig("wide", 300, "20ms"), concurrency=100)
 CONFIGS = (DEEP, WIDE)
-# Idle units parked by `python -m bench.idle` (kind -> count).
-IDLE_KINDS = {
-    "thread": 1000,
-    "asyncio-task": 10_000,
-    "uvloop-task": 10_000,
-    "generators-task": 10_000,
-    "coroutine": 10_000,
-}
+# Idle units parked by `python -m impls.idle` (kind -> count).
+IDLE_KINDS = {k.name: k.suite_count for k in catalog.IDLE_KINDS.values() if k.suite_count}

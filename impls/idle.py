@@ -1,4 +1,4 @@
-"""`python -m bench.idle --kind K --count N`: park N idle units, print their cost as JSON."""
+"""`python -m impls.idle --kind K --count N`: park N idle units, print their cost as JSON."""
 
 from __future__ import annotations
 
@@ -14,21 +14,12 @@ import tracemalloc
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
-from bench import probes
-from bench.stats import linear_fit
+from c10k import catalog
+from c10k.stats import linear_fit
+from harness import probes
 
 SCHEMA = "c10k-idle/1"
 SMALL_STACK = 64 * 1024  # threading.stack_size refuses less than 32 KiB on Linux
-THREAD_KINDS = ("thread", "thread-small-stack")
-KINDS = (
-    "thread",
-    "thread-small-stack",
-    "asyncio-task",
-    "uvloop-task",
-    "generator",
-    "generators-task",
-    "coroutine",
-)
 GUARD_EVERY = 256  # threads between two looks at memory and free PIDs
 
 
@@ -292,26 +283,37 @@ def park_generators_model(count: int, steps: int) -> list[dict[str, Any]]:
     return points
 
 
+def park_default_stack_threads(count: int, steps: int) -> list[dict[str, Any]]:
+    return park_threads(count, steps, 0)
+
+
+def park_small_stack_threads(count: int, steps: int) -> list[dict[str, Any]]:
+    return park_threads(count, steps, SMALL_STACK)
+
+
+def park_asyncio_tasks(count: int, steps: int) -> list[dict[str, Any]]:
+    return park_tasks(count, steps, None)
+
+
+def park_uvloop_tasks(count: int, steps: int) -> list[dict[str, Any]]:
+    try:
+        import uvloop
+    except ImportError:
+        raise Unavailable("uvloop is not installed") from None
+    return park_tasks(count, steps, uvloop.new_event_loop)
+
+
+def park_generators(count: int, steps: int) -> list[dict[str, Any]]:
+    return park_suspended(count, steps, lambda: parked_generator(Waiter()))
+
+
+def park_coroutines(count: int, steps: int) -> list[dict[str, Any]]:
+    return park_suspended(count, steps, lambda: parked_coroutine(Waiter()))
+
+
 def park(kind: str, count: int, steps: int) -> list[dict[str, Any]]:
-    if kind == "thread":
-        return park_threads(count, steps, 0)
-    if kind == "thread-small-stack":
-        return park_threads(count, steps, SMALL_STACK)
-    if kind == "asyncio-task":
-        return park_tasks(count, steps, None)
-    if kind == "uvloop-task":
-        try:
-            import uvloop
-        except ImportError:
-            raise Unavailable("uvloop is not installed") from None
-        return park_tasks(count, steps, uvloop.new_event_loop)
-    if kind == "generator":
-        return park_suspended(count, steps, lambda: parked_generator(Waiter()))
-    if kind == "coroutine":
-        return park_suspended(count, steps, lambda: parked_coroutine(Waiter()))
-    if kind == "generators-task":
-        return park_generators_model(count, steps)
-    raise ValueError(f"unknown kind {kind!r}")
+    """Park `count` units of the catalog's idle kind, measuring at `steps` counts."""
+    return catalog.IDLE_KINDS[kind].load()(count, steps)
 
 
 # -- the program --------------------------------------------------------------------------
@@ -335,8 +337,8 @@ def per_unit(points: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m bench.idle", description=__doc__)
-    p.add_argument("--kind", required=True, choices=KINDS)
+    p = argparse.ArgumentParser(prog="python -m impls.idle", description=__doc__)
+    p.add_argument("--kind", required=True, choices=list(catalog.IDLE_KINDS))
     p.add_argument("--count", type=int, required=True, help="units to park (or the cap)")
     p.add_argument("--steps", type=int, default=5, help="measure RSS at this many counts")
     p.add_argument("--tracemalloc", action="store_true", help="trace Python allocations")
@@ -371,11 +373,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     }
     try:
         if args.until_failure:
-            if args.kind not in THREAD_KINDS:
+            if not catalog.IDLE_KINDS[args.kind].thread:
                 raise ValueError("--until-failure is for thread kinds only")
             total = probes.meminfo(("MemTotal",)).get("MemTotal", 0)
             guard = args.memory_guard_mib * 1024 or total // 10
-            stack = SMALL_STACK if args.kind == "thread-small-stack" else 0
+            stack = SMALL_STACK if args.kind == catalog.THREAD_SMALL_STACK.name else 0
             result["failure"] = threads_until_failure(args.cap, stack, guard, args.pid_reserve)
             return result
         if args.tracemalloc:
@@ -394,7 +396,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.count < 0 or args.steps < 1:
-        parser().exit(2, "python -m bench.idle: error: --count >= 0 and --steps >= 1\n")
+        parser().exit(2, "python -m impls.idle: error: --count >= 0 and --steps >= 1\n")
     json.dump(run(args), sys.stdout)
     sys.stdout.write("\n")
     return 0

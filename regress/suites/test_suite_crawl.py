@@ -1,8 +1,8 @@
 """Benchmarks: every model's crawl at fixed configurations, its instructions per page, idle units.
 
-Collected only when asked (`pytest bench/suites`): the plain test run stops at `tests/`.
+Collected only when asked (`pytest regress/suites`): the plain test run stops at `tests/`.
 Each figure's per-round samples go to `extra_info["samples"]`, where `c10k compare` and
-`python -m bench.stability` read them; `extra_info["figures"]` holds their medians.
+`python -m regress.stability` read them; `extra_info["figures"]` holds their medians.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench.suites.support import (
+from regress.suites.support import (
     CONFIGS,
     DEEP,
     IDLE_KINDS,

@@ -1,4 +1,4 @@
-"""`python -m bench.stability RUN.json...`: how much each figure moves between runs of the suite."""
+"""`python -m regress.stability RUN.json...`: how much each figure moves between suite runs."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.compare import RULES, BadFile, load_figures
-from bench.stats import coefficient_of_variation, mean, median
+from c10k.stats import coefficient_of_variation, mean, median
+from regress.compare import RULES, BadFile, load_figures
 
 
 def stability_rows(
@@ -25,17 +25,17 @@ def stability_rows(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.stability", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m regress.stability", description=__doc__)
     p.add_argument("runs", type=Path, nargs="+", help="pytest-benchmark JSON files of one tree")
     p.add_argument("--figure", action="append", help="only these figures (repeatable)")
     args = p.parse_args(argv)
     try:
         runs = [load_figures(path) for path in args.runs]
     except BadFile as exc:
-        sys.stderr.write(f"bench.stability: error: {exc}\n")
+        sys.stderr.write(f"regress.stability: error: {exc}\n")
         return 2
     if len(runs) < 2:
-        sys.stderr.write("bench.stability: error: give at least two runs\n")
+        sys.stderr.write("regress.stability: error: give at least two runs\n")
         return 2
     print(f"{'benchmark':<44} {'figure':<28} {'runs':>4} {'mean':>14} {'CV':>7}  gate")
     for name, figure, n, centre, cv in stability_rows(runs):

@@ -12,11 +12,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from bench.stats import median
+from c10k import catalog
+from c10k.stats import median
 
 ALPHA = 0.05  # two-sided significance level of the Mann-Whitney U test
 MIN_SAMPLES_FOR_TEST = 3  # per side; fewer and a figure is judged by its size alone
-REFERENCE_MODEL = "threads"  # ratios between models are taken against this one
+REFERENCE_MODEL = catalog.THREADS.name  # ratios between models are taken against this one
 EXACT_LIMIT = 50  # exact U distribution up to this many samples in all, without ties
 
 
@@ -172,7 +173,7 @@ def load_figures(path: Path) -> Figures:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise BadFile(f"{path}: malformed benchmark entry ({exc!r})") from None
     if not figures:
-        raise BadFile(f"{path}: no figures (was it written by `pytest bench/suites`?)")
+        raise BadFile(f"{path}: no figures (was it written by `pytest regress/suites`?)")
     figures.update(model_ratios(benchmarks, figures))
     return figures
 
@@ -279,7 +280,7 @@ def parser() -> argparse.ArgumentParser:
         description="Compare two runs of the benchmark suite (pytest-benchmark JSON files) "
         "and fail when a gated figure regresses past its threshold.",
     )
-    p.add_argument("base", type=Path, help="the baseline run (e.g. bench/baselines/default.json)")
+    p.add_argument("base", type=Path, help="the baseline run (e.g. regress/baselines/default.json)")
     p.add_argument("new", type=Path, help="the run to judge")
     p.add_argument(
         "--all", action="store_true", help="print every figure, not only the changed and gated"

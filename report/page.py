@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.report.charts import Chart, draw_all, save, unused_scenario_note
-from bench.report.figures import environment_rows, med, number, points, problems
-from bench.report.palette import model_order
-from bench.report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
+from c10k import catalog
+from report.charts import Chart, draw_all, save, unused_scenario_note
+from report.figures import environment_rows, med, number, points, problems
+from report.palette import model_order
+from report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
 
 VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘"}
 DOCS = "docs/report.md"
@@ -48,7 +49,7 @@ def headline(document: dict[str, Any]) -> str:
 def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
     """The realistic scenario as table rows: one per model and point."""
     rows = []
-    table = points(document, "realistic")
+    table = points(document, catalog.REALISTIC.name)
     for model in model_order(list(table)):
         for p in table[model]:
             rows.append(
@@ -116,7 +117,7 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
             ],
         ),
         "",
-        f"Each verdict comes from a rule in `bench/report/verdicts.py`, listed in `{DOCS}`:",
+        f"Each verdict comes from a rule in `report/verdicts.py`, listed in `{DOCS}`:",
         "",
         *[f"- {v.claim}: {v.rule}." for v in found],
         "",
@@ -217,7 +218,7 @@ def page(
         f"<p>{html.escape(headline(document))}</p>"
         "<h2>Verdicts on the chapter's claims</h2>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{verdict_rows}</tbody></table>"
-        f'<p class="note">Each verdict comes from a rule in bench/report/verdicts.py '
+        f'<p class="note">Each verdict comes from a rule in report/verdicts.py '
         f'(documented in {DOCS}):</p><ul class="note">{rules}</ul>'
         + "".join(sections)
         + "<h2>Realistic site (lognormal latency, bandwidth limit, faults)</h2>"

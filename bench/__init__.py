@@ -1,1 +1,0 @@
-"""The harness: scenarios, isolated runs, probes, results, statistics and the report."""

@@ -1,0 +1,260 @@
+"""Every name the suite uses, written once: models, idle kinds, scenarios, and what goes with them.
+
+The crawler, the harness, the report and the regression gate all read this module; none of
+them spells a model, an idle kind or a scenario again. Adding a model is one module in
+impls/ plus one `Model(...)` entry below (and one line in MODELS). The module imports
+nothing of the project, so any stage may read it without loading another.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a model is drawn: colour for screens, marker/line/hatch for grey-scale prints."""
+
+    colour: str
+    marker: str
+    linestyle: Any  # a matplotlib line style: a name or (offset, (on, off, ...))
+    hatch: str
+
+
+def _load(entry: str) -> Callable[..., Any]:
+    module_name, _, function = entry.partition(":")
+    loaded: Callable[..., Any] = getattr(importlib.import_module(module_name), function)
+    return loaded
+
+
+@dataclass(frozen=True)
+class Model:
+    """A crawler model: `c10k crawl --model NAME` runs `entry(frontier)` until the crawl ends."""
+
+    name: str
+    entry: str  # "module:function"; the function takes a Frontier and crawls until done
+    description: str
+    style: Style
+    startup_s: float  # the plan's cost model: interpreter start and imports of one crawl
+    cpu_per_page_s: float  # the plan's cost model: crawler CPU per page (user + sys)
+    requires: tuple[str, ...] = ()  # importable modules the model needs
+    event_loop: bool = False  # a single-threaded event loop of the chapter's kind (claim C6)
+
+    def missing(self) -> list[str]:
+        """The required modules that cannot be imported here."""
+        return [name for name in self.requires if importlib.util.find_spec(name) is None]
+
+    def load(self) -> Callable[..., None]:
+        return _load(self.entry)
+
+
+@dataclass(frozen=True)
+class IdleKind:
+    """A unit of waiting that `python -m impls.idle --kind NAME` parks without sockets."""
+
+    name: str
+    entry: str  # "module:function(count, steps) -> points"
+    style: Style
+    start_s: float  # the plan's cost model: start, measure and release one unit
+    suite_count: int = 0  # units parked by the regression suite; 0: not in the suite
+    thread: bool = False  # an OS thread (against a coroutine of some kind)
+
+    def load(self) -> Callable[..., list[dict[str, Any]]]:
+        return _load(self.entry)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario's name, the claims it measures and what it does (its points are per profile)."""
+
+    name: str
+    claims: tuple[str, ...]
+    description: str
+
+
+# -- models -------------------------------------------------------------------------------
+# Okabe-Ito colours (safe for colour-blind readers; a purple instead of its black, which would
+# hide the black hatching); markers, dashes and hatches differ too, so each model stays
+# recognisable in grey. The "X" marker is kept for runs that did not count. Circle and dot
+# hatches are used sparingly: each one costs ~40 KB of SVG. Costs were measured on the
+# 2-core dev VM (CPU per page rounded up from quick-profile runs).
+THREADS = Model(
+    "threads",
+    "impls.threads:run",
+    "blocking sockets, N threads, queue.Queue",
+    Style("#D55E00", "s", "-", "///"),
+    startup_s=0.2,
+    cpu_per_page_s=700e-6,
+)
+CALLBACKS = Model(
+    "callbacks",
+    "impls.callbacks:run",
+    "selectors loop, Fetcher callbacks",
+    Style("#0072B2", "o", "--", "\\\\\\"),
+    startup_s=0.2,
+    cpu_per_page_s=450e-6,
+    event_loop=True,
+)
+GENERATORS = Model(
+    "generators",
+    "impls.generators:run",
+    "yield-from coroutines, own Future/Task/loop",
+    Style("#009E73", "^", "-.", "xxx"),
+    startup_s=0.2,
+    cpu_per_page_s=550e-6,
+    event_loop=True,
+)
+ASYNCIO = Model(
+    "asyncio",
+    "impls.asyncio_streams:run",
+    "async/await, asyncio.Queue, streams",
+    Style("#CC79A7", "D", ":", "||"),
+    startup_s=0.25,
+    cpu_per_page_s=650e-6,
+    event_loop=True,
+)
+ASYNCIO_UVLOOP = Model(
+    "asyncio-uvloop",
+    "impls.asyncio_streams:run_uvloop",
+    "the asyncio model on uvloop",
+    Style("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1)), "O"),
+    startup_s=0.25,
+    cpu_per_page_s=550e-6,
+    requires=("uvloop",),
+)
+AIOHTTP = Model(
+    "aiohttp",
+    "impls.aiohttp_client:run",
+    "aiohttp.ClientSession, as in the chapter",
+    Style("#56B4E9", "P", (0, (8, 2)), "---"),
+    startup_s=0.45,
+    cpu_per_page_s=1300e-6,
+    requires=("aiohttp",),
+)
+AIOHTTP_UVLOOP = Model(
+    "aiohttp-uvloop",
+    "impls.aiohttp_client:run_uvloop",
+    "the aiohttp model on uvloop",
+    Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
+    startup_s=0.45,
+    cpu_per_page_s=1200e-6,
+    requires=("aiohttp", "uvloop"),
+)
+# In the design's order (threads first): the order of every table, legend and plan.
+MODELS: dict[str, Model] = {
+    m.name: m
+    for m in (THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP)
+}
+# The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
+UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
+    (ASYNCIO, ASYNCIO_UVLOOP),
+    (AIOHTTP, AIOHTTP_UVLOOP),
+)
+# Models a free-threaded CPython would bring (claim C8); none is built yet, so C8 reads
+# "not measurable here" until a results file holds one of these.
+FREE_THREADED_MODELS: tuple[str, ...] = ("threads-free-threaded", "threads-nogil")
+
+# -- idle kinds ---------------------------------------------------------------------------
+# Idle kinds borrow the colour of the model that parks work that way.
+THREAD = IdleKind(
+    "thread",
+    "impls.idle:park_default_stack_threads",
+    THREADS.style,
+    120e-6,
+    suite_count=1000,
+    thread=True,
+)
+THREAD_SMALL_STACK = IdleKind(
+    "thread-small-stack",
+    "impls.idle:park_small_stack_threads",
+    Style("#F0A47A", "s", "--", "//"),
+    110e-6,
+    thread=True,
+)
+ASYNCIO_TASK = IdleKind(
+    "asyncio-task", "impls.idle:park_asyncio_tasks", ASYNCIO.style, 12e-6, suite_count=10_000
+)
+UVLOOP_TASK = IdleKind(
+    "uvloop-task", "impls.idle:park_uvloop_tasks", ASYNCIO_UVLOOP.style, 10e-6, suite_count=10_000
+)
+GENERATORS_TASK = IdleKind(
+    "generators-task",
+    "impls.idle:park_generators_model",
+    GENERATORS.style,
+    12e-6,
+    suite_count=10_000,
+)
+GENERATOR = IdleKind(
+    "generator", "impls.idle:park_generators", Style("#7FCFB9", "^", ":", "*"), 3e-6
+)
+COROUTINE = IdleKind(
+    "coroutine",
+    "impls.idle:park_coroutines",
+    Style("#AAAAAA", "h", "-.", "."),
+    2e-6,
+    suite_count=10_000,
+)
+IDLE_KINDS: dict[str, IdleKind] = {
+    k.name: k
+    for k in (
+        THREAD,
+        THREAD_SMALL_STACK,
+        ASYNCIO_TASK,
+        UVLOOP_TASK,
+        GENERATORS_TASK,
+        GENERATOR,
+        COROUTINE,
+    )
+}
+
+# -- scenarios ----------------------------------------------------------------------------
+IDLE = Scenario(
+    "idle",
+    ("C1", "C2", "C3", "C4", "C5"),
+    "units parked with no sockets: memory, kernel memory and start time per unit; "
+    "threads started until failure",
+)
+FEW_ACTIVE = Scenario(
+    "few-active", ("C6",), "a deep site at latency 0, concurrency 1-64: pages/s and CPU per page"
+)
+SLEEPY = Scenario(
+    "sleepy",
+    ("C5", "C7", "C9"),
+    "a wide site with a fixed latency, concurrency up to 10,000+: throughput against "
+    "the ideal C/L, peak in flight, memory per connection",
+)
+LATENCY_SWEEP = Scenario(
+    "latency-sweep",
+    ("C6", "C7"),
+    "fixed concurrency, latency from 0 to 1 s: where each model stops being CPU-bound",
+)
+REALISTIC = Scenario(
+    "realistic", ("C7", "C9"), "a deep site with lognormal latency, a bandwidth limit and faults"
+)
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in (IDLE, FEW_ACTIVE, SLEEPY, LATENCY_SWEEP, REALISTIC)
+}
+
+# -- the cost model behind the plan's estimates (seconds; measured on the 2-core dev VM) ----
+SWEEP_CPU_PER_PAGE_S = 500e-6  # sizes latency-sweep sites (one site serves every model)
+CONNECT_S = 60e-6  # opening one connection during a ramp (threads: starting one thread)
+SERVER_RATE = 8000.0  # pages/s one server worker gives while a crawler shares the machine
+RUN_OVERHEAD_S = 0.25  # stats reset, stats and manifest comparison, writing results.json
+SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
+UNKNOWN_STARTUP_S = 0.5  # a model the cost model does not know yet
+UNKNOWN_CPU_PER_PAGE_S = 1e-3
+
+
+def model_order(names: list[str] | set[str]) -> list[str]:
+    """Models in the catalog's order, unknown ones after, alphabetically."""
+    return [m for m in MODELS if m in names] + sorted(n for n in names if n not in MODELS)
+
+
+def idle_order(names: list[str] | set[str]) -> list[str]:
+    """Idle kinds in the catalog's order, unknown ones after, alphabetically."""
+    known = [k for k in IDLE_KINDS if k in names]
+    return known + sorted(n for n in names if n not in IDLE_KINDS)

@@ -1,0 +1,1 @@
+"""The regression gate: the benchmark suites, their comparison with a baseline, stability."""
