@@ -1,0 +1,32 @@
+"""What every process of the suite asks of the operating system: open files and the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+from collections.abc import Callable
+
+LoopFactory = Callable[[], asyncio.AbstractEventLoop]
+
+
+def raise_open_files_limit(needed: int | None = None) -> int:
+    """Raise the soft RLIMIT_NOFILE to the hard limit (or to `needed` when the hard limit is
+    infinite); return the soft limit now in force. Never lowers it; never fails."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, needed or soft)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):
+            return soft
+        return target
+    return soft
+
+
+def uvloop_loop_factory() -> LoopFactory:
+    """uvloop's loop factory; ImportError when uvloop is not installed (imported only here,
+    and only when asked, so that the plain models and the server run without it)."""
+    import uvloop
+
+    factory: LoopFactory = uvloop.new_event_loop
+    return factory
