@@ -16,7 +16,8 @@ import aiohttp
 import pytest
 from aiohttp.client_reqrep import ConnectionKey
 
-from impls import aiohttp_client, asyncio_streams
+from c10k.system import uvloop_loop_factory
+from impls import aiohttp_adapters, aiohttp_client, asyncio_streams
 from impls.core import (
     CrawlConfig,
     ErrorKind,
@@ -173,7 +174,7 @@ async def both_outcomes(path: str) -> tuple[int | ErrorKind, int | ErrorKind, in
     requests: list[str] = []
     async with fault_server(requests) as port:
         frontier = frontier_for(port)
-        async with aiohttp_client.new_session(frontier) as session:
+        async with aiohttp_adapters.new_session(frontier) as session:
             raw, via_aiohttp = await asyncio.gather(
                 outcome(lambda job: asyncio_streams.fetch(job, frontier), job_for(frontier, path)),
                 outcome(
@@ -196,7 +197,7 @@ async def both_responses(path: str) -> tuple[Response, Response]:
     async with fault_server(requests) as port:
         frontier = frontier_for(port)
         job = job_for(frontier, path)
-        async with aiohttp_client.new_session(frontier) as session:
+        async with aiohttp_adapters.new_session(frontier) as session:
             return (
                 await asyncio_streams.fetch(job, frontier),
                 await aiohttp_client.fetch(session, job, frontier),
@@ -212,7 +213,7 @@ def test_headers_are_converted_as_the_core_parses_them() -> None:
 
 LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop] | None] = {"asyncio": None}
 if importlib.util.find_spec("uvloop") is not None:
-    LOOPS["uvloop"] = asyncio_streams.uvloop_factory()
+    LOOPS["uvloop"] = uvloop_loop_factory()
 
 
 def run_on(loop: str, main: Coroutine[Any, Any, T]) -> T:
@@ -236,7 +237,7 @@ def test_refused_connection_is_connect(loop: str) -> None:
 
         async def fetch() -> int | ErrorKind:
             frontier = frontier_for(port)
-            async with aiohttp_client.new_session(frontier) as session:
+            async with aiohttp_adapters.new_session(frontier) as session:
                 return await outcome(
                     lambda job: aiohttp_client.fetch(session, job, frontier), job_for(frontier, "/")
                 )
@@ -271,16 +272,16 @@ def connector_error(code: int) -> aiohttp.ClientConnectorError:
 
 
 def test_connector_errors_map_by_errno() -> None:
-    assert aiohttp_client.error_kind(connector_error(errno.ECONNREFUSED)) == ErrorKind.CONNECT
-    assert aiohttp_client.error_kind(connector_error(errno.ENETUNREACH)) == ErrorKind.CONNECT
+    assert aiohttp_adapters.error_kind(connector_error(errno.ECONNREFUSED)) == ErrorKind.CONNECT
+    assert aiohttp_adapters.error_kind(connector_error(errno.ENETUNREACH)) == ErrorKind.CONNECT
     with pytest.raises(ResourceLimit):  # out of file descriptors ends the crawl
-        aiohttp_client.error_kind(connector_error(errno.EMFILE))
+        aiohttp_adapters.error_kind(connector_error(errno.EMFILE))
 
 
 def test_server_disconnected_before_any_byte_is_reset() -> None:
-    assert aiohttp_client.error_kind(aiohttp.ServerDisconnectedError()) == ErrorKind.RESET
+    assert aiohttp_adapters.error_kind(aiohttp.ServerDisconnectedError()) == ErrorKind.RESET
 
 
 def test_unknown_exception_is_not_swallowed() -> None:
     with pytest.raises(ValueError):
-        aiohttp_client.error_kind(ValueError("a bug"))
+        aiohttp_adapters.error_kind(ValueError("a bug"))

@@ -1,0 +1,197 @@
+"""The private aiohttp API of impls/aiohttp_private.py, checked on the installed aiohttp."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import importlib.util
+import socket
+import struct
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any, TypeVar
+
+import aiohttp
+import pytest
+
+from c10k.system import LoopFactory, uvloop_loop_factory
+from impls import aiohttp_private
+
+# Written and checked against aiohttp 3.14.5: every release from FIRST up to (not
+# including) PAST is expected to keep the private API below. Outside it, re-check each
+# function of impls/aiohttp_private.py against aiohttp's source, then move the range.
+FIRST, PAST = (3, 14), (3, 15)
+VERSION = aiohttp.__version__
+T = TypeVar("T")
+
+LOOPS: dict[str, LoopFactory | None] = {"asyncio": None}
+if importlib.util.find_spec("uvloop") is not None:
+    LOOPS["uvloop"] = uvloop_loop_factory()
+
+
+def changed(api: str, how: str) -> str:
+    """The failure message: which private API the installed aiohttp changed, and how."""
+    return f"aiohttp {VERSION} changed its private {api}: {how} (see impls/aiohttp_private.py)"
+
+
+def run_on(loop: str, main: Coroutine[Any, Any, T]) -> T:
+    with asyncio.Runner(loop_factory=LOOPS[loop]) as runner:
+        return runner.run(main)
+
+
+@contextlib.asynccontextmanager
+async def server(reply: bytes, then: str, connections: list[int]) -> AsyncIterator[str]:
+    """A server on 127.0.0.1 that answers every request with `reply`, then closes or resets.
+
+    Yields a URL on it; each connection appends 1 to `connections`.
+    """
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(reply)
+        await writer.drain()
+        if then == "reset":  # SO_LINGER 0: close() sends RST, not FIN
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+        writer.close()
+
+    listener = await asyncio.start_server(handle, "127.0.0.1", 0)
+    async with listener:
+        yield f"http://127.0.0.1:{listener.sockets[0].getsockname()[1]}/"
+
+
+def session() -> aiohttp.ClientSession:
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5))
+
+
+async def failure_of(reply: bytes, then: str, read_body: bool = False) -> BaseException:
+    """The exception aiohttp raises when a GET (and, if asked, its body) meets this server."""
+    async with server(reply, then, []) as url, session() as client:
+        try:
+            async with client.get(url) as response:
+                if read_body:
+                    await response.read()
+        except aiohttp.ClientError as exc:
+            return exc
+    raise AssertionError(f"aiohttp {VERSION} raised nothing for {reply!r}, then {then}")
+
+
+def test_installed_aiohttp_is_in_the_range_these_checks_were_written_against() -> None:
+    installed = tuple(int(part) for part in VERSION.split(".")[:2])
+    assert FIRST <= installed < PAST, (
+        f"aiohttp {VERSION} is outside {FIRST} to {PAST} (not included), the range that "
+        "tests/test_aiohttp_private_api.py was written against: re-check every private API "
+        "of impls/aiohttp_private.py against this release, then move FIRST and PAST "
+        "and the aiohttp bound in pyproject.toml"
+    )
+
+
+# --- ClientSession._retry_connection (turn_off_hidden_retry) ---------------------------
+
+
+async def connections_for_one_get(turn_off: bool) -> int:
+    """How many connections one GET opens against a server that closes before any byte."""
+    connections: list[int] = []
+    async with server(b"", "close", connections) as url, session() as client:
+        if turn_off:
+            aiohttp_private.turn_off_hidden_retry(client)
+        with contextlib.suppress(aiohttp.ServerDisconnectedError):
+            await (await client.get(url)).release()
+    return len(connections)
+
+
+def test_retry_connection_is_an_attribute_that_defaults_to_on() -> None:
+    async def default() -> object:
+        async with session() as client:
+            return getattr(client, "_retry_connection", "missing")
+
+    assert asyncio.run(default()) is True, changed(
+        "ClientSession._retry_connection", "no longer an attribute that is True by default"
+    )
+
+
+def test_aiohttp_still_retries_a_get_by_itself() -> None:
+    # Else the hidden retry is gone, and turn_off_hidden_retry may be too.
+    assert asyncio.run(connections_for_one_get(turn_off=False)) == 2, changed(
+        "ClientSession._retry_connection", "a GET is no longer sent again after a disconnect"
+    )
+
+
+def test_retry_connection_false_turns_the_retry_off() -> None:
+    assert asyncio.run(connections_for_one_get(turn_off=True)) == 1, changed(
+        "ClientSession._retry_connection", "setting it to False no longer stops the retry"
+    )
+
+
+# --- ResponseHandler.exception() (watch_connection_error) ------------------------------
+
+
+async def error_after_eof_body(then: str) -> tuple[object, BaseException | None]:
+    """The response's protocol, and the error it kept, after a body delimited by EOF."""
+    reply = b"HTTP/1.1 200 OK\r\n\r\n" + b"x" * 50
+    async with server(reply, then, []) as url, session() as client, client.get(url) as response:
+        protocol = response.connection.protocol if response.connection else None
+        connection_error = aiohttp_private.watch_connection_error(response)
+        while await response.content.readany():
+            pass
+        return protocol, connection_error()
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_response_handler_keeps_a_reset_at_the_end_of_an_eof_body(loop: str) -> None:
+    protocol, error = run_on(loop, error_after_eof_body("reset"))
+    api = "aiohttp.client_proto.ResponseHandler"
+    assert isinstance(protocol, aiohttp.client_proto.ResponseHandler), changed(
+        api, f"the response's connection.protocol is a {type(protocol).__name__}"
+    )
+    assert isinstance(error, OSError) and error.errno == errno.ECONNRESET, changed(
+        f"{api}.exception()", f"after a reset it gives {error!r}, not an ECONNRESET OSError"
+    )
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_response_handler_keeps_no_os_error_at_a_clean_close(loop: str) -> None:
+    _, error = run_on(loop, error_after_eof_body("close"))
+    # aiohttp 3.14 keeps ServerDisconnectedError there, which is no OSError.
+    assert not isinstance(error, OSError), changed(
+        "aiohttp.client_proto.ResponseHandler.exception()", f"after a clean close: {error!r}"
+    )
+
+
+# --- RawResponseMessage as ServerDisconnectedError.message (disconnected_mid_head) -----
+
+
+@pytest.mark.parametrize(
+    ("reply", "mid_head"), [(b"HTTP/1.1 200 OK\r\nContent-Le", True), (b"", False)]
+)
+def test_server_disconnected_carries_the_partial_head(reply: bytes, mid_head: bool) -> None:
+    exc = asyncio.run(failure_of(reply, "close"))
+    assert isinstance(exc, aiohttp.ServerDisconnectedError), changed(
+        "ServerDisconnectedError", f"a close after {reply!r} raises {exc!r}"
+    )
+    assert aiohttp_private.disconnected_mid_head(exc) is mid_head, changed(
+        "aiohttp.http.RawResponseMessage",
+        f"a close after {reply!r} gives ServerDisconnectedError.message={exc.message!r}",
+    )
+
+
+# --- the text of ClientPayloadError (payload_error_names_reset) ------------------------
+
+OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"
+CHUNKED_HEAD = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+CUT_BODIES = {"content-length": OK_HEAD + b"x" * 50, "chunked": CHUNKED_HEAD + b"10\r\nabc"}
+
+
+@pytest.mark.parametrize("then", ["reset", "close"])
+@pytest.mark.parametrize("body", CUT_BODIES)
+def test_payload_error_text_names_a_reset_only_after_one(body: str, then: str) -> None:
+    exc = asyncio.run(failure_of(CUT_BODIES[body], then, read_body=True))
+    assert isinstance(exc, aiohttp.ClientPayloadError), changed(
+        "ClientPayloadError", f"a {body} body cut by a {then} raises {exc!r}"
+    )
+    assert aiohttp_private.payload_error_names_reset(exc) is (then == "reset"), changed(
+        f"text of ClientPayloadError (matched for {aiohttp_private.RESET_ERROR_NAMES})",
+        f"a {body} body cut by a {then} gives {str(exc)!r}",
+    )
