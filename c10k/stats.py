@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# A coefficient of variation above this marks a figure as noisy (design.md, measurement rules).
+# A coefficient of variation above this marks a figure as noisy (docs/results.md).
 CV_FLAG = 0.10
 
 
@@ -19,10 +19,18 @@ def quantile(values: Sequence[float], q: float) -> float:
     """Linear-interpolated quantile (numpy's default method); NaN for no values."""
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"quantile must be between 0 and 1, got {q}")
+    return percentile(values, q * 100)
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """The pct-th percentile (0 to 100), linear-interpolated like numpy; NaN for no values.
+
+    The rank is (n - 1) * pct / 100: for the quartiles and the median that is exactly
+    (n - 1) * q, and it is what `c10k crawl --json` has always reported for p90 and p99."""
     ordered = sorted(values)
     if not ordered:
         return math.nan
-    rank = (len(ordered) - 1) * q
+    rank = (len(ordered) - 1) * pct / 100
     low = math.floor(rank)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)

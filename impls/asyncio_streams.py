@@ -7,11 +7,11 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
+from c10k.system import LoopFactory, uvloop_loop_factory
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
+from impls.sockets import READ_SIZE
 
-READ_SIZE = 65536
-LoopFactory = Callable[[], asyncio.AbstractEventLoop]
 Fetch = Callable[[Job], Awaitable[Response]]  # one try of one job; raises FetchError
 
 
@@ -87,16 +87,9 @@ def run_on(main: Coroutine[Any, Any, None], loop_factory: LoopFactory | None = N
         runner.run(main)
 
 
-def uvloop_factory() -> LoopFactory:
-    import uvloop  # lazily, so the plain models work without it
-
-    factory: LoopFactory = uvloop.new_event_loop
-    return factory
-
-
 def run(frontier: Frontier) -> None:
     run_on(crawl(frontier, lambda job: fetch(job, frontier)))  # asyncio's own selector loop
 
 
 def run_uvloop(frontier: Frontier) -> None:
-    run_on(crawl(frontier, lambda job: fetch(job, frontier)), uvloop_factory())
+    run_on(crawl(frontier, lambda job: fetch(job, frontier)), uvloop_loop_factory())

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
+from impls.sockets import READ_SIZE, address_family
 
-READ_SIZE = 65536
 # The deadline heap is swept of finished fetches when they are this many and most of it.
 MIN_DEADLINES_TO_SWEEP = 100
 
@@ -117,7 +117,7 @@ class Crawler:
         config = frontier.config
         self.frontier = frontier
         self.address = (config.connect_host, frontier.origin.port)
-        self.family = socket.AF_INET6 if ":" in config.connect_host else socket.AF_INET
+        self.family = address_family(config.connect_host)
         self.selector = selectors.DefaultSelector()
         self.pending: deque[Job] = deque(frontier.start())
         self.in_flight = 0

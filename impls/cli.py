@@ -12,9 +12,10 @@ import time
 from urllib.parse import urlsplit
 
 from c10k.catalog import MODELS
+from c10k.system import raise_open_files_limit
 from impls.core.frontier import CrawlConfig, Frontier, MiB
 from impls.core.outcomes import ResourceLimit
-from impls.core.report import build_result, format_summary
+from impls.core.summary import build_result, format_summary
 
 # Sockets the crawler may need beside its connections: stdio, the event loop's own
 # descriptors (epoll, self-pipe), thread-pool wakeups, imported extension modules.
@@ -117,7 +118,9 @@ def crawl_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON document instead of a summary"
     )
     parser.add_argument(
-        "--allow-remote", action="store_true", help="allow a ROOT that is not on a loopback address"
+        "--allow-non-loopback",
+        action="store_true",
+        help="allow a ROOT that is not on a loopback address",
     )
     return parser
 
@@ -131,7 +134,7 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def resolve_root(root: str, allow_remote: bool) -> str:
+def resolve_root(root: str, allow_non_loopback: bool) -> str:
     """Check ROOT and return the address to connect to."""
     parts = urlsplit(root)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -143,9 +146,9 @@ def resolve_root(root: str, allow_remote: bool) -> str:
     if parts.scheme == "https":
         raise UsageError("https is not supported yet: the models speak plain HTTP/1.x")
     host = parts.hostname
-    if not allow_remote and not is_loopback_host(host):
+    if not allow_non_loopback and not is_loopback_host(host):
         raise UsageError(
-            f"ROOT {host!r} is not a loopback address (pass --allow-remote to crawl it)"
+            f"ROOT {host!r} is not a loopback address (pass --allow-non-loopback to crawl it)"
         )
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -154,7 +157,7 @@ def resolve_root(root: str, allow_remote: bool) -> str:
     # Prefer IPv4, as the test site listens there; fall back to whatever there is.
     infos.sort(key=lambda info: info[0] != socket.AF_INET)
     address = str(infos[0][4][0])
-    if not allow_remote and not ipaddress.ip_address(address).is_loopback:
+    if not allow_non_loopback and not ipaddress.ip_address(address).is_loopback:
         raise UsageError(f"ROOT {host!r} resolves to {address}, not a loopback address")
     return address
 
@@ -171,9 +174,7 @@ def ensure_fd_limit(concurrency: int) -> None:
             f"process may open at most {hard} (RLIMIT_NOFILE hard limit); "
             f"use --concurrency {hard - FD_RESERVE} or less"
         )
-    resource.setrlimit(
-        resource.RLIMIT_NOFILE, (needed if hard == resource.RLIM_INFINITY else hard, hard)
-    )
+    raise_open_files_limit(needed)
 
 
 def crawl_main(argv: list[str]) -> int:
@@ -187,7 +188,7 @@ def crawl_main(argv: list[str]) -> int:
             raise UsageError(
                 f"model {model.name} needs {', '.join(missing)}, which is not installed"
             )
-        connect_host = resolve_root(args.root, args.allow_remote)
+        connect_host = resolve_root(args.root, args.allow_non_loopback)
         ensure_fd_limit(args.concurrency)
     except UsageError as exc:
         parser.exit(2, f"c10k crawl: error: {exc}\n")

@@ -9,16 +9,14 @@ from typing import Any
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
 from impls.generators_loop import Coro, EventLoop, Future, Queue
-
-READ_SIZE = 65536
+from impls.sockets import READ_SIZE, address_family
 
 
 def fetch(loop: EventLoop, frontier: Frontier, job: Job) -> Coro[Response]:
     """One try of one URL: connect, send the request, read until the response is whole."""
     host, port = frontier.config.connect_host, frontier.origin.port
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock = socket.socket(address_family(host), socket.SOCK_STREAM)
     except OSError as exc:  # out of descriptors raises ResourceLimit here
         raise FetchError(classify_os_error(exc, connecting=True), str(exc)) from exc
     sock.setblocking(False)

@@ -17,8 +17,7 @@ from impls.core import (
     classify_os_error,
 )
 from impls.core.outcomes import Response
-
-READ_SIZE = 65536
+from impls.sockets import READ_SIZE
 
 
 def fetch(job: Job, frontier: Frontier) -> Response:

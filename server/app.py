@@ -138,8 +138,8 @@ class Stats:
 
 
 @dataclass
-class ServeConfig:
-    """How to serve: latency before each response, body bandwidth, hang duration."""
+class Delivery:
+    """How responses are delivered: latency before each, body bandwidth, hang duration, backlog."""
 
     latency: Latency = field(default_factory=lambda: Latency("fixed"))
     bandwidth: int = 0  # bytes per second per response; 0 is unlimited
@@ -150,10 +150,10 @@ class ServeConfig:
 class SiteHandler:
     """The request handler: one instance per worker process."""
 
-    def __init__(self, site: Site, stats: Stats, config: ServeConfig) -> None:
+    def __init__(self, site: Site, stats: Stats, delivery: Delivery) -> None:
         self.site = site
         self.stats = stats
-        self.config = config
+        self.delivery = delivery
         self._tries: dict[str, int] = {}
         self._manifests: dict[tuple[str, int], bytes] = {}
 
@@ -174,7 +174,7 @@ class SiteHandler:
         self.stats.begin()
         sent = 0
         try:
-            latency = self.config.latency
+            latency = self.delivery.latency
             if not latency.is_zero:
                 n = self._tries.get(path, 0)
                 if len(self._tries) >= _MAX_TRACKED_PATHS:
@@ -190,7 +190,7 @@ class SiteHandler:
                 sent = await self._fault(request, page.fault, page.raw)
                 # The transport is closed: aiohttp's attempt to send this one fails quietly.
                 return web.Response(status=page.status)
-            if self.config.bandwidth > 0:
+            if self.delivery.bandwidth > 0:
                 resp = await self._trickle(request, page.status, page.headers, page.body)
             else:
                 resp = web.Response(status=page.status, body=page.body, headers=page.headers)
@@ -212,7 +212,7 @@ class SiteHandler:
         resp = web.StreamResponse(status=status, headers=headers)
         resp.content_length = len(body)
         await resp.prepare(request)
-        rate = self.config.bandwidth
+        rate = self.delivery.bandwidth
         chunk = max(1, int(rate * _BANDWIDTH_TICK))
         start = time.monotonic()
         for offset in range(0, len(body), chunk):
@@ -239,7 +239,7 @@ class SiteHandler:
             return 0
         if kind == "hang":
             # No answer; the client's timeout must fire. Bounded, so every hang ends by itself.
-            await asyncio.sleep(self.config.hang)
+            await asyncio.sleep(self.delivery.hang)
             transport.close()
             return 0
         # truncate / garbage: write the model's bytes, then close (FIN after they are sent).
@@ -288,6 +288,6 @@ async def start_server(
     )
     runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=shutdown_timeout)
     await runner.setup()
-    site = web.SockSite(runner, sock, backlog=handler.config.backlog)
+    site = web.SockSite(runner, sock, backlog=handler.delivery.backlog)
     await site.start()
     return runner

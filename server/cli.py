@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import ipaddress
-import resource
 import socket
 import sys
 from typing import NoReturn
 
-from server.app import ServeConfig, SiteHandler, Stats, listen_backlog, make_listener
+from c10k.system import raise_open_files_limit
+from server.app import Delivery, SiteHandler, Stats, listen_backlog, make_listener
 from server.serve import ServeError, serve_here, serve_workers
-from server.site import FAULT_KINDS, SLOT_KINDS, Site, SiteParams
+from server.site import Site
+from server.site_params import FAULT_KINDS, SLOT_KINDS, SiteParams
 from server.specs import parse_duration, parse_faults, parse_latency, parse_size
 
 PROG = "c10k serve"
@@ -30,7 +31,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    d = SiteParams()
     p = _Parser(
         prog=PROG,
         description=(
@@ -45,7 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
             "garbage=R (fractions of the pages). Sizes: 2048, 64KiB, 1MB. See docs/server.md."
         ),
     )
-    net = p.add_argument_group("network")
+    _add_network_options(p.add_argument_group("network"))
+    _add_site_options(p.add_argument_group("site"))
+    _add_behaviour_options(p.add_argument_group("behaviour"))
+    return p
+
+
+def _add_network_options(net: argparse._ArgumentGroup) -> None:
     net.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     net.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
     net.add_argument(
@@ -62,7 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="event loop of the server (default auto: uvloop when installed)",
     )
-    site = p.add_argument_group("site")
+
+
+def _add_site_options(site: argparse._ArgumentGroup) -> None:
+    d = SiteParams()
     site.add_argument("--pages", type=int, default=d.pages, help=f"pages (default {d.pages})")
     site.add_argument(
         "--links", type=int, default=d.links, help=f"links per page (default {d.links})"
@@ -88,7 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument(
         "--no-variety", action="store_true", help="plain links only (all ratios 0 first)"
     )
-    behave = p.add_argument_group("behaviour")
+
+
+def _add_behaviour_options(behave: argparse._ArgumentGroup) -> None:
     behave.add_argument("--latency", default="0", help="delay before each response")
     behave.add_argument(
         "--bandwidth", default="0", help="body rate per response in bytes/s (0: unlimited)"
@@ -97,7 +108,6 @@ def build_parser() -> argparse.ArgumentParser:
     behave.add_argument(
         "--hang", default="60", help="a hanging request is closed after this long (default 60s)"
     )
-    return p
 
 
 @dataclasses.dataclass
@@ -107,7 +117,7 @@ class Options:
     workers: int
     loop: str
     params: SiteParams
-    config: ServeConfig
+    delivery: Delivery
 
 
 def parse_options(argv: list[str]) -> Options:
@@ -135,7 +145,7 @@ def parse_options(argv: list[str]) -> Options:
             **ratios,
             **{k: faults[k] for k in FAULT_KINDS},
         )
-        config = ServeConfig(
+        delivery = Delivery(
             latency=parse_latency(args.latency, args.seed),
             bandwidth=parse_size(args.bandwidth),
             hang=parse_duration(args.hang),
@@ -148,7 +158,7 @@ def parse_options(argv: list[str]) -> Options:
         check_host(args.host, args.allow_non_loopback)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return Options(args.host, args.port, args.workers, args.loop, params, config)
+    return Options(args.host, args.port, args.workers, args.loop, params, delivery)
 
 
 def check_host(host: str, allow_non_loopback: bool) -> None:
@@ -172,23 +182,16 @@ def root_url(host: str, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
-def _raise_fd_limit() -> None:
-    """10,000 connections need 10,000 descriptors: use the hard limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
 def run(opts: Options) -> None:
     """Build the site and serve it until a signal; raises ServeError or OSError."""
-    _raise_fd_limit()
+    raise_open_files_limit()  # 10,000 connections need 10,000 descriptors
     site = Site(opts.params)
-    handler = SiteHandler(site, Stats(opts.workers), opts.config)
+    handler = SiteHandler(site, Stats(opts.workers), opts.delivery)
     p = opts.params
     info = (
         f"{PROG}: {p.pages} pages ({p.shape}, {p.links} links, seed {p.seed}), "
-        f"{opts.workers} worker(s), latency {opts.config.latency.kind} "
-        f"mean {opts.config.latency.mean():g}s"
+        f"{opts.workers} worker(s), latency {opts.delivery.latency.kind} "
+        f"mean {opts.delivery.latency.mean():g}s"
     )
 
     def ready(port: int) -> None:
@@ -199,7 +202,7 @@ def run(opts: Options) -> None:
     if opts.workers == 1:
         try:
             sock = make_listener(
-                opts.host, opts.port, reuse_port=False, backlog=opts.config.backlog
+                opts.host, opts.port, reuse_port=False, backlog=opts.delivery.backlog
             )
         except OSError as exc:
             reason = exc.strerror or exc

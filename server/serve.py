@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from c10k.system import LoopFactory, uvloop_loop_factory
 from server.app import SiteHandler, make_listener, start_server
 
 _PR_SET_PDEATHSIG = 1
@@ -30,12 +31,10 @@ class _Stop(Exception):
 
 
 def _run(main: Coroutine[Any, Any, None], loop: str) -> None:
-    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    factory: LoopFactory | None = None
     if loop in ("auto", "uvloop"):
         try:
-            import uvloop
-
-            factory = uvloop.new_event_loop
+            factory = uvloop_loop_factory()
         except ImportError:
             if loop == "uvloop":
                 raise ServeError("uvloop is not installed") from None
@@ -93,7 +92,7 @@ def _worker(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
     try:
-        sock = make_listener(host, port, reuse_port=True, backlog=handler.config.backlog)
+        sock = make_listener(host, port, reuse_port=True, backlog=handler.delivery.backlog)
     except OSError as exc:
         conn.send(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         return
@@ -123,7 +122,6 @@ def serve_workers(
     inherits); on_ready(port) once every worker listens. Raises ServeError when a
     worker cannot start or dies.
     """
-    ctx = multiprocessing.get_context("fork")
     # Reserve the port (bound, not listening, so it takes no connections) so that
     # --port 0 gives every worker the same port and nobody else takes it meanwhile.
     try:
@@ -134,29 +132,10 @@ def serve_workers(
     if before_fork is not None:
         before_fork(port)
     procs: list[multiprocessing.process.BaseProcess] = []
-    conns: list[multiprocessing.connection.Connection] = []
     old = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        for i in range(workers):
-            parent_end, child_end = ctx.Pipe(duplex=False)
-            proc = ctx.Process(
-                target=_worker,
-                args=(i, handler, host, port, os.getpid(), child_end, loop),
-                name=f"c10k-serve-{i}",
-            )
-            proc.start()
-            child_end.close()
-            procs.append(proc)
-            conns.append(parent_end)
-        for conn, started in zip(conns, procs, strict=True):
-            if not conn.poll(_READY_TIMEOUT):
-                raise ServeError(f"worker {started.name} did not start")
-            try:
-                message = conn.recv()
-            except EOFError:
-                raise ServeError(f"worker {started.name} died while starting") from None
-            if message != "ok":
-                raise ServeError(message)
+        conns = _start_workers(procs, handler, host, port, workers, loop)
+        _await_ready(conns, procs)
         reserve.close()
         on_ready(port)
         multiprocessing.connection.wait([p.sentinel for p in procs])
@@ -171,6 +150,48 @@ def serve_workers(
         _stop_workers(procs)
         for sig, handler_ in old.items():
             signal.signal(sig, handler_)
+
+
+def _start_workers(
+    procs: list[multiprocessing.process.BaseProcess],
+    handler: SiteHandler,
+    host: str,
+    port: int,
+    workers: int,
+    loop: str,
+) -> list[multiprocessing.connection.Connection]:
+    """Fork the workers, appending each to procs as it starts (so that the caller stops
+    every started one, even when a later fork fails); returns their readiness pipes."""
+    ctx = multiprocessing.get_context("fork")
+    conns: list[multiprocessing.connection.Connection] = []
+    for i in range(workers):
+        parent_end, child_end = ctx.Pipe(duplex=False)
+        proc = ctx.Process(
+            target=_worker,
+            args=(i, handler, host, port, os.getpid(), child_end, loop),
+            name=f"c10k-serve-{i}",
+        )
+        proc.start()
+        child_end.close()
+        procs.append(proc)
+        conns.append(parent_end)
+    return conns
+
+
+def _await_ready(
+    conns: list[multiprocessing.connection.Connection],
+    procs: list[multiprocessing.process.BaseProcess],
+) -> None:
+    """Wait for every worker's "ok"; raises ServeError with the first one's complaint."""
+    for conn, started in zip(conns, procs, strict=True):
+        if not conn.poll(_READY_TIMEOUT):
+            raise ServeError(f"worker {started.name} did not start")
+        try:
+            message = conn.recv()
+        except EOFError:
+            raise ServeError(f"worker {started.name} died while starting") from None
+        if message != "ok":
+            raise ServeError(message)
 
 
 def _stop_workers(procs: list[multiprocessing.process.BaseProcess]) -> None:

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from server.site import FAULT_KINDS
+from server.site_params import FAULT_KINDS
 
 _DURATION_RE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(us|µs|ms|s|m)?\s*")
 _DURATION_UNITS = {None: 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "m": 60.0}
@@ -32,7 +32,7 @@ _SIZE_UNITS = {
 
 
 def parse_duration(text: str) -> float:
-    """'0', '50ms', '2s', '1.5s', '250us', '1m' -> seconds (a bare number is seconds)."""
+    """'0', '50ms', '2s', '1.5', '250us', '250µs', '1m' -> seconds (a bare number is seconds)."""
     m = _DURATION_RE.fullmatch(text)
     if not m:
         raise ValueError(f"bad duration {text!r} (expected e.g. 0, 50ms, 2s, 1.5s)")

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from server.app import ServeConfig, SiteHandler, Stats, make_listener, start_server
-from server.site import FAULT_OUTCOMES, SLOT_KINDS, Outcome, Site, SiteParams
+from server.app import Delivery, SiteHandler, Stats, make_listener, start_server
+from server.site import Site
+from server.site_params import FAULT_OUTCOMES, SLOT_KINDS, Outcome, SiteParams
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT = "http://127.0.0.1:8080/"
@@ -185,10 +186,10 @@ class Running:
 
 
 @contextlib.contextmanager
-def serve_in_thread(site: Site, config: ServeConfig | None = None) -> Iterator[Running]:
+def serve_in_thread(site: Site, delivery: Delivery | None = None) -> Iterator[Running]:
     """Serve site on 127.0.0.1 (a free port) from a thread of this process."""
     sock = make_listener("127.0.0.1", 0, reuse_port=False, backlog=128)
-    handler = SiteHandler(site, Stats(1), config or ServeConfig())
+    handler = SiteHandler(site, Stats(1), delivery or Delivery())
     handler.stats.register(0, os.getpid())
     ready = threading.Event()
     control: dict[str, Any] = {}

@@ -59,7 +59,10 @@ def test_unreachable_root_is_a_crawl_with_one_error() -> None:
     [
         (["ftp://127.0.0.1/", "--model", "threads"], "http(s) URL"),
         (["not a url", "--model", "threads"], "http(s) URL"),
-        (["http://192.0.2.1/", "--model", "threads"], "not a loopback address"),
+        (
+            ["http://192.0.2.1/", "--model", "threads"],
+            "not a loopback address (pass --allow-non-loopback",
+        ),
         (["http://127.0.0.1:99999/", "--model", "threads"], "bad port"),
         (["http://127.0.0.1/", "--model", "nope"], "unknown model"),
         (["http://127.0.0.1/", "--model", "threads", "--concurrency", "0"], "at least 1"),

@@ -1,10 +1,8 @@
-"""Unit tests of the generators model's own Future, Task, event loop and Queue."""
+"""Unit tests of the generators model's own Future, Task and Queue."""
 
 from __future__ import annotations
 
 import contextlib
-import socket
-import time
 from typing import Any
 
 import pytest
@@ -231,92 +229,6 @@ def test_yielding_something_else_than_a_future_is_a_type_error(loop: EventLoop) 
 
     with pytest.raises(TypeError, match="must yield Futures"):
         loop.run_until_complete(wrong())
-
-
-# -- the event loop ---------------------------------------------------------------------------
-
-
-def test_call_later_runs_timers_in_deadline_order_then_creation_order(loop: EventLoop) -> None:
-    order: list[str] = []
-    done: Future[None] = Future()
-    loop.call_later(0.03, order.append, "30ms")
-    loop.call_later(0.01, order.append, "10ms")
-    loop.call_later(0.0, order.append, "0ms a")
-    loop.call_later(0.0, order.append, "0ms b")
-    loop.call_later(0.02, order.append, "20ms")
-    loop.call_later(0.04, done.set_result, None)
-    started = time.monotonic()
-    loop.run_until_complete(done.__iter__())
-    assert order == ["0ms a", "0ms b", "10ms", "20ms", "30ms"]
-    assert time.monotonic() - started >= 0.04
-
-
-def test_a_cancelled_timer_never_runs(loop: EventLoop) -> None:
-    ran: list[str] = []
-    done: Future[None] = Future()
-    loop.call_later(0.01, ran.append, "cancelled").cancel()
-    loop.call_soon(ran.append, "soon").cancel()
-    loop.call_later(0.02, done.set_result, None)
-    loop.run_until_complete(done.__iter__())
-    assert ran == []
-
-
-def test_cancelled_timers_do_not_pile_up(loop: EventLoop) -> None:
-    for _ in range(10_000):
-        loop.call_later(3600, print).cancel()
-    assert len(loop.timers) <= 200
-
-
-def test_waiting_on_nothing_is_reported_as_a_deadlock(loop: EventLoop) -> None:
-    def stuck() -> Coro[None]:
-        yield from Future()
-
-    with pytest.raises(RuntimeError, match="deadlock"):
-        loop.run_until_complete(stuck())
-
-
-def test_socket_coroutines_connect_send_and_receive(loop: EventLoop) -> None:
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        server.setblocking(False)
-        address = server.getsockname()
-
-        def echo_once() -> Coro[None]:
-            yield from loop.wait_readable(server)
-            conn, _ = server.accept()
-            conn.setblocking(False)
-            data = yield from loop.sock_recv(conn, 1024)
-            yield from loop.sock_sendall(conn, data.upper())
-            loop.close_socket(conn)
-
-        def client() -> Coro[bytes]:
-            loop.create_task(echo_once())
-            sock = socket.socket()
-            sock.setblocking(False)
-            try:
-                yield from loop.sock_connect(sock, address)
-                yield from loop.sock_sendall(sock, b"hello")
-                return (yield from loop.sock_recv(sock, 1024))
-            finally:
-                loop.close_socket(sock)
-
-        assert loop.run_until_complete(client()) == b"HELLO"
-        loop.close_socket(server)
-
-
-def test_sock_connect_to_a_closed_port_raises_connection_refused(loop: EventLoop) -> None:
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        address = server.getsockname()  # the port is closed once the server is
-
-    def client() -> Coro[None]:
-        sock = socket.socket()
-        sock.setblocking(False)
-        try:
-            yield from loop.sock_connect(sock, address)
-        finally:
-            loop.close_socket(sock)
-
-    with pytest.raises(ConnectionRefusedError):
-        loop.run_until_complete(client())
 
 
 # -- Queue ------------------------------------------------------------------------------------

@@ -122,8 +122,8 @@ def test_options_build_the_site() -> None:
     assert opts.params.pages == 50 and opts.params.shape == "wide"
     assert opts.params.missing == 0.2 and opts.params.slash_redirect == 0.0
     opts = parse_options(["--faults", "hang=0.1", "--hang", "5s", "--latency", "exp:10ms"])
-    assert opts.params.hang == 0.1 and opts.config.hang == 5.0
-    assert opts.config.latency.kind == "exp" and opts.config.backlog >= 4096
+    assert opts.params.hang == 0.1 and opts.delivery.hang == 5.0
+    assert opts.delivery.latency.kind == "exp" and opts.delivery.backlog >= 4096
 
 
 def test_loopback_check() -> None:

@@ -8,8 +8,9 @@ import urllib.request
 
 import pytest
 
-from server.app import ServeConfig
-from server.site import FAULT_OUTCOMES, Site, SiteParams
+from server.app import Delivery
+from server.site import Site
+from server.site_params import FAULT_OUTCOMES, SiteParams
 from server.specs import parse_latency
 from tests.server_helpers import (
     get_json,
@@ -63,8 +64,8 @@ def test_manifest_endpoint() -> None:
 
 
 def test_latency_is_applied() -> None:
-    config = ServeConfig(latency=parse_latency("300ms"))
-    with serve_in_thread(make_site(pages=2), config) as srv:
+    delivery = Delivery(latency=parse_latency("300ms"))
+    with serve_in_thread(make_site(pages=2), delivery) as srv:
         reply = raw_get(srv.url, "/p/0/")
         assert reply.status == 200
         assert reply.elapsed >= 0.3  # a lower bound only: the machine may be slow
@@ -72,14 +73,14 @@ def test_latency_is_applied() -> None:
 
 def test_control_endpoints_have_no_latency() -> None:
     # With an hour of latency, an answer at all proves the control endpoint skipped it.
-    config = ServeConfig(latency=parse_latency("3600s"))
-    with serve_in_thread(make_site(pages=2), config) as srv:
+    delivery = Delivery(latency=parse_latency("3600s"))
+    with serve_in_thread(make_site(pages=2), delivery) as srv:
         assert raw_get(srv.url, "/__stats__", timeout=30).status == 200
 
 
 def test_bandwidth_trickles_the_body() -> None:
-    config = ServeConfig(bandwidth=10_000)
-    with serve_in_thread(make_site(pages=2, body_size=4000), config) as srv:
+    delivery = Delivery(bandwidth=10_000)
+    with serve_in_thread(make_site(pages=2, body_size=4000), delivery) as srv:
         reply = raw_get(srv.url, "/p/0/")
         assert len(reply.body) == 4000
         # 4000 bytes at 10 kB/s, the first 500-byte chunk at once: at least 0.35 s.
@@ -90,8 +91,8 @@ def test_bandwidth_trickles_the_body() -> None:
 def test_faults_happen_where_the_manifest_says(kind: str) -> None:
     site = make_site(pages=3, links=0, shape="wide")
     site.set_fault(1, kind)
-    config = ServeConfig(hang=0.5)
-    with serve_in_thread(site, config) as srv:
+    delivery = Delivery(hang=0.5)
+    with serve_in_thread(site, delivery) as srv:
         assert site.manifest(srv.url)[srv.url + "p/1/"] == FAULT_OUTCOMES[kind]
         assert raw_get(srv.url, "/p/0/").status == 200
         reply = raw_get(srv.url, "/p/1/", timeout=0.2 if kind == "hang" else 5.0)
@@ -115,14 +116,14 @@ def test_faults_happen_where_the_manifest_says(kind: str) -> None:
 def test_hang_closes_after_the_hang_time() -> None:
     site = make_site(pages=1, links=0, shape="wide")
     site.set_fault(0, "hang")
-    with serve_in_thread(site, ServeConfig(hang=0.3)) as srv:
+    with serve_in_thread(site, Delivery(hang=0.3)) as srv:
         reply = raw_get(srv.url, "/p/0/", timeout=10)
         assert reply.data == b"" and reply.elapsed >= 0.3
 
 
 def test_stats_count_requests_in_flight() -> None:
-    config = ServeConfig(latency=parse_latency("1s"))
-    with serve_in_thread(make_site(pages=10), config) as srv:
+    delivery = Delivery(latency=parse_latency("1s"))
+    with serve_in_thread(make_site(pages=10), delivery) as srv:
         stats_url = srv.url + "__stats__"
         clients = []
         for i in range(5):
@@ -149,7 +150,7 @@ def test_stats_count_requests_in_flight() -> None:
 def test_in_flight_drops_when_the_client_goes_away() -> None:
     site = make_site(pages=1, links=0, shape="wide")
     site.set_fault(0, "hang")
-    with serve_in_thread(site, ServeConfig(hang=60)) as srv:
+    with serve_in_thread(site, Delivery(hang=60)) as srv:
         port = int(srv.url.split(":")[2][:-1])
         sock = socket.create_connection(("127.0.0.1", port))
         sock.sendall(b"GET /p/0/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

@@ -14,7 +14,8 @@ from collections import Counter
 
 import pytest
 
-from server.site import FAULT_KINDS, FAULT_OUTCOMES, SLOT_KINDS, Site, SiteParams
+from server.site import Site
+from server.site_params import FAULT_KINDS, FAULT_OUTCOMES, SLOT_KINDS, SiteParams
 from tests.server_helpers import REPO, ROOT, make_site, paths, reference_crawl
 
 # Every kind of variety and fault at once, at rates high enough to show in 300 pages.
@@ -293,7 +294,8 @@ def test_body_size() -> None:
 
 DIGEST_SCRIPT = """
 import hashlib, json, sys
-from server.site import Site, SiteParams
+from server.site import Site
+from server.site_params import SiteParams
 site = Site(SiteParams(**json.loads(sys.argv[1])))
 h = hashlib.sha256(json.dumps(site.manifest("http://127.0.0.1:8080/"), sort_keys=True).encode())
 for path in ("/", "/p/0/", "/p/17/", "/p/123/"):

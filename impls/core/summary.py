@@ -1,4 +1,4 @@
-"""A crawl's result as the JSON document of `c10k crawl --json`, and as a human summary."""
+"""A crawl's summary: the document of `c10k crawl --json` (docs/crawl-json.md), or a few lines."""
 
 from __future__ import annotations
 
@@ -6,20 +6,11 @@ import math
 from collections import Counter
 from typing import Any
 
+from c10k.stats import percentile
 from impls.core.frontier import Frontier
 
 SCHEMA = "c10k-crawl/1"
 PERCENTILES = (50, 90, 99)
-
-
-def percentile(sorted_values: list[float], pct: float) -> float:
-    """Linear-interpolated percentile of already sorted values (numpy's default method)."""
-    if not sorted_values:
-        return math.nan
-    rank = (len(sorted_values) - 1) * pct / 100
-    low = math.floor(rank)
-    high = min(low + 1, len(sorted_values) - 1)
-    return sorted_values[low] + (sorted_values[high] - sorted_values[low]) * (rank - low)
 
 
 def build_result(

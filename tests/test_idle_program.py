@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from c10k import catalog
-from impls import idle
+from impls import idle, thread_ceiling
 
 
 def run_idle(*args: str) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def test_step_counts_add_up() -> None:
 
 def test_failure_limit_names_the_limit() -> None:
     near_maps = {"map_count": 65_520, "vm.max_map_count": 65_530}
-    assert idle.failure_limit(near_maps, RuntimeError("can't start new thread")) == (
+    assert thread_ceiling.failure_limit(near_maps, RuntimeError("can't start new thread")) == (
         "vm.max_map_count"
     )
     near_pids = {
@@ -71,6 +71,6 @@ def test_failure_limit_names_the_limit() -> None:
         "threads_on_machine": 32_760,
         "kernel.pid_max": 32_768,
     }
-    assert idle.failure_limit(near_pids, RuntimeError("x")) == "kernel.pid_max"
-    assert idle.failure_limit({}, MemoryError()) == "memory"
-    assert idle.failure_limit({}, RuntimeError("x")) == "unknown"
+    assert thread_ceiling.failure_limit(near_pids, RuntimeError("x")) == "kernel.pid_max"
+    assert thread_ceiling.failure_limit({}, MemoryError()) == "memory"
+    assert thread_ceiling.failure_limit({}, RuntimeError("x")) == "unknown"

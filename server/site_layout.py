@@ -1,0 +1,231 @@
+"""A site's layout, drawn from its SiteParams: where every link, redirect chain and fault is."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from server.site_params import (
+    FAULT_KINDS,
+    NON_HTML_TYPES,
+    REDIRECT_STATUSES,
+    SLOT_KINDS,
+    Link,
+    Redirect,
+    SiteParams,
+)
+
+# Off-site hrefs (never fetched by a correct crawler); {j} is a page number.
+OFFSITE_FORMS: tuple[str, ...] = (
+    "http://example.com/p/{j}/",
+    "http://127.0.0.1:9/p/{j}/",
+    "https://127.0.0.1/p/{j}/",
+    "//example.org/p/{j}/",
+    "HTTP://EXAMPLE.NET/p/{j}/",
+    "mailto:webmaster@example.com",
+    "javascript:void(0)",
+    "ftp://example.com/p/{j}.txt",
+    "tel:+15550100",
+)
+OFFSITE_ORIGINS = frozenset(
+    {("example.com", 80), ("example.org", 80), ("example.net", 80), ("127.0.0.1", 9)}
+)
+
+PAGE_CONTENT_TYPES: tuple[str, ...] = (
+    "text/html; charset=utf-8",
+    "text/html",
+    "Text/HTML; Charset=UTF-8",
+)
+
+
+@dataclass(slots=True)
+class Chain:
+    steps: list[Redirect]  # step k is /r/<c>/<k>
+
+
+class SiteLayout:
+    """The links of the root and of each page, the redirect chains and cycles, the non-HTML
+    files and the faulty pages; only random.Random(seed) places them, so equal params give
+    equal layouts."""
+
+    def __init__(self, params: SiteParams) -> None:
+        self.params = params
+        self.root_links: list[Link] = []
+        self.page_links: list[list[Link]] = []
+        self.page_content_types: list[str] = []
+        self.page_invalid_utf8: list[bool] = []
+        self.chains: list[Chain] = []
+        self.cycles: list[list[Redirect]] = []
+        self.files: list[str] = []  # extension of /f/<m>.<ext>
+        self.missing_count = 0
+        self.page_faults: dict[int, str] = {}
+        self._build(random.Random(params.seed))
+
+    def _build(self, rng: random.Random) -> None:
+        p = self.params
+        n = p.pages
+        self._place_faults(rng)
+        for _ in range(n):
+            self.page_content_types.append(rng.choice(PAGE_CONTENT_TYPES))
+            self.page_invalid_utf8.append(rng.random() < p.odd_markup)
+
+        # Slots: None marks a plain slot whose target page is assigned below.
+        slots: list[list[Link | None]] = []
+        for i in range(n):
+            slots.append([self._draw_slot(rng, i) for _ in range(p.links)])
+
+        if p.shape == "wide":
+            self.root_links = [Link(f"/p/{i}/", f"/p/{i}/", "plain") for i in range(n)]
+            for i in range(n):
+                for s, link in enumerate(slots[i]):
+                    if link is None:
+                        slots[i][s] = self._plain(rng, i, rng.randrange(n))
+        else:
+            self._wire_deep(rng, slots)
+        for row in slots:
+            self.page_links.append([link for link in row if link is not None])
+
+    def _place_faults(self, rng: random.Random) -> None:
+        n = self.params.pages
+        counts = [(k, round(self.params.faults()[k] * n)) for k in FAULT_KINDS]
+        chosen = rng.sample(range(n), min(n, sum(c for _, c in counts)))
+        pos = 0
+        for kind, count in counts:
+            for i in chosen[pos : pos + count]:
+                self.page_faults[i] = kind
+            pos += count
+
+    def _wire_deep(self, rng: random.Random, slots: list[list[Link | None]]) -> None:
+        """Give every page an incoming plain link from an already reachable, non-faulty page.
+
+        Pages are attached in index order to a random open plain slot of the pages reached
+        so far (a random recursive tree, so the crawl fans out over generations); leftover
+        plain slots link to random pages.
+        """
+        p = self.params
+        n = p.pages
+        root_slots: list[Link | None] = [None] * max(1, p.links)
+        open_slots: list[tuple[int, int]] = [(-1, s) for s in range(len(root_slots))]
+
+        def row(owner: int) -> list[Link | None]:
+            return root_slots if owner < 0 else slots[owner]
+
+        for i in range(n):
+            if open_slots:
+                k = rng.randrange(len(open_slots))
+                owner, s = open_slots[k]
+                open_slots[k] = open_slots[-1]
+                open_slots.pop()
+                row(owner)[s] = self._plain(rng, owner, i)
+            else:
+                # Not enough plain slots (few links or high ratios): add an extra link.
+                owner = rng.randrange(-1, i)
+                while owner >= 0 and owner in self.page_faults:
+                    owner = rng.randrange(-1, i)
+                row(owner).append(self._plain(rng, owner, i))
+            if i not in self.page_faults:
+                open_slots.extend((i, s) for s, link in enumerate(slots[i]) if link is None)
+        for owner, s in open_slots:
+            row(owner)[s] = self._plain(rng, owner, rng.randrange(n))
+        for i in self.page_faults:  # their links are never followed, but keep K of them
+            for s, link in enumerate(slots[i]):
+                if link is None:
+                    slots[i][s] = self._plain(rng, i, rng.randrange(n))
+        self.root_links = [link for link in root_slots if link is not None]
+
+    def _draw_slot(self, rng: random.Random, src: int) -> Link | None:
+        """Draw the kind of one link slot of page src; None means a plain link (wired later)."""
+        p = self.params
+        u = rng.random()
+        for kind in SLOT_KINDS:
+            ratio: float = getattr(p, kind)
+            if u < ratio:
+                return self._make_slot(rng, src, kind)
+            u -= ratio
+        return None
+
+    def _make_slot(self, rng: random.Random, src: int, kind: str) -> Link:
+        p = self.params
+        if kind == "slash_redirect":
+            j = rng.randrange(p.pages)
+            return self._spell(rng, src, f"/p/{j}", kind)
+        if kind == "query":
+            j = rng.randrange(p.pages)
+            return self._spell(rng, src, f"/p/{j}/?a={src}&b={j}", kind)
+        if kind == "redirect_chain":
+            c = len(self.chains)
+            self.chains.append(self._make_chain(rng, c))
+            return self._spell(rng, src, f"/r/{c}/0", kind)
+        if kind == "redirect_cycle":
+            m = len(self.cycles)
+            length = rng.randint(1, 3)
+            self.cycles.append(
+                [
+                    Redirect(
+                        rng.choice(REDIRECT_STATUSES),
+                        f"/c/{m}/{(k + 1) % length}",
+                        f"/c/{m}/{(k + 1) % length}",
+                    )
+                    for k in range(length)
+                ]
+            )
+            return self._spell(rng, src, f"/c/{m}/0", kind)
+        if kind == "missing":
+            self.missing_count += 1
+            return self._spell(rng, src, f"/missing/{self.missing_count - 1}/", kind)
+        if kind == "non_html":
+            m = len(self.files)
+            self.files.append(rng.choice(tuple(NON_HTML_TYPES)))
+            return self._spell(rng, src, f"/f/{m}.{self.files[m]}", kind)
+        # offsite
+        form = rng.choice(OFFSITE_FORMS)
+        return Link(form.format(j=rng.randrange(p.pages)), None, kind, markup=self._markup(rng))
+
+    def _make_chain(self, rng: random.Random, c: int) -> Chain:
+        """A chain of 2..chain_length redirects; it ends at a page, a 404 or off-site."""
+        p = self.params
+        length = rng.randint(min(2, p.chain_length), p.chain_length)
+        u = rng.random()
+        if u < 0.8:
+            end: tuple[str, str | None] = (f"/p/{rng.randrange(p.pages)}/?via=r{c}",) * 2
+        elif u < 0.9:
+            end = (f"/missing/r{c}/",) * 2
+        else:
+            end = (f"http://example.com/r/{c}/", None)
+        steps = []
+        for k in range(length):
+            status = rng.choice(REDIRECT_STATUSES)
+            if k == length - 1:
+                steps.append(Redirect(status, end[0], end[1]))
+            elif rng.random() < 0.3:
+                # A relative Location, resolved against /r/<c>/<k>.
+                steps.append(Redirect(status, f"{k + 1}", f"/r/{c}/{k + 1}"))
+            else:
+                steps.append(Redirect(status, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}"))
+        return Chain(steps)
+
+    def _plain(self, rng: random.Random, src: int, j: int) -> Link:
+        return self._spell(rng, src, f"/p/{j}/", "plain")
+
+    def _markup(self, rng: random.Random) -> int:
+        return rng.randint(1, 4) if rng.random() < self.params.odd_markup else 0
+
+    def _spell(self, rng: random.Random, src: int, target: str, kind: str) -> Link:
+        """Write a link to target (a path on this site) from page src (-1 is the root)."""
+        p = self.params
+        href = target
+        absolute = False
+        u = rng.random()
+        if u < p.relative:
+            if src < 0:
+                href = target[1:] if rng.random() < 0.5 else "./" + target[1:]
+            elif target.startswith("/p/"):
+                rest = target[len("/p/") :]
+                href = "../" + rest if rng.random() < 0.5 else "../../p/" + rest
+            else:
+                href = "../.." + target
+        elif u < p.relative + p.absolute:
+            absolute = True
+        if rng.random() < p.fragment:
+            href += rng.choice(("#top", "#section-2", "#"))
+        return Link(href, target, kind, absolute, self._markup(rng))

@@ -1,0 +1,115 @@
+"""What determines a site (SiteParams) and what it is made of: link, redirect and fault kinds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Literal, NamedTuple
+
+Outcome = int | str
+FaultKind = Literal["reset", "hang", "truncate", "garbage"]
+
+# What each fault yields under docs/contract.md (error500 is an ordinary 500 response).
+FAULT_OUTCOMES: dict[str, Outcome] = {
+    "reset": "error:reset",
+    "hang": "error:timeout",
+    "error500": 500,
+    "truncate": "error:protocol",
+    "garbage": "error:protocol",
+}
+FAULT_KINDS: tuple[str, ...] = tuple(FAULT_OUTCOMES)
+
+# Link kinds: each link slot of a page is exactly one of these, drawn with the ratios.
+SLOT_KINDS: tuple[str, ...] = (
+    "slash_redirect",
+    "redirect_chain",
+    "redirect_cycle",
+    "missing",
+    "non_html",
+    "offsite",
+    "query",
+)
+REDIRECT_STATUSES: tuple[int, ...] = (301, 302, 303, 307, 308)
+
+# Non-HTML resources: extension -> Content-Type. Their bodies hold fake <a href> text.
+NON_HTML_TYPES: dict[str, str] = {
+    "txt": "text/plain; charset=utf-8",
+    "png": "image/png",
+    "json": "application/json",
+    "xml": "application/xhtml+xml",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SiteParams:
+    """Everything that determines a site; equal params give byte-identical sites."""
+
+    pages: int = 1000
+    links: int = 10
+    seed: int = 0
+    body_size: int = 2048
+    shape: str = "deep"
+    # Kinds of link slot (fractions of all link slots of the pages; the rest are plain).
+    # The defaults add about 15% URLs beyond the pages (each such slot is a new URL).
+    slash_redirect: float = 0.005
+    redirect_chain: float = 0.0005
+    chain_length: int = 12
+    redirect_cycle: float = 0.0005
+    missing: float = 0.003
+    non_html: float = 0.003
+    offsite: float = 0.01
+    query: float = 0.002
+    # Spellings of links to this site (fractions of those links).
+    fragment: float = 0.05
+    relative: float = 0.05
+    absolute: float = 0.02
+    odd_markup: float = 0.05
+    # Faults: fractions of the pages /p/N/ (the root never faults).
+    reset: float = 0.0
+    hang: float = 0.0
+    error500: float = 0.0
+    truncate: float = 0.0
+    garbage: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.pages < 1:
+            raise ValueError(f"pages must be >= 1, got {self.pages}")
+        if self.links < 0:
+            raise ValueError(f"links must be >= 0, got {self.links}")
+        if self.body_size < 0:
+            raise ValueError(f"body_size must be >= 0, got {self.body_size}")
+        if self.shape not in ("deep", "wide"):
+            raise ValueError(f"shape must be 'deep' or 'wide', got {self.shape!r}")
+        if self.chain_length < 1:
+            raise ValueError(f"chain_length must be >= 1, got {self.chain_length}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not 0.0 <= value <= 1.0:
+                raise ValueError(f"{f.name} must be between 0 and 1, got {value}")
+        if sum(getattr(self, k) for k in SLOT_KINDS) > 1.0:
+            raise ValueError("the link-kind ratios add up to more than 1")
+        if self.relative + self.absolute > 1.0:
+            raise ValueError("relative + absolute add up to more than 1")
+        if sum(getattr(self, k) for k in FAULT_KINDS) > 1.0:
+            raise ValueError("the fault rates add up to more than 1")
+
+    def faults(self) -> dict[str, float]:
+        return {k: float(getattr(self, k)) for k in FAULT_KINDS}
+
+
+class Link(NamedTuple):
+    """One <a href> as the model generated it, with the URL it must resolve to."""
+
+    href: str  # the attribute value before HTML escaping (a path if absolute=True)
+    target: str | None  # normalised path+query on this site; None when off-site
+    kind: str  # 'plain' or one of SLOT_KINDS
+    absolute: bool = False  # rendered as <scheme>://<authority><href>
+    markup: int = 0  # 0 plain; 1 <A HREF>; 2 whitespace; 3 single quotes; 4 extra attribute
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """A chain or cycle step: where it points, written as Location, and its status."""
+
+    status: int
+    location: str  # the Location header value (may be relative or off-site)
+    target: str | None  # the normalised path it leads to on this site; None if off-site
