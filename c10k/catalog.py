@@ -144,7 +144,7 @@ AIOHTTP_UVLOOP = Model(
     cpu_per_page_s=1200e-6,
     requires=("aiohttp", "uvloop"),
 )
-# In the design's order (threads first): the order of every table, legend and plan.
+# In the chapter's order (threads first): the order of every table, legend and plan.
 MODELS: dict[str, Model] = {
     m.name: m
     for m in (THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP)

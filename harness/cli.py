@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
-import math
-import resource
 import signal
 import subprocess
 import sys
@@ -17,13 +13,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from c10k import catalog
-from harness import probes, runner
-from harness.derive import derive
+from c10k.system import raise_open_files_limit
+from harness import probes
+from harness.derive import derive_document
 from harness.plan import (
     ALL_MODELS,
-    PROFILE_TABLE,
-    PROFILES,
     SCENARIOS,
     PlannedRun,
     Profile,
@@ -31,7 +25,12 @@ from harness.plan import (
     estimate_by_scenario,
     plan_estimate_s,
 )
+from harness.processes import listed_models, terminate_all
+from harness.profiles import PROFILE_TABLE, PROFILES
+from harness.recipes import base_record, run_crawl, run_idle
 from harness.results import ResultsStore, new_document
+from harness.site import Server, ServerError
+from harness.summary import summary_table
 
 
 def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
@@ -80,17 +79,14 @@ def parser() -> argparse.ArgumentParser:
 def missing_models(models: Sequence[str]) -> dict[str, str]:
     """Models whose dependencies are missing, asked of `c10k models --json` (no import here)."""
     try:
-        output = subprocess.run(
-            runner.python_command("models", "--json"), capture_output=True, timeout=60, check=True
-        ).stdout
-        rows = json.loads(output)
+        rows = listed_models()
     except (subprocess.SubprocessError, OSError, ValueError) as exc:
         return {m: f"`c10k models` failed: {exc}" for m in models}
     known = {row["name"]: row["missing"] for row in rows}
     problems = {}
     for model in models:
         if model not in known:
-            problems[model] = "not in the crawler registry"
+            problems[model] = "not listed by `c10k models`"
         elif known[model]:
             problems[model] = "missing " + ", ".join(known[model])
     return problems
@@ -167,16 +163,15 @@ class Progress:
 
 
 def _skipped(run: PlannedRun, reason: str) -> dict[str, Any]:
-    return runner.base_record(run) | {"status": "skipped", "reason": reason}
+    return base_record(run) | {"status": "skipped", "reason": reason}
 
 
 def execute(
     profile: Profile, plan: list[PlannedRun], store: ResultsStore, skip: dict[str, str]
 ) -> None:
     """Run the plan in order; one server per distinct site; results saved after every run."""
-    fit_min = {s.name: s.fit_min_concurrency for s in profile.scenarios if s.fit_min_concurrency}
     progress = Progress(plan, sys.stderr)
-    server: runner.Server | None = None
+    server: Server | None = None
     server_key = -1
     server_error: str | None = None
     try:
@@ -187,23 +182,22 @@ def execute(
                     server.stop()
                 server, server_key, server_error = None, run.server_key, None
                 if any(r.server_key == server_key and r.model not in skip for r in plan[index:]):
-                    server = runner.Server(run.point.server)
+                    server = Server(run.point.server)
                     try:
                         server.start()
-                    except (runner.ServerError, OSError, ValueError) as exc:
-                        server.stop()
+                    except (ServerError, OSError, ValueError) as exc:  # start() stopped it
                         server, server_error = None, f"the test server failed: {exc}"
             if run.model in skip:
                 record = _skipped(run, skip[run.model])
             elif run.idle is not None:
-                record = runner.run_idle(run)
+                record = run_idle(run)
             elif server is None:
                 record = _skipped(run, server_error or "no server")
                 record["status"] = "server-error"
             else:
-                record = runner.run_crawl(run, server, profile.sample_interval_s)
+                record = run_crawl(run, server, profile.sample_interval_s)
             store.add_run(record)
-            store.set_derived(derive(store.document["runs"], fit_min))
+            store.set_derived(derive_document(store.document))
             progress.finished(run, record["status"])
     finally:
         progress.close()
@@ -213,14 +207,6 @@ def execute(
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
-
-
-def raise_fd_limit() -> None:
-    """Let the server processes we start hold 10,000+ connections (they inherit this)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != hard:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sys.stderr.write(describe_plan(profile, plan) + "\n")
     skip = missing_models(args.models)
-    raise_fd_limit()
+    raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     document = new_document(
         profile={
@@ -254,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         execute(profile, plan, store, skip)
     except KeyboardInterrupt:
-        stopped = runner.terminate_all()
+        stopped = terminate_all()
         sys.stderr.write(
             f"\nc10k bench: interrupted; stopped {len(stopped)} process(es) it had started; "
             f"results so far are in {store.path}\n"
@@ -262,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         status, code = "interrupted", 130
     finally:
         signal.signal(signal.SIGTERM, previous)
-        runner.terminate_all()
+        terminate_all()
     store.finish(status)
     print(summary_table(store.document))
     print(f"\nresults: {store.path}")
@@ -279,89 +265,3 @@ def check_runs(document: dict[str, Any]) -> int:
     if bad:
         sys.stderr.write(f"c10k bench --check: {len(bad)} of {len(document['runs'])} runs not ok\n")
     return 1 if bad else 0
-
-
-# -- the summary table (until the report renderer exists) ---------------------------------
-
-
-def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    return f"{value * scale:,.{digits}f}"
-
-
-def _m(figure: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
-    """A summary's median, marked '~' when its CV is over 10%."""
-    if not figure or figure.get("median") is None:
-        return "-"
-    return ("~" if figure.get("noisy") else "") + _num(figure["median"], digits, scale)
-
-
-def summary_table(document: dict[str, Any]) -> str:
-    """A plain-text table of the derived figures; '~' marks a CV above 10%."""
-    derived = document.get("derived", {})
-    out: list[str] = []
-    idle = catalog.IDLE.name
-    if idle in derived:
-        out.append("idle units        RSS B/unit   R²     kernel B/unit  tracemalloc B  start µs")
-        for kind, e in derived[idle].items():
-            kernel = sum(v or 0 for v in (e.get("kernel_bytes_per_unit") or {}).values())
-            out.append(
-                f"  {kind:<18} {_num(e.get('rss_bytes_per_unit')):>9}  "
-                f"{_num(e.get('rss_r2'), 3):>5}  {_num(kernel) if 'count' in e else '-':>12}  "
-                f"{_num(e.get('tracemalloc_bytes_per_unit')):>12}  "
-                f"{_num(e.get('start_us_per_unit'), 1):>8}"
-                + (
-                    f"  [{e['problems'][0]['status']}: {e['problems'][0]['reason']}]"
-                    if e.get("problems")
-                    else ""
-                )
-            )
-            if "max_threads" in e:
-                m = e["max_threads"]
-                out.append(
-                    f"    threads until failure: {m['count']:,} stopped by {m['stopped_by']}"
-                    + (f" ({m['error']})" if m.get("error") else "")
-                )
-    crawl_scenarios = (catalog.FEW_ACTIVE, catalog.LATENCY_SWEEP, catalog.SLEEPY, catalog.REALISTIC)
-    for scenario in (s.name for s in crawl_scenarios):
-        if scenario not in derived:
-            continue
-        out.append("")
-        out.append(
-            f"{scenario:<16} {'C':>6} {'latency':>8} {'pages/s':>9} {'of ideal':>8} "
-            f"{'CPU µs/pg':>9} {'p50 ms':>7} {'p99 ms':>7} {'RSS MiB':>8}  runs"
-        )
-        for model, entry in derived[scenario].items():
-            for p in entry["points"]:
-                rate = p.get("plateau_pages_per_s") or p["pages_per_s"]
-                ideal = p.get("fraction_of_ideal")
-                rss = p.get("plateau_rss_kib") or p.get("max_rss_kib")
-                flag = " server-bound" if p["server_saturated_runs"] else ""
-                out.append(
-                    f"  {model:<14} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>9} "
-                    f"{_num(ideal, 0, 100) + '%' if ideal else '-':>8} "
-                    f"{_m(p['cpu_us_per_page']):>9} {_m(p['latency_p50_s'], 1, 1e3):>7} "
-                    f"{_m(p['latency_p99_s'], 1, 1e3):>7} {_m(rss, 1, 1 / 1024):>8}  "
-                    f"{p['runs']}{flag}"
-                )
-            if not entry["points"]:
-                out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
-            fit = entry.get("memory_per_connection")
-            if fit and fit["rss_bytes"]["slope"] is not None:
-                out.append(
-                    f"  {model:<14} memory per connection {_num(fit['rss_bytes']['slope'])} B "
-                    f"(R² {_num(fit['rss_bytes']['r2'], 3)}, C {fit['concurrencies']})"
-                    + (
-                        f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
-                        if fit.get("kernel_tcp_bytes")
-                        else ""
-                    )
-                )
-    failed = [r for r in document.get("runs", []) if r["status"] not in ("ok",)]
-    if failed:
-        out.append("")
-        out.append(f"runs that did not count ({len(failed)}):")
-        for r in failed[:30]:
-            out.append(f"  {r['id']}: {r['status']}: {r.get('reason')}")
-    return "\n".join(out)

@@ -1,9 +1,8 @@
-"""The five scenarios and the three profiles as plain data, and the plan of runs they make."""
+"""A scenario's runs as data (crawl points, idle specs, profiles) and the plan of runs they make."""
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -14,22 +13,14 @@ from c10k.catalog import (
     RUN_OVERHEAD_S,
     SERVER_RATE,
     SERVER_START_S,
-    SWEEP_CPU_PER_PAGE_S,
     UNKNOWN_CPU_PER_PAGE_S,
     UNKNOWN_STARTUP_S,
 )
+from harness.site import ServeOptions
+from server.specs import parse_duration
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
 SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
-
-
-def parse_duration(spec: str) -> float:
-    """'0', '50ms', '2s', '1.5' -> seconds (a bare number is seconds)."""
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ms|s|us|µs)?\s*", spec)
-    if not m:
-        raise ValueError(f"not a duration: {spec!r}")
-    scale = {"ms": 1e-3, "s": 1.0, "us": 1e-6, "µs": 1e-6, None: 1.0}[m.group(2)]
-    return float(m.group(1)) * scale
 
 
 def mean_latency(spec: str) -> float:
@@ -49,42 +40,10 @@ def mean_latency(spec: str) -> float:
 
 
 @dataclass(frozen=True)
-class ServerConfig:
-    """The options of one `c10k serve` process: the site and how it is served."""
-
-    pages: int
-    links: int = 10
-    shape: Literal["deep", "wide"] = "deep"
-    seed: int = 1
-    latency: str = "0"
-    bandwidth: str | None = None
-    faults: str | None = None
-    workers: int = 1
-
-    def argv(self) -> list[str]:
-        args = ["--pages", str(self.pages), "--links", str(self.links), "--shape", self.shape]
-        args += ["--seed", str(self.seed), "--latency", self.latency]
-        args += ["--workers", str(self.workers)]
-        if self.bandwidth is not None:
-            args += ["--bandwidth", self.bandwidth]
-        if self.faults is not None:
-            args += ["--faults", self.faults]
-        return args
-
-    @property
-    def urls_estimate(self) -> int:
-        # Wide sites without links have exactly the root plus the pages; other sites add
-        # about 15% redirects, 404s, files and queries (server/site.py defaults).
-        if self.shape == "wide" and self.links == 0:
-            return self.pages + 1
-        return int(self.pages * 1.15) + 1
-
-
-@dataclass(frozen=True)
 class CrawlPoint:
     """One crawl configuration of a scenario: a site, a concurrency and crawl options."""
 
-    server: ServerConfig
+    server: ServeOptions
     concurrency: int
     timeout_s: float = 10.0  # the crawler's --timeout for one fetch
     max_tries: int = 4
@@ -171,187 +130,6 @@ class Profile:
         raise KeyError(name)
 
 
-def sleepy_points(
-    concurrencies: Sequence[int], latency: str, waves: int, workers: int = 1
-) -> tuple[CrawlPoint, ...]:
-    """A wide site of exactly waves*C pages per C: all in flight at once, `waves` times over."""
-    return tuple(
-        CrawlPoint(
-            ServerConfig(pages=waves * c, links=0, shape="wide", latency=latency, workers=workers),
-            concurrency=c,
-            # Generous: when the machine saturates, fetches wait long in queues (kernel and
-            # loop); a timeout would add retries and blur the throughput being measured.
-            timeout_s=max(30.0, 10 * mean_latency(latency)),
-            check_peak=True,
-        )
-        for c in concurrencies
-    )
-
-
-def sweep_points(
-    concurrency: int, latencies: Sequence[str], target_s: float
-) -> tuple[CrawlPoint, ...]:
-    """Fixed concurrency, latency varied; pages sized so each run lasts about target_s."""
-    points = []
-    for latency in latencies:
-        mean = mean_latency(latency)
-        by_cpu = int(target_s / SWEEP_CPU_PER_PAGE_S)
-        by_wait = int(concurrency * target_s / mean) if mean > 0 else by_cpu
-        pages = max(3 * concurrency, min(by_cpu, by_wait))
-        points.append(
-            CrawlPoint(
-                ServerConfig(pages=pages, links=0, shape="wide", latency=latency),
-                concurrency=concurrency,
-            )
-        )
-    return tuple(points)
-
-
-def few_active_points(pages: int, concurrencies: Sequence[int]) -> tuple[CrawlPoint, ...]:
-    server = ServerConfig(pages=pages, links=10, shape="deep", latency="0")
-    return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
-
-
-def idle_specs(
-    thread_count: int,
-    unit_count: int,
-    tracemalloc_threads: int,
-    tracemalloc_units: int,
-    thread_cap: int,
-    other_loop_units: int | None = None,
-) -> tuple[IdleSpec, ...]:
-    """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop and
-    generators-model tasks, whose 1,000,000 cost half a minute each and add no claim:
-    C4 is settled by asyncio tasks and bare coroutines at unit_count."""
-    thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
-    coroutine_kinds = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
-    other_loops = (catalog.UVLOOP_TASK.name, catalog.GENERATORS_TASK.name)
-    specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
-    specs += [
-        IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
-        for kind in coroutine_kinds
-    ]
-    specs += [IdleSpec(kind, tracemalloc_threads, "tracemalloc", steps=1) for kind in thread_kinds]
-    specs += [IdleSpec(kind, tracemalloc_units, "tracemalloc", steps=1) for kind in coroutine_kinds]
-    specs.append(
-        IdleSpec(catalog.THREAD.name, thread_cap, "until-failure", steps=1, cap=thread_cap)
-    )
-    return tuple(specs)
-
-
-REALISTIC_FAULTS = "reset=0.01,hang=0.005,500=0.01,truncate=0.005,garbage=0.005"
-
-
-def realistic_point(pages: int, concurrency: int, timeout_s: float = 1.0) -> CrawlPoint:
-    return CrawlPoint(
-        ServerConfig(
-            pages=pages,
-            links=10,
-            shape="deep",
-            latency="lognormal:50ms,0.5",
-            bandwidth="256KiB",
-            faults=REALISTIC_FAULTS,
-        ),
-        concurrency=concurrency,
-        timeout_s=timeout_s,  # hangs cost timeout * tries at the end of the crawl: keep small
-        max_tries=2,
-    )
-
-
-def _scenarios(
-    *,
-    idle: tuple[IdleSpec, ...],
-    few_active: tuple[CrawlPoint, ...],
-    few_reps: int,
-    few_warmups: int,
-    sleepy: tuple[CrawlPoint, ...],
-    sleepy_reps: int,
-    sweep: tuple[CrawlPoint, ...],
-    sweep_reps: int,
-    realistic: tuple[CrawlPoint, ...],
-    realistic_reps: int,
-) -> tuple[Scenario, ...]:
-    return (
-        Scenario(catalog.IDLE, idle=idle),
-        Scenario(catalog.FEW_ACTIVE, points=few_active, repetitions=few_reps, warmups=few_warmups),
-        Scenario(
-            catalog.SLEEPY,
-            points=sleepy,
-            repetitions=sleepy_reps,
-            fit_min_concurrency=1000 if max(p.concurrency for p in sleepy) >= 3000 else 0,
-        ),
-        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=sweep_reps),
-        Scenario(catalog.REALISTIC, points=realistic, repetitions=realistic_reps),
-    )
-
-
-PROFILE_TABLE: dict[str, Profile] = {
-    "quick": Profile(
-        "quick",
-        "every model and scenario at tiny scale: a CI smoke test, not a measurement",
-        budget_s=90.0,
-        sample_interval_s=0.05,
-        scenarios=_scenarios(
-            idle=idle_specs(300, 20_000, 200, 2_000, thread_cap=500),
-            few_active=few_active_points(150, (1, 4)),
-            few_reps=1,
-            few_warmups=0,
-            sleepy=sleepy_points((20, 50, 100), "100ms", waves=2),
-            sleepy_reps=1,
-            sweep=sweep_points(20, ("0", "50ms"), target_s=0.1),
-            sweep_reps=1,
-            realistic=(realistic_point(150, 20, timeout_s=0.5),),
-            realistic_reps=1,
-        ),
-    ),
-    "default": Profile(
-        "default",
-        "what `tox -e bench` runs: every claim at 10,000 connections, within 10 minutes",
-        budget_s=600.0,
-        sample_interval_s=0.1,
-        scenarios=_scenarios(
-            idle=idle_specs(
-                10_000, 1_000_000, 2_000, 20_000, thread_cap=60_000, other_loop_units=300_000
-            ),
-            few_active=few_active_points(300, (1, 4, 16, 64)),
-            few_reps=3,
-            few_warmups=1,
-            sleepy=sleepy_points((100, 1000, 3000, 10_000), "2s", waves=2),
-            sleepy_reps=1,
-            sweep=sweep_points(100, ("0", "10ms", "100ms", "1s"), target_s=0.4),
-            sweep_reps=1,
-            realistic=(realistic_point(2000, 100),),
-            realistic_reps=1,
-        ),
-    ),
-    "full": Profile(
-        "full",
-        "more points, more repetitions, concurrency up to the open-file limit",
-        budget_s=7200.0,
-        sample_interval_s=0.1,
-        scenarios=_scenarios(
-            idle=idle_specs(20_000, 2_000_000, 5_000, 100_000, thread_cap=100_000),
-            few_active=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
-            few_reps=5,
-            few_warmups=1,
-            sleepy=sleepy_points(
-                (100, 1000, 2500, 5000, 7500, 10_000, 15_000, 19_900), "2s", waves=3, workers=2
-            ),
-            sleepy_reps=3,
-            sweep=sweep_points(
-                100, ("0", "5ms", "10ms", "20ms", "50ms", "100ms", "300ms", "1s"), target_s=2.0
-            ),
-            sweep_reps=3,
-            realistic=(realistic_point(5000, 100), realistic_point(5000, 1000)),
-            realistic_reps=3,
-        ),
-    ),
-}
-
-
-PROFILES: tuple[str, ...] = tuple(PROFILE_TABLE)
-
-
 # -- the plan -----------------------------------------------------------------------------
 
 
@@ -395,7 +173,7 @@ def build_plan(
     over all models instead of biasing the last one.
     """
     plan: list[PlannedRun] = []
-    server_keys: dict[ServerConfig, int] = {}
+    server_keys: dict[ServeOptions, int] = {}
     for scenario in profile.scenarios:
         if scenario.name not in scenarios:
             continue

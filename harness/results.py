@@ -76,11 +76,18 @@ def write_atomic(path: Path, document: dict[str, Any]) -> None:
 
 
 def load(path: Path) -> dict[str, Any]:
-    """Read a results document, refusing one of another schema."""
-    with path.open(encoding="utf-8") as handle:
-        document: dict[str, Any] = json.load(handle)
-    if document.get("schema") != SCHEMA:
-        raise ValueError(f"{path}: schema {document.get('schema')!r}, expected {SCHEMA!r}")
+    """The results document at path; ValueError with a one-line reason when it is not one."""
+    if not path.is_file():
+        raise ValueError(f"no results file at {path} (run `c10k bench` first)")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not readable JSON: {exc}") from None
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+        raise ValueError(f"{path} is not a {SCHEMA} results file (schema {found!r})")
+    if not isinstance(document.get("runs"), list) or not isinstance(document.get("derived"), dict):
+        raise ValueError(f"{path} has no runs list or derived section")
     return document
 
 

@@ -22,7 +22,7 @@ EXACT_LIMIT = 50  # exact U distribution up to this many samples in all, without
 
 
 @dataclass(frozen=True)
-class Rule:
+class FigureRule:
     """How one figure is judged.
 
     noise: a relative change this small is never called a change (the figure's measured
@@ -43,23 +43,23 @@ class Rule:
 # runs of the same tree, so they never gate, and their noise floor is that 90th percentile:
 # smaller changes are not called changes here (rounds within one run share the machine's
 # state, so the U test alone would call a drift between runs significant).
-RULES: dict[str, Rule] = {
-    "instructions_per_page": Rule(False, noise=0.01, gate=0.03),
+FIGURE_RULES: dict[str, FigureRule] = {
+    "instructions_per_page": FigureRule(False, noise=0.01, gate=0.03),
     # A ratio moves when either model moves, so it explains a change but never gates one.
-    "ratio_instructions_per_page": Rule(False, noise=0.01, gate=None),
-    "tracemalloc_bytes_per_unit": Rule(False, 0.01, 0.03, "smaller", "larger"),
-    "rss_bytes_per_unit": Rule(False, 0.02, 0.05, "smaller", "larger"),
-    "max_rss_kib": Rule(False, 0.02, 0.10, "smaller", "larger"),
-    "cpu_us_per_page": Rule(False, noise=0.35, gate=None),
-    "ratio_cpu_us_per_page": Rule(False, noise=0.40, gate=None),
-    "pages_per_s": Rule(True, noise=0.40, gate=None),
-    "crawl_wall_s": Rule(False, noise=0.40, gate=None),
-    "time": Rule(False, noise=0.35, gate=None),
+    "ratio_instructions_per_page": FigureRule(False, noise=0.01, gate=None),
+    "tracemalloc_bytes_per_unit": FigureRule(False, 0.01, 0.03, "smaller", "larger"),
+    "rss_bytes_per_unit": FigureRule(False, 0.02, 0.05, "smaller", "larger"),
+    "max_rss_kib": FigureRule(False, 0.02, 0.10, "smaller", "larger"),
+    "cpu_us_per_page": FigureRule(False, noise=0.35, gate=None),
+    "ratio_cpu_us_per_page": FigureRule(False, noise=0.40, gate=None),
+    "pages_per_s": FigureRule(True, noise=0.40, gate=None),
+    "crawl_wall_s": FigureRule(False, noise=0.40, gate=None),
+    "time": FigureRule(False, noise=0.35, gate=None),
 }
 
 
-GATED = frozenset(figure for figure, rule in RULES.items() if rule.gate is not None)
-DEFAULT_RULE = Rule(False, noise=0.05, gate=None)  # a figure this module does not know yet
+GATED = frozenset(figure for figure, rule in FIGURE_RULES.items() if rule.gate is not None)
+DEFAULT_RULE = FigureRule(False, noise=0.05, gate=None)  # a figure this module does not know yet
 NO_CHANGE = "no significant change"
 
 
@@ -208,7 +208,9 @@ def model_ratios(benchmarks: list[dict[str, Any]], figures: Figures) -> Figures:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class FigureChange:
+    """One figure of one benchmark, BASE against NEW: its medians, change and verdict."""
+
     benchmark: str
     figure: str
     base: float  # medians
@@ -238,9 +240,9 @@ def format_value(value: float) -> str:
     return f"{value:.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
-def judge(benchmark: str, figure: str, base: Sequence[float], new: Sequence[float]) -> Verdict:
+def judge(benchmark: str, figure: str, base: Sequence[float], new: Sequence[float]) -> FigureChange:
     """Compare one figure: size of the change, its significance, and the gate."""
-    rule = RULES.get(figure, DEFAULT_RULE)
+    rule = FIGURE_RULES.get(figure, DEFAULT_RULE)
     base_median, new_median = median(base), median(new)
     if base_median:
         change = new_median / base_median - 1
@@ -253,14 +255,14 @@ def judge(benchmark: str, figure: str, base: Sequence[float], new: Sequence[floa
     verdict = (rule.worse if worse else rule.better) if significant else NO_CHANGE
     gated = rule.gate is not None
     regressed = significant and worse and rule.gate is not None and abs(change) > rule.gate
-    return Verdict(
+    return FigureChange(
         benchmark, figure, base_median, new_median, change, p_value, verdict, regressed, gated
     )
 
 
-def compare(base: Figures, new: Figures) -> tuple[list[Verdict], list[str]]:
-    """Verdicts for the figures present in both runs, and the names missing from one."""
-    verdicts = [
+def compare(base: Figures, new: Figures) -> tuple[list[FigureChange], list[str]]:
+    """How each figure present in both runs changed, and the names missing from one."""
+    changes = [
         judge(name, figure, base[(name, figure)], new[(name, figure)])
         for name, figure in base
         if (name, figure) in new
@@ -271,7 +273,7 @@ def compare(base: Figures, new: Figures) -> tuple[list[Verdict], list[str]]:
     missing += [
         f"{name} {figure}: only in NEW" for name, figure in new if (name, figure) not in base
     ]
-    return verdicts, missing
+    return changes, missing
 
 
 def parser() -> argparse.ArgumentParser:
@@ -296,13 +298,13 @@ def main(argv: list[str] | None = None) -> int:
     except BadFile as exc:
         sys.stderr.write(f"c10k compare: error: {exc}\n")
         return 2
-    verdicts, missing = compare(base, new)
-    if not verdicts:
+    changes, missing = compare(base, new)
+    if not changes:
         sys.stderr.write(f"c10k compare: error: {args.base} and {args.new} share no figure\n")
         return 2
-    for verdict in verdicts:
-        if args.all or verdict.gated or verdict.changed:
-            print(verdict.line())
+    for change in changes:
+        if args.all or change.gated or change.changed:
+            print(change.line())
     if args.all:
         for name in missing:
             print(f"{name}, not compared")
@@ -311,12 +313,12 @@ def main(argv: list[str] | None = None) -> int:
     unjudged = [key for key in base if key not in new and key[1] in GATED]
     if unjudged:  # a skipped benchmark (no valgrind, `-k`) must not pass for a clean one
         print(f"warning: {len(unjudged)} gated figures of BASE are missing from NEW, not judged")
-    regressions = [v for v in verdicts if v.regressed]
-    gated = [v for v in verdicts if v.gated]
+    regressions = [v for v in changes if v.regressed]
+    gated = [v for v in changes if v.gated]
     print(
-        f"compared {len(verdicts)} figures: {len(gated)} gated, "
+        f"compared {len(changes)} figures: {len(gated)} gated, "
         f"{sum(v.changed for v in gated)} of them changed, {len(regressions)} regressed; "
-        f"{sum(v.changed for v in verdicts if not v.gated)} ungated figures changed"
+        f"{sum(v.changed for v in changes if not v.gated)} ungated figures changed"
     )
     return 1 if regressions else 0
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from c10k.stats import coefficient_of_variation, mean, median
-from regress.compare import RULES, BadFile, load_figures
+from regress.compare import FIGURE_RULES, BadFile, load_figures
 
 
 def stability_rows(
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, figure, n, centre, cv in stability_rows(runs):
         if args.figure and figure not in args.figure:
             continue
-        rule = RULES.get(figure)
+        rule = FIGURE_RULES.get(figure)
         gate = f"+{rule.gate:.0%}" if rule is not None and rule.gate is not None else "-"
         print(f"{name:<44} {figure:<28} {n:>4} {centre:>14.6g} {cv:>7.2%}  {gate}")
     return 0

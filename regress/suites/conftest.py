@@ -7,22 +7,24 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from regress.suites.support import RunningSite, SiteConfig, start_site, stop
+from harness.site import ServeOptions, Server
 
 
 @pytest.fixture(scope="session")
-def site() -> Iterator[Callable[[SiteConfig], RunningSite]]:
+def site() -> Iterator[Callable[[ServeOptions], Server]]:
     """A factory of running sites, one server process per configuration, stopped at the end."""
-    running: dict[SiteConfig, RunningSite] = {}
+    running: dict[ServeOptions, Server] = {}
 
-    def get(config: SiteConfig) -> RunningSite:
-        if config not in running:
-            running[config] = start_site(config)
-        return running[config]
+    def get(options: ServeOptions) -> Server:
+        if options not in running:
+            server = Server(options)
+            server.start()
+            running[options] = server
+        return running[options]
 
     yield get
     for server in running.values():
-        stop(server.process)
+        server.stop()
 
 
 @pytest.fixture(scope="session")

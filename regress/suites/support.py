@@ -1,49 +1,34 @@
-"""The benchmark suite's pieces: fixed configurations, servers, verified crawls, callgrind."""
+"""The benchmark suite's pieces: fixed configurations, verified crawls, callgrind, idle costs."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import selectors
 import subprocess
-import sys
 import tempfile
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from c10k import catalog
+from harness.plan import IdleSpec
+from harness.processes import listed_models
+from harness.recipes import crawl_argv, idle_argv
+from harness.site import ServeOptions, Server
 
-# Every child runs the working tree's `c10k` through the interpreter running the suite, so
-# the suite needs no console script on PATH and never imports a crawler itself.
-C10K = [sys.executable, "-m", "c10k.cli"]
 CRAWL_TIMEOUT_S = 60.0
 CALLGRIND_TIMEOUT_S = 300.0
-SERVER_START_TIMEOUT_S = 30.0
 # Repetitions of each wall-time measurement; `C10K_SUITE_ROUNDS=3 pytest regress/suites` to shorten.
 ROUNDS = int(os.environ.get("C10K_SUITE_ROUNDS", "5"))
 
 
 @dataclass(frozen=True)
-class SiteConfig:
-    """What `c10k serve` is started with."""
-
-    shape: str
-    pages: int
-    latency: str
-
-    def argv(self) -> list[str]:
-        return ["--pages", str(self.pages), "--shape", self.shape, "--latency", self.latency]
-
-
-@dataclass(frozen=True)
-class CrawlConfig:
+class SuiteConfig:
     """One fixed configuration of the suite: a site and a crawl concurrency."""
 
     name: str
-    site: SiteConfig
+    site: ServeOptions
     concurrency: int
 
     def as_dict(self) -> dict[str, Any]:
@@ -56,58 +41,8 @@ class CrawlConfig:
         }
 
 
-@dataclass
-class RunningSite:
-    root: str
-    manifest: dict[str, Any]
-    process: subprocess.Popen[str]
-
-
 class CrawlFailed(AssertionError):
     """A crawl that crashed or returned the wrong set of URLs: its numbers must not count."""
-
-
-def read_first_line(process: subprocess.Popen[str], timeout: float) -> str:
-    """The server's first stdout line (its root URL), without waiting forever for it."""
-    assert process.stdout is not None
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        if not selector.select(timeout):
-            raise RuntimeError(f"c10k serve printed nothing within {timeout} s")
-    return process.stdout.readline().strip()
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-
-
-def start_site(config: SiteConfig) -> RunningSite:
-    process = subprocess.Popen(
-        [*C10K, "serve", "--port", "0", *config.argv()],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        root = read_first_line(process, SERVER_START_TIMEOUT_S)
-        if not root.startswith("http://127."):
-            raise RuntimeError(f"c10k serve did not print its root URL (got {root!r})")
-        with urllib.request.urlopen(root + "__manifest__", timeout=30) as response:
-            manifest = json.load(response)
-    except BaseException:
-        stop(process)
-        raise
-    return RunningSite(root, manifest["urls"], process)
-
-
-def crawl_argv(model: str, root: str, concurrency: int) -> list[str]:
-    return [*C10K, "crawl", root, "--model", model, "--concurrency", str(concurrency), "--json"]
 
 
 def run_crawl(
@@ -170,36 +105,31 @@ class InstructionCount:
         return (self.total_ir - self.startup_ir) / (self.pages - 1)
 
 
-def run_site_crawl(model: str, running: RunningSite, concurrency: int) -> dict[str, Any]:
+def run_site_crawl(model: str, server: Server, concurrency: int) -> dict[str, Any]:
     """One crawl of a running site, verified against its manifest."""
-    argv = crawl_argv(model, running.root, concurrency)
-    return run_crawl(argv, running.manifest, CRAWL_TIMEOUT_S, child_env())
+    argv = crawl_argv(server.root, model, concurrency)
+    return run_crawl(argv, server.manifest["urls"], CRAWL_TIMEOUT_S, child_env())
 
 
-def instruction_count(model: str, running: RunningSite, concurrency: int) -> InstructionCount:
+def instruction_count(model: str, server: Server, concurrency: int) -> InstructionCount:
     """Callgrind counts of a full crawl and of a one-page crawl of the same site."""
-    argv = crawl_argv(model, running.root, concurrency)
+    argv = crawl_argv(server.root, model, concurrency)
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
         startup_ir, _ = callgrind_instructions([*argv, "--max-pages", "1"], Path(tmp))
         total_ir, document = callgrind_instructions(argv, Path(tmp))
-    if document["fetched"] != running.manifest:
+    if document["fetched"] != server.manifest["urls"]:
         raise CrawlFailed(f"{model} under callgrind fetched a different set of URLs")
     return InstructionCount(total_ir, startup_ir, int(document["pages"]))
 
 
 def available_models() -> list[str]:
-    """The registry's models whose dependencies are installed, asked of `c10k models`."""
-    done = subprocess.run(
-        [*C10K, "models", "--json"], capture_output=True, text=True, timeout=60, check=True
-    )
-    return [entry["name"] for entry in json.loads(done.stdout) if not entry["missing"]]
+    """The catalog's models whose dependencies are installed, asked of `c10k models`."""
+    return [entry["name"] for entry in listed_models() if not entry["missing"]]
 
 
 def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
     """`python -m impls.idle`'s cost per unit of one kind; None where the kind is unavailable."""
-    argv = [sys.executable, "-m", "impls.idle", "--kind", kind, "--count", str(count)]
-    if traced:
-        argv.append("--tracemalloc")
+    argv = idle_argv(IdleSpec(kind, count, "tracemalloc" if traced else "slope"))
     done = subprocess.run(
         argv, capture_output=True, text=True, timeout=CRAWL_TIMEOUT_S, env=child_env(), check=False
     )
@@ -214,8 +144,15 @@ def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
 
 
 # The fixed configurations. Small enough that a round takes well under a second here.
-DEEP = CrawlConfig("deep300-c10-lat0", SiteConfig("deep", 300, "0"), concurrency=10)
-WIDE = CrawlConfig("wide300-c100-lat20ms", SiteConfig("wide", 300, "20ms"), concurrency=100)
+# Seed 0 is `c10k serve`'s default: the sites the baselines were measured on.
+DEEP = SuiteConfig(
+    "deep300-c10-lat0", ServeOptions(pages=300, shape="deep", seed=0, latency="0"), concurrency=10
+)
+WIDE = SuiteConfig(
+    "wide300-c100-lat20ms",
+    ServeOptions(pages=300, shape="wide", seed=0, latency="20ms"),
+    concurrency=100,
+)
 CONFIGS = (DEEP, WIDE)
 # Idle units parked by `python -m impls.idle` (kind -> count).
 IDLE_KINDS = {k.name: k.suite_count for k in catalog.IDLE_KINDS.values() if k.suite_count}

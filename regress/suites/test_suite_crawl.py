@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from harness.site import Server
 from regress.suites.support import (
     CONFIGS,
     DEEP,
     IDLE_KINDS,
     ROUNDS,
-    CrawlConfig,
-    RunningSite,
+    SuiteConfig,
     available_models,
     idle_costs,
     instruction_count,
@@ -38,14 +38,14 @@ def record(benchmark: Any, info: dict[str, Any], samples: dict[str, list[float]]
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.name)
 @pytest.mark.parametrize("model", MODELS)
-def test_crawl(benchmark: Any, site: Any, model: str, config: CrawlConfig) -> None:
+def test_crawl(benchmark: Any, site: Any, model: str, config: SuiteConfig) -> None:
     """Wall time of one whole crawl process; CPU, throughput and memory figures beside it."""
     benchmark.group = f"crawl {config.name}"
-    running: RunningSite = site(config.site)
+    server: Server = site(config.site)
     documents: list[dict[str, Any]] = []
 
     def crawl_once() -> None:
-        documents.append(run_site_crawl(model, running, config.concurrency))
+        documents.append(run_site_crawl(model, server, config.concurrency))
 
     benchmark.pedantic(crawl_once, rounds=ROUNDS, iterations=1)
     # max_rss_kib is the process's peak, imports included: a regression check on the whole
@@ -69,10 +69,10 @@ def test_instructions(benchmark: Any, site: Any, model: str) -> None:
     The timing recorded here is valgrind's and means nothing; the figure is in extra_info.
     """
     benchmark.group = f"instructions {DEEP.name}"
-    running: RunningSite = site(DEEP.site)
+    server: Server = site(DEEP.site)
     counts = []
     benchmark.pedantic(
-        lambda: counts.append(instruction_count(model, running, DEEP.concurrency)),
+        lambda: counts.append(instruction_count(model, server, DEEP.concurrency)),
         rounds=1,
         iterations=1,
     )

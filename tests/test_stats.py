@@ -1,4 +1,4 @@
-"""The pure statistics of the harness: medians, spread, variation flags, least squares."""
+"""The pure statistics every stage shares (c10k/stats.py): medians, spread, variation, fits."""
 
 from __future__ import annotations
 

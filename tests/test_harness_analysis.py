@@ -1,10 +1,11 @@
-"""Verification and plateau summaries of the runner, on hand-made data (no process started)."""
+"""Verification and plateau summaries of one run, on hand-made data (no process started)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from harness import runner
+from harness.analysis import plateau_summary, verify
+from harness.sampler import SAMPLE_FIELDS
 
 ROOT = "http://127.0.0.1:1/"
 MANIFEST: dict[str, Any] = {
@@ -14,13 +15,13 @@ MANIFEST: dict[str, Any] = {
 
 
 def test_verify_accepts_the_manifest() -> None:
-    result = runner.verify(dict(MANIFEST["urls"]), MANIFEST, 2, {"peak_in_flight": 2}, True)
+    result = verify(dict(MANIFEST["urls"]), MANIFEST, 2, {"peak_in_flight": 2}, True)
     assert result["ok"] and result["manifest_ok"] and result["peak_ok"]
 
 
 def test_verify_reports_missing_extra_and_different() -> None:
     fetched: dict[str, Any] = {ROOT: 200, ROOT + "a": 200, ROOT + "c": 200}
-    result = runner.verify(fetched, MANIFEST, 2, None, False)
+    result = verify(fetched, MANIFEST, 2, None, False)
     assert not result["ok"]
     assert (result["missing"], result["extra"], result["different"]) == (1, 1, 1)
     assert result["examples"]["different"] == [[ROOT + "a", 200, 404]]
@@ -29,15 +30,15 @@ def test_verify_reports_missing_extra_and_different() -> None:
 def test_verify_requires_the_peak_within_one_percent() -> None:
     urls = {f"{ROOT}p/{i}": 200 for i in range(1000)} | {ROOT: 200}
     manifest = {"count": len(urls), "urls": urls}
-    assert runner.verify(urls, manifest, 1000, {"peak_in_flight": 990}, True)["ok"]
-    low = runner.verify(urls, manifest, 1000, {"peak_in_flight": 989}, True)
+    assert verify(urls, manifest, 1000, {"peak_in_flight": 990}, True)["ok"]
+    low = verify(urls, manifest, 1000, {"peak_in_flight": 989}, True)
     assert not low["ok"] and low["manifest_ok"] and not low["peak_ok"]
-    assert runner.verify(urls, manifest, 1000, {"peak_in_flight": 5}, False)["ok"]
+    assert verify(urls, manifest, 1000, {"peak_in_flight": 5}, False)["ok"]
 
 
 def columns(fds: list[int], rss: list[int]) -> dict[str, list[Any]]:
     n = len(fds)
-    data: dict[str, list[Any]] = {name: [0] * n for name in runner.SAMPLE_FIELDS}
+    data: dict[str, list[Any]] = {name: [0] * n for name in SAMPLE_FIELDS}
     data["t"] = [i * 0.1 for i in range(n)]
     data["fds"] = fds
     data["rss_kib"] = rss
@@ -49,7 +50,7 @@ def columns(fds: list[int], rss: list[int]) -> dict[str, list[Any]]:
 def test_plateau_is_the_first_stretch_with_every_connection_open() -> None:
     fds = [3, 3, 4, 60, 103, 103, 103, 50, 103, 103, 3]
     rss = [10_000, 10_000, 10_000, 11_000, 12_000, 12_100, 12_200, 12_500, 13_000, 13_000, 13_000]
-    summary = runner.plateau_summary(columns(fds, rss), 100)
+    summary = plateau_summary(columns(fds, rss), 100)
     assert summary["plateau_samples"] == 3 and summary["samples_above_threshold"] == 5
     assert summary["rss_kib"] == 12_100
     assert summary["before_ramp"]["fds"] == 4
@@ -58,13 +59,13 @@ def test_plateau_is_the_first_stretch_with_every_connection_open() -> None:
 
 
 def test_plateau_missing_when_connections_never_all_open() -> None:
-    summary = runner.plateau_summary(columns([3, 10, 20, 3], [1, 2, 3, 4]), 100)
+    summary = plateau_summary(columns([3, 10, 20, 3], [1, 2, 3, 4]), 100)
     assert summary["plateau_samples"] == 0 and "rss_kib" not in summary
 
 
 def test_ramp_fit_takes_the_slope_of_rss_against_open_fds() -> None:
     fds = [3, 3, 203, 403, 603, 803, 1003, 1003, 1003]
     rss = [50_000, 50_000, 52_000, 54_000, 56_000, 58_000, 60_000, 60_000, 60_000]
-    summary = runner.plateau_summary(columns(fds, rss), 1000)
+    summary = plateau_summary(columns(fds, rss), 1000)
     fit = summary["ramp_fit_bytes_per_fd"]
     assert fit["slope"] == 10 * 1024 and fit["r2"] == 1.0

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 
 from c10k import catalog
 from harness import plan as sc
+from harness.profiles import PROFILE_TABLE, PROFILES
+from harness.recipes import crawl_argv
+from harness.site import ServeOptions
 
 
 def plan_of(profile: str) -> list[sc.PlannedRun]:
-    return sc.build_plan(sc.PROFILE_TABLE[profile], sc.ALL_MODELS, sc.SCENARIOS)
+    return sc.build_plan(PROFILE_TABLE[profile], sc.ALL_MODELS, sc.SCENARIOS)
 
 
-@pytest.mark.parametrize("profile", sc.PROFILES)
+@pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     plan = plan_of(profile)
     assert {r.scenario for r in plan} == set(sc.SCENARIOS)
@@ -23,18 +28,18 @@ def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     assert all(r.estimate_s > 0 and r.timeout_s > r.estimate_s for r in plan)
 
 
-@pytest.mark.parametrize("profile", sc.PROFILES)
+@pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_fits_its_budget(profile: str) -> None:
-    assert sc.plan_estimate_s(plan_of(profile)) <= sc.PROFILE_TABLE[profile].budget_s
+    assert sc.plan_estimate_s(plan_of(profile)) <= PROFILE_TABLE[profile].budget_s
 
 
 def test_budgets_of_the_issue() -> None:
-    assert sc.PROFILE_TABLE["quick"].budget_s <= 90
-    assert sc.PROFILE_TABLE["default"].budget_s <= 600
+    assert PROFILE_TABLE["quick"].budget_s <= 90
+    assert PROFILE_TABLE["default"].budget_s <= 600
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:
-    profile = sc.PROFILE_TABLE["default"]
+    profile = PROFILE_TABLE["default"]
     sleepy = profile.scenario("sleepy")
     assert max(p.concurrency for p in sleepy.points) >= 10_000
     assert sum(1 for p in sleepy.points if p.concurrency >= 1000) >= 3  # a fit needs points
@@ -47,8 +52,8 @@ def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> 
 
 
 def test_sleepy_sites_hold_whole_waves_and_check_the_peak() -> None:
-    for profile in sc.PROFILES:
-        for point in sc.PROFILE_TABLE[profile].scenario("sleepy").points:
+    for profile in PROFILES:
+        for point in PROFILE_TABLE[profile].scenario("sleepy").points:
             server = point.server
             assert server.shape == "wide" and server.links == 0
             assert server.pages % point.concurrency == 0
@@ -65,14 +70,14 @@ def test_models_are_interleaved_within_a_repetition() -> None:
 
 def test_runs_sharing_a_site_share_a_server_key() -> None:
     plan = [r for r in plan_of("default") if r.point is not None]
-    keys: dict[int, sc.ServerConfig] = {}
+    keys: dict[int, ServeOptions] = {}
     for run in plan:
         assert run.point is not None
         assert keys.setdefault(run.server_key, run.point.server) == run.point.server
 
 
 def test_filters_select_models_and_scenarios() -> None:
-    plan = sc.build_plan(sc.PROFILE_TABLE["quick"], ["threads"], ["few-active"])
+    plan = sc.build_plan(PROFILE_TABLE["quick"], ["threads"], ["few-active"])
     assert {(r.scenario, r.model) for r in plan} == {("few-active", "threads")}
 
 
@@ -91,8 +96,44 @@ def test_mean_latency_of_lognormal_is_above_its_median() -> None:
 
 
 def test_server_argv() -> None:
-    config = sc.ServerConfig(pages=10, links=0, shape="wide", latency="2s", faults="500=0.1")
+    config = ServeOptions(pages=10, links=0, shape="wide", latency="2s", faults="500=0.1")
     argv = config.argv()
     assert argv[argv.index("--pages") + 1] == "10"
     assert argv[argv.index("--faults") + 1] == "500=0.1"
     assert "--bandwidth" not in argv
+
+
+def test_serve_options_keep_the_keys_results_json_records() -> None:
+    # results.json holds asdict(options) as params.server: its keys and order are the schema.
+    options = asdict(ServeOptions(pages=10))
+    assert list(options) == [
+        "pages",
+        "links",
+        "shape",
+        "seed",
+        "latency",
+        "bandwidth",
+        "faults",
+        "workers",
+    ]
+    assert options == {
+        "pages": 10,
+        "links": 10,
+        "shape": "deep",
+        "seed": 1,
+        "latency": "0",
+        "bandwidth": None,
+        "faults": None,
+        "workers": 1,
+    }
+
+
+def test_crawl_argv_passes_timeout_and_tries_only_when_given() -> None:
+    root = "http://127.0.0.1:1/"
+    plain = crawl_argv(root, "threads", 10)
+    assert plain[-7:] == ["crawl", root, "--model", "threads", "--concurrency", "10", "--json"]
+    full = crawl_argv(root, "threads", 10, timeout_s=2.0, max_tries=3)
+    assert full[-11:] == [
+        *["crawl", root, "--model", "threads", "--concurrency", "10"],
+        *["--timeout", "2.0", "--max-tries", "3", "--json"],
+    ]

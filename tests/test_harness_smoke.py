@@ -20,18 +20,16 @@ def bench(*args: str) -> list[str]:
     return [sys.executable, "-m", "c10k.cli", "bench", *args]
 
 
+def quick_threads(scenario: str, out: Path) -> list[str]:
+    """The quick profile for the threads model in one scenario, results in out."""
+    return bench(
+        "--profile", "quick", "--models", "threads", "--scenarios", scenario, "--out", str(out)
+    )
+
+
 def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
     done = subprocess.run(
-        bench(
-            "--profile",
-            "quick",
-            "--models",
-            "threads",
-            "--scenarios",
-            "few-active",
-            "--out",
-            str(tmp_path),
-        ),
+        quick_threads("few-active", tmp_path),
         capture_output=True,
         text=True,
         timeout=120,
@@ -78,16 +76,7 @@ def wait_for(condition: Any, timeout: float) -> bool:
 def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     harness = subprocess.Popen(
-        bench(
-            "--profile",
-            "quick",
-            "--models",
-            "threads",
-            "--scenarios",
-            "sleepy",
-            "--out",
-            str(tmp_path),
-        ),
+        quick_threads("sleepy", tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

@@ -1,0 +1,103 @@
+"""The processes the harness starts: how to run a c10k subcommand, and ending them all on Ctrl-C."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import psutil
+
+STOP_GRACE_S = 5.0
+STDERR_TAIL = 2000
+
+# Every process this harness started and has not yet reaped: Ctrl-C ends exactly these.
+_live: dict[int, psutil.Process] = {}
+_live_lock = threading.Lock()
+
+
+def python_command(*args: str) -> list[str]:
+    """Run a c10k subcommand with this interpreter, never a crawler import in this process."""
+    return [sys.executable, "-m", "c10k.cli", *args]
+
+
+def track(pid: int) -> None:
+    """Remember a started process, so that terminate_all ends it."""
+    with contextlib.suppress(psutil.Error), _live_lock:
+        _live[pid] = psutil.Process(pid)
+
+
+def untrack(pid: int) -> None:
+    """Forget a process that has been reaped."""
+    with _live_lock:
+        _live.pop(pid, None)
+
+
+def terminate_all() -> list[int]:
+    """SIGTERM every process we started, SIGKILL what is left after a grace; return the PIDs."""
+    with _live_lock:
+        processes = list(_live.values())
+        _live.clear()
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            process.terminate()
+    _, alive = psutil.wait_procs(processes, timeout=STOP_GRACE_S)
+    for process in alive:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    psutil.wait_procs(alive, timeout=STOP_GRACE_S)
+    return [p.pid for p in processes]
+
+
+class Finished(NamedTuple):
+    """How one process ended: exit code (None when killed at the timeout) and its output."""
+
+    code: int | None
+    stdout: bytes
+    stderr_tail: str
+    elapsed_s: float
+
+
+def run_process(
+    argv: list[str], timeout: float, on_start: Callable[[int], None] | None = None
+) -> Finished:
+    """Run argv in its own session; kill it at the timeout. on_start gets its PID."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True)
+        track(process.pid)
+        try:
+            if on_start is not None:
+                on_start(process.pid)
+            try:
+                code: int | None = process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                code = None
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            untrack(process.pid)
+        elapsed = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        return Finished(
+            code, out.read(), err.read().decode(errors="replace")[-STDERR_TAIL:], elapsed
+        )
+
+
+def listed_models() -> list[dict[str, Any]]:
+    """`c10k models --json`: every model and the dependencies it misses (asked, not imported).
+
+    Raises subprocess.SubprocessError, OSError or ValueError when the listing fails."""
+    done = subprocess.run(
+        python_command("models", "--json"), capture_output=True, timeout=60, check=True
+    )
+    rows: list[dict[str, Any]] = json.loads(done.stdout)
+    return rows

@@ -1,0 +1,102 @@
+"""The plain-text summary `c10k bench` prints at the end: the derived figures, the failed runs."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from c10k import catalog
+
+# In the order the summary prints them (idle first, on its own table).
+CRAWL_SCENARIOS = (catalog.FEW_ACTIVE, catalog.LATENCY_SWEEP, catalog.SLEEPY, catalog.REALISTIC)
+
+
+def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return f"{value * scale:,.{digits}f}"
+
+
+def _m(figure: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
+    """A summary's median, marked '~' when its CV is over 10%."""
+    if not figure or figure.get("median") is None:
+        return "-"
+    return ("~" if figure.get("noisy") else "") + _num(figure["median"], digits, scale)
+
+
+def summary_table(document: dict[str, Any]) -> str:
+    """A plain-text table of the derived figures; '~' marks a CV above 10%."""
+    derived = document.get("derived", {})
+    out: list[str] = []
+    if catalog.IDLE.name in derived:
+        out += idle_lines(derived[catalog.IDLE.name])
+    for scenario in (s.name for s in CRAWL_SCENARIOS):
+        if scenario in derived:
+            out += ["", *crawl_lines(scenario, derived[scenario])]
+    failed = [r for r in document.get("runs", []) if r["status"] not in ("ok",)]
+    if failed:
+        out.append("")
+        out.append(f"runs that did not count ({len(failed)}):")
+        for r in failed[:30]:
+            out.append(f"  {r['id']}: {r['status']}: {r.get('reason')}")
+    return "\n".join(out)
+
+
+def idle_lines(entries: dict[str, Any]) -> list[str]:
+    """The idle table: per kind, RSS, kernel and tracemalloc bytes per unit, start time."""
+    out = ["idle units        RSS B/unit   R²     kernel B/unit  tracemalloc B  start µs"]
+    for kind, e in entries.items():
+        kernel = sum(v or 0 for v in (e.get("kernel_bytes_per_unit") or {}).values())
+        out.append(
+            f"  {kind:<18} {_num(e.get('rss_bytes_per_unit')):>9}  "
+            f"{_num(e.get('rss_r2'), 3):>5}  {_num(kernel) if 'count' in e else '-':>12}  "
+            f"{_num(e.get('tracemalloc_bytes_per_unit')):>12}  "
+            f"{_num(e.get('start_us_per_unit'), 1):>8}"
+            + (
+                f"  [{e['problems'][0]['status']}: {e['problems'][0]['reason']}]"
+                if e.get("problems")
+                else ""
+            )
+        )
+        if "max_threads" in e:
+            m = e["max_threads"]
+            out.append(
+                f"    threads until failure: {m['count']:,} stopped by {m['stopped_by']}"
+                + (f" ({m['error']})" if m.get("error") else "")
+            )
+    return out
+
+
+def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
+    """One crawl scenario's table: per model and point, throughput, CPU, latency, memory."""
+    out = [
+        f"{scenario:<16} {'C':>6} {'latency':>8} {'pages/s':>9} {'of ideal':>8} "
+        f"{'CPU µs/pg':>9} {'p50 ms':>7} {'p99 ms':>7} {'RSS MiB':>8}  runs"
+    ]
+    for model, entry in models.items():
+        for p in entry["points"]:
+            rate = p.get("plateau_pages_per_s") or p["pages_per_s"]
+            ideal = p.get("fraction_of_ideal")
+            rss = p.get("plateau_rss_kib") or p.get("max_rss_kib")
+            flag = " server-bound" if p["server_saturated_runs"] else ""
+            out.append(
+                f"  {model:<14} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>9} "
+                f"{_num(ideal, 0, 100) + '%' if ideal else '-':>8} "
+                f"{_m(p['cpu_us_per_page']):>9} {_m(p['latency_p50_s'], 1, 1e3):>7} "
+                f"{_m(p['latency_p99_s'], 1, 1e3):>7} {_m(rss, 1, 1 / 1024):>8}  "
+                f"{p['runs']}{flag}"
+            )
+        if not entry["points"]:
+            out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
+        fit = entry.get("memory_per_connection")
+        if fit and fit["rss_bytes"]["slope"] is not None:
+            out.append(
+                f"  {model:<14} memory per connection {_num(fit['rss_bytes']['slope'])} B "
+                f"(R² {_num(fit['rss_bytes']['r2'], 3)}, C {fit['concurrencies']})"
+                + (
+                    f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
+                    if fit.get("kernel_tcp_bytes")
+                    else ""
+                )
+            )
+    return out
