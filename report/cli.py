@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from harness.results import FILENAME, SCHEMA
+from harness import results
 
 
 def parser() -> argparse.ArgumentParser:
@@ -21,7 +19,7 @@ def parser() -> argparse.ArgumentParser:
         "results",
         nargs="?",
         type=Path,
-        default=Path("reports") / FILENAME,
+        default=Path("reports") / results.FILENAME,
         help="the results file (default: reports/results.json)",
     )
     p.add_argument(
@@ -30,26 +28,10 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def read_results(path: Path) -> dict[str, Any]:
-    """The results document, or ValueError with a one-line reason."""
-    if not path.is_file():
-        raise ValueError(f"no results file at {path} (run `c10k bench` first)")
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not readable JSON: {exc}") from None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-        raise ValueError(f"{path} is not a {SCHEMA} results file (schema {found!r})")
-    if not isinstance(document.get("runs"), list) or not isinstance(document.get("derived"), dict):
-        raise ValueError(f"{path} has no runs list or derived section")
-    return document
-
-
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        document = read_results(args.results)
+        document = results.load(args.results)
     except ValueError as exc:
         sys.stderr.write(f"c10k report: error: {exc}\n")
         return 2

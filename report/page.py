@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from c10k import catalog
-from report.charts import Chart, draw_all, save, unused_scenario_note
-from report.figures import environment_rows, med, number, points, problems
-from report.palette import model_order
+from report.chart_kit import Chart
+from report.charts import draw_all, save
+from report.figures import scenarios_not_run
+from report.tables import REALISTIC_HEADER, environment_rows, problem_rows, realistic_rows
 from report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
 
 VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘"}
@@ -40,54 +40,17 @@ def headline(document: dict[str, Any]) -> str:
         text += (
             " The quick profile is a smoke test at tiny scale: its numbers are not measurements."
         )
-    missing = unused_scenario_note(document)
+    missing = scenarios_not_run(document)
     if missing:
         text += f" Scenarios that did not run: {', '.join(missing)}."
     return text
 
 
-def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
-    """The realistic scenario as table rows: one per model and point."""
-    rows = []
-    table = points(document, catalog.REALISTIC.name)
-    for model in model_order(list(table)):
-        for p in table[model]:
-            rows.append(
-                [
-                    model,
-                    f"{p['concurrency']:,}",
-                    f"{p['pages']:,}",
-                    number(med(p["pages_per_s"])),
-                    number(med(p["cpu_us_per_page"])),
-                    number((med(p["latency_p50_s"]) or 0.0) * 1000.0, 1),
-                    number((med(p["latency_p99_s"]) or 0.0) * 1000.0, 1),
-                    number((med(p["max_rss_kib"]) or 0.0) / 1024.0, 1),
-                    str(p["runs"]),
-                ]
-            )
-    return rows
-
-
-REALISTIC_HEADER = [
-    "model",
-    "C",
-    "pages",
-    "pages/s",
-    "CPU µs/page",
-    "p50 ms",
-    "p99 ms",
-    "max RSS MiB",
-    "runs",
-]
 VERDICT_HEADER = ["claim", "the chapter says", "chapter", "measured here", "conditions", "verdict"]
 
 
 def verdict_cells(v: Verdict) -> list[str]:
     return [v.claim, v.words, v.chapter, v.measured, v.conditions, v.verdict]
-
-
-def problem_rows(document: dict[str, Any]) -> list[list[str]]:
-    return [[p.run_id, p.status, p.reason] for p in problems(document)]
 
 
 def _md_cell(text: str) -> str:
@@ -117,7 +80,7 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
             ],
         ),
         "",
-        f"Each verdict comes from a rule in `report/verdicts.py`, listed in `{DOCS}`:",
+        f"Each verdict comes from a rule in `report/verdicts/`, listed in `{DOCS}`:",
         "",
         *[f"- {v.claim}: {v.rule}." for v in found],
         "",
@@ -218,7 +181,7 @@ def page(
         f"<p>{html.escape(headline(document))}</p>"
         "<h2>Verdicts on the chapter's claims</h2>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{verdict_rows}</tbody></table>"
-        f'<p class="note">Each verdict comes from a rule in report/verdicts.py '
+        f'<p class="note">Each verdict comes from a rule in report/verdicts/ '
         f'(documented in {DOCS}):</p><ul class="note">{rules}</ul>'
         + "".join(sections)
         + "<h2>Realistic site (lognormal latency, bandwidth limit, faults)</h2>"

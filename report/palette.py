@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from c10k.catalog import IDLE_KINDS, MODELS, Style, idle_order, model_order
 
-__all__ = ["Style", "idle_order", "model_order", "style"]
+__all__ = ["idle_order", "model_order", "style"]
 
 _FALLBACK = Style("#777777", "8", "-", "||")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from report.charts import CHART_NAMES
+from report.charts import CHARTS
 from report.page import write_report
 
 DATA = Path(__file__).parent / "data"
@@ -55,7 +55,7 @@ def test_the_page_loads_with_every_image_decoded(page: Path, tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr[-2000:]
     dom = result.stdout
     assert "<h1>c10k-bench report</h1>" in dom
-    assert dom.count('src="data:image/png;base64,') == len(CHART_NAMES)
+    assert dom.count('src="data:image/png;base64,') == len(CHARTS)
     for message in ("ERR_FILE_NOT_FOUND", "Uncaught", "net::ERR_"):
         assert message not in result.stderr
 
