@@ -9,6 +9,8 @@ import resource
 import socket
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from c10k.catalog import MODELS
@@ -38,34 +40,31 @@ def parse_size(text: str) -> int:
     raise argparse.ArgumentTypeError(f"not a size: {text!r} (try 10MiB, 512KiB or 1000000)")
 
 
-def positive_int(text: str) -> int:
+def _number(
+    text: str, kind: type[int] | type[float], allowed: Callable[[Any], bool], rule: str
+) -> Any:
+    """Parse one option's number; argparse turns the error into one line and exit code 2."""
     try:
-        value = int(text)
+        value = kind(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {value}")
+        raise argparse.ArgumentTypeError(
+            f"not {'an integer' if kind is int else 'a number'}: {text!r}"
+        ) from None
+    if not allowed(value):
+        raise argparse.ArgumentTypeError(f"must be {rule}: {text}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return int(_number(text, int, lambda v: v >= 1, "at least 1"))
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
-    return value
+    return int(_number(text, int, lambda v: v >= 0, "0 or more"))
 
 
 def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0: {text}")
-    return value
+    return float(_number(text, float, lambda v: v > 0, "more than 0"))
 
 
 def crawl_parser() -> argparse.ArgumentParser:
