@@ -11,9 +11,9 @@ COMMANDS = {
     "serve": ("server.cli:main", "run the test website"),
     "crawl": ("impls.cli:crawl_main", "crawl a site with one concurrency model"),
     "models": ("impls.cli:models_main", "list the crawler models"),
-    "bench": ("harness.cli:main", "run the benchmark scenarios"),
-    "compare": ("regress.compare:main", "compare two benchmark runs and gate regressions"),
-    "report": ("report.cli:main", "draw the charts and the verdict table from results.json"),
+    "bench": ("bench.harness.cli:main", "run the benchmark scenarios"),
+    "compare": ("bench.regress.compare:main", "compare two benchmark runs and gate regressions"),
+    "report": ("bench.report.cli:main", "draw the charts and the verdict table from results.json"),
 }
 
 USAGE = "usage: c10k COMMAND [options]  (c10k COMMAND --help for each)\n\ncommands:\n" + "".join(

@@ -12,10 +12,9 @@ import tracemalloc
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
-from c10k import catalog
+from c10k import catalog, probes
 from c10k.stats import linear_fit
 from c10k.system import LoopFactory, uvloop_loop_factory
-from harness import probes
 from impls.thread_ceiling import threads_until_failure
 
 SCHEMA = "c10k-idle/1"

@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-from harness import probes
+from c10k import probes
 
 GUARD_EVERY = 256  # threads between two looks at memory and free PIDs
 

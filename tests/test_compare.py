@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from regress.compare import (
+from bench.regress.compare import (
     average_ranks,
     judge,
     load_figures,
@@ -18,7 +18,7 @@ from regress.compare import (
     mann_whitney_u,
     u_counts,
 )
-from regress.stability import main as stability_main
+from bench.regress.stability import main as stability_main
 
 
 def brute_force_p(xs: list[float], ys: list[float]) -> float:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.analysis import plateau_summary, verify
-from harness.sampler import SAMPLE_FIELDS
+from bench.harness.analysis import plateau_summary, verify
+from bench.harness.sampler import SAMPLE_FIELDS
 
 ROOT = "http://127.0.0.1:1/"
 MANIFEST: dict[str, Any] = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.cli import check_runs
+from bench.harness.cli import check_runs
 
 
 def test_check_passes_when_every_run_ended_ok() -> None:

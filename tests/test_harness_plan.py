@@ -6,11 +6,11 @@ from dataclasses import asdict
 
 import pytest
 
+from bench.harness import plan as sc
+from bench.harness.profiles import PROFILE_TABLE, PROFILES
+from bench.harness.recipes import crawl_argv
+from bench.harness.site import ServeOptions
 from c10k import catalog
-from harness import plan as sc
-from harness.profiles import PROFILE_TABLE, PROFILES
-from harness.recipes import crawl_argv
-from harness.site import ServeOptions
 
 
 def plan_of(profile: str) -> list[sc.PlannedRun]:

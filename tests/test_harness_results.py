@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import results
+from bench.harness import results
 
 
 def test_write_atomic_writes_json_and_leaves_no_temporary_file(tmp_path: Path) -> None:

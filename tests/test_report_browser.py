@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from report.charts import CHARTS
-from report.page import write_report
+from bench.report.charts import CHARTS
+from bench.report.page import write_report
 
 DATA = Path(__file__).parent / "data"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

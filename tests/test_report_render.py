@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from harness.results import SCHEMA
-from report import cli
-from report.charts import CHARTS
-from report.page import Written, write_report
+from bench.harness.results import SCHEMA
+from bench.report import cli
+from bench.report.charts import CHARTS
+from bench.report.page import Written, write_report
 
 DATA = Path(__file__).parent / "data"
 RECORDED = ("report-failures.json", "report-partial.json")

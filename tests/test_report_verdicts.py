@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from harness.derive import derive_idle
-from harness.overview import overview
-from harness.results import SCHEMA
-from report import verdicts as v
+from bench.harness.derive import derive_idle
+from bench.harness.overview import overview
+from bench.harness.results import SCHEMA
+from bench.report import verdicts as v
 
 KIB = 1024.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +79,16 @@ def ceiling(count: int, stopped_by: str, cap: int = 60_000) -> dict[str, Any]:
     }
 
 
+def threads_stopped(count: int, stopped_by: str, cap: int = 60_000) -> dict[str, Any]:
+    """An idle document whose thread ceiling stopped at count, for the reason given."""
+    return document({"idle": {"thread": {"max_threads": ceiling(count, stopped_by, cap)}}})
+
+
+def asyncio_tasks(count: int, seconds: float = 1.0) -> dict[str, Any]:
+    """An idle document with count asyncio tasks started in the given seconds."""
+    return document({"idle": {"asyncio-task": idle_kind(1e3, count=count, seconds=seconds)}})
+
+
 def summary(value: float) -> dict[str, Any]:
     return {"n": 3, "median": value, "min": value, "max": value, "iqr": 0.0, "cv": 0.0}
 
@@ -118,6 +128,42 @@ def few_active(**rates: float) -> dict[str, Any]:
         }
         for model, rate in rates.items()
     }
+
+
+def asyncio_and_threads(
+    asyncio_fraction: float, asyncio_slope: float, threads_fraction: float, threads_slope: float
+) -> dict[str, Any]:
+    """A sleepy document at 10,000 connections: each model's fraction of C/L and bytes/conn."""
+    return document(
+        {
+            "sleepy": sleepy("asyncio", 10_000, asyncio_fraction, asyncio_slope)
+            | sleepy("threads", 10_000, threads_fraction, threads_slope)
+        }
+    )
+
+
+def asyncio_beside_a_failed_run(
+    concurrency: int, fraction: float, failed_model: str
+) -> dict[str, Any]:
+    """A sleepy document with one asyncio point and a failed run of failed_model at 10,000."""
+    return document(
+        {"sleepy": sleepy("asyncio", concurrency, fraction, 5e3)},
+        runs=[failed_run("sleepy", failed_model, 10_000, "failed-verification")],
+    )
+
+
+def uvloop_against_asyncio(
+    cpu_us: float, uvloop_cpu_us: float, uvloop_pages_per_s: float = 1200
+) -> dict[str, Any]:
+    """A few-active document with asyncio at 900 pages/s and asyncio-uvloop beside it, at C=4."""
+    return document(
+        {
+            "few-active": {
+                "asyncio": {"points": [point(4, 900, cpu_us=cpu_us)]},
+                "asyncio-uvloop": {"points": [point(4, uvloop_pages_per_s, cpu_us=uvloop_cpu_us)]},
+            }
+        }
+    )
 
 
 def sleepy(model: str, concurrency: int, fraction: float, slope: float | None) -> dict[str, Any]:
@@ -179,116 +225,36 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("C2", document({"idle": {"thread": idle_kind(16 * KIB)}}), v.NOT_MEASURABLE),
     # C3: a machine limit below 100,000 threads
-    (
-        "C3",
-        document({"idle": {"thread": {"max_threads": ceiling(22_000, "vm.max_map_count")}}}),
-        v.REPRODUCED,
-    ),
-    (
-        "C3",
-        document({"idle": {"thread": {"max_threads": ceiling(30_000, "pid-reserve")}}}),
-        v.REPRODUCED,
-    ),
-    (
-        "C3",
-        document({"idle": {"thread": {"max_threads": ceiling(100_000, "cap", 100_000)}}}),
-        v.CONTRADICTED,
-    ),
-    (
-        "C3",
-        document({"idle": {"thread": {"max_threads": ceiling(500, "cap", 500)}}}),
-        v.NOT_MEASURABLE,
-    ),
+    ("C3", threads_stopped(22_000, "vm.max_map_count"), v.REPRODUCED),
+    ("C3", threads_stopped(30_000, "pid-reserve"), v.REPRODUCED),
+    ("C3", threads_stopped(100_000, "cap", 100_000), v.CONTRADICTED),
+    ("C3", threads_stopped(500, "cap", 500), v.NOT_MEASURABLE),
     # C4: 100,000+ coroutines, started at 10,000 or more per second
-    (
-        "C4",
-        document({"idle": {"asyncio-task": idle_kind(1e3, count=1_000_000, seconds=4.0)}}),
-        v.REPRODUCED,
-    ),
-    (
-        "C4",
-        document({"idle": {"asyncio-task": idle_kind(1e3, count=1_000_000, seconds=30.0)}}),
-        v.REPRODUCED,
-    ),
-    (
-        "C4",
-        document({"idle": {"asyncio-task": idle_kind(1e3, count=1_000_000, seconds=200.0)}}),
-        v.CONTRADICTED,
-    ),
+    ("C4", asyncio_tasks(1_000_000, seconds=4.0), v.REPRODUCED),
+    ("C4", asyncio_tasks(1_000_000, seconds=30.0), v.REPRODUCED),
+    ("C4", asyncio_tasks(1_000_000, seconds=200.0), v.CONTRADICTED),
     (
         "C4",
         document(runs=[idle_run("asyncio-task", 1_000_000, "crashed")]),
         v.CONTRADICTED,
     ),
-    (
-        "C4",
-        document({"idle": {"asyncio-task": idle_kind(1e3, count=20_000)}}),
-        v.NOT_MEASURABLE,
-    ),
+    ("C4", asyncio_tasks(20_000), v.NOT_MEASURABLE),
     # C5: threads run out before sockets
-    (
-        "C5",
-        document({"idle": {"thread": {"max_threads": ceiling(15_000, "kernel.pid_max")}}}),
-        v.REPRODUCED,
-    ),
-    (
-        "C5",
-        document({"idle": {"thread": {"max_threads": ceiling(22_000, "vm.max_map_count")}}}),
-        v.CONTRADICTED,
-    ),
-    (
-        "C5",
-        document({"idle": {"thread": {"max_threads": ceiling(60_000, "cap")}}}),
-        v.CONTRADICTED,
-    ),
-    (
-        "C5",
-        document({"idle": {"thread": {"max_threads": ceiling(500, "cap", 500)}}}),
-        v.NOT_MEASURABLE,
-    ),
+    ("C5", threads_stopped(15_000, "kernel.pid_max"), v.REPRODUCED),
+    ("C5", threads_stopped(22_000, "vm.max_map_count"), v.CONTRADICTED),
+    ("C5", threads_stopped(60_000, "cap"), v.CONTRADICTED),
+    ("C5", threads_stopped(500, "cap", 500), v.NOT_MEASURABLE),
     # C6: an event loop at 50-95% of the threads' pages/s
     ("C6", document({"few-active": few_active(threads=1000, asyncio=800)}), v.REPRODUCED),
     ("C6", document({"few-active": few_active(threads=1000, callbacks=1200)}), v.CONTRADICTED),
     ("C6", document({"few-active": few_active(threads=1000, generators=300)}), v.CONTRADICTED),
     ("C6", document({"few-active": few_active(asyncio=800)}), v.NOT_MEASURABLE),
     # C7: asyncio against threads at 1,000+ sleepy connections
-    (
-        "C7",
-        document(
-            {"sleepy": sleepy("asyncio", 10_000, 0.95, 5e3) | sleepy("threads", 10_000, 0.9, 4e4)}
-        ),
-        v.REPRODUCED,
-    ),
-    (
-        "C7",
-        document(
-            {"sleepy": sleepy("asyncio", 10_000, 0.3, 5e3)},
-            runs=[failed_run("sleepy", "threads", 10_000, "failed-verification")],
-        ),
-        v.REPRODUCED,
-    ),
-    (
-        "C7",
-        document(
-            {"sleepy": sleepy("asyncio", 10_000, 0.5, 5e3) | sleepy("threads", 10_000, 0.6, 4e4)}
-        ),
-        v.CONTRADICTED,
-    ),
-    (
-        "C7",
-        document(
-            {"sleepy": sleepy("asyncio", 10_000, 0.95, 5e4) | sleepy("threads", 10_000, 0.9, 4e4)}
-        ),
-        v.CONTRADICTED,
-    ),
-    (
-        "C7",
-        document(
-            {"sleepy": sleepy("asyncio", 3_000, 0.95, 5e3)},
-            runs=[failed_run("sleepy", "asyncio", 10_000, "failed-verification")],
-        ),
-        v.CONTRADICTED,
-    ),
+    ("C7", asyncio_and_threads(0.95, 5e3, 0.9, 4e4), v.REPRODUCED),
+    ("C7", asyncio_beside_a_failed_run(10_000, 0.3, "threads"), v.REPRODUCED),
+    ("C7", asyncio_and_threads(0.5, 5e3, 0.6, 4e4), v.CONTRADICTED),
+    ("C7", asyncio_and_threads(0.95, 5e4, 0.9, 4e4), v.CONTRADICTED),
+    ("C7", asyncio_beside_a_failed_run(3_000, 0.95, "asyncio"), v.CONTRADICTED),
     ("C7", document({"sleepy": sleepy("asyncio", 10_000, 0.95, 5e3)}), v.NOT_MEASURABLE),
     ("C7", document({"sleepy": sleepy("asyncio", 100, 0.95, 5e3)}), v.NOT_MEASURABLE),
     # C8: only with a free-threaded model beside threads
@@ -304,28 +270,10 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         v.CONTRADICTED,
     ),
     # C9: uvloop at least 2x less CPU per page
+    ("C9", uvloop_against_asyncio(1000, uvloop_cpu_us=400, uvloop_pages_per_s=1500), v.REPRODUCED),
     (
         "C9",
-        document(
-            {
-                "few-active": {
-                    "asyncio": {"points": [point(4, 900, cpu_us=1000)]},
-                    "asyncio-uvloop": {"points": [point(4, 1500, cpu_us=400)]},
-                }
-            }
-        ),
-        v.REPRODUCED,
-    ),
-    (
-        "C9",
-        document(
-            {
-                "few-active": {
-                    "asyncio": {"points": [point(4, 900, cpu_us=1000)]},
-                    "asyncio-uvloop": {"points": [point(4, 1000, cpu_us=800)]},
-                }
-            }
-        ),
+        uvloop_against_asyncio(1000, uvloop_cpu_us=800, uvloop_pages_per_s=1000),
         v.CONTRADICTED,
     ),
     ("C9", document({"few-active": few_active(asyncio=900)}), v.NOT_MEASURABLE),

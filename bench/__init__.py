@@ -1,0 +1,1 @@
+"""The benchmark: the harness, the report and the regression gate, one folder each."""

@@ -1,0 +1,267 @@
+"""`c10k bench`: run a profile's plan of isolated runs, keep every result, print a summary."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from bench.harness.derive import derive_document
+from bench.harness.plan import (
+    ALL_MODELS,
+    SCENARIOS,
+    PlannedRun,
+    Profile,
+    build_plan,
+    estimate_by_scenario,
+    plan_estimate_s,
+)
+from bench.harness.processes import listed_models, terminate_all
+from bench.harness.profiles import PROFILE_TABLE, PROFILES
+from bench.harness.recipes import base_record, run_crawl, run_idle
+from bench.harness.results import ResultsStore, new_document
+from bench.harness.site import Server, ServerError
+from bench.harness.summary import summary_table
+from c10k import probes
+from c10k.system import raise_open_files_limit
+
+
+def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown {what} {', '.join(unknown)}; choose from {', '.join(allowed)}"
+        )
+    return names
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="c10k bench",
+        description="Run the benchmark scenarios: one fresh process per run, every run "
+        "verified against the site's manifest, results in OUT/results.json.",
+    )
+    p.add_argument("--profile", choices=PROFILES, default="default")
+    p.add_argument(
+        "--models",
+        type=lambda t: _names(t, ALL_MODELS, "model"),
+        default=list(ALL_MODELS),
+        help="comma-separated models (default: all)",
+    )
+    p.add_argument(
+        "--scenarios",
+        type=lambda t: _names(t, SCENARIOS, "scenario"),
+        default=list(SCENARIOS),
+        help="comma-separated scenarios (default: all): " + ", ".join(SCENARIOS),
+    )
+    p.add_argument("--out", type=Path, default=Path("reports"), help="directory for results.json")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the plan and its expected duration, run nothing",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
+    )
+    return p
+
+
+def missing_models(models: Sequence[str]) -> dict[str, str]:
+    """Models whose dependencies are missing, asked of `c10k models --json` (no import here)."""
+    try:
+        rows = listed_models()
+    except (subprocess.SubprocessError, OSError, ValueError) as exc:
+        return {m: f"`c10k models` failed: {exc}" for m in models}
+    known = {row["name"]: row["missing"] for row in rows}
+    problems = {}
+    for model in models:
+        if model not in known:
+            problems[model] = "not listed by `c10k models`"
+        elif known[model]:
+            problems[model] = "missing " + ", ".join(known[model])
+    return problems
+
+
+def describe_plan(profile: Profile, plan: list[PlannedRun]) -> str:
+    lines = [f"profile {profile.name}: {profile.description}"]
+    for name, row in estimate_by_scenario(plan).items():
+        lines.append(
+            f"  {name:<14} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
+            f"~{_clock(row['estimate_s'])}"
+        )
+    total = plan_estimate_s(plan)
+    verdict = "within" if total <= profile.budget_s else "OVER"
+    lines.append(
+        f"  {'total':<14} {len(plan):>4} runs  ~{_clock(total)} expected, "
+        f"{verdict} the {_clock(profile.budget_s)} budget"
+    )
+    return "\n".join(lines)
+
+
+def plan_table(plan: list[PlannedRun]) -> str:
+    lines = [f"{'#':>4}  {'estimate':>8}  run"]
+    for n, run in enumerate(plan, 1):
+        lines.append(f"{n:>4}  {run.estimate_s:>7.1f}s  {run.id}")
+    return "\n".join(lines)
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, round(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class Progress:
+    """One status line on stderr: what runs, what is left, elapsed and ETA."""
+
+    def __init__(self, plan: list[PlannedRun], stream: TextIO) -> None:
+        self.plan = plan
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.started = time.monotonic()
+        self.done_estimate = 0.0
+        self.counts: dict[str, int] = {}
+
+    def eta_s(self, index: int) -> float:
+        remaining = sum(run.estimate_s for run in self.plan[index:])
+        elapsed = time.monotonic() - self.started
+        # Scale the plan's estimate by how fast the runs so far went, within reason.
+        ratio = elapsed / self.done_estimate if self.done_estimate > 5 else 1.0
+        return remaining * min(3.0, max(0.5, ratio))
+
+    def show(self, index: int) -> None:
+        run = self.plan[index]
+        done = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items())) or "none yet"
+        text = (
+            f"[{index + 1}/{len(self.plan)}] {run.id}  | elapsed "
+            f"{_clock(time.monotonic() - self.started)}, ETA ~{_clock(self.eta_s(index))}  "
+            f"| done: {done}"
+        )
+        if self.tty:
+            self.stream.write("\r\033[K" + text[:200])
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finished(self, run: PlannedRun, status: str) -> None:
+        self.done_estimate += run.estimate_s
+        self.counts[status] = self.counts.get(status, 0) + 1
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _skipped(run: PlannedRun, reason: str) -> dict[str, Any]:
+    return base_record(run) | {"status": "skipped", "reason": reason}
+
+
+def execute(
+    profile: Profile, plan: list[PlannedRun], store: ResultsStore, skip: dict[str, str]
+) -> None:
+    """Run the plan in order; one server per distinct site; results saved after every run."""
+    progress = Progress(plan, sys.stderr)
+    server: Server | None = None
+    server_key = -1
+    server_error: str | None = None
+    try:
+        for index, run in enumerate(plan):
+            progress.show(index)
+            if run.point is not None and run.server_key != server_key:
+                if server is not None:
+                    server.stop()
+                server, server_key, server_error = None, run.server_key, None
+                if any(r.server_key == server_key and r.model not in skip for r in plan[index:]):
+                    server = Server(run.point.server)
+                    try:
+                        server.start()
+                    except (ServerError, OSError, ValueError) as exc:  # start() stopped it
+                        server, server_error = None, f"the test server failed: {exc}"
+            if run.model in skip:
+                record = _skipped(run, skip[run.model])
+            elif run.idle is not None:
+                record = run_idle(run)
+            elif server is None:
+                record = _skipped(run, server_error or "no server")
+                record["status"] = "server-error"
+            else:
+                record = run_crawl(run, server, profile.sample_interval_s)
+            store.add_run(record)
+            store.set_derived(derive_document(store.document))
+            progress.finished(run, record["status"])
+    finally:
+        progress.close()
+        if server is not None:
+            server.stop()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    profile = PROFILE_TABLE[args.profile]
+    plan = build_plan(profile, args.models, args.scenarios)
+    if args.dry_run:
+        print(plan_table(plan))
+        print(describe_plan(profile, plan))
+        return 0
+    sys.stderr.write(describe_plan(profile, plan) + "\n")
+    skip = missing_models(args.models)
+    raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    document = new_document(
+        profile={
+            "name": profile.name,
+            "models": args.models,
+            "scenarios": args.scenarios,
+            "sample_interval_s": profile.sample_interval_s,
+            "budget_s": profile.budget_s,
+            "estimate_s": plan_estimate_s(plan),
+            "definition": asdict(profile),
+        },
+        command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
+        environment=probes.environment(),
+        plan=[{"id": r.id, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s} for r in plan],
+    )
+    store = ResultsStore(args.out, document)
+    status, code = "complete", 0
+    try:
+        execute(profile, plan, store, skip)
+    except KeyboardInterrupt:
+        stopped = terminate_all()
+        sys.stderr.write(
+            f"\nc10k bench: interrupted; stopped {len(stopped)} process(es) it had started; "
+            f"results so far are in {store.path}\n"
+        )
+        status, code = "interrupted", 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        terminate_all()
+    store.finish(status)
+    print(summary_table(store.document))
+    print(f"\nresults: {store.path}")
+    if code == 0 and args.check:
+        code = check_runs(store.document)
+    return code
+
+
+def check_runs(document: dict[str, Any]) -> int:
+    """For --check: 0 when every run ended ok, else 1 with one line per run that did not."""
+    bad = [run for run in document["runs"] if run["status"] != "ok"]
+    for run in bad:
+        sys.stderr.write(f"c10k bench --check: {run['id']}: {run['status']}: {run['reason']}\n")
+    if bad:
+        sys.stderr.write(f"c10k bench --check: {len(bad)} of {len(document['runs'])} runs not ok\n")
+    return 1 if bad else 0

@@ -1,0 +1,319 @@
+"""Every derived figure from the recorded runs alone (`python -m bench.harness.derive FILE`)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from bench.harness import results
+from bench.harness.overview import overview
+from bench.harness.plan import mean_latency
+from c10k import catalog
+from c10k.stats import linear_fit, summarize
+
+# Kernel fields of /proc/meminfo that grow with threads and sockets, as a run's plateau
+# samples them (*_kib) and as kernel_before.meminfo_kib names them.
+KERNEL_FIELDS: tuple[tuple[str, str], ...] = (
+    ("kernel_stack_kib", "KernelStack"),
+    ("slab_kib", "Slab"),
+    ("page_tables_kib", "PageTables"),
+)
+
+
+def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
+    return [
+        r
+        for r in runs
+        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
+    ]
+
+
+def _point_key(run: dict[str, Any]) -> tuple[int, str, int]:
+    params = run["params"]
+    return params["concurrency"], params["server"]["latency"], params["server"]["pages"]
+
+
+def _counts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for r in runs:
+        if r["scenario"] == scenario and r["model"] == model and r["kind"] == "measured":
+            counts[r["status"]] += 1
+    return dict(counts)
+
+
+def kernel_delta_kib(run: dict[str, Any]) -> float | None:
+    """Machine-wide kernel memory at a run's plateau minus before it: stacks, slab, page
+    tables and TCP buffers (both ends of each loopback connection)."""
+    plateau = run.get("plateau") or {}
+    before = run.get("kernel_before") or {}
+    meminfo = before.get("meminfo_kib") or {}
+    sockstat = before.get("sockstat") or {}
+    total = 0.0
+    for sampled, field_name in KERNEL_FIELDS:
+        if plateau.get(sampled) is None or meminfo.get(field_name) is None:
+            return None
+        total += plateau[sampled] - meminfo[field_name]
+    if plateau.get("tcp_mem_kib") is not None:
+        total += plateau["tcp_mem_kib"] - sockstat.get("mem_kib", 0)
+    return total
+
+
+def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median and spread of one (model, point) over its valid repetitions."""
+    crawls = [r["crawl"] for r in runs]
+    params = runs[0]["params"]
+    latency = mean_latency(params["server"]["latency"])
+    concurrency = params["concurrency"]
+    figures: dict[str, Any] = {
+        "concurrency": concurrency,
+        "latency": params["server"]["latency"],
+        "mean_latency_s": latency,
+        "pages": crawls[0]["pages"],
+        "runs": len(runs),
+        "pages_per_s": summarize([c["pages_per_s"] or 0.0 for c in crawls]).as_dict(),
+        "cpu_us_per_page": summarize([c["cpu_us_per_page"] or 0.0 for c in crawls]).as_dict(),
+        "latency_p50_s": summarize([c["latency_s"]["p50"] for c in crawls]).as_dict(),
+        "latency_p99_s": summarize([c["latency_s"]["p99"] for c in crawls]).as_dict(),
+        "max_rss_kib": summarize([float(c["max_rss_kib"]) for c in crawls]).as_dict(),
+        "server_saturated_runs": sum(1 for r in runs if r["server"]["saturated"]),
+        "server_peak_in_flight": max(
+            (r["verification"]["server_peak_in_flight"] or 0) for r in runs
+        ),
+    }
+    if latency > 0 and params["server"]["shape"] == "wide":
+        # Fetches after the root, over the time after the root's own latency: the rate in
+        # the plateau, which a perfect crawler makes C/L on a wide site of whole waves.
+        plateau = [
+            (c["pages"] - 1) / (c["wall_s"] - latency) for c in crawls if c["wall_s"] > latency
+        ]
+        figures["ideal_pages_per_s"] = concurrency / latency
+        figures["plateau_pages_per_s"] = summarize(plateau).as_dict()
+        median = figures["plateau_pages_per_s"]["median"]
+        figures["fraction_of_ideal"] = median / (concurrency / latency) if median else None
+    kernel = [d for d in (kernel_delta_kib(r) for r in runs) if d is not None]
+    if kernel:
+        figures["plateau_kernel_delta_kib"] = summarize(kernel).as_dict()
+    plateaus = [r.get("plateau", {}) for r in runs]
+    rss = [float(p["rss_kib"]) for p in plateaus if p.get("rss_kib") is not None]
+    if rss:
+        figures["plateau_rss_kib"] = summarize(rss).as_dict()
+        uss = [float(p["uss_kib"]) for p in plateaus if p.get("uss_kib") is not None]
+        figures["plateau_uss_kib"] = summarize(uss).as_dict() if uss else None
+        tcp = [
+            float(p["tcp_mem_kib"] - r["kernel_before"]["sockstat"].get("mem_kib", 0))
+            for p, r in zip(plateaus, runs, strict=True)
+            if p.get("tcp_mem_kib") is not None
+        ]
+        figures["plateau_tcp_mem_delta_kib"] = summarize(tcp).as_dict() if tcp else None
+        ramp = [
+            p["ramp_vmrss_bytes_per_connection"]
+            for p in plateaus
+            if p.get("ramp_vmrss_bytes_per_connection") is not None
+        ]
+        figures["ramp_vmrss_bytes_per_connection"] = summarize(ramp).as_dict() if ramp else None
+        ramp_fits = [
+            p["ramp_fit_bytes_per_fd"]["slope"]
+            for p in plateaus
+            if p.get("ramp_fit_bytes_per_fd") and p["ramp_fit_bytes_per_fd"]["slope"] is not None
+        ]
+        figures["ramp_fit_bytes_per_fd"] = summarize(ramp_fits).as_dict() if ramp_fits else None
+    return figures
+
+
+def _fit(points: list[dict[str, Any]], figure: str) -> dict[str, Any]:
+    """Least squares of a plateau figure's median (KiB, as bytes) against concurrency."""
+    return linear_fit(
+        [float(p["concurrency"]) for p in points],
+        [p[figure]["median"] * 1024.0 for p in points],
+    ).as_dict()
+
+
+def memory_per_connection(points: list[dict[str, Any]], min_concurrency: int) -> dict[str, Any]:
+    """Slopes of plateau RSS, USS and kernel memory against concurrency, with R²."""
+    chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
+    fit = _fit(chosen, "plateau_rss_kib")
+    result: dict[str, Any] = {
+        "from_concurrency": min_concurrency,
+        "concurrencies": [p["concurrency"] for p in chosen],
+        "rss_bytes": fit,
+    }
+    with_tcp = [p for p in chosen if p.get("plateau_tcp_mem_delta_kib")]
+    if len(with_tcp) >= 2:
+        result["kernel_tcp_bytes"] = _fit(with_tcp, "plateau_tcp_mem_delta_kib")
+    with_uss = [p for p in chosen if p.get("plateau_uss_kib")]
+    if len(with_uss) >= 2:
+        result["uss_bytes"] = _fit(with_uss, "plateau_uss_kib")
+    # Every kernel field sampled (stacks, slab, page tables, TCP), over the same points.
+    kernel = _fit(
+        [p for p in chosen if p.get("plateau_kernel_delta_kib")], "plateau_kernel_delta_kib"
+    )
+    result["kernel_bytes"] = kernel
+    slope = fit["slope"]
+    # A negative kernel slope is noise from the rest of the machine, not a saving.
+    result["total_bytes"] = None if slope is None else slope + max(0.0, kernel["slope"] or 0.0)
+    # The cross-check: the in-run RSS step per opened connection at the largest point.
+    if chosen and chosen[-1].get("ramp_vmrss_bytes_per_connection"):
+        check = chosen[-1]["ramp_vmrss_bytes_per_connection"]["median"]
+        in_run = (chosen[-1].get("ramp_fit_bytes_per_fd") or {}).get("median")
+        result["cross_check"] = {
+            "concurrency": chosen[-1]["concurrency"],
+            "ramp_vmrss_bytes_per_connection": check,
+            "relative_difference": (check - slope) / slope if slope and check else None,
+            "ramp_fit_bytes_per_fd": in_run,
+            "ramp_fit_relative_difference": (in_run - slope) / slope if slope and in_run else None,
+        }
+    return result
+
+
+def derive_crawl_scenario(
+    runs: list[dict[str, Any]], scenario: str, fit_min_concurrency: int | None
+) -> dict[str, Any]:
+    valid = _measured_ok(runs, scenario)
+    models = sorted({r["model"] for r in runs if r["scenario"] == scenario})
+    table: dict[str, Any] = {}
+    for model in models:
+        groups: dict[tuple[int, str, int], list[dict[str, Any]]] = defaultdict(list)
+        for r in valid:
+            if r["model"] == model:
+                groups[_point_key(r)].append(r)
+        points = [crawl_point(groups[key]) for key in sorted(groups, key=_sort_key)]
+        entry: dict[str, Any] = {"runs_by_status": _counts(runs, scenario, model), "points": points}
+        if fit_min_concurrency is not None:
+            entry["memory_per_connection"] = memory_per_connection(points, fit_min_concurrency)
+        table[model] = entry
+    return table
+
+
+def _sort_key(key: tuple[int, str, int]) -> tuple[int, float, int]:
+    return key[0], mean_latency(key[1]), key[2]
+
+
+def _idle_slope(idle: dict[str, Any]) -> dict[str, Any]:
+    """The figures of one idle slope run: per-unit costs, their totals, how fast units started."""
+    per_unit = idle["per_unit"]
+    kernel_parts = {
+        name: per_unit[f"{name}_bytes"] for name in ("KernelStack", "Slab", "PageTables")
+    }
+    # Machine-wide deltas: a negative share is noise from other processes, not a saving.
+    kernel = sum(max(0.0, v) for v in kernel_parts.values() if _finite(v))
+    rss = per_unit["rss_bytes"]
+    last = idle["points"][-1]
+    seconds = last["elapsed_s"]
+    return {
+        "count": idle["count"],
+        "rss_bytes_per_unit": rss,
+        "rss_r2": per_unit["rss_r2"],
+        "kernel_bytes_per_unit": kernel_parts,
+        "kernel_total_bytes_per_unit": kernel,
+        "total_bytes_per_unit": None if rss is None else rss + kernel,
+        "start_us_per_unit": per_unit["start_us"],
+        "seconds_to_start_all": seconds,
+        "start_rate_per_s": idle["count"] / seconds if seconds and seconds > 0 else None,
+        "rss_kib_at_count": last["rss_kib"],
+    }
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per idle kind: RSS, kernel memory, tracemalloc and start time per unit; thread ceiling."""
+    table: dict[str, Any] = {}
+    for r in runs:
+        if r["scenario"] != catalog.IDLE.name:
+            continue
+        entry = table.setdefault(r["model"], {})
+        mode = r["params"]["mode"]
+        if r["status"] != "ok":
+            entry.setdefault("problems", []).append(
+                {
+                    "mode": mode,
+                    "count": r["params"].get("count"),
+                    "status": r["status"],
+                    "reason": r["reason"],
+                }
+            )
+            continue
+        idle = r["idle"]
+        if mode == "until-failure":
+            failure = idle["failure"]
+            entry["max_threads"] = {
+                key: failure[key]
+                for key in ("count", "stopped_by", "error", "errno", "cap", "elapsed_s")
+            } | {"context": failure["context"]}
+        elif mode == "tracemalloc":
+            entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
+            entry["tracemalloc_count"] = idle["count"]
+        else:
+            entry |= _idle_slope(idle)
+    return table
+
+
+def fit_thresholds(document: dict[str, Any]) -> dict[str, int]:
+    """Per scenario with a memory fit, its lowest concurrency, as the profile recorded it."""
+    definition = (document.get("profile") or {}).get("definition") or {}
+    return {
+        s["name"]: s["fit_min_concurrency"]
+        for s in definition.get("scenarios") or []
+        if s.get("fit_min_concurrency")
+    }
+
+
+def derive(
+    runs: list[dict[str, Any]],
+    fit_min: dict[str, int],
+    environment: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C."""
+    tables: dict[str, Any] = {}
+    scenarios = []
+    for r in runs:
+        if r["scenario"] not in scenarios:
+            scenarios.append(r["scenario"])
+    for scenario in scenarios:
+        if scenario == catalog.IDLE.name:
+            tables[scenario] = derive_idle(runs)
+        else:
+            tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
+    return tables | overview(tables, runs, environment or {})
+
+
+def derive_document(document: dict[str, Any]) -> dict[str, Any]:
+    """The derived section of a results document, from its runs, profile and environment."""
+    return derive(document["runs"], fit_thresholds(document), document.get("environment"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.harness.derive",
+        description="Recompute the derived section of a results file from its recorded runs.",
+    )
+    p.add_argument("results", type=Path, help="the results.json to rewrite in place")
+    args = p.parse_args(argv)
+    try:
+        document = results.load(args.results)
+    except ValueError as exc:
+        sys.stderr.write(f"bench.harness.derive: error: {exc}\n")
+        return 2
+    try:
+        document["derived"] = derive_document(document)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        # A hand-edited or truncated run record: say which file, not a traceback.
+        reason = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+        sys.stderr.write(
+            f"bench.harness.derive: error: {args.results} holds a run it cannot read ({reason})\n"
+        )
+        return 2
+    results.write_atomic(args.results, document)
+    print(f"derived: {args.results} ({len(document['runs'])} runs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

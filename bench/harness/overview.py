@@ -1,0 +1,385 @@
+"""Figures across models, from the derived tables: ratios, rankings, extremes (pure)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bench.harness.plan import mean_latency
+from c10k import catalog
+
+KIB = 1024.0
+Points = dict[str, list[dict[str, Any]]]  # model -> its verified points in one scenario
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
+COROUTINE_KINDS = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
+
+
+def _med(summary: dict[str, Any] | None) -> float | None:
+    if not summary or summary.get("median") is None:
+        return None
+    return float(summary["median"])
+
+
+def _points(tables: dict[str, Any], scenario: str) -> Points:
+    return {model: entry.get("points") or [] for model, entry in tables.get(scenario, {}).items()}
+
+
+def _largest_concurrency(table: Points) -> int:
+    return max((p["concurrency"] for entries in table.values() for p in entries), default=0)
+
+
+def ranking(values: dict[str, float], higher_is_better: bool) -> dict[str, Any] | None:
+    """The best and worst model of a figure, and by what factor they differ (None: no values)."""
+    if not values:
+        return None
+    ordered = sorted(values, key=lambda m: values[m], reverse=higher_is_better)
+    best, worst = ordered[0], ordered[-1]
+    factor = None
+    if worst != best and values[best] > 0 and values[worst] > 0:
+        factor = max(values[best], values[worst]) / min(values[best], values[worst])
+    return {
+        "higher_is_better": higher_is_better,
+        "values": values,
+        "best": best,
+        "worst": worst,
+        "factor": factor,
+    }
+
+
+def _at(table: Points, concurrency: int, value: Any) -> dict[str, float]:
+    """Per model, value(point) at one concurrency (the last such point when there are more)."""
+    return {
+        m: value(p)
+        for m, entries in table.items()
+        for p in entries
+        if p["concurrency"] == concurrency
+    }
+
+
+def _p99_ms(point: dict[str, Any]) -> float:
+    return (_med(point["latency_p99_s"]) or 0.0) * 1000.0
+
+
+# -- ratios between models --------------------------------------------------------------------
+
+
+def geometric_mean(values: list[float]) -> float | None:
+    positive = [v for v in values if math.isfinite(v) and v > 0]
+    if not positive:
+        return None
+    return math.exp(sum(math.log(v) for v in positive) / len(positive))
+
+
+def paired_ratio(
+    table: Points, numerator: str, denominator: str, figure: str, skip_saturated: bool = False
+) -> tuple[float | None, list[int]]:
+    """Geometric mean over shared points of figure(numerator) / figure(denominator).
+
+    Points where the test server was CPU-bound for either model are left out when
+    skip_saturated: their pages/s is the server's, not the crawler's.
+    """
+    by_key = {
+        name: {(p["concurrency"], p["latency"]): p for p in table.get(name, [])}
+        for name in (numerator, denominator)
+    }
+    ratios, used = [], []
+    for key in sorted(set(by_key[numerator]) & set(by_key[denominator])):
+        a, b = by_key[numerator][key], by_key[denominator][key]
+        if skip_saturated and (a["server_saturated_runs"] or b["server_saturated_runs"]):
+            continue
+        top, bottom = _med(a.get(figure)), _med(b.get(figure))
+        if top is None or bottom is None or bottom <= 0 or top <= 0:
+            continue
+        ratios.append(top / bottom)
+        used.append(int(key[0]))
+    return geometric_mean(ratios), used
+
+
+def event_loop_vs_threads(table: Points) -> dict[str, Any]:
+    """Each event-loop model's pages/s and CPU per page over the threads' (server-bound
+    points left out of pages/s), and the median of the pages/s ratios."""
+    models: dict[str, Any] = {}
+    used_all: list[int] = []
+    for model in (m.name for m in catalog.MODELS.values() if m.event_loop):
+        ratio, used = paired_ratio(table, model, THREADS, "pages_per_s", skip_saturated=True)
+        if ratio is None:
+            continue
+        used_all += used
+        cpu, _ = paired_ratio(table, model, THREADS, "cpu_us_per_page")
+        models[model] = {"pages_per_s": ratio, "cpu_us_per_page": cpu, "concurrencies": used}
+    ordered = sorted(m["pages_per_s"] for m in models.values())
+    half = len(ordered) // 2
+    middle = (
+        None
+        if not ordered
+        else ordered[half]
+        if len(ordered) % 2
+        else sum(ordered[half - 1 : half + 1]) / 2
+    )
+    return {"models": models, "median_pages_per_s": middle, "concurrencies": sorted(set(used_all))}
+
+
+def free_threaded_vs_threads(table: Points) -> dict[str, Any] | None:
+    """A free-threaded threads model's pages/s over the threads', when one ran beside them."""
+    model = next((m for m in catalog.FREE_THREADED_MODELS if table.get(m)), None)
+    if model is None or not table.get(THREADS):
+        return None
+    ratio, used = paired_ratio(table, model, THREADS, "pages_per_s")
+    return {"model": model, "pages_per_s": ratio, "concurrencies": used}
+
+
+def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
+    """CPU per page of each model over its uvloop twin's (and the pages/s ratio), in
+    few-active, or in sleepy when few-active has no pair."""
+    for scenario in (FEW_ACTIVE, SLEEPY):
+        table = _points(tables, scenario)
+        pairs = []
+        for plain, fast in ((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS):
+            speedup, used = paired_ratio(table, plain, fast, "cpu_us_per_page")
+            if speedup is not None:
+                rate, _ = paired_ratio(table, fast, plain, "pages_per_s")
+                pairs.append(
+                    {
+                        "plain": plain,
+                        "fast": fast,
+                        "cpu_per_page_speedup": speedup,
+                        "pages_per_s_ratio": rate,
+                        "concurrencies": used,
+                    }
+                )
+        if pairs:
+            return {"scenario": scenario, "pairs": pairs}
+    return None
+
+
+def asyncio_vs_threads(table: Points) -> dict[str, Any] | None:
+    """asyncio's largest verified sleepy point, and the threads' fraction of C/L there."""
+    mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
+    if not mine:
+        return None
+    top = max(mine, key=lambda p: p["concurrency"])
+    theirs = [
+        p
+        for p in table.get(THREADS, [])
+        if p["concurrency"] == top["concurrency"] and p.get("fraction_of_ideal") is not None
+    ]
+    return {
+        "concurrency": int(top["concurrency"]),
+        "latency": top["latency"],
+        "pages": top["pages"],
+        "asyncio_fraction_of_ideal": float(top["fraction_of_ideal"]),
+        "threads_fraction_of_ideal": float(theirs[0]["fraction_of_ideal"]) if theirs else None,
+    }
+
+
+# -- what each scenario's chart and verdicts quote -------------------------------------------
+
+
+def few_active_highlights(table: Points) -> dict[str, Any]:
+    """At the largest concurrency: the best and worst pages/s, CPU per page and p99 latency."""
+    top = _largest_concurrency(table)
+    threads = table.get(THREADS) or []
+    return {
+        "largest_concurrency": top,
+        "pages_per_s": ranking(_at(table, top, lambda p: _med(p["pages_per_s"]) or 0.0), True),
+        "cpu_us_per_page": ranking(
+            _at(table, top, lambda p: _med(p["cpu_us_per_page"]) or 0.0), False
+        ),
+        "latency_p99_ms": ranking(_at(table, top, _p99_ms), False),
+        "threads_pages": threads[0]["pages"] if threads else None,
+        "threads_most_runs_per_point": max((p["runs"] for p in threads), default=0),
+    }
+
+
+def _memory_highlights(tables: dict[str, Any]) -> dict[str, Any]:
+    """The memory fits side by side: total per connection, fitted range, largest plateau RSS."""
+    entries = tables.get(SLEEPY, {})
+    fits = {
+        m: entries[m].get("memory_per_connection") or {} for m in catalog.model_order(list(entries))
+    }
+    fitted = {m: f for m, f in fits.items() if (f.get("rss_bytes") or {}).get("slope") is not None}
+    # A negative RSS slope is noise (tiny scale, or a point that did not count): no ranking.
+    totals = {
+        m: (f.get("total_bytes") or 0.0) / KIB
+        for m, f in fitted.items()
+        if f["rss_bytes"]["slope"] > 0
+    }
+    largest = {}
+    for model, entry in entries.items():
+        rss = [
+            p["plateau_rss_kib"]["median"]
+            for p in entry.get("points") or []
+            if p.get("plateau_rss_kib") and p["plateau_rss_kib"].get("median") is not None
+        ]
+        if rss:
+            largest[model] = float(rss[-1]) / KIB
+    most = max(largest, key=lambda m: largest[m]) if largest else None
+    least = min(largest, key=lambda m: largest[m]) if largest else None
+    return {
+        "memory_total_kib": ranking(totals, False),
+        "fit_concurrencies": sorted(
+            {int(c) for f in fitted.values() for c in f.get("concurrencies") or []}
+        ),
+        "largest_plateau_rss_mib": {
+            "most": most,
+            "most_mib": largest.get(most or ""),
+            "least": least,
+            "least_mib": largest.get(least or ""),
+        }
+        if largest
+        else None,
+    }
+
+
+def sleepy_highlights(tables: dict[str, Any]) -> dict[str, Any]:
+    """At the largest concurrency: share of the ideal C/L and p99; the largest peak in
+    flight; the memory fits compared."""
+    table = _points(tables, SLEEPY)
+    top = _largest_concurrency(table)
+    percent = {
+        m: 100.0 * p["fraction_of_ideal"]
+        for m, entries in table.items()
+        for p in entries
+        if p["concurrency"] == top and p.get("fraction_of_ideal") is not None
+    }
+    peaks = (int(p["server_peak_in_flight"] or 0) for e in table.values() for p in e)
+    return {
+        "largest_concurrency": top,
+        "percent_of_ideal": ranking(percent, True),
+        "no_verified_run_at_largest": sorted(set(table) - set(percent)),
+        "latencies": sorted({str(p["latency"]) for e in table.values() for p in e}),
+        "latency_p99_ms": ranking(_at(table, top, _p99_ms), False),
+        "largest_peak_in_flight": max(peaks, default=0),
+    } | _memory_highlights(tables)
+
+
+def latency_sweep_highlights(table: Points) -> dict[str, Any]:
+    """At the lowest and the highest latency: best and worst pages/s, best share of C/L."""
+    latencies = sorted({p["latency"] for e in table.values() for p in e}, key=mean_latency)
+    ends = [latencies[0], latencies[-1]] if len(latencies) > 1 else latencies
+    by_latency = []
+    for latency in ends:
+        rate = {
+            m: _med(p["pages_per_s"]) or 0.0
+            for m, e in table.items()
+            for p in e
+            if p["latency"] == latency
+        }
+        fractions = [
+            float(p["fraction_of_ideal"])
+            for e in table.values()
+            for p in e
+            if p["latency"] == latency and p.get("fraction_of_ideal")
+        ]
+        by_latency.append(
+            {
+                "latency": latency,
+                "pages_per_s": ranking(rate, True),
+                "best_fraction_of_ideal": max(fractions) if fractions else None,
+            }
+        )
+    concurrencies = sorted({p["concurrency"] for e in table.values() for p in e})
+    return {"concurrencies": concurrencies, "by_latency": by_latency}
+
+
+def idle_highlights(units: dict[str, Any]) -> dict[str, Any]:
+    """The idle kinds compared: thread against task, cheapest and costliest coroutine, the
+    most started, and the coroutine kinds from the slowest start rate to the fastest."""
+    thread = units.get(catalog.THREAD.name) or {}
+    task = units.get(catalog.ASYNCIO_TASK.name) or {}
+    coroutines = [units[k] | {"kind": k} for k in COROUTINE_KINDS if k in units]
+    measured = [u for u in coroutines if u.get("rss_bytes_per_unit") is not None]
+    shown = [u for u in coroutines if u.get("rss_bytes_per_unit")]
+    started = [u for u in coroutines if u.get("count")]
+
+    def total(unit: dict[str, Any]) -> float:
+        return float(unit.get("total_bytes_per_unit") or 0.0)
+
+    def rate(unit: dict[str, Any]) -> float:
+        value = unit.get("start_rate_per_s")
+        return math.inf if value is None else float(value)
+
+    thread_total, task_total = thread.get("total_bytes_per_unit"), task.get("total_bytes_per_unit")
+    return {
+        "thread_over_task": thread_total / task_total if thread_total and task_total else None,
+        "cheapest_coroutine": min(shown, key=total)["kind"] if shown else None,
+        "most_started_coroutine": max(shown, key=lambda u: u.get("count") or 0)["kind"]
+        if shown
+        else None,
+        "costliest_coroutine": max(measured, key=total)["kind"] if measured else None,
+        "most_coroutine_units": max((u.get("count") or 0 for u in coroutines), default=0),
+        "coroutines_by_start_rate": [u["kind"] for u in sorted(started, key=rate)],
+    }
+
+
+def not_counted(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Measured runs that did not count, in run order, with what they still measured."""
+    found = []
+    for run in runs:
+        if run.get("kind") != "measured" or run.get("status") == "ok":
+            continue
+        params = run.get("params") or {}
+        crawl = run.get("crawl") or {}
+        latency = (params.get("server") or {}).get("latency")
+        found.append(
+            {
+                "run_id": str(run.get("id")),
+                "scenario": str(run.get("scenario")),
+                "model": str(run.get("model")),
+                "status": str(run.get("status")),
+                "reason": str(run.get("reason") or run.get("status")),
+                "concurrency": params.get("concurrency"),
+                "latency": latency,
+                "mean_latency_s": mean_latency(latency or "0"),
+                "pages_per_s": crawl.get("pages_per_s"),
+                "plateau_rss_kib": (run.get("plateau") or {}).get("rss_kib"),
+                "cpu_us_per_page": crawl.get("cpu_us_per_page"),
+            }
+        )
+    return found
+
+
+def socket_ceiling(environment: dict[str, Any]) -> dict[str, Any]:
+    """Sockets one process can open to one server: the lower of open files and ports."""
+    limits = environment.get("limits") or {}
+    candidates = []
+    nofile = (limits.get("RLIMIT_NOFILE") or {}).get("hard")
+    if isinstance(nofile, int):
+        candidates.append((nofile, "hard RLIMIT_NOFILE"))
+    ports = limits.get("ephemeral_ports_per_destination")
+    if isinstance(ports, int):
+        candidates.append((ports, "ephemeral ports per destination"))
+    if not candidates:
+        return {"count": None, "limit": "unknown"}
+    count, limit = min(candidates)
+    return {"count": count, "limit": limit}
+
+
+def overview(
+    tables: dict[str, Any], runs: list[dict[str, Any]], environment: dict[str, Any]
+) -> dict[str, Any]:
+    """The figures across models and runs, beside the per-scenario tables in `derived`."""
+    few_active = _points(tables, FEW_ACTIVE)
+    highlights: dict[str, Any] = {}
+    if catalog.IDLE.name in tables:
+        highlights[catalog.IDLE.name] = idle_highlights(tables[catalog.IDLE.name])
+    if FEW_ACTIVE in tables:
+        highlights[FEW_ACTIVE] = few_active_highlights(few_active)
+    if SLEEPY in tables:
+        highlights[SLEEPY] = sleepy_highlights(tables)
+    if catalog.LATENCY_SWEEP.name in tables:
+        highlights[catalog.LATENCY_SWEEP.name] = latency_sweep_highlights(
+            _points(tables, catalog.LATENCY_SWEEP.name)
+        )
+    return {
+        "not_counted": not_counted(runs),
+        "comparisons": {
+            "event_loop_vs_threads": event_loop_vs_threads(few_active),
+            "free_threaded_vs_threads": free_threaded_vs_threads(few_active),
+            "uvloop": uvloop_speedups(tables),
+            "asyncio_vs_threads_sleepy": asyncio_vs_threads(_points(tables, SLEEPY)),
+        },
+        "highlights": highlights,
+        "socket_ceiling": socket_ceiling(environment),
+    }

@@ -1,0 +1,251 @@
+"""A scenario's runs as data (crawl points, idle specs, profiles) and the plan of runs they make."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from bench.harness.site import ServeOptions
+from c10k import catalog
+from c10k.catalog import (
+    CONNECT_S,
+    RUN_OVERHEAD_S,
+    SERVER_RATE,
+    SERVER_START_S,
+    UNKNOWN_CPU_PER_PAGE_S,
+    UNKNOWN_STARTUP_S,
+)
+from server.specs import parse_duration
+
+ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
+SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
+
+
+def mean_latency(spec: str) -> float:
+    """The mean of a server latency SPEC (fixed, uniform:a..b, exp:m, lognormal:median,sigma)."""
+    kind, _, rest = spec.partition(":")
+    if not rest:
+        return parse_duration(spec)
+    if kind == "uniform":
+        low, _, high = rest.partition("..")
+        return (parse_duration(low) + parse_duration(high)) / 2
+    if kind == "exp":
+        return parse_duration(rest)
+    if kind == "lognormal":
+        centre, _, sigma = rest.partition(",")
+        return parse_duration(centre) * math.exp(float(sigma or 0) ** 2 / 2)
+    raise ValueError(f"unknown latency spec: {spec!r}")
+
+
+@dataclass(frozen=True)
+class CrawlPoint:
+    """One crawl configuration of a scenario: a site, a concurrency and crawl options."""
+
+    server: ServeOptions
+    concurrency: int
+    timeout_s: float = 10.0  # the crawler's --timeout for one fetch
+    max_tries: int = 4
+    check_peak: bool = False  # verify the server's peak in flight reaches the concurrency
+
+    def estimate_s(self, model: str) -> float:
+        """Expected seconds for one run: start, then the slower of waiting and computing."""
+        urls = self.server.urls_estimate
+        latency = mean_latency(self.server.latency)
+        if self.server.shape == "wide":
+            generations = 1 + math.ceil((urls - 1) / self.concurrency)
+        else:  # a random recursive tree: depth grows with log(pages), then waves of C
+            generations = math.ceil(urls / self.concurrency) + math.ceil(math.log(urls + 1, 3))
+        waiting = generations * latency
+        model_entry = catalog.MODELS.get(model)
+        cpu_per_page = model_entry.cpu_per_page_s if model_entry else UNKNOWN_CPU_PER_PAGE_S
+        startup = model_entry.startup_s if model_entry else UNKNOWN_STARTUP_S
+        computing = urls * cpu_per_page + urls / SERVER_RATE / 2
+        ramp = min(self.concurrency, urls) * CONNECT_S
+        # The fault kinds that hang cost whole timeouts at the end of the crawl.
+        hang_tail = (
+            self.timeout_s * self.max_tries
+            if self.server.faults and "hang" in (self.server.faults)
+            else 0.0
+        )
+        return startup + max(waiting, computing) + ramp + hang_tail + RUN_OVERHEAD_S
+
+
+@dataclass(frozen=True)
+class IdleSpec:
+    """One `python -m impls.idle` run."""
+
+    kind: str
+    count: int
+    mode: Literal["slope", "tracemalloc", "until-failure"] = "slope"
+    steps: int = 5
+    cap: int = 0  # until-failure: never start more than this many threads
+
+    def argv(self) -> list[str]:
+        args = ["--kind", self.kind, "--count", str(self.count), "--steps", str(self.steps)]
+        if self.mode == "tracemalloc":
+            args.append("--tracemalloc")
+        if self.mode == "until-failure":
+            args += ["--until-failure", "--cap", str(self.cap)]
+        return args
+
+    def estimate_s(self) -> float:
+        per_unit = catalog.IDLE_KINDS[self.kind].start_s  # start, measure and release one
+        count = self.cap if self.mode == "until-failure" else self.count
+        if self.mode == "until-failure":
+            count = min(count, 25_000)  # vm.max_map_count stops threads near 22,000 here
+        slowdown = 4.0 if self.mode == "tracemalloc" else 1.0
+        return 0.3 + count * per_unit * slowdown + RUN_OVERHEAD_S / 2
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A catalog scenario in one profile: crawl points (or idle runs), repetitions, warm-ups."""
+
+    about: catalog.Scenario
+    points: tuple[CrawlPoint, ...] = ()
+    idle: tuple[IdleSpec, ...] = ()
+    repetitions: int = 1
+    warmups: int = 0  # per model, at the scenario's first point, not counted
+    fit_min_concurrency: int = 0  # sleepy: fit memory per connection from this C up
+
+    @property
+    def name(self) -> str:
+        return self.about.name
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    budget_s: float  # what the plan must fit in (checked by the tests)
+    sample_interval_s: float
+    scenarios: tuple[Scenario, ...]
+
+    def scenario(self, name: str) -> Scenario:
+        for scenario in self.scenarios:
+            if scenario.name == name:
+                return scenario
+        raise KeyError(name)
+
+
+# -- the plan -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One subprocess the harness will start: a crawl or an idle program."""
+
+    id: str
+    scenario: str
+    model: str  # the crawler model, or the idle kind
+    kind: Literal["warmup", "measured"]
+    repetition: int
+    point: CrawlPoint | None = None
+    idle: IdleSpec | None = None
+    estimate_s: float = 0.0
+    server_key: int = -1  # runs with the same key share one server process
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def timeout_s(self) -> float:
+        """The hard limit after which the harness kills the run."""
+        return 3 * self.estimate_s + 30
+
+
+def run_params(point: CrawlPoint) -> dict[str, Any]:
+    return {
+        "concurrency": point.concurrency,
+        "timeout_s": point.timeout_s,
+        "max_tries": point.max_tries,
+        "check_peak": point.check_peak,
+        "server": asdict(point.server),
+    }
+
+
+def build_plan(
+    profile: Profile, models: Sequence[str], scenarios: Sequence[str]
+) -> list[PlannedRun]:
+    """Every run in order: per scenario, per server, warm-ups, then repetitions x models.
+
+    Models are interleaved inside each repetition so a slow drift of the machine spreads
+    over all models instead of biasing the last one.
+    """
+    plan: list[PlannedRun] = []
+    server_keys: dict[ServeOptions, int] = {}
+    for scenario in profile.scenarios:
+        if scenario.name not in scenarios:
+            continue
+        if scenario.idle:
+            for n, spec in enumerate(scenario.idle):
+                plan.append(
+                    PlannedRun(
+                        id=f"idle/{spec.kind}/{spec.mode}/{spec.count}/{n}",
+                        scenario=scenario.name,
+                        model=spec.kind,
+                        kind="measured",
+                        repetition=0,
+                        idle=spec,
+                        estimate_s=spec.estimate_s(),
+                        params=asdict(spec),
+                    )
+                )
+            continue
+        for index, point in enumerate(scenario.points):
+            key = server_keys.setdefault(point.server, len(server_keys))
+            if index == 0:
+                for w in range(scenario.warmups):
+                    plan += [
+                        _crawl_run(scenario.name, model, "warmup", w, point, key)
+                        for model in models
+                    ]
+            for rep in range(scenario.repetitions):
+                plan += [
+                    _crawl_run(scenario.name, model, "measured", rep, point, key)
+                    for model in models
+                ]
+    return plan
+
+
+def _crawl_run(
+    scenario: str,
+    model: str,
+    kind: Literal["warmup", "measured"],
+    rep: int,
+    point: CrawlPoint,
+    key: int,
+) -> PlannedRun:
+    return PlannedRun(
+        id=f"{scenario}/{model}/c{point.concurrency}/s{key}/{kind}{rep}",
+        scenario=scenario,
+        model=model,
+        kind=kind,
+        repetition=rep,
+        point=point,
+        estimate_s=point.estimate_s(model),
+        server_key=key,
+        params=run_params(point),
+    )
+
+
+def plan_estimate_s(plan: Sequence[PlannedRun]) -> float:
+    """The plan's expected duration: every run plus one server start per distinct site."""
+    servers = {run.server_key for run in plan if run.point is not None}
+    return sum(run.estimate_s for run in plan) + SERVER_START_S * len(servers)
+
+
+def estimate_by_scenario(plan: Sequence[PlannedRun]) -> dict[str, dict[str, float]]:
+    """Per scenario: runs, servers and expected seconds."""
+    table: dict[str, dict[str, float]] = {}
+    for name in SCENARIOS:
+        runs = [run for run in plan if run.scenario == name]
+        if not runs:
+            continue
+        servers = {run.server_key for run in runs if run.point is not None}
+        table[name] = {
+            "runs": len(runs),
+            "servers": len(servers),
+            "estimate_s": sum(r.estimate_s for r in runs) + SERVER_START_S * len(servers),
+        }
+    return table

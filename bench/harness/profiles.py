@@ -1,0 +1,191 @@
+"""The three profiles as plain data: each scenario's crawl points, idle runs and repetitions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bench.harness.plan import CrawlPoint, IdleSpec, Profile, Scenario, mean_latency
+from bench.harness.site import ServeOptions
+from c10k import catalog
+from c10k.catalog import SWEEP_CPU_PER_PAGE_S
+
+
+def sleepy_points(
+    concurrencies: Sequence[int], latency: str, waves: int, workers: int = 1
+) -> tuple[CrawlPoint, ...]:
+    """A wide site of exactly waves*C pages per C: all in flight at once, `waves` times over."""
+    return tuple(
+        CrawlPoint(
+            ServeOptions(pages=waves * c, links=0, shape="wide", latency=latency, workers=workers),
+            concurrency=c,
+            # Generous: when the machine saturates, fetches wait long in queues (kernel and
+            # loop); a timeout would add retries and blur the throughput being measured.
+            timeout_s=max(30.0, 10 * mean_latency(latency)),
+            check_peak=True,
+        )
+        for c in concurrencies
+    )
+
+
+def sweep_points(
+    concurrency: int, latencies: Sequence[str], target_s: float
+) -> tuple[CrawlPoint, ...]:
+    """Fixed concurrency, latency varied; pages sized so each run lasts about target_s."""
+    points = []
+    for latency in latencies:
+        mean = mean_latency(latency)
+        by_cpu = int(target_s / SWEEP_CPU_PER_PAGE_S)
+        by_wait = int(concurrency * target_s / mean) if mean > 0 else by_cpu
+        pages = max(3 * concurrency, min(by_cpu, by_wait))
+        points.append(
+            CrawlPoint(
+                ServeOptions(pages=pages, links=0, shape="wide", latency=latency),
+                concurrency=concurrency,
+            )
+        )
+    return tuple(points)
+
+
+def few_active_points(pages: int, concurrencies: Sequence[int]) -> tuple[CrawlPoint, ...]:
+    server = ServeOptions(pages=pages, links=10, shape="deep", latency="0")
+    return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
+
+
+def idle_specs(
+    thread_count: int,
+    unit_count: int,
+    tracemalloc_threads: int,
+    tracemalloc_units: int,
+    thread_cap: int,
+    other_loop_units: int | None = None,
+) -> tuple[IdleSpec, ...]:
+    """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop and
+    generators-model tasks, whose 1,000,000 cost half a minute each and add no claim:
+    C4 is settled by asyncio tasks and bare coroutines at unit_count."""
+    thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
+    coroutine_kinds = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
+    other_loops = (catalog.UVLOOP_TASK.name, catalog.GENERATORS_TASK.name)
+    specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
+    specs += [
+        IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
+        for kind in coroutine_kinds
+    ]
+    specs += [IdleSpec(kind, tracemalloc_threads, "tracemalloc", steps=1) for kind in thread_kinds]
+    specs += [IdleSpec(kind, tracemalloc_units, "tracemalloc", steps=1) for kind in coroutine_kinds]
+    specs.append(
+        IdleSpec(catalog.THREAD.name, thread_cap, "until-failure", steps=1, cap=thread_cap)
+    )
+    return tuple(specs)
+
+
+REALISTIC_FAULTS = "reset=0.01,hang=0.005,500=0.01,truncate=0.005,garbage=0.005"
+
+
+def realistic_point(pages: int, concurrency: int, timeout_s: float = 1.0) -> CrawlPoint:
+    return CrawlPoint(
+        ServeOptions(
+            pages=pages,
+            links=10,
+            shape="deep",
+            latency="lognormal:50ms,0.5",
+            bandwidth="256KiB",
+            faults=REALISTIC_FAULTS,
+        ),
+        concurrency=concurrency,
+        timeout_s=timeout_s,  # hangs cost timeout * tries at the end of the crawl: keep small
+        max_tries=2,
+    )
+
+
+def _scenarios(
+    *,
+    idle: tuple[IdleSpec, ...],
+    few_active: tuple[CrawlPoint, ...],
+    few_reps: int,
+    few_warmups: int,
+    sleepy: tuple[CrawlPoint, ...],
+    sleepy_reps: int,
+    sweep: tuple[CrawlPoint, ...],
+    sweep_reps: int,
+    realistic: tuple[CrawlPoint, ...],
+    realistic_reps: int,
+) -> tuple[Scenario, ...]:
+    return (
+        Scenario(catalog.IDLE, idle=idle),
+        Scenario(catalog.FEW_ACTIVE, points=few_active, repetitions=few_reps, warmups=few_warmups),
+        Scenario(
+            catalog.SLEEPY,
+            points=sleepy,
+            repetitions=sleepy_reps,
+            fit_min_concurrency=1000 if max(p.concurrency for p in sleepy) >= 3000 else 0,
+        ),
+        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=sweep_reps),
+        Scenario(catalog.REALISTIC, points=realistic, repetitions=realistic_reps),
+    )
+
+
+PROFILE_TABLE: dict[str, Profile] = {
+    "quick": Profile(
+        "quick",
+        "every model and scenario at tiny scale: a CI smoke test, not a measurement",
+        budget_s=90.0,
+        sample_interval_s=0.05,
+        scenarios=_scenarios(
+            idle=idle_specs(300, 20_000, 200, 2_000, thread_cap=500),
+            few_active=few_active_points(150, (1, 4)),
+            few_reps=1,
+            few_warmups=0,
+            sleepy=sleepy_points((20, 50, 100), "100ms", waves=2),
+            sleepy_reps=1,
+            sweep=sweep_points(20, ("0", "50ms"), target_s=0.1),
+            sweep_reps=1,
+            realistic=(realistic_point(150, 20, timeout_s=0.5),),
+            realistic_reps=1,
+        ),
+    ),
+    "default": Profile(
+        "default",
+        "what `tox -e bench` runs: every claim at 10,000 connections, within 10 minutes",
+        budget_s=600.0,
+        sample_interval_s=0.1,
+        scenarios=_scenarios(
+            idle=idle_specs(
+                10_000, 1_000_000, 2_000, 20_000, thread_cap=60_000, other_loop_units=300_000
+            ),
+            few_active=few_active_points(300, (1, 4, 16, 64)),
+            few_reps=3,
+            few_warmups=1,
+            sleepy=sleepy_points((100, 1000, 3000, 10_000), "2s", waves=2),
+            sleepy_reps=1,
+            sweep=sweep_points(100, ("0", "10ms", "100ms", "1s"), target_s=0.4),
+            sweep_reps=1,
+            realistic=(realistic_point(2000, 100),),
+            realistic_reps=1,
+        ),
+    ),
+    "full": Profile(
+        "full",
+        "more points, more repetitions, concurrency up to the open-file limit",
+        budget_s=7200.0,
+        sample_interval_s=0.1,
+        scenarios=_scenarios(
+            idle=idle_specs(20_000, 2_000_000, 5_000, 100_000, thread_cap=100_000),
+            few_active=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
+            few_reps=5,
+            few_warmups=1,
+            sleepy=sleepy_points(
+                (100, 1000, 2500, 5000, 7500, 10_000, 15_000, 19_900), "2s", waves=3, workers=2
+            ),
+            sleepy_reps=3,
+            sweep=sweep_points(
+                100, ("0", "5ms", "10ms", "20ms", "50ms", "100ms", "300ms", "1s"), target_s=2.0
+            ),
+            sweep_reps=3,
+            realistic=(realistic_point(5000, 100), realistic_point(5000, 1000)),
+            realistic_reps=3,
+        ),
+    ),
+}
+
+
+PROFILES: tuple[str, ...] = tuple(PROFILE_TABLE)

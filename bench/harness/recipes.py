@@ -1,0 +1,169 @@
+"""The two kinds of run as a subprocess each: a sampled, verified crawl, and an idle program."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bench.harness.analysis import plateau_summary, verification_failures, verify
+from bench.harness.plan import IdleSpec, PlannedRun
+from bench.harness.processes import Finished, python_command, run_process
+from bench.harness.sampler import Sampler
+from bench.harness.site import Server
+from c10k import probes
+
+SATURATED_CPU = 0.9  # a server process busier than this (cores) throttles the crawl
+EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
+
+
+def crawl_argv(
+    root: str,
+    model: str,
+    concurrency: int,
+    *,
+    timeout_s: float | None = None,
+    max_tries: int | None = None,
+) -> list[str]:
+    """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N] --json`."""
+    argv = python_command("crawl", root, "--model", model, "--concurrency", str(concurrency))
+    if timeout_s is not None:
+        argv += ["--timeout", str(timeout_s)]
+    if max_tries is not None:
+        argv += ["--max-tries", str(max_tries)]
+    return [*argv, "--json"]
+
+
+def idle_argv(spec: IdleSpec) -> list[str]:
+    """`python -m impls.idle --kind K --count N ...` for one idle spec."""
+    return [sys.executable, "-m", "impls.idle", *spec.argv()]
+
+
+def base_record(run: PlannedRun) -> dict[str, Any]:
+    """A run's record before it runs: what the plan says, and 'crashed' until it ends."""
+    planned = ("id", "scenario", "model", "kind", "repetition", "params", "estimate_s")
+    return {name: getattr(run, name) for name in planned} | {
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "status": "crashed",
+        "reason": "no result",
+    }
+
+
+def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[str, Any]:
+    """One crawler process against a running server: sampled, verified, summarised."""
+    assert run.point is not None
+    point = run.point
+    record = base_record(run)
+    server.reset_stats()
+    record["kernel_before"] = {"meminfo_kib": probes.meminfo(), "sockstat": probes.sockstat()}
+    argv = crawl_argv(
+        server.root,
+        run.model,
+        point.concurrency,
+        timeout_s=point.timeout_s,
+        max_tries=point.max_tries,
+    )
+    record["argv"] = argv[1:]
+    finished, sampler = _sampled_run(argv, run.timeout_s, server.pids(), sample_interval)
+    record.update(
+        elapsed_s=finished.elapsed_s, exit_code=finished.code, stderr_tail=finished.stderr_tail
+    )
+    stats = _safe(server.stats)
+    crawl: dict[str, Any] | None = None
+    if finished.code == 0:
+        try:
+            crawl = json.loads(finished.stdout)
+        except ValueError:
+            record.update(status="crashed", reason="the crawler's JSON does not parse")
+    # The server works only while the crawl runs: its busy share is over the crawl's time,
+    # not over the crawler's interpreter start.
+    busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else finished.elapsed_s
+    cpu_cores = sampler.server_utilisation(busy_s) if sampler else {}
+    record["server"] = {"root": server.root, "stats": stats, "cpu_cores": cpu_cores}
+    record["server"]["saturated"] = max(cpu_cores.values(), default=0.0) >= SATURATED_CPU
+    if sampler:
+        record["samples"] = sampler.columns
+        if point.check_peak:  # a plateau exists only where all C connections open at once
+            record["plateau"] = plateau_summary(sampler.columns, point.concurrency)
+    fetched = crawl.pop("fetched", None) if crawl else None
+    record["crawl"] = crawl
+    if finished.code is None:
+        record.update(status="timeout", reason=_timeout_reason(run))
+    elif finished.code != 0:
+        record.update(
+            status=EXIT_STATUS.get(finished.code, "crashed"), reason=_exit_reason(finished)
+        )
+    if crawl is not None:
+        verification = verify(fetched, server.manifest, point.concurrency, stats, point.check_peak)
+        record["verification"] = verification
+        if verification["ok"]:
+            record.update(status="ok", reason=None)
+        else:
+            record.update(status="failed-verification", reason=verification_failures(verification))
+    return record
+
+
+def _sampled_run(
+    argv: list[str], timeout: float, server_pids: list[int], interval: float
+) -> tuple[Finished, Sampler | None]:
+    """Run argv with a sampler on it from its start; the sampler is None if it never started."""
+    sampler: list[Sampler] = []
+
+    def start_sampling(pid: int) -> None:
+        sampler.append(Sampler(pid, server_pids, interval))
+        sampler[0].start()
+
+    try:
+        finished = run_process(argv, timeout, start_sampling)
+    finally:
+        if sampler:
+            sampler[0].stop()
+    return finished, (sampler[0] if sampler else None)
+
+
+def run_idle(run: PlannedRun) -> dict[str, Any]:
+    """One idle program: its costs per unit, or why there are none."""
+    assert run.idle is not None
+    record = base_record(run)
+    argv = idle_argv(run.idle)
+    record["argv"] = argv[1:]
+    finished = run_process(argv, run.timeout_s)
+    record.update(
+        elapsed_s=finished.elapsed_s, exit_code=finished.code, stderr_tail=finished.stderr_tail
+    )
+    if finished.code is None:
+        record.update(status="timeout", reason=_timeout_reason(run))
+        return record
+    if finished.code != 0:
+        record.update(status="crashed", reason=_exit_reason(finished))
+        return record
+    try:
+        record["idle"] = json.loads(finished.stdout)
+    except ValueError:
+        record.update(status="crashed", reason="the idle program's JSON does not parse")
+        return record
+    if record["idle"].get("available") is False:
+        record.update(status="unavailable", reason=record["idle"].get("note"))
+    else:
+        record.update(status="ok", reason=None)
+    return record
+
+
+def _timeout_reason(run: PlannedRun) -> str:
+    return f"killed after {run.timeout_s:.0f} s"
+
+
+def _exit_reason(finished: Finished) -> str:
+    stderr = finished.stderr_tail.strip()
+    last = stderr.splitlines()[-1] if stderr else ""
+    return f"exit {finished.code}: {last}"[:500]
+
+
+def _safe(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except (OSError, ValueError) as exc:
+        return {"error": str(exc)}

@@ -1,0 +1,123 @@
+"""The sampler: a thread that reads a crawler's memory, CPU and fds (and the server's CPU)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from typing import Any
+
+import psutil
+
+from c10k import probes
+
+USS_BUDGET = 0.2  # USS reads may take at most this share of the sampling interval
+
+SAMPLE_FIELDS = (
+    "t",
+    "rss_kib",
+    "vmrss_kib",
+    "uss_kib",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "threads",
+    "fds",
+    "server_cpu_s",
+    "tcp_inuse",
+    "tcp_tw",
+    "tcp_mem_kib",
+    "slab_kib",
+    "kernel_stack_kib",
+    "page_tables_kib",
+)
+
+
+class Sampler(threading.Thread):
+    """Samples a crawler (and the server's CPU) at a steady rate into columns."""
+
+    def __init__(self, pid: int, server_pids: list[int], interval: float) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.interval = interval
+        self.columns: dict[str, list[Any]] = {name: [] for name in SAMPLE_FIELDS}
+        self.server = [psutil.Process(p) for p in server_pids if psutil.pid_exists(p)]
+        self.server_cpu_first: dict[int, float] = {}
+        self.server_cpu_last: dict[int, float] = {}
+        self.uss_every = 1  # read USS every n-th sample; grows when USS is slow to read
+        self.stopping = threading.Event()
+        self.started_at = time.perf_counter()
+
+    def run(self) -> None:
+        try:
+            process = psutil.Process(self.pid)
+        except psutil.Error:
+            return
+        n = 0
+        next_at = time.perf_counter()
+        while not self.stopping.is_set():
+            try:
+                self._sample(process, n)
+            except psutil.Error:
+                break  # the crawler has exited
+            n += 1
+            next_at += self.interval
+            self.stopping.wait(max(0.0, next_at - time.perf_counter()))
+
+    def _sample(self, process: psutil.Process, n: int) -> None:
+        now = time.perf_counter() - self.started_at
+        with process.oneshot():
+            if process.status() == psutil.STATUS_ZOMBIE:
+                raise psutil.NoSuchProcess(self.pid)  # exited: its memory reads as 0
+            rss = process.memory_info().rss // 1024
+            cpu = process.cpu_times()
+            threads = process.num_threads()
+            fds = process.num_fds()
+        uss = None
+        if n % self.uss_every == 0:
+            began = time.perf_counter()
+            with contextlib.suppress(psutil.Error):
+                uss = process.memory_full_info().uss // 1024
+            if time.perf_counter() - began > USS_BUDGET * self.interval:
+                self.uss_every *= 2
+        server_cpu = 0.0
+        for server in self.server:
+            with contextlib.suppress(psutil.Error):
+                times = server.cpu_times()
+                used = times.user + times.system
+                self.server_cpu_first.setdefault(server.pid, used)
+                self.server_cpu_last[server.pid] = used
+                server_cpu += used
+        tcp = probes.sockstat()
+        kernel = probes.meminfo(("Slab", "KernelStack", "PageTables"))
+        row = {
+            "t": round(now, 4),
+            "rss_kib": rss,
+            "vmrss_kib": probes.proc_status_kib(self.pid),
+            "uss_kib": uss,
+            "cpu_user_s": cpu.user,
+            "cpu_sys_s": cpu.system,
+            "threads": threads,
+            "fds": fds,
+            "server_cpu_s": round(server_cpu, 3),
+            "tcp_inuse": tcp.get("inuse"),
+            "tcp_tw": tcp.get("tw"),
+            "tcp_mem_kib": tcp.get("mem_kib"),
+            "slab_kib": kernel.get("Slab"),
+            "kernel_stack_kib": kernel.get("KernelStack"),
+            "page_tables_kib": kernel.get("PageTables"),
+        }
+        for name, value in row.items():
+            self.columns[name].append(value)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=5)
+
+    def server_utilisation(self, wall_s: float) -> dict[str, float]:
+        """CPU cores each server process used on average while it was sampled."""
+        if wall_s <= 0:
+            return {}
+        return {
+            str(pid): (self.server_cpu_last[pid] - first) / wall_s
+            for pid, first in self.server_cpu_first.items()
+        }

@@ -1,0 +1,112 @@
+"""Benchmarks: every model's crawl at fixed configurations, its instructions per page, idle units.
+
+Collected only when asked (`pytest bench/regress/suites`): the plain test run stops at `tests/`.
+Each figure's per-round samples go to `extra_info["samples"]`, where `c10k compare` and
+`python -m bench.regress.stability` read them; `extra_info["figures"]` holds their medians.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+import pytest
+
+from bench.harness.site import Server
+from bench.regress.suites.support import (
+    CONFIGS,
+    DEEP,
+    IDLE_KINDS,
+    ROUNDS,
+    SuiteConfig,
+    available_models,
+    idle_costs,
+    instruction_count,
+    run_site_crawl,
+)
+
+MODELS = available_models()
+
+
+def record(benchmark: Any, info: dict[str, Any], samples: dict[str, list[float]]) -> None:
+    benchmark.extra_info.update(info)
+    benchmark.extra_info["samples"] = samples
+    benchmark.extra_info["figures"] = {
+        name: statistics.median(values) for name, values in samples.items()
+    }
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.name)
+@pytest.mark.parametrize("model", MODELS)
+def test_crawl(benchmark: Any, site: Any, model: str, config: SuiteConfig) -> None:
+    """Wall time of one whole crawl process; CPU, throughput and memory figures beside it."""
+    benchmark.group = f"crawl {config.name}"
+    server: Server = site(config.site)
+    documents: list[dict[str, Any]] = []
+
+    def crawl_once() -> None:
+        documents.append(run_site_crawl(model, server, config.concurrency))
+
+    benchmark.pedantic(crawl_once, rounds=ROUNDS, iterations=1)
+    # max_rss_kib is the process's peak, imports included: a regression check on the whole
+    # footprint, not memory per connection (the harness's sleepy scenario fits that slope).
+    samples: dict[str, list[float]] = {
+        "pages_per_s": [d["pages_per_s"] for d in documents],
+        "cpu_us_per_page": [d["cpu_us_per_page"] for d in documents],
+        "crawl_wall_s": [d["wall_s"] for d in documents],
+        "max_rss_kib": [d["max_rss_kib"] for d in documents],
+    }
+    info = {**config.as_dict(), "model": model, "pages": documents[0]["pages"]}
+    record(benchmark, info, samples)
+
+
+@pytest.mark.timeout(900)  # two crawls under callgrind: tens of seconds each
+@pytest.mark.usefixtures("valgrind")
+@pytest.mark.parametrize("model", MODELS)
+def test_instructions(benchmark: Any, site: Any, model: str) -> None:
+    """Instructions per page under callgrind: the figure that holds still on a busy machine.
+
+    The timing recorded here is valgrind's and means nothing; the figure is in extra_info.
+    """
+    benchmark.group = f"instructions {DEEP.name}"
+    server: Server = site(DEEP.site)
+    counts = []
+    benchmark.pedantic(
+        lambda: counts.append(instruction_count(model, server, DEEP.concurrency)),
+        rounds=1,
+        iterations=1,
+    )
+    count = counts[0]
+    info = {
+        **DEEP.as_dict(),
+        "model": model,
+        "pages": count.pages,
+        "total_ir": count.total_ir,
+        "startup_ir": count.startup_ir,
+        "pythonhashseed": 0,
+    }
+    record(benchmark, info, {"instructions_per_page": [count.per_page]})
+
+
+@pytest.mark.parametrize("kind", IDLE_KINDS)
+def test_idle(benchmark: Any, kind: str) -> None:
+    """Memory per idle unit (thread, task, coroutine): RSS slope and tracemalloc slope."""
+    benchmark.group = "idle"
+    count = IDLE_KINDS[kind]
+    rss: list[float] = []
+    traced: list[float] = []
+
+    def park_once() -> None:
+        costs = idle_costs(kind, count, traced=False)
+        if costs is None:
+            pytest.skip(f"{kind} is not available here")
+        rss.append(costs["rss_bytes"])
+
+    def trace_once() -> None:  # untimed: tracemalloc slows the parking down
+        costs = idle_costs(kind, count, traced=True)
+        if costs is not None:
+            traced.append(costs["tracemalloc_bytes"])
+
+    benchmark.pedantic(park_once, setup=trace_once, rounds=ROUNDS, iterations=1)
+    samples = {"rss_bytes_per_unit": rss, "tracemalloc_bytes_per_unit": traced}
+    record(benchmark, {"kind": kind, "count": count}, samples)

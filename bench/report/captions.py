@@ -1,0 +1,202 @@
+"""The words of the charts: their titles and the interpretation under each, from derived figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report.figures import (
+    failed_slope_runs,
+    highlights,
+    idle_units,
+    med,
+    memory_per_connection,
+    points,
+    problems,
+)
+from bench.report.palette import model_order
+from bench.report.text import kib, number, problem_lines, rank
+from bench.report.verdicts.base import THREAD_LIMITS
+from c10k import catalog
+
+IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
+# The chart files, in the page's order, and their titles.
+TITLES: dict[str, str] = {
+    "memory-per-connection": "Memory per connection (sleepy plateau, fitted slope)",
+    "plateau-rss": "Plateau RSS against concurrency (sleepy), with the least-squares fits",
+    "idle-units": "Idle units: memory per unit, and how many were started",
+    "sleepy-throughput": "Throughput with sleepy connections against the ideal C/L",
+    FEW_ACTIVE: "A few very active connections (latency 0): speed and CPU per page",
+    "latency": "Fetch latency (connect to last byte) against concurrency",
+    LATENCY_SWEEP: "Latency sweep: where each model stops being CPU-bound",
+}
+GOOD_FIT_R2 = 0.98  # a memory fit below this is named in the caption
+
+
+def not_run(scenario: str) -> str:
+    """The caption of a chart whose scenario did not run."""
+    return f"Not measured: {scenario} did not run."
+
+
+def no_data(scenario: str) -> str:
+    """What an empty chart says inside its axes."""
+    return f"the {scenario} scenario did not run"
+
+
+def memory_fit_label(document: dict[str, Any]) -> str:
+    fitted = highlights(document, SLEEPY).get("fit_concurrencies") or []
+    return (
+        f"model (fitted over C = {', '.join(f'{c:,}' for c in fitted) or '-'}; kernel: "
+        "stacks + slab + page tables + TCP buffers, machine-wide, both ends of the connection)"
+    )
+
+
+def _memory_notes(document: dict[str, Any]) -> list[str]:
+    memory = memory_per_connection(document)
+    notes = []
+    for model in model_order(list(memory)):
+        m = memory[model]
+        if m.rss_bytes is None:
+            notes.append(f"{model} has no fit (fewer than 2 verified points)")
+            continue
+        if (m.rss_r2 or 0) < GOOD_FIT_R2:
+            notes.append(f"{model} R² {number(m.rss_r2, 2)}")
+        for part, value in (("RSS", m.rss_bytes), ("kernel", m.kernel_bytes or 0.0)):
+            if value < 0:
+                notes.append(f"{model}'s {part} slope is negative (noise), drawn as 0")
+    return notes
+
+
+def memory_per_connection_caption(document: dict[str, Any]) -> str:
+    totals = highlights(document, SLEEPY).get("memory_total_kib")
+    text = (
+        f"Memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
+        if totals
+        else "No model has a memory fit."
+    )
+    threads = catalog.THREADS.name
+    if totals and threads in totals["values"]:
+        text += (
+            f" Threads cost {totals['values'][threads]:,.1f} KiB per connection against the "
+            f"chapter's 50 KiB per thread."
+        )
+    notes = _memory_notes(document)
+    if notes:
+        text += " Caveats: " + "; ".join(notes) + "."
+    return text + problem_lines(problems(document, SLEEPY))
+
+
+def plateau_rss_caption(document: dict[str, Any]) -> str:
+    memory = memory_per_connection(document)
+    slopes = {
+        m: f"{kib(memory[m].rss_bytes)}/conn (R² {number(memory[m].rss_r2, 3)})"
+        for m in model_order(list(memory))
+        if memory[m].rss_bytes is not None
+    }
+    text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
+    largest = highlights(document, SLEEPY).get("largest_plateau_rss_mib")
+    if largest:
+        text += (
+            f" At its largest verified C, {largest['most']} holds the most RSS "
+            f"({largest['most_mib']:,.1f} MiB) and {largest['least']} the least "
+            f"({largest['least_mib']:,.1f} MiB)."
+        )
+    return text + problem_lines(problems(document, SLEEPY))
+
+
+def _idle_parts(document: dict[str, Any]) -> list[str]:
+    units, found = idle_units(document), highlights(document, IDLE)
+    thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
+    parts = []
+    if thread and thread.total_bytes:
+        parts.append(
+            f"An idle thread costs {kib(thread.total_bytes)} (RSS {kib(thread.rss_bytes)} + "
+            f"kernel {kib(thread.kernel_bytes)})"
+        )
+        if task and task.total_bytes:
+            parts[-1] += (
+                f", {found['thread_over_task']:,.0f}x an asyncio task ({kib(task.total_bytes, 2)})"
+            )
+    if found.get("cheapest_coroutine"):
+        cheapest = units[found["cheapest_coroutine"]]
+        parts.append(f"the cheapest unit is a {cheapest.kind} at {kib(cheapest.total_bytes, 2)}")
+        most = units[found["most_started_coroutine"]]
+        parts.append(
+            f"{most.count or 0:,} {most.kind}s started in {number(most.seconds_to_start_all, 2)} s"
+        )
+    if thread and thread.max_threads:
+        ceiling = thread.max_threads
+        parts.append(
+            f"threads started until failure reached {int(ceiling['count']):,}, stopped by "
+            f"{ceiling['stopped_by']}"
+            + ("" if ceiling["stopped_by"] in THREAD_LIMITS else " (the harness's cap, no failure)")
+        )
+    return parts
+
+
+def idle_units_caption(document: dict[str, Any]) -> str:
+    parts = _idle_parts(document)
+    failed = [
+        f"{k} ({c:,}): {st}, {r}"
+        for k, rs in failed_slope_runs(document).items()
+        for c, st, r in rs
+    ]
+    text = "; ".join(parts) + "." if parts else "No idle unit was measured."
+    if failed:
+        text += " Runs that did not count (crossed): " + "; ".join(failed) + "."
+    return text[0].upper() + text[1:]
+
+
+def sleepy_throughput_caption(document: dict[str, Any]) -> str:
+    found = highlights(document, SLEEPY)
+    top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
+    text = (
+        f"At C = {top_c:,}, share of the ideal C/L: {rank(shares, '%')}."
+        if shares
+        else f"No verified {SLEEPY} point has a throughput."
+    )
+    missing = found["no_verified_run_at_largest"]
+    if missing and shares:
+        text += f" No verified run at C = {top_c:,} for {', '.join(missing)}."
+    return text + problem_lines(problems(document, SLEEPY))
+
+
+def few_active_caption(document: dict[str, Any]) -> str:
+    found = highlights(document, FEW_ACTIVE)
+    text = (
+        f"At C = {found['largest_concurrency']:,}: {rank(found['pages_per_s'], 'pages/s')}. "
+        f"CPU per page: {rank(found['cpu_us_per_page'], 'µs')}."
+    )
+    if any(
+        p["server_saturated_runs"]
+        for entries in points(document, FEW_ACTIVE).values()
+        for p in entries
+        if med(p["pages_per_s"]) is not None
+    ):
+        text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
+    return text + problem_lines(problems(document, FEW_ACTIVE))
+
+
+def latency_caption(document: dict[str, Any]) -> str:
+    texts = []
+    for scenario in (FEW_ACTIVE, SLEEPY):
+        if not points(document, scenario):
+            texts.append(f"{scenario} did not run")
+            continue
+        found = highlights(document, scenario)
+        texts.append(
+            f"{scenario} at C = {found['largest_concurrency']:,}, p99: "
+            f"{rank(found['latency_p99_ms'], 'ms', 1)}"
+        )
+    return "; ".join(texts) + "."
+
+
+def latency_sweep_caption(document: dict[str, Any]) -> str:
+    texts = []
+    for end in highlights(document, LATENCY_SWEEP)["by_latency"]:
+        line = f"at latency {end['latency']}: {rank(end['pages_per_s'], 'pages/s')}"
+        if end["best_fraction_of_ideal"] is not None:
+            line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
+        texts.append(line)
+    text = "; ".join(texts) or f"no verified {LATENCY_SWEEP} point"
+    return text[0].upper() + text[1:] + "." + problem_lines(problems(document, LATENCY_SWEEP))

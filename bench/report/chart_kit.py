@@ -1,0 +1,279 @@
+"""The drawing kit every chart shares: figure settings, model lines, markers, legends, axes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: files only, before pyplot is imported
+
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from bench.report import captions
+from bench.report.figures import Problem, points, problems
+from bench.report.palette import model_order, style
+from c10k import catalog
+
+LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
+
+WIDTH, HEIGHT = 10.0, 5.2
+FIXED_RC: dict[Any, Any] = {  # rcParams for every chart
+    "font.size": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.hashsalt": "c10k-bench",  # stable SVG ids: a redraw of the same data is the same file
+    "hatch.linewidth": 0.8,
+}
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A drawn chart: its file stem, title, figure, and what it shows in words."""
+
+    name: str
+    title: str
+    figure: Figure
+    interpretation: str
+
+
+def new_figure(
+    name: str, rows: int = 1, cols: int = 1, height: float = HEIGHT
+) -> tuple[str, Figure, list[Axes]]:
+    """The chart's title (from its name) and a figure of rows x cols axes under it."""
+    title = captions.TITLES[name]
+    figure, axes = plt.subplots(
+        rows, cols, figsize=(WIDTH, height), squeeze=False, layout="constrained"
+    )
+    figure.suptitle(title)
+    return title, figure, [ax for row in axes for ax in row]
+
+
+def no_data(ax: Axes, reason: str) -> None:
+    ax.set_axis_off()
+    ax.text(
+        0.5,
+        0.5,
+        f"no data\n{reason}",
+        ha="center",
+        va="center",
+        transform=ax.transAxes,
+        fontsize=12,
+        color="#444444",
+        wrap=True,
+    )
+
+
+def model_line(ax: Axes, model: str, xs: list[float], ys: list[float], **extra: Any) -> None:
+    s = style(model)
+    ax.plot(
+        xs,
+        ys,
+        color=s.colour,
+        marker=s.marker,
+        linestyle=s.linestyle,
+        markersize=7,
+        linewidth=1.6,
+        label=model,
+        **extra,
+    )
+
+
+def hollow(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
+    """Points that count but are qualified (server-bound): white-filled markers on top."""
+    s = style(model)
+    ax.plot(
+        xs,
+        ys,
+        linestyle="none",
+        marker=s.marker,
+        markersize=7,
+        markerfacecolor="white",
+        markeredgecolor=s.colour,
+        markeredgewidth=1.6,
+    )
+
+
+def crossed(ax: Axes, model: str, xs: list[float], ys: list[float | None]) -> None:
+    """Runs that did not count: a big X at their value, or on the x axis when they have none."""
+    cross: dict[str, Any] = {
+        "linestyle": "none",
+        "marker": "X",
+        "markersize": 11,
+        "markerfacecolor": "white",
+        "markeredgecolor": style(model).colour,
+        "markeredgewidth": 2.0,
+    }
+    known = [(x, y) for x, y in zip(xs, ys, strict=True) if y is not None and y > 0]
+    unknown = [x for x, y in zip(xs, ys, strict=True) if y is None or y <= 0]
+    if known:
+        ax.plot([x for x, _ in known], [y for _, y in known], **cross)
+    if unknown:
+        # On the x axis itself: y in axes units, so a log scale cannot hide it.
+        ax.plot(
+            unknown,
+            [0.03] * len(unknown),
+            transform=ax.get_xaxis_transform(),
+            clip_on=False,
+            **cross,
+        )
+
+
+def model_key(model: str) -> Line2D:
+    s = style(model)
+    return Line2D(
+        [], [], color=s.colour, marker=s.marker, linestyle=s.linestyle, markersize=7, label=model
+    )
+
+
+def legend(figure: Figure, axes: list[Axes], extra: list[Line2D] | None = None) -> None:
+    """One legend per figure: every model drawn (marker and line as in the palette)."""
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    labels = model_order([h for h in handles if not h.startswith("ideal")])
+    ordered: list[Any] = [model_key(m) for m in labels]
+    labels += [h for h in handles if h.startswith("ideal")]
+    ordered += [handles[h] for h in handles if h.startswith("ideal")]
+    for marker in extra or []:
+        ordered.append(marker)
+        labels.append(str(marker.get_label()))
+    if ordered:
+        figure.legend(
+            ordered,
+            labels,
+            loc="outside lower center",
+            ncol=min(5, len(ordered)),
+            frameon=False,
+            fontsize=9,
+        )
+
+
+def marker_key(kind: str) -> Line2D:
+    """The legend entry of a marker that means the same on every chart: "crossed" or not."""
+    if kind == "crossed":
+        marker, size, width, label = "X", 10, 2.0, "run that did not count (reason below)"
+    else:
+        marker, size, width, label = "o", 8, 1.6, "server CPU-bound (pages/s is the server's)"
+    return Line2D(
+        [],
+        [],
+        linestyle="none",
+        marker=marker,
+        markersize=size,
+        markerfacecolor="white",
+        markeredgecolor="#333333",
+        markeredgewidth=width,
+        label=label,
+    )
+
+
+def log_if_wide(ax: Axes, values: list[float]) -> None:
+    """A log x axis when the points span 20x or more; ticks at the measured values."""
+    positive = sorted({v for v in values if v > 0})
+    if positive and positive[-1] / positive[0] >= 20:
+        ax.set_xscale("log")
+    ticks_at(ax, sorted(set(values)))
+
+
+def ticks_at(ax: Axes, values: list[float]) -> None:
+    if not values:
+        return
+    shown = values if len(values) <= 9 else values[:: max(1, len(values) // 8)]
+    ax.set_xticks(shown, [f"{v:,.0f}" if v >= 1 or v == 0 else f"{v:g}" for v in shown])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+THOUSANDS = FuncFormatter(lambda value, _pos: f"{value:,.0f}")
+
+
+def crawl_lines(
+    ax: Axes,
+    document: dict[str, Any],
+    scenario: str,
+    value: Callable[[dict[str, Any]], float | None],
+    x: Callable[[dict[str, Any]], float],
+    problem_value: Callable[[Problem], float | None] | None,
+) -> tuple[list[float], bool]:
+    """One line per model; hollow server-bound points; crossed runs that did not count."""
+    xs_all: list[float] = []
+    saturated_any = False
+    for model in model_order(list(points(document, scenario))):
+        entries = [p for p in points(document, scenario)[model] if value(p) is not None]
+        xs = [x(p) for p in entries]
+        ys = [float(value(p) or 0.0) for p in entries]
+        xs_all += xs
+        if xs:
+            model_line(ax, model, xs, ys)
+        saturated = [(x(p), float(value(p) or 0.0)) for p in entries if p["server_saturated_runs"]]
+        if saturated:
+            saturated_any = True
+            hollow(ax, model, [a for a, _ in saturated], [b for _, b in saturated])
+    if problem_value is not None:
+        for p in problems(document, scenario):
+            if p.concurrency is None:
+                continue
+            px = float(p.concurrency) if scenario != LATENCY_SWEEP else p.mean_latency_s * 1000.0
+            crossed(ax, p.model, [px], [problem_value(p)])
+            xs_all.append(px)
+    return xs_all, saturated_any
+
+
+def marker_keys(found: list[Problem], saturated: bool) -> list[Line2D]:
+    keys = []
+    if found:
+        keys.append(marker_key("crossed"))
+    if saturated:
+        keys.append(marker_key("hollow"))
+    return keys
+
+
+def plot_ideal(
+    ax: Axes, table: dict[str, list[dict[str, Any]]], x_of: Callable[[dict[str, Any]], float]
+) -> list[tuple[float, float]]:
+    """Draw the ideal C/L of every point that has one, in one style on every chart."""
+    ideal = sorted(
+        {
+            (x_of(p), float(p["ideal_pages_per_s"]))
+            for entries in table.values()
+            for p in entries
+            if p.get("ideal_pages_per_s")
+        }
+    )
+    if ideal:
+        ax.plot(
+            [x for x, _ in ideal],
+            [y for _, y in ideal],
+            color="black",
+            linestyle="--",
+            linewidth=1.2,
+            marker="_",
+            markersize=18,
+            markeredgewidth=2,
+            label="ideal C/L",
+        )
+    return ideal
+
+
+def drawing() -> AbstractContextManager[Any]:
+    """The settings every chart is drawn and saved with."""
+    return plt.rc_context(FIXED_RC)
+
+
+def save_figure(figure: Figure, png: Path, svg: Path) -> None:
+    """Write a figure as PNG and SVG without dates or versions (a redraw is the same file)."""
+    with drawing():
+        figure.savefig(png, dpi=110, metadata={"Software": None})
+        figure.savefig(svg, metadata={"Date": None, "Creator": None})
+    plt.close(figure)

@@ -1,0 +1,45 @@
+"""Every chart of the report, drawn with the same settings and saved as PNG and SVG."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.report.chart_kit import Chart, drawing, save_figure
+from bench.report.charts_crawl import (
+    chart_few_active,
+    chart_latency,
+    chart_latency_sweep,
+    chart_sleepy_throughput,
+)
+from bench.report.charts_memory import (
+    chart_idle_units,
+    chart_memory_per_connection,
+    chart_plateau_rss,
+)
+
+# In the page's order.
+CHARTS: tuple[Callable[[dict[str, Any]], Chart], ...] = (
+    chart_memory_per_connection,
+    chart_plateau_rss,
+    chart_idle_units,
+    chart_sleepy_throughput,
+    chart_few_active,
+    chart_latency,
+    chart_latency_sweep,
+)
+
+
+def draw_all(document: dict[str, Any]) -> list[Chart]:
+    """Every chart, drawn with the same settings; close each figure after saving it."""
+    with drawing():
+        return [draw(document) for draw in CHARTS]
+
+
+def save(chart: Chart, directory: Path) -> tuple[Path, Path]:
+    """Write CHART as PNG and SVG into directory; return both paths."""
+    png = directory / f"{chart.name}.png"
+    svg = directory / f"{chart.name}.svg"
+    save_figure(chart.figure, png, svg)
+    return png, svg

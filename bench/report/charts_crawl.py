@@ -1,0 +1,160 @@
+"""The crawl charts: sleepy throughput, few active connections, latency, the latency sweep."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from matplotlib.axes import Axes
+
+from bench.report import captions
+from bench.report.chart_kit import (
+    THOUSANDS,
+    Chart,
+    crawl_lines,
+    legend,
+    log_if_wide,
+    marker_keys,
+    new_figure,
+    no_data,
+    plot_ideal,
+    ticks_at,
+)
+from bench.report.figures import highlights, med, points, problems
+from c10k import catalog
+
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
+
+
+def _concurrency(point: dict[str, Any]) -> float:
+    return float(point["concurrency"])
+
+
+def _latency_ms(point: dict[str, Any]) -> float:
+    return float(point["mean_latency_s"]) * 1000.0
+
+
+def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
+    """Plateau pages/s against concurrency in sleepy, with the ideal C/L."""
+    name = "sleepy-throughput"
+    title, figure, (ax,) = new_figure(name)
+    table = points(document, SLEEPY)
+    found = problems(document, SLEEPY)
+    if not table:
+        no_data(ax, captions.no_data(SLEEPY))
+        return Chart(name, title, figure, captions.not_run(SLEEPY))
+    xs, saturated = crawl_lines(
+        ax,
+        document,
+        SLEEPY,
+        lambda p: med(p.get("plateau_pages_per_s")) or med(p.get("pages_per_s")),
+        _concurrency,
+        lambda p: p.pages_per_s,
+    )
+    ideal = plot_ideal(ax, table, _concurrency)
+    log_if_wide(ax, xs)
+    if ideal and ideal[-1][0] / ideal[0][0] >= 20:
+        ax.set_yscale("log")
+    latencies = highlights(document, SLEEPY)["latencies"]
+    ax.set_xlabel(f"concurrency C (latency L = {', '.join(latencies)})")
+    ax.set_ylabel("pages/s after the root page")
+    ax.xaxis.set_major_formatter(THOUSANDS)
+    ax.yaxis.set_major_formatter(THOUSANDS)
+    legend(figure, [ax], marker_keys(found, saturated))
+    return Chart(name, title, figure, captions.sleepy_throughput_caption(document))
+
+
+def _speed_and_cpu(
+    document: dict[str, Any],
+    scenario: str,
+    axes: tuple[Axes, Axes],
+    x_of: Callable[[dict[str, Any]], float],
+) -> tuple[list[float], bool]:
+    """Pages/s on the left axes, CPU per page on the right, one line per model."""
+    left, right = axes
+    xs, saturated = crawl_lines(
+        left, document, scenario, lambda p: med(p["pages_per_s"]), x_of, lambda p: p.pages_per_s
+    )
+    crawl_lines(
+        right,
+        document,
+        scenario,
+        lambda p: med(p["cpu_us_per_page"]),
+        x_of,
+        lambda p: p.cpu_us_per_page,
+    )
+    left.set_title("pages/s (higher is better)", fontsize=10)
+    right.set_title("CPU per page (lower is better)", fontsize=10)
+    return xs, saturated
+
+
+def chart_few_active(document: dict[str, Any]) -> Chart:
+    """Pages/s and CPU per page against concurrency at latency 0."""
+    title, figure, (left, right) = new_figure(FEW_ACTIVE, 1, 2)
+    if not points(document, FEW_ACTIVE):
+        no_data(left, captions.no_data(FEW_ACTIVE))
+        no_data(right, "")
+        return Chart(FEW_ACTIVE, title, figure, captions.not_run(FEW_ACTIVE))
+    xs, saturated = _speed_and_cpu(document, FEW_ACTIVE, (left, right), _concurrency)
+    for ax in (left, right):
+        log_if_wide(ax, xs)
+        ax.set_xlabel("concurrency C")
+        ax.xaxis.set_major_formatter(THOUSANDS)
+        ax.set_ylim(bottom=0)
+    left.set_ylabel("pages/s")
+    right.set_ylabel("crawler CPU per page (µs, user + sys)")
+    legend(figure, [left, right], marker_keys(problems(document, FEW_ACTIVE), saturated))
+    return Chart(FEW_ACTIVE, title, figure, captions.few_active_caption(document))
+
+
+def _quantile_ms(quantile: str) -> Callable[[dict[str, Any]], float]:
+    def value(point: dict[str, Any]) -> float:
+        return (med(point[f"latency_{quantile}_s"]) or 0.0) * 1000.0
+
+    return value
+
+
+def chart_latency(document: dict[str, Any]) -> Chart:
+    """Fetch latency p50 and p99 against concurrency, in few-active and sleepy."""
+    name = "latency"
+    title, figure, axes = new_figure(name, 2, 2, height=8.0)
+    for row, scenario in enumerate((FEW_ACTIVE, SLEEPY)):
+        table = points(document, scenario)
+        for col, quantile in enumerate(("p50", "p99")):
+            ax = axes[row * 2 + col]
+            if not table:
+                no_data(ax, f"{scenario} did not run")
+                continue
+            xs, _ = crawl_lines(ax, document, scenario, _quantile_ms(quantile), _concurrency, None)
+            log_if_wide(ax, xs)
+            ax.set_ylim(bottom=0)
+            ax.set_title(f"{scenario}: {quantile}", fontsize=10)
+            ax.set_xlabel("concurrency C")
+            ax.set_ylabel(f"{quantile} latency (ms)")
+            ax.xaxis.set_major_formatter(THOUSANDS)
+    legend(figure, axes)
+    return Chart(name, title, figure, captions.latency_caption(document))
+
+
+def chart_latency_sweep(document: dict[str, Any]) -> Chart:
+    """Pages/s and CPU per page against the server's latency, at a fixed concurrency."""
+    title, figure, (left, right) = new_figure(LATENCY_SWEEP, 1, 2)
+    table = points(document, LATENCY_SWEEP)
+    if not table:
+        no_data(left, captions.no_data(LATENCY_SWEEP))
+        no_data(right, "")
+        return Chart(LATENCY_SWEEP, title, figure, captions.not_run(LATENCY_SWEEP))
+    xs, saturated = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms)
+    plot_ideal(left, table, _latency_ms)
+    concurrency = highlights(document, LATENCY_SWEEP)["concurrencies"]
+    for ax in (left, right):
+        if any(v > 0 for v in xs):
+            ax.set_xscale("symlog", linthresh=1.0)
+        ticks_at(ax, sorted(set(xs)))
+        ax.set_xlabel(f"server latency (ms), C = {', '.join(f'{c:,}' for c in concurrency)}")
+        ax.set_ylim(bottom=0)
+    left.set_ylabel("pages/s")
+    right.set_ylabel("crawler CPU per page (µs)")
+    legend(figure, [left, right], marker_keys(problems(document, LATENCY_SWEEP), saturated))
+    return Chart(LATENCY_SWEEP, title, figure, captions.latency_sweep_caption(document))

@@ -1,0 +1,220 @@
+"""report.md and a self-contained index.html from the verdicts, the charts and the runs."""
+
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.report.chart_kit import Chart
+from bench.report.charts import draw_all, save
+from bench.report.figures import scenarios_not_run
+from bench.report.tables import REALISTIC_HEADER, environment_rows, problem_rows, realistic_rows
+from bench.report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
+
+VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘"}
+DOCS = "docs/report.md"
+
+
+@dataclass(frozen=True)
+class Written:
+    markdown: Path
+    html: Path
+    charts: list[Path]
+
+
+def headline(document: dict[str, Any]) -> str:
+    """One sentence: which machine, which profile, when."""
+    env = document.get("environment") or {}
+    cpu = env.get("cpu") or {}
+    python = env.get("python") or {}
+    profile = (document.get("profile") or {}).get("name", "?")
+    text = (
+        f"Measured on {cpu.get('model', 'an unknown CPU')} ({cpu.get('usable_cores', '?')} "
+        f"cores), CPython {python.get('version', '?')}, profile `{profile}`, "
+        f"started {document.get('started_at') or '?'}, status {document.get('status', '?')}."
+    )
+    if profile == "quick":
+        text += (
+            " The quick profile is a smoke test at tiny scale: its numbers are not measurements."
+        )
+    missing = scenarios_not_run(document)
+    if missing:
+        text += f" Scenarios that did not run: {', '.join(missing)}."
+    return text
+
+
+VERDICT_HEADER = ["claim", "the chapter says", "chapter", "measured here", "conditions", "verdict"]
+
+
+def verdict_cells(v: Verdict) -> list[str]:
+    return [v.claim, v.words, v.chapter, v.measured, v.conditions, v.verdict]
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]) -> str:
+    """The report as Markdown; chart images are the PNG files beside it."""
+    parts = [
+        "# c10k-bench report",
+        "",
+        headline(document),
+        "",
+        "## Verdicts on the chapter's claims",
+        "",
+        _md_table(
+            VERDICT_HEADER,
+            [
+                [*verdict_cells(v)[:-1], f"**{VERDICT_MARK.get(v.verdict, '–')} {v.verdict}**"]
+                for v in found
+            ],
+        ),
+        "",
+        f"Each verdict comes from a rule in `bench/report/verdicts/`, listed in `{DOCS}`:",
+        "",
+        *[f"- {v.claim}: {v.rule}." for v in found],
+        "",
+    ]
+    for chart in charts:
+        parts += [
+            f"## {chart.title}",
+            "",
+            f"![{chart.title}]({chart.name}.png)",
+            "",
+            chart.interpretation,
+            "",
+            f"([SVG]({chart.name}.svg))",
+            "",
+        ]
+    realistic = realistic_rows(document)
+    parts += ["## Realistic site (lognormal latency, bandwidth limit, faults)", ""]
+    parts += [_md_table(REALISTIC_HEADER, realistic) if realistic else "Not measured.", ""]
+    bad = problem_rows(document)
+    parts += ["## Runs that did not count", ""]
+    parts += [
+        _md_table(["run", "status", "reason"], bad) if bad else "None: every run counted.",
+        "",
+    ]
+    parts += [
+        "## Environment",
+        "",
+        _md_table(["item", "value"], [list(r) for r in environment_rows(document)]),
+    ]
+    return "\n".join(parts) + "\n"
+
+
+CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
+max-width:1120px;padding:1.5em;color:#1a1a1a;background:#fff}
+h1{margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;width:100%;font-size:13px;margin:.5em 0}
+th,td{border:1px solid #ccc;padding:.35em .5em;text-align:left;vertical-align:top}
+th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.verdict{font-weight:bold;white-space:nowrap}
+.reproduced{background:#e3f4e8;color:#0b5d1e}.contradicted{background:#fbe4e0;color:#8a1c0d}
+.not-measurable{background:#eeeeee;color:#444}
+figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{margin-top:.4em}p.note{color:#555;font-size:13px}
+"""
+
+
+def _verdict_class(verdict: str) -> str:
+    return {REPRODUCED: "reproduced", CONTRADICTED: "contradicted"}.get(verdict, "not-measurable")
+
+
+def _html_table(header: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
+    numeric = numeric or set()
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{html.escape(c)}</td>'
+            if i in numeric
+            else f"<td>{html.escape(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def page(
+    document: dict[str, Any], found: list[Verdict], charts: list[Chart], images: dict[str, bytes]
+) -> str:
+    """One HTML file with everything inside: styles inline, charts as PNG data URIs."""
+    verdict_rows = "".join(
+        "<tr>"
+        + "".join(f"<td>{html.escape(c)}</td>" for c in verdict_cells(v)[:-1])
+        + f'<td class="verdict {_verdict_class(v.verdict)}">'
+        + f"{VERDICT_MARK.get(v.verdict, '–')} {html.escape(v.verdict)}</td></tr>"
+        for v in found
+    )
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in VERDICT_HEADER)
+    sections = []
+    for chart in charts:
+        data = base64.b64encode(images[chart.name]).decode("ascii")
+        sections.append(
+            f'<h2 id="{chart.name}">{html.escape(chart.title)}</h2>'
+            f'<figure><img alt="{html.escape(chart.title)}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{html.escape(chart.interpretation)}</figcaption></figure>"
+        )
+    realistic = realistic_rows(document)
+    bad = problem_rows(document)
+    rules = "".join(f"<li>{html.escape(v.claim)}: {html.escape(v.rule)}</li>" for v in found)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>c10k-bench report</title><style>{CSS}</style></head><body>"
+        "<h1>c10k-bench report</h1>"
+        f"<p>{html.escape(headline(document))}</p>"
+        "<h2>Verdicts on the chapter's claims</h2>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{verdict_rows}</tbody></table>"
+        f'<p class="note">Each verdict comes from a rule in bench/report/verdicts/ '
+        f'(documented in {DOCS}):</p><ul class="note">{rules}</ul>'
+        + "".join(sections)
+        + "<h2>Realistic site (lognormal latency, bandwidth limit, faults)</h2>"
+        + (
+            _html_table(REALISTIC_HEADER, realistic, set(range(1, 9)))
+            if realistic
+            else "<p>Not measured.</p>"
+        )
+        + "<h2>Runs that did not count</h2>"
+        + (
+            _html_table(["run", "status", "reason"], bad)
+            if bad
+            else "<p>None: every run counted.</p>"
+        )
+        + "<h2>Environment</h2>"
+        + _html_table(["item", "value"], [list(r) for r in environment_rows(document)])
+        + "</body></html>\n"
+    )
+
+
+def write_report(document: dict[str, Any], out_dir: Path) -> Written:
+    """Draw every chart (PNG + SVG), then write report.md and index.html into out_dir."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    found = verdicts(document)
+    charts = draw_all(document)
+    files: list[Path] = []
+    images: dict[str, bytes] = {}
+    for chart in charts:
+        png, svg = save(chart, out_dir)
+        files += [png, svg]
+        images[chart.name] = png.read_bytes()
+    md_path = out_dir / "report.md"
+    md_path.write_text(markdown(document, found, charts), encoding="utf-8")
+    html_path = out_dir / "index.html"
+    html_path.write_text(page(document, found, charts, images), encoding="utf-8")
+    return Written(md_path, html_path, files)

@@ -1,0 +1,99 @@
+"""The report's tables as rows of text: realistic site, runs that did not count, environment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report.figures import KIB, med, points, problems
+from bench.report.palette import model_order
+from bench.report.text import kib, number, plain
+from c10k import catalog
+
+
+def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
+    """The realistic scenario as table rows: one per model and point."""
+    rows = []
+    table = points(document, catalog.REALISTIC.name)
+    for model in model_order(list(table)):
+        for p in table[model]:
+            rows.append(
+                [
+                    model,
+                    f"{p['concurrency']:,}",
+                    f"{p['pages']:,}",
+                    number(med(p["pages_per_s"])),
+                    number(med(p["cpu_us_per_page"])),
+                    number((med(p["latency_p50_s"]) or 0.0) * 1000.0, 1),
+                    number((med(p["latency_p99_s"]) or 0.0) * 1000.0, 1),
+                    number((med(p["max_rss_kib"]) or 0.0) / 1024.0, 1),
+                    str(p["runs"]),
+                ]
+            )
+    return rows
+
+
+REALISTIC_HEADER = [
+    "model",
+    "C",
+    "pages",
+    "pages/s",
+    "CPU µs/page",
+    "p50 ms",
+    "p99 ms",
+    "max RSS MiB",
+    "runs",
+]
+
+
+def problem_rows(document: dict[str, Any]) -> list[list[str]]:
+    return [[p.run_id, p.status, p.reason] for p in problems(document)]
+
+
+def environment_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """The environment table: machine, software and the limits that shape the numbers."""
+    env = document.get("environment") or {}
+    python = env.get("python") or {}
+    cpu = env.get("cpu") or {}
+    kernel = env.get("kernel") or {}
+    limits = env.get("limits") or {}
+    memory = env.get("memory_kib") or {}
+    packages = env.get("packages") or {}
+    profile = document.get("profile") or {}
+
+    def limit(name: str) -> str:
+        if name not in limits:
+            return "-"
+        value = limits[name]
+        if isinstance(value, dict):
+            soft, hard = value.get("soft"), value.get("hard")
+            return f"{plain(soft)} soft / {plain(hard)} hard"
+        if isinstance(value, list):
+            return "-".join(str(v) for v in value)
+        return plain(value)
+
+    gil = "free-threaded (no GIL)" if python.get("gil_disabled") else "with the GIL"
+    rows = [
+        ("profile", f"{profile.get('name', '?')} ({document.get('status', '?')})"),
+        ("started", str(document.get("started_at") or "-")),
+        ("CPU", f"{cpu.get('model', '?')}, {cpu.get('usable_cores', '?')} usable cores"),
+        ("memory", f"{number((memory.get('MemTotal') or 0) / KIB / KIB, 1)} GiB"),
+        ("kernel", f"{kernel.get('system', '?')} {kernel.get('release', '?')}"),
+        (
+            "Python",
+            f"{python.get('implementation', '?')} {python.get('version', '?')}, {gil}",
+        ),
+        (
+            "packages",
+            ", ".join(f"{name} {version or 'absent'}" for name, version in packages.items()),
+        ),
+        ("open files (RLIMIT_NOFILE)", limit("RLIMIT_NOFILE")),
+        ("processes (RLIMIT_NPROC)", limit("RLIMIT_NPROC")),
+        ("default thread stack", kib(limits.get("RLIMIT_STACK_soft_bytes"), 0)),
+        ("vm.max_map_count", limit("vm.max_map_count")),
+        ("kernel.pid_max", limit("kernel.pid_max")),
+        ("kernel.threads-max", limit("kernel.threads-max")),
+        ("ephemeral ports", limit("net.ipv4.ip_local_port_range")),
+        ("ports per destination", limit("ephemeral_ports_per_destination")),
+        ("load average at start", ", ".join(number(v, 2) for v in env.get("load_average") or [])),
+    ]
+    return rows

@@ -1,0 +1,72 @@
+"""Numbers as the report writes them, and the phrases its captions share."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bench.report.figures import KIB, Problem
+
+
+def finite(value: Any) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+def kib(value_bytes: float | None, digits: int = 1) -> str:
+    """Bytes as KiB text, '-' for None."""
+    if value_bytes is None or not finite(value_bytes):
+        return "-"
+    return f"{value_bytes / KIB:,.{digits}f} KiB"
+
+
+def number(value: float | None, digits: int = 0) -> str:
+    if value is None or not finite(value):
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def span(values: list[int]) -> str:
+    """'1-64' for a list of concurrencies, '-' for none."""
+    if not values:
+        return "-"
+    low, high = min(values), max(values)
+    return f"{low:,}" if low == high else f"{low:,}-{high:,}"
+
+
+def plain(value: Any) -> str:
+    """A limit as text: thousands separated, None as 'unlimited'."""
+    if value is None:
+        return "unlimited"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def rank(found: dict[str, Any] | None, unit: str, digits: int = 0) -> str:
+    """A derived ranking in words: 'asyncio is highest with 950 pages/s; threads lowest
+    with 400 pages/s (2.38x less)'; '' when nothing was ranked."""
+    if not found:
+        return ""
+    values, best, worst = found["values"], found["best"], found["worst"]
+    higher_is_better = found["higher_is_better"]
+    top, bottom = ("highest", "lowest") if higher_is_better else ("lowest", "highest")
+    text = f"{best} is {top} with {number(values[best], digits)} {unit}"
+    if worst != best:
+        text += f"; {worst} {bottom} with {number(values[worst], digits)} {unit}"
+        if found["factor"] is not None:
+            text += f" ({found['factor']:.2f}x {'less' if higher_is_better else 'more'})"
+    return text
+
+
+def problem_lines(found: list[Problem]) -> str:
+    """The runs that did not count, for the end of a caption ('' when none)."""
+    if not found:
+        return ""
+    shown = "; ".join(
+        f"{p.model} at C {p.concurrency:,}: {p.status} ({p.reason})"
+        if p.concurrency is not None
+        else f"{p.model}: {p.status} ({p.reason})"
+        for p in found[:6]
+    )
+    more = f" and {len(found) - 6} more" if len(found) > 6 else ""
+    return f" Runs that did not count (crossed): {shown}{more}."

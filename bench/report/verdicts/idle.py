@@ -1,0 +1,204 @@
+"""The verdicts on C1-C5: idle units and the ceilings of threads and sockets."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bench.report.figures import (
+    COROUTINE_KINDS,
+    KIB,
+    NO_UNIT,
+    IdleUnit,
+    failed_slope_runs,
+    highlights,
+    idle_units,
+    socket_ceiling,
+)
+from bench.report.text import kib, number
+from bench.report.verdicts.base import (
+    AROUND_FACTOR,
+    CONTRADICTED,
+    COROUTINE_CLAIM_BYTES,
+    EASY_START_RATE,
+    IDLE,
+    MANY_COROUTINES,
+    MANY_THREADS,
+    MIN_FIT_R2,
+    NOT_MEASURABLE,
+    REPRODUCED,
+    SLEEPY,
+    TASK,
+    THREAD,
+    THREAD_CLAIM_BYTES,
+    THREAD_LIMITS,
+    Verdict,
+    idle_missing,
+    profile_name,
+    verdict,
+)
+
+
+def c1_thread_memory(document: dict[str, Any]) -> Verdict:
+    """Reproduced if an idle thread's RSS plus kernel memory (stack, slab, page tables) per
+    thread is within a factor of 2 of 50 KiB (25-100 KiB), contradicted outside it; not
+    measurable without a valid idle `thread` slope run or when its fit has R² below 0.9."""
+    unit = idle_units(document).get(THREAD)
+    if unit is None or unit.rss_bytes is None:
+        return verdict("C1", "-", idle_missing(document, THREAD), NOT_MEASURABLE)
+    total = unit.total_bytes or 0.0
+    conditions = (
+        f"{unit.count or 0:,} threads blocked on an Event, default stack; RSS "
+        f"{kib(unit.rss_bytes)} (R² {number(unit.rss_r2, 3)}) + kernel {kib(unit.kernel_bytes)}; "
+        f"tracemalloc {kib(unit.tracemalloc_bytes)}; {profile_name(document)}"
+    )
+    measured = f"{kib(total)} per thread"
+    if (unit.rss_r2 or 0.0) < MIN_FIT_R2:
+        noisy = conditions + f"; fit R² below {MIN_FIT_R2}: too noisy"
+        return verdict("C1", measured, noisy, NOT_MEASURABLE)
+    low, high = THREAD_CLAIM_BYTES / AROUND_FACTOR, THREAD_CLAIM_BYTES * AROUND_FACTOR
+    return verdict("C1", measured, conditions, REPRODUCED if low <= total <= high else CONTRADICTED)
+
+
+def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
+    """Reproduced if every coroutine kind measured (asyncio and uvloop tasks, the generators
+    model's tasks, bare generators and coroutines) costs at most 2 x 3 KiB of RSS plus
+    kernel memory per unit ("barely 3k" is an upper bound: cheaper agrees with it);
+    contradicted if one costs more; not measurable without any valid coroutine slope run."""
+    units = idle_units(document)
+    measured_kinds = [
+        units[k] for k in COROUTINE_KINDS if k in units and units[k].rss_bytes is not None
+    ]
+    if not measured_kinds:
+        return verdict("C2", "-", idle_missing(document, TASK), NOT_MEASURABLE)
+    worst = units[highlights(document, IDLE)["costliest_coroutine"]]
+    headline = units.get(TASK) or worst
+    each = ", ".join(f"{u.kind} {kib(u.total_bytes, 2)}" for u in measured_kinds)
+    cheap_enough = (worst.total_bytes or 0.0) <= COROUTINE_CLAIM_BYTES * AROUND_FACTOR
+    return verdict(
+        "C2",
+        f"{kib(headline.total_bytes, 2)} per {headline.kind}",
+        f"{each} (RSS slope + kernel, {_count(headline)} units); {profile_name(document)}",
+        REPRODUCED if cheap_enough else CONTRADICTED,
+    )
+
+
+def _count(unit: IdleUnit) -> str:
+    return f"{unit.count:,}" if unit.count else "?"
+
+
+def _thread_ceiling(document: dict[str, Any]) -> dict[str, Any] | None:
+    thread = idle_units(document).get(THREAD)
+    return thread.max_threads if thread else None
+
+
+def c3_thread_failures(document: dict[str, Any]) -> Verdict:
+    """Reproduced if starting threads until failure stopped at a machine limit (or the harness
+    stepped back just before one: memory guard, PID reserve) below 100,000 threads;
+    contradicted if the harness's cap of 100,000 or more was reached without a failure; not
+    measurable when a smaller cap was reached first or the run did not happen."""
+    ceiling = _thread_ceiling(document)
+    if ceiling is None:
+        reason = next(
+            (
+                f"the until-failure run was {p['status']}: {p['reason']}"
+                for p in (idle_units(document).get(THREAD) or NO_UNIT).problems
+                if p.get("mode") == "until-failure"
+            ),
+            "no threads-until-failure run in these results",
+        )
+        return verdict("C3", "-", reason, NOT_MEASURABLE)
+    count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
+    context = ceiling.get("context") or {}
+    conditions = (
+        f"threads blocked on an Event, started until failure; stopped by {stopped}"
+        + (f" ({ceiling['error']})" if ceiling.get("error") else "")
+        + f"; vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
+        f"{number(context.get('kernel.pid_max'))}; {profile_name(document)}"
+    )
+    measured = f"{count:,} threads"
+    if stopped in THREAD_LIMITS:
+        outcome = REPRODUCED if count < MANY_THREADS else CONTRADICTED
+    elif int(ceiling.get("cap") or count) >= MANY_THREADS:
+        outcome, measured = CONTRADICTED, f"{count:,} threads, no failure"
+    else:
+        outcome = NOT_MEASURABLE
+        conditions = f"the harness's cap of {count:,} threads came first; " + conditions
+    return verdict("C3", measured, conditions, outcome)
+
+
+def _start_rate(unit: IdleUnit) -> float:
+    """Units started per second; no start time recorded counts as instant."""
+    return math.inf if unit.start_rate_per_s is None else unit.start_rate_per_s
+
+
+def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
+    """Reproduced if every coroutine kind run with 100,000 units or more started them at
+    10,000 or more per second (100,000 within 10 s, however many ran); contradicted if such
+    a run failed (crash, limit, timeout) or was slower; not measurable when no run reached
+    100,000 units."""
+    failures = [
+        (kind, count, status, reason)
+        for kind, runs in failed_slope_runs(document).items()
+        if kind in COROUTINE_KINDS
+        for count, status, reason in runs
+        if count >= MANY_COROUTINES and status not in ("skipped", "unavailable")
+    ]
+    if failures:
+        kind, count, status, reason = failures[0]
+        conditions = f"{reason}; {profile_name(document)}"
+        return verdict("C4", f"{kind}: {status} at {count:,}", conditions, CONTRADICTED)
+    units, found = idle_units(document), highlights(document, IDLE)
+    big = [
+        units[k] for k in COROUTINE_KINDS if k in units and (units[k].count or 0) >= MANY_COROUTINES
+    ]
+    if not big:
+        reached = found.get("most_coroutine_units") or 0
+        return verdict(
+            "C4",
+            f"{reached:,} units at most" if reached else "-",
+            f"no coroutine run reached {MANY_COROUTINES:,} units; {profile_name(document)}",
+            NOT_MEASURABLE,
+        )
+    # The slowest of the kinds that ran enough units: the first of them from the slowest up.
+    big_kinds = [u.kind for u in big]
+    slowest = next(units[k] for k in found["coroutines_by_start_rate"] if k in big_kinds)
+    headline = units[TASK] if TASK in big_kinds else slowest
+    each = ", ".join(
+        f"{u.kind} {number(u.seconds_to_start_all, 2)} s, "
+        f"{number((u.rss_kib_at_count or 0) / KIB, 0)} MiB"
+        for u in big
+    )
+    rate = _start_rate(slowest)
+    return verdict(
+        "C4",
+        f"{_count(headline)} {headline.kind}s in {number(headline.seconds_to_start_all, 2)} s",
+        f"time to start all, RSS at the end: {each}; slowest start rate "
+        f"{number(rate, 0)} per second ({slowest.kind}); {profile_name(document)}",
+        REPRODUCED if rate >= EASY_START_RATE else CONTRADICTED,
+    )
+
+
+def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
+    """Reproduced if the thread ceiling (threads started until a machine limit) is below the
+    socket ceiling of one process (the lower of the hard open-file limit and the ephemeral
+    ports to one address); contradicted if threads reached the socket ceiling (a cap at or
+    above it counts); not measurable when the cap stopped threads below the socket ceiling."""
+    sockets, socket_limit = socket_ceiling(document)
+    ceiling = _thread_ceiling(document)
+    largest = highlights(document, SLEEPY).get("largest_peak_in_flight") or 0
+    shown = f"; {largest:,} connections verified open at once in {SLEEPY}" if largest else ""
+    if ceiling is None or sockets is None:
+        why = "no threads-until-failure run" if ceiling is None else "the socket limits unknown"
+        return verdict("C5", "-", why + shown, NOT_MEASURABLE)
+    count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
+    measured = f"{count:,} threads ({stopped}) vs {sockets:,} sockets ({socket_limit})"
+    conditions = f"one process, one server address{shown}; {profile_name(document)}"
+    if stopped in THREAD_LIMITS:
+        outcome = REPRODUCED if count < sockets else CONTRADICTED
+    elif count >= sockets:
+        outcome = CONTRADICTED
+    else:
+        outcome = NOT_MEASURABLE
+        conditions = f"the harness's cap of {count:,} threads came first; " + conditions
+    return verdict("C5", measured, conditions, outcome)
