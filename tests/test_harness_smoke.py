@@ -79,6 +79,9 @@ def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Pa
         quick_threads("sleepy", tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # SIGINT at its default, as under a terminal: a shell starts background jobs with
+        # SIGINT ignored, and the harness would inherit that when pytest runs as one.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
 
