@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 
 import pytest
 
 from bench.harness import plan as sc
+from bench.harness.derive import fit_thresholds
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import crawl_argv
 from bench.harness.site import ServeOptions
@@ -137,3 +139,20 @@ def test_crawl_argv_passes_timeout_and_tries_only_when_given() -> None:
         *["crawl", root, "--model", "threads", "--concurrency", "10"],
         *["--timeout", "2.0", "--max-tries", "3", "--json"],
     ]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_recorded_definition_gives_derive_the_memory_fit_thresholds(profile: str) -> None:
+    """results.json records each scenario by name beside its points; derive reads it back."""
+    definition = json.loads(json.dumps(PROFILE_TABLE[profile].definition()))
+    assert [s["name"] for s in definition["scenarios"]] == [
+        s.name for s in PROFILE_TABLE[profile].scenarios
+    ]
+    expected = {
+        s.name: s.fit_min_concurrency
+        for s in PROFILE_TABLE[profile].scenarios
+        if s.fit_min_concurrency
+    }
+    assert fit_thresholds({"profile": {"definition": definition}}) == expected
+    if profile != "quick":
+        assert expected == {catalog.SLEEPY.name: 1000}

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -229,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             "sample_interval_s": profile.sample_interval_s,
             "budget_s": profile.budget_s,
             "estimate_s": plan_estimate_s(plan),
-            "definition": asdict(profile),
+            "definition": profile.definition(),
         },
         command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
         environment=probes.environment(),

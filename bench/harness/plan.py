@@ -129,6 +129,15 @@ class Profile:
                 return scenario
         raise KeyError(name)
 
+    def definition(self) -> dict[str, Any]:
+        """The profile as results.json records it: each scenario's catalog entry (name,
+        claims, description) flattened beside its points, as derive's fit_thresholds reads it."""
+        recorded = asdict(self)
+        recorded["scenarios"] = [
+            s.pop("about") | s for s in (dict(scenario) for scenario in recorded["scenarios"])
+        ]
+        return recorded
+
 
 # -- the plan -----------------------------------------------------------------------------
 
