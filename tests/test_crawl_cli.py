@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from c10k import catalog
 from tests.tinysite import TinySite, page
 
 
@@ -98,3 +99,17 @@ def test_unknown_command_exit_2() -> None:
     done = c10k("fly")
     assert done.returncode == 2
     assert "unknown command" in done.stderr
+
+
+@pytest.mark.parametrize("model", [catalog.THREADS, catalog.CALLBACKS, catalog.GENERATORS])
+def test_models_without_asyncio_never_import_it(model: catalog.Model) -> None:
+    """asyncio brings ssl with it (megabytes of RSS): it must not count in these models' memory."""
+    module = model.entry.partition(":")[0]
+    done = subprocess.run(
+        [sys.executable, "-c", f"import sys, impls.cli, {module}; print('asyncio' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == "False"
