@@ -9,6 +9,7 @@ import os
 import socket
 import struct
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,10 +151,22 @@ class Delivery:
 class SiteHandler:
     """The request handler: one instance per worker process."""
 
-    def __init__(self, site: Site, stats: Stats, delivery: Delivery) -> None:
+    def __init__(
+        self,
+        site: Site,
+        stats: Stats,
+        delivery: Delivery,
+        *,
+        now: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.site = site
         self.stats = stats
         self.delivery = delivery
+        # Every wait of the delivery (latency, bandwidth, hang) goes through these two, so a
+        # test can give the handler a clock of its own and check the waits it asks for.
+        self.now = now
+        self.sleep = sleep
         self._tries: dict[str, int] = {}
         self._manifests: dict[tuple[str, int], bytes] = {}
 
@@ -182,7 +195,7 @@ class SiteHandler:
                 self._tries[path] = n + 1
                 delay = latency.delay(path, n)
                 if delay > 0:
-                    await asyncio.sleep(delay)
+                    await self.sleep(delay)
             page = self.site.response(path, request.host)
             if page.fault is not None or page.status == 500:
                 self.stats.fault()  # the model serves 500 only where it places the fault
@@ -214,13 +227,13 @@ class SiteHandler:
         await resp.prepare(request)
         rate = self.delivery.bandwidth
         chunk = max(1, int(rate * _BANDWIDTH_TICK))
-        start = time.monotonic()
+        start = self.now()
         for offset in range(0, len(body), chunk):
             # Pace against the clock from the start, so sleep overshoot does not add up.
             due = start + offset / rate
-            wait = due - time.monotonic()
+            wait = due - self.now()
             if wait > 0:
-                await asyncio.sleep(wait)
+                await self.sleep(wait)
             await resp.write(body[offset : offset + chunk])
         await resp.write_eof()
         return resp
@@ -239,7 +252,7 @@ class SiteHandler:
             return 0
         if kind == "hang":
             # No answer; the client's timeout must fire. Bounded, so every hang ends by itself.
-            await asyncio.sleep(self.delivery.hang)
+            await self.sleep(self.delivery.hang)
             transport.close()
             return 0
         # truncate / garbage: write the model's bytes, then close (FIN after they are sent).

@@ -121,7 +121,6 @@ def _allowed(url: str, root: str) -> bool:
 class RawReply:
     data: bytes  # every byte received
     error: str | None  # 'reset', 'timeout' or None (clean EOF)
-    elapsed: float
 
     @property
     def status(self) -> int:
@@ -141,7 +140,6 @@ def raw_get(url: str, path: str, timeout: float = 5.0, method: str = "GET") -> R
     """One request on a fresh connection, read to EOF; reports resets and timeouts."""
     parts = urlsplit(url)
     sock = socket.create_connection((parts.hostname, parts.port), timeout=timeout)
-    start = time.monotonic()
     data = b""
     error: str | None = None
     try:
@@ -157,7 +155,7 @@ def raw_get(url: str, path: str, timeout: float = 5.0, method: str = "GET") -> R
         error = "timeout"
     finally:
         sock.close()
-    return RawReply(data, error, time.monotonic() - start)
+    return RawReply(data, error)
 
 
 def get_json(url: str, method: str = "GET") -> Any:
@@ -185,11 +183,33 @@ class Running:
     handler: SiteHandler
 
 
+class SteppedClock:
+    """A clock for the server that moves only when the server sleeps, and keeps every wait.
+
+    The tests check the waits the server asks for, never how long a reply took."""
+
+    def __init__(self) -> None:
+        self.time = 0.0
+        self.waits: list[float] = []
+
+    def now(self) -> float:
+        return self.time
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.time += seconds
+        await asyncio.sleep(0)  # still a point where the loop serves other requests
+
+
 @contextlib.contextmanager
-def serve_in_thread(site: Site, delivery: Delivery | None = None) -> Iterator[Running]:
-    """Serve site on 127.0.0.1 (a free port) from a thread of this process."""
+def serve_in_thread(
+    site: Site, delivery: Delivery | None = None, clock: SteppedClock | None = None
+) -> Iterator[Running]:
+    """Serve site on 127.0.0.1 (a free port) from a thread of this process; with a clock,
+    the server's waits go to it instead of the real one."""
     sock = make_listener("127.0.0.1", 0, reuse_port=False, backlog=128)
-    handler = SiteHandler(site, Stats(1), delivery or Delivery())
+    clocked: dict[str, Any] = {} if clock is None else {"now": clock.now, "sleep": clock.sleep}
+    handler = SiteHandler(site, Stats(1), delivery or Delivery(), **clocked)
     handler.stats.register(0, os.getpid())
     ready = threading.Event()
     control: dict[str, Any] = {}

@@ -13,6 +13,7 @@ from server.site import Site
 from server.site_params import FAULT_OUTCOMES, SiteParams
 from server.specs import parse_latency
 from tests.server_helpers import (
+    SteppedClock,
     get_json,
     make_site,
     paths,
@@ -64,11 +65,12 @@ def test_manifest_endpoint() -> None:
 
 
 def test_latency_is_applied() -> None:
+    clock = SteppedClock()
     delivery = Delivery(latency=parse_latency("300ms"))
-    with serve_in_thread(make_site(pages=2), delivery) as srv:
+    with serve_in_thread(make_site(pages=2), delivery, clock) as srv:
         reply = raw_get(srv.url, "/p/0/")
         assert reply.status == 200
-        assert reply.elapsed >= 0.3  # a lower bound only: the machine may be slow
+        assert clock.waits == [pytest.approx(0.3)]  # one wait of the latency, then the page
 
 
 def test_control_endpoints_have_no_latency() -> None:
@@ -79,12 +81,13 @@ def test_control_endpoints_have_no_latency() -> None:
 
 
 def test_bandwidth_trickles_the_body() -> None:
+    clock = SteppedClock()
     delivery = Delivery(bandwidth=10_000)
-    with serve_in_thread(make_site(pages=2, body_size=4000), delivery) as srv:
+    with serve_in_thread(make_site(pages=2, body_size=4000), delivery, clock) as srv:
         reply = raw_get(srv.url, "/p/0/")
         assert len(reply.body) == 4000
-        # 4000 bytes at 10 kB/s, the first 500-byte chunk at once: at least 0.35 s.
-        assert reply.elapsed >= 0.3
+        # 4000 bytes at 10 kB/s in 500-byte chunks: the first at once, then one every 0.05 s.
+        assert clock.waits == pytest.approx([0.05] * 7)
 
 
 @pytest.mark.parametrize("kind", ["reset", "hang", "error500", "truncate", "garbage"])
@@ -116,9 +119,12 @@ def test_faults_happen_where_the_manifest_says(kind: str) -> None:
 def test_hang_closes_after_the_hang_time() -> None:
     site = make_site(pages=1, links=0, shape="wide")
     site.set_fault(0, "hang")
-    with serve_in_thread(site, Delivery(hang=0.3)) as srv:
+    clock = SteppedClock()
+    with serve_in_thread(site, Delivery(hang=0.3), clock) as srv:
         reply = raw_get(srv.url, "/p/0/", timeout=10)
-        assert reply.data == b"" and reply.elapsed >= 0.3
+        # The server waited the hang time, then closed without a byte (not our timeout).
+        assert (reply.data, reply.error) == (b"", None)
+        assert clock.waits == [0.3]
 
 
 def test_stats_count_requests_in_flight() -> None:
