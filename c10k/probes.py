@@ -24,6 +24,13 @@ SYSCTLS = {
 }
 # /proc/meminfo fields that hold kernel memory spent on threads and sockets.
 KERNEL_FIELDS = ("KernelStack", "Slab", "SUnreclaim", "PageTables", "MemAvailable")
+# The kernel memory that grows with each thread or socket, summed as "kernel" per unit and
+# per connection: each /proc/meminfo field and the name a run's samples give it.
+KERNEL_GROWTH_FIELDS: dict[str, str] = {
+    "KernelStack": "kernel_stack_kib",
+    "Slab": "slab_kib",
+    "PageTables": "page_tables_kib",
+}
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 

@@ -216,7 +216,7 @@ def per_unit(points: list[dict[str, Any]]) -> dict[str, Any]:
     rss = linear_fit(ns, [p["rss_kib"] * 1024.0 for p in points])
     figures["rss_bytes"] = rss.slope
     figures["rss_r2"] = rss.r2
-    for name in ("KernelStack", "Slab", "PageTables"):
+    for name in probes.KERNEL_GROWTH_FIELDS:
         values = [float(p["meminfo_kib"].get(name, 0)) * 1024 for p in points]
         figures[f"{name}_bytes"] = linear_fit(ns, values).slope
     figures["start_us"] = linear_fit(ns, [p["elapsed_s"] * 1e6 for p in points]).slope

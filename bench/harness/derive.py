@@ -13,16 +13,8 @@ from typing import Any
 from bench.harness import results
 from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
-from c10k import catalog
+from c10k import catalog, probes
 from c10k.stats import linear_fit, summarize
-
-# Kernel fields of /proc/meminfo that grow with threads and sockets, as a run's plateau
-# samples them (*_kib) and as kernel_before.meminfo_kib names them.
-KERNEL_FIELDS: tuple[tuple[str, str], ...] = (
-    ("kernel_stack_kib", "KernelStack"),
-    ("slab_kib", "Slab"),
-    ("page_tables_kib", "PageTables"),
-)
 
 
 def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
@@ -54,7 +46,7 @@ def kernel_delta_kib(run: dict[str, Any]) -> float | None:
     meminfo = before.get("meminfo_kib") or {}
     sockstat = before.get("sockstat") or {}
     total = 0.0
-    for sampled, field_name in KERNEL_FIELDS:
+    for field_name, sampled in probes.KERNEL_GROWTH_FIELDS.items():
         if plateau.get(sampled) is None or meminfo.get(field_name) is None:
             return None
         total += plateau[sampled] - meminfo[field_name]
@@ -196,9 +188,7 @@ def _sort_key(key: tuple[int, str, int]) -> tuple[int, float, int]:
 def _idle_slope(idle: dict[str, Any]) -> dict[str, Any]:
     """The figures of one idle slope run: per-unit costs, their totals, how fast units started."""
     per_unit = idle["per_unit"]
-    kernel_parts = {
-        name: per_unit[f"{name}_bytes"] for name in ("KernelStack", "Slab", "PageTables")
-    }
+    kernel_parts = {name: per_unit[f"{name}_bytes"] for name in probes.KERNEL_GROWTH_FIELDS}
     # Machine-wide deltas: a negative share is noise from other processes, not a saving.
     kernel = sum(max(0.0, v) for v in kernel_parts.values() if _finite(v))
     rss = per_unit["rss_bytes"]

@@ -88,7 +88,7 @@ class Sampler(threading.Thread):
                 self.server_cpu_last[server.pid] = used
                 server_cpu += used
         tcp = probes.sockstat()
-        kernel = probes.meminfo(("Slab", "KernelStack", "PageTables"))
+        kernel = probes.meminfo(tuple(probes.KERNEL_GROWTH_FIELDS))
         row = {
             "t": round(now, 4),
             "rss_kib": rss,
@@ -102,9 +102,9 @@ class Sampler(threading.Thread):
             "tcp_inuse": tcp.get("inuse"),
             "tcp_tw": tcp.get("tw"),
             "tcp_mem_kib": tcp.get("mem_kib"),
-            "slab_kib": kernel.get("Slab"),
-            "kernel_stack_kib": kernel.get("KernelStack"),
-            "page_tables_kib": kernel.get("PageTables"),
+        }
+        row |= {
+            sampled: kernel.get(field) for field, sampled in probes.KERNEL_GROWTH_FIELDS.items()
         }
         for name, value in row.items():
             self.columns[name].append(value)
