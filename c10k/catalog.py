@@ -249,12 +249,14 @@ UNKNOWN_STARTUP_S = 0.5  # a model the cost model does not know yet
 UNKNOWN_CPU_PER_PAGE_S = 1e-3
 
 
+def _catalog_order(names: list[str] | set[str], known: dict[str, Any]) -> list[str]:
+    """names in the catalog's order, unknown ones after, alphabetically."""
+    return [k for k in known if k in names] + sorted(n for n in names if n not in known)
+
+
 def model_order(names: list[str] | set[str]) -> list[str]:
-    """Models in the catalog's order, unknown ones after, alphabetically."""
-    return [m for m in MODELS if m in names] + sorted(n for n in names if n not in MODELS)
+    return _catalog_order(names, MODELS)
 
 
 def idle_order(names: list[str] | set[str]) -> list[str]:
-    """Idle kinds in the catalog's order, unknown ones after, alphabetically."""
-    known = [k for k in IDLE_KINDS if k in names]
-    return known + sorted(n for n in names if n not in IDLE_KINDS)
+    return _catalog_order(names, IDLE_KINDS)
