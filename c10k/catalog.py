@@ -211,6 +211,9 @@ IDLE_KINDS: dict[str, IdleKind] = {
     )
 }
 
+# The idle kinds that are coroutines of some sort (everything but a thread): claims C2, C4.
+COROUTINE_KINDS: tuple[str, ...] = tuple(k.name for k in IDLE_KINDS.values() if not k.thread)
+
 # -- scenarios ----------------------------------------------------------------------------
 IDLE = Scenario(
     "idle",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # A coefficient of variation above this marks a figure as noisy (docs/results.md).
 CV_FLAG = 0.10
@@ -145,3 +146,18 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
 def finite_or_none(value: float) -> float | None:
     """JSON has no NaN: undefined figures are written as null."""
     return value if math.isfinite(value) else None
+
+
+def recorded_median(summary: dict[str, Any] | None) -> float | None:
+    """The median of a Summary as results.json records it (`as_dict()`), or None."""
+    if not summary or summary.get("median") is None:
+        return None
+    return float(summary["median"])
+
+
+def geometric_mean(values: Sequence[float]) -> float | None:
+    """The geometric mean of the finite positive values; None when there are none."""
+    positive = [v for v in values if math.isfinite(v) and v > 0]
+    if not positive:
+        return None
+    return math.exp(sum(math.log(v) for v in positive) / len(positive))

@@ -7,18 +7,12 @@ from typing import Any
 
 from bench.harness.plan import mean_latency
 from c10k import catalog
+from c10k.stats import geometric_mean, median, recorded_median
 
 KIB = 1024.0
 Points = dict[str, list[dict[str, Any]]]  # model -> its verified points in one scenario
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
-COROUTINE_KINDS = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
-
-
-def _med(summary: dict[str, Any] | None) -> float | None:
-    if not summary or summary.get("median") is None:
-        return None
-    return float(summary["median"])
 
 
 def _points(tables: dict[str, Any], scenario: str) -> Points:
@@ -58,17 +52,10 @@ def _at(table: Points, concurrency: int, value: Any) -> dict[str, float]:
 
 
 def _p99_ms(point: dict[str, Any]) -> float:
-    return (_med(point["latency_p99_s"]) or 0.0) * 1000.0
+    return (recorded_median(point["latency_p99_s"]) or 0.0) * 1000.0
 
 
 # -- ratios between models --------------------------------------------------------------------
-
-
-def geometric_mean(values: list[float]) -> float | None:
-    positive = [v for v in values if math.isfinite(v) and v > 0]
-    if not positive:
-        return None
-    return math.exp(sum(math.log(v) for v in positive) / len(positive))
 
 
 def paired_ratio(
@@ -88,7 +75,7 @@ def paired_ratio(
         a, b = by_key[numerator][key], by_key[denominator][key]
         if skip_saturated and (a["server_saturated_runs"] or b["server_saturated_runs"]):
             continue
-        top, bottom = _med(a.get(figure)), _med(b.get(figure))
+        top, bottom = recorded_median(a.get(figure)), recorded_median(b.get(figure))
         if top is None or bottom is None or bottom <= 0 or top <= 0:
             continue
         ratios.append(top / bottom)
@@ -108,15 +95,8 @@ def event_loop_vs_threads(table: Points) -> dict[str, Any]:
         used_all += used
         cpu, _ = paired_ratio(table, model, THREADS, "cpu_us_per_page")
         models[model] = {"pages_per_s": ratio, "cpu_us_per_page": cpu, "concurrencies": used}
-    ordered = sorted(m["pages_per_s"] for m in models.values())
-    half = len(ordered) // 2
-    middle = (
-        None
-        if not ordered
-        else ordered[half]
-        if len(ordered) % 2
-        else sum(ordered[half - 1 : half + 1]) / 2
-    )
+    ratios = [m["pages_per_s"] for m in models.values()]
+    middle = median(ratios) if ratios else None
     return {"models": models, "median_pages_per_s": middle, "concurrencies": sorted(set(used_all))}
 
 
@@ -182,9 +162,11 @@ def few_active_highlights(table: Points) -> dict[str, Any]:
     threads = table.get(THREADS) or []
     return {
         "largest_concurrency": top,
-        "pages_per_s": ranking(_at(table, top, lambda p: _med(p["pages_per_s"]) or 0.0), True),
+        "pages_per_s": ranking(
+            _at(table, top, lambda p: recorded_median(p["pages_per_s"]) or 0.0), True
+        ),
         "cpu_us_per_page": ranking(
-            _at(table, top, lambda p: _med(p["cpu_us_per_page"]) or 0.0), False
+            _at(table, top, lambda p: recorded_median(p["cpu_us_per_page"]) or 0.0), False
         ),
         "latency_p99_ms": ranking(_at(table, top, _p99_ms), False),
         "threads_pages": threads[0]["pages"] if threads else None,
@@ -261,7 +243,7 @@ def latency_sweep_highlights(table: Points) -> dict[str, Any]:
     by_latency = []
     for latency in ends:
         rate = {
-            m: _med(p["pages_per_s"]) or 0.0
+            m: recorded_median(p["pages_per_s"]) or 0.0
             for m, e in table.items()
             for p in e
             if p["latency"] == latency
@@ -288,7 +270,7 @@ def idle_highlights(units: dict[str, Any]) -> dict[str, Any]:
     most started, and the coroutine kinds from the slowest start rate to the fastest."""
     thread = units.get(catalog.THREAD.name) or {}
     task = units.get(catalog.ASYNCIO_TASK.name) or {}
-    coroutines = [units[k] | {"kind": k} for k in COROUTINE_KINDS if k in units]
+    coroutines = [units[k] | {"kind": k} for k in catalog.COROUTINE_KINDS if k in units]
     measured = [u for u in coroutines if u.get("rss_bytes_per_unit") is not None]
     shown = [u for u in coroutines if u.get("rss_bytes_per_unit")]
     started = [u for u in coroutines if u.get("count")]

@@ -8,7 +8,6 @@ from bench.report.figures import (
     failed_slope_runs,
     highlights,
     idle_units,
-    med,
     memory_per_connection,
     points,
     problems,
@@ -17,6 +16,7 @@ from bench.report.palette import model_order
 from bench.report.text import kib, number, problem_lines, rank
 from bench.report.verdicts.base import THREAD_LIMITS
 from c10k import catalog
+from c10k.stats import recorded_median
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
@@ -171,7 +171,7 @@ def few_active_caption(document: dict[str, Any]) -> str:
         p["server_saturated_runs"]
         for entries in points(document, FEW_ACTIVE).values()
         for p in entries
-        if med(p["pages_per_s"]) is not None
+        if recorded_median(p["pages_per_s"]) is not None
     ):
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
     return text + problem_lines(problems(document, FEW_ACTIVE))

@@ -20,8 +20,9 @@ from bench.report.chart_kit import (
     plot_ideal,
     ticks_at,
 )
-from bench.report.figures import highlights, med, points, problems
+from bench.report.figures import highlights, points, problems
 from c10k import catalog
+from c10k.stats import recorded_median
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
@@ -48,7 +49,9 @@ def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
         ax,
         document,
         SLEEPY,
-        lambda p: med(p.get("plateau_pages_per_s")) or med(p.get("pages_per_s")),
+        lambda p: (
+            recorded_median(p.get("plateau_pages_per_s")) or recorded_median(p.get("pages_per_s"))
+        ),
         _concurrency,
         lambda p: p.pages_per_s,
     )
@@ -74,13 +77,18 @@ def _speed_and_cpu(
     """Pages/s on the left axes, CPU per page on the right, one line per model."""
     left, right = axes
     xs, saturated = crawl_lines(
-        left, document, scenario, lambda p: med(p["pages_per_s"]), x_of, lambda p: p.pages_per_s
+        left,
+        document,
+        scenario,
+        lambda p: recorded_median(p["pages_per_s"]),
+        x_of,
+        lambda p: p.pages_per_s,
     )
     crawl_lines(
         right,
         document,
         scenario,
-        lambda p: med(p["cpu_us_per_page"]),
+        lambda p: recorded_median(p["cpu_us_per_page"]),
         x_of,
         lambda p: p.cpu_us_per_page,
     )
@@ -110,7 +118,7 @@ def chart_few_active(document: dict[str, Any]) -> Chart:
 
 def _quantile_ms(quantile: str) -> Callable[[dict[str, Any]], float]:
     def value(point: dict[str, Any]) -> float:
-        return (med(point[f"latency_{quantile}_s"]) or 0.0) * 1000.0
+        return (recorded_median(point[f"latency_{quantile}_s"]) or 0.0) * 1000.0
 
     return value
 

@@ -8,18 +8,6 @@ from typing import Any
 from c10k import catalog
 
 KIB = 1024.0
-# The idle kinds that are coroutines of some sort (everything but a thread).
-COROUTINE_KINDS: tuple[str, ...] = tuple(
-    k.name for k in catalog.IDLE_KINDS.values() if not k.thread
-)
-
-
-def med(summary: dict[str, Any] | None) -> float | None:
-    """The median of a derived summary, or None."""
-    if not summary:
-        return None
-    value = summary.get("median")
-    return float(value) if value is not None else None
 
 
 def derived(document: dict[str, Any], scenario: str) -> dict[str, Any]:

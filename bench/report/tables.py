@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.report.figures import KIB, med, points, problems
+from bench.report.figures import KIB, points, problems
 from bench.report.palette import model_order
 from bench.report.text import kib, number, plain
 from c10k import catalog
+from c10k.stats import recorded_median
 
 
 def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
@@ -21,11 +22,11 @@ def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
                     model,
                     f"{p['concurrency']:,}",
                     f"{p['pages']:,}",
-                    number(med(p["pages_per_s"])),
-                    number(med(p["cpu_us_per_page"])),
-                    number((med(p["latency_p50_s"]) or 0.0) * 1000.0, 1),
-                    number((med(p["latency_p99_s"]) or 0.0) * 1000.0, 1),
-                    number((med(p["max_rss_kib"]) or 0.0) / 1024.0, 1),
+                    number(recorded_median(p["pages_per_s"])),
+                    number(recorded_median(p["cpu_us_per_page"])),
+                    number((recorded_median(p["latency_p50_s"]) or 0.0) * 1000.0, 1),
+                    number((recorded_median(p["latency_p99_s"]) or 0.0) * 1000.0, 1),
+                    number((recorded_median(p["max_rss_kib"]) or 0.0) / 1024.0, 1),
                     str(p["runs"]),
                 ]
             )

@@ -6,7 +6,6 @@ import math
 from typing import Any
 
 from bench.report.figures import (
-    COROUTINE_KINDS,
     KIB,
     NO_UNIT,
     IdleUnit,
@@ -37,6 +36,7 @@ from bench.report.verdicts.base import (
     profile_name,
     verdict,
 )
+from c10k.catalog import COROUTINE_KINDS
 
 
 def c1_thread_memory(document: dict[str, Any]) -> Verdict:
