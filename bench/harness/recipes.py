@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import signal
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 from bench.harness.analysis import plateau_summary, verification_failures, verify
 from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
+from bench.harness.results import utc_now
 from bench.harness.sampler import Sampler
 from bench.harness.site import Server
 from c10k import probes
@@ -46,7 +46,7 @@ def base_record(run: PlannedRun) -> dict[str, Any]:
     """A run's record before it runs: what the plan says, and 'crashed' until it ends."""
     planned = ("id", "scenario", "model", "kind", "repetition", "params", "estimate_s")
     return {name: getattr(run, name) for name in planned} | {
-        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "started_at": utc_now(),
         "status": "crashed",
         "reason": "no result",
     }
