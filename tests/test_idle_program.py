@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,12 +15,13 @@ from c10k import catalog
 from impls import idle, thread_ceiling
 
 
-def run_idle(*args: str) -> dict[str, Any]:
+def run_idle(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-m", "impls.idle", *args],
         capture_output=True,
         timeout=60,
         check=True,
+        env=env,
     )
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -34,6 +37,15 @@ def test_every_kind_parks_units_and_reports_memory_per_unit(kind: str) -> None:
     assert [p["n"] for p in result["points"]] == [0, 100, 200, 300]
     assert result["per_unit"]["rss_bytes"] > 0
     assert result["per_unit"]["start_us"] > 0
+
+
+def test_a_kind_whose_module_is_missing_is_reported_unavailable(tmp_path: Path) -> None:
+    (tmp_path / "uvloop.py").write_text('raise ImportError("hidden by the test")\n')
+    path = os.pathsep.join([str(tmp_path), str(Path.cwd()), os.environ.get("PYTHONPATH", "")])
+    result = run_idle(
+        "--kind", catalog.UVLOOP_TASK.name, "--count", "10", env={**os.environ, "PYTHONPATH": path}
+    )
+    assert (result["available"], result["note"]) == (False, "uvloop is not installed")
 
 
 def test_tracemalloc_mode_counts_python_allocations() -> None:
