@@ -173,7 +173,8 @@ def ensure_fd_limit(concurrency: int) -> None:
             f"process may open at most {hard} (RLIMIT_NOFILE hard limit); "
             f"use --concurrency {hard - FD_RESERVE} or less"
         )
-    raise_open_files_limit(needed)
+    if raise_open_files_limit(needed) < needed:
+        raise UsageError(f"could not raise the open-file limit to {needed} (setrlimit refused)")
 
 
 def crawl_main(argv: list[str]) -> int:

@@ -113,3 +113,14 @@ def test_models_without_asyncio_never_import_it(model: catalog.Model) -> None:
         check=True,
     )
     assert done.stdout.strip() == "False"
+
+
+def test_a_refused_open_files_limit_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import resource
+
+    from impls import cli
+
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 20_000))
+    monkeypatch.setattr(cli, "raise_open_files_limit", lambda needed: 1024)  # setrlimit refused
+    with pytest.raises(cli.UsageError, match="could not raise the open-file limit to 2064"):
+        cli.ensure_fd_limit(2000)
