@@ -26,7 +26,7 @@ def build_result(
     fetched = frontier.fetched
     statuses = Counter(o for o in fetched.values() if isinstance(o, int))
     errors = Counter(o.removeprefix("error:") for o in fetched.values() if isinstance(o, str))
-    latencies = sorted(frontier.latencies)
+    latencies = frontier.latencies  # percentile sorts its own copy
     pages = len(fetched)
     cpu_s = cpu_user_s + cpu_sys_s
     return {
@@ -53,7 +53,7 @@ def build_result(
         "max_rss_kib": max_rss_kib,
         "peak_in_flight": frontier.peak_in_flight,
         "latency_s": {f"p{p}": percentile(latencies, p) for p in PERCENTILES}
-        | {"max": latencies[-1] if latencies else math.nan, "count": len(latencies)},
+        | {"max": max(latencies, default=math.nan), "count": len(latencies)},
         "fetched": fetched,
     }
 
