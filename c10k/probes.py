@@ -49,6 +49,11 @@ def read_int(path: str) -> int | None:
         return None
 
 
+def sysctl_int(name: str) -> int | None:
+    """One numeric kernel setting of SYSCTLS (e.g. "kernel.pid_max"), or None."""
+    return read_int(SYSCTLS[name])
+
+
 def meminfo(fields: tuple[str, ...] = KERNEL_FIELDS) -> dict[str, int]:
     """Chosen /proc/meminfo fields in KiB (machine-wide)."""
     values: dict[str, int] = {}

@@ -37,10 +37,10 @@ def limit_context() -> dict[str, Any]:
     nproc, _ = resource.getrlimit(resource.RLIMIT_NPROC)
     return {
         "map_count": probes.map_count(),
-        "vm.max_map_count": probes.read_int("/proc/sys/vm/max_map_count"),
+        "vm.max_map_count": probes.sysctl_int("vm.max_map_count"),
         "threads_on_machine": probes.threads_on_machine(),
-        "kernel.pid_max": probes.read_int("/proc/sys/kernel/pid_max"),
-        "kernel.threads-max": probes.read_int("/proc/sys/kernel/threads-max"),
+        "kernel.pid_max": probes.sysctl_int("kernel.pid_max"),
+        "kernel.threads-max": probes.sysctl_int("kernel.threads-max"),
         "RLIMIT_NPROC": None if nproc == resource.RLIM_INFINITY else nproc,
         "MemAvailable_kib": probes.meminfo(("MemAvailable",)).get("MemAvailable"),
     }
@@ -50,8 +50,8 @@ def pid_headroom(reserve: int) -> int:
     """Threads this process may still start while leaving `reserve` PIDs to everyone else."""
     machine = probes.threads_on_machine() or 0
     ceilings: list[int] = []
-    for path in ("/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max"):
-        value = probes.read_int(path)
+    for name in ("kernel.pid_max", "kernel.threads-max"):
+        value = probes.sysctl_int(name)
         if value is not None:
             ceilings.append(value)
     cgroup = probes.read_text("/sys/fs/cgroup/pids.max")
