@@ -227,6 +227,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     # C3: a machine limit below 100,000 threads
     ("C3", threads_stopped(22_000, "vm.max_map_count"), v.REPRODUCED),
     ("C3", threads_stopped(30_000, "pid-reserve"), v.REPRODUCED),
+    ("C3", threads_stopped(30_000, "EAGAIN (a process or thread limit)", 100_000), v.REPRODUCED),
     ("C3", threads_stopped(100_000, "cap", 100_000), v.CONTRADICTED),
     ("C3", threads_stopped(500, "cap", 500), v.NOT_MEASURABLE),
     # C4: 100,000+ coroutines, started at 10,000 or more per second
@@ -241,6 +242,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("C4", asyncio_tasks(20_000), v.NOT_MEASURABLE),
     # C5: threads run out before sockets
     ("C5", threads_stopped(15_000, "kernel.pid_max"), v.REPRODUCED),
+    ("C5", threads_stopped(15_000, "EAGAIN (a process or thread limit)"), v.REPRODUCED),
     ("C5", threads_stopped(22_000, "vm.max_map_count"), v.CONTRADICTED),
     ("C5", threads_stopped(60_000, "cap"), v.CONTRADICTED),
     ("C5", threads_stopped(500, "cap", 500), v.NOT_MEASURABLE),

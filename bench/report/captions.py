@@ -11,10 +11,10 @@ from bench.report.figures import (
     memory_per_connection,
     points,
     problems,
+    stopped_by_a_limit,
 )
 from bench.report.palette import model_order
 from bench.report.text import kib, number, problem_lines, rank
-from bench.report.verdicts.base import THREAD_LIMITS
 from c10k import catalog
 from c10k.stats import recorded_median
 
@@ -129,7 +129,7 @@ def _idle_parts(document: dict[str, Any]) -> list[str]:
         parts.append(
             f"threads started until failure reached {int(ceiling['count']):,}, stopped by "
             f"{ceiling['stopped_by']}"
-            + ("" if ceiling["stopped_by"] in THREAD_LIMITS else " (the harness's cap, no failure)")
+            + ("" if stopped_by_a_limit(ceiling) else " (the harness's cap, no failure)")
         )
     return parts
 

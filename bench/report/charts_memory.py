@@ -25,9 +25,9 @@ from bench.report.figures import (
     idle_units,
     memory_per_connection,
     problems,
+    stopped_by_a_limit,
 )
 from bench.report.palette import idle_order, model_order, style
-from bench.report.verdicts.base import THREAD_LIMITS
 from c10k import catalog
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
@@ -156,7 +156,7 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleUnit]) -> None
 def _thread_ceiling(ax: Axes, row: int, ceiling: dict[str, Any]) -> None:
     """The threads started until failure: a bar end, with what stopped them."""
     count = int(ceiling["count"])
-    real_limit = ceiling["stopped_by"] in THREAD_LIMITS
+    real_limit = stopped_by_a_limit(ceiling)
     ax.plot(
         [count],
         [row],

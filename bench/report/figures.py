@@ -10,6 +10,17 @@ from c10k import catalog
 KIB = 1024.0
 
 
+# The thread-ceiling program (impls/thread_ceiling.py) stops at "cap" when it reached the
+# harness's own ceiling; every other stopped_by names a machine limit (or the harness
+# stepping back just before one), whichever words the program uses for it.
+HARNESS_CAP = "cap"
+
+
+def stopped_by_a_limit(ceiling: dict[str, Any]) -> bool:
+    """Whether threads-until-failure ended at a limit of the machine, not at the cap."""
+    return str(ceiling["stopped_by"]) != HARNESS_CAP
+
+
 def derived(document: dict[str, Any], scenario: str) -> dict[str, Any]:
     """derived.<scenario>, or {} when the scenario did not run."""
     table: dict[str, Any] = (document.get("derived") or {}).get(scenario) or {}

@@ -31,18 +31,6 @@ GIL_GAIN = 1.05  # "even better": at least 5% more pages/s than threads with the
 UVLOOP_SPEEDUP = 2.0  # "2-4x faster": at least 2x less CPU per page
 # Run statuses that are the crawler's own failure (not the harness's, not the server's).
 CRAWLER_FAILURES = ("failed-verification", "crashed", "limit", "timeout")
-# Idle stopping reasons that are the machine's limits (or the harness stepping back just
-# before one); "cap" is the harness's own ceiling, not a failure.
-THREAD_LIMITS = (
-    "vm.max_map_count",
-    "kernel.pid_max",
-    "kernel.threads-max",
-    "RLIMIT_NPROC",
-    "memory",
-    "memory-guard",
-    "pid-reserve",
-    "unknown",
-)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from bench.report.figures import (
     highlights,
     idle_units,
     socket_ceiling,
+    stopped_by_a_limit,
 )
 from bench.report.text import kib, number
 from bench.report.verdicts.base import (
@@ -30,7 +31,6 @@ from bench.report.verdicts.base import (
     TASK,
     THREAD,
     THREAD_CLAIM_BYTES,
-    THREAD_LIMITS,
     Verdict,
     idle_missing,
     profile_name,
@@ -117,7 +117,7 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
         f"{number(context.get('kernel.pid_max'))}; {profile_name(document)}"
     )
     measured = f"{count:,} threads"
-    if stopped in THREAD_LIMITS:
+    if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < MANY_THREADS else CONTRADICTED
     elif int(ceiling.get("cap") or count) >= MANY_THREADS:
         outcome, measured = CONTRADICTED, f"{count:,} threads, no failure"
@@ -194,7 +194,7 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     measured = f"{count:,} threads ({stopped}) vs {sockets:,} sockets ({socket_limit})"
     conditions = f"one process, one server address{shown}; {profile_name(document)}"
-    if stopped in THREAD_LIMITS:
+    if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < sockets else CONTRADICTED
     elif count >= sockets:
         outcome = CONTRADICTED
