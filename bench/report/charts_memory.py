@@ -28,11 +28,12 @@ from bench.report.figures import (
     stopped_by_a_limit,
 )
 from bench.report.palette import idle_order, model_order, style
+from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
 from c10k import catalog
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
-CHAPTER_THREAD_KIB = 50.0
-CHAPTER_COROUTINE_KIB = 3.0
+CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB  # the chapter's numbers, as the verdicts hold them
+CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / KIB
 
 
 def _chapter_lines(ax: Axes) -> None:

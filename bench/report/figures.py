@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from c10k import catalog
+from c10k.stats import recorded_median
 
 KIB = 1024.0
 
@@ -96,7 +97,6 @@ class MemoryPerConnection:
     rss_r2: float | None
     rss_intercept: float | None
     kernel_bytes: float | None
-    kernel_r2: float | None
     total_bytes: float | None  # RSS slope + kernel slope (a negative kernel slope as 0)
     points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
 
@@ -115,12 +115,11 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
             rss_r2=rss.get("r2"),
             rss_intercept=rss.get("intercept"),
             kernel_bytes=kernel.get("slope"),
-            kernel_r2=kernel.get("r2"),
             total_bytes=fit.get("total_bytes"),
             points_rss_kib=[
-                (int(p["concurrency"]), float(p["plateau_rss_kib"]["median"]))
+                (int(p["concurrency"]), rss_kib)
                 for p in entry.get("points") or []
-                if p.get("plateau_rss_kib") and p["plateau_rss_kib"].get("median") is not None
+                if (rss_kib := recorded_median(p.get("plateau_rss_kib"))) is not None
             ],
         )
     return result
