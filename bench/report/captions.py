@@ -16,7 +16,6 @@ from bench.report.figures import (
 from bench.report.palette import model_order
 from bench.report.text import kib, number, problem_lines, rank
 from c10k import catalog
-from c10k.stats import recorded_median
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
@@ -161,18 +160,14 @@ def sleepy_throughput_caption(document: dict[str, Any]) -> str:
     return text + problem_lines(problems(document, SLEEPY))
 
 
-def few_active_caption(document: dict[str, Any]) -> str:
+def few_active_caption(document: dict[str, Any], server_bound: bool) -> str:
+    """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
     found = highlights(document, FEW_ACTIVE)
     text = (
         f"At C = {found['largest_concurrency']:,}: {rank(found['pages_per_s'], 'pages/s')}. "
         f"CPU per page: {rank(found['cpu_us_per_page'], 'µs')}."
     )
-    if any(
-        p["server_saturated_runs"]
-        for entries in points(document, FEW_ACTIVE).values()
-        for p in entries
-        if recorded_median(p["pages_per_s"]) is not None
-    ):
+    if server_bound:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
     return text + problem_lines(problems(document, FEW_ACTIVE))
 

@@ -113,7 +113,7 @@ def chart_few_active(document: dict[str, Any]) -> Chart:
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs, user + sys)")
     legend(figure, [left, right], marker_keys(problems(document, FEW_ACTIVE), saturated))
-    return Chart(FEW_ACTIVE, title, figure, captions.few_active_caption(document))
+    return Chart(FEW_ACTIVE, title, figure, captions.few_active_caption(document, saturated))
 
 
 def _quantile_ms(quantile: str) -> Callable[[dict[str, Any]], float]:
