@@ -104,16 +104,21 @@ def hollow(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
     )
 
 
-def crossed(ax: Axes, model: str, xs: list[float], ys: list[float | None]) -> None:
-    """Runs that did not count: a big X at their value, or on the x axis when they have none."""
-    cross: dict[str, Any] = {
+def cross_marker(colour: str) -> dict[str, Any]:
+    """The big X of a run that did not count, as every chart draws it."""
+    return {
         "linestyle": "none",
         "marker": "X",
         "markersize": 11,
         "markerfacecolor": "white",
-        "markeredgecolor": style(model).colour,
+        "markeredgecolor": colour,
         "markeredgewidth": 2.0,
     }
+
+
+def crossed(ax: Axes, model: str, xs: list[float], ys: list[float | None]) -> None:
+    """Runs that did not count: a big X at their value, or on the x axis when they have none."""
+    cross = cross_marker(style(model).colour)
     known = [(x, y) for x, y in zip(xs, ys, strict=True) if y is not None and y > 0]
     unknown = [x for x, y in zip(xs, ys, strict=True) if y is None or y <= 0]
     if known:
@@ -179,10 +184,15 @@ def marker_key(kind: str) -> Line2D:
     )
 
 
+def spans_wide(values: list[float]) -> bool:
+    """Whether the positive values span 20x or more: wide enough for a log axis."""
+    positive = sorted({v for v in values if v > 0})
+    return bool(positive) and positive[-1] / positive[0] >= 20
+
+
 def log_if_wide(ax: Axes, values: list[float]) -> None:
     """A log x axis when the points span 20x or more; ticks at the measured values."""
-    positive = sorted({v for v in values if v > 0})
-    if positive and positive[-1] / positive[0] >= 20:
+    if spans_wide(values):
         ax.set_xscale("log")
     ticks_at(ax, sorted(set(values)))
 

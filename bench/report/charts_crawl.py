@@ -18,6 +18,7 @@ from bench.report.chart_kit import (
     new_figure,
     no_data,
     plot_ideal,
+    spans_wide,
     ticks_at,
 )
 from bench.report.figures import highlights, points, problems
@@ -57,7 +58,7 @@ def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
     )
     ideal = plot_ideal(ax, table, _concurrency)
     log_if_wide(ax, xs)
-    if ideal and ideal[-1][0] / ideal[0][0] >= 20:
+    if spans_wide([x for x, _ in ideal]):
         ax.set_yscale("log")
     latencies = highlights(document, SLEEPY)["latencies"]
     ax.set_xlabel(f"concurrency C (latency L = {', '.join(latencies)})")

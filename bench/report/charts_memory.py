@@ -11,6 +11,7 @@ from bench.report import captions
 from bench.report.chart_kit import (
     THOUSANDS,
     Chart,
+    cross_marker,
     crossed,
     legend,
     log_if_wide,
@@ -188,16 +189,7 @@ def _idle_reached(ax: Axes, kinds: list[str], document: dict[str, Any]) -> None:
             ax.barh(row, reached, color=s.colour, edgecolor="black", hatch=s.hatch)
             ax.text(reached, row, f" {reached:,}", va="center", fontsize=8)
         for count, status, _reason in failed.get(kind, []):
-            ax.plot(
-                [count],
-                [row],
-                marker="X",
-                markersize=11,
-                markerfacecolor="white",
-                markeredgecolor=s.colour,
-                markeredgewidth=2.0,
-                linestyle="none",
-            )
+            ax.plot([count], [row], **cross_marker(s.colour))
             ax.text(count, row + 0.35, f" {status}", fontsize=8)
         if unit and unit.max_threads:
             _thread_ceiling(ax, row, unit.max_threads)
