@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 
 from c10k import catalog
 from impls import idle, thread_ceiling
+from tests.server_helpers import REPO
 
 
 def run_idle(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -36,12 +38,12 @@ def test_every_kind_parks_units_and_reports_memory_per_unit(kind: str) -> None:
         return
     assert [p["n"] for p in result["points"]] == [0, 100, 200, 300]
     assert result["per_unit"]["rss_bytes"] > 0
-    assert result["per_unit"]["start_us"] > 0
+    assert math.isfinite(result["per_unit"]["start_us"])  # fitted, never judged here: a time
 
 
 def test_a_kind_whose_module_is_missing_is_reported_unavailable(tmp_path: Path) -> None:
     (tmp_path / "uvloop.py").write_text('raise ImportError("hidden by the test")\n')
-    path = os.pathsep.join([str(tmp_path), str(Path.cwd()), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join([str(tmp_path), str(REPO), os.environ.get("PYTHONPATH", "")])
     result = run_idle(
         "--kind", catalog.UVLOOP_TASK.name, "--count", "10", env={**os.environ, "PYTHONPATH": path}
     )
