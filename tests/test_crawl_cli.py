@@ -8,13 +8,14 @@ import sys
 
 import pytest
 
+from bench.harness.processes import python_command
 from c10k import catalog
 from tests.tinysite import TinySite, page
 
 
 def c10k(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "c10k.cli", *args],
+        python_command(*args),
         capture_output=True,
         text=True,
         timeout=60,

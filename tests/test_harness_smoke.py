@@ -5,19 +5,19 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
+
+from bench.harness.processes import python_command
+from tests.server_helpers import wait_for
 
 pytestmark = pytest.mark.slow
 
 
 def bench(*args: str) -> list[str]:
-    return [sys.executable, "-m", "c10k.cli", "bench", *args]
+    return python_command("bench", *args)
 
 
 def quick_threads(scenario: str, out: Path) -> list[str]:
@@ -62,15 +62,6 @@ def test_unknown_model_is_a_usage_error() -> None:
         bench("--models", "nope", "--dry-run"), capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and "unknown model" in done.stderr
-
-
-def wait_for(condition: Any, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Path) -> None:
