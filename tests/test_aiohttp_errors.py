@@ -5,18 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import importlib.util
 import os
 import socket
-import struct
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import pytest
 from aiohttp.client_reqrep import ConnectionKey
 
-from c10k.system import uvloop_loop_factory
 from impls import aiohttp_adapters, aiohttp_client, asyncio_streams
 from impls.core import (
     CrawlConfig,
@@ -28,11 +24,11 @@ from impls.core import (
     Response,
     build_request,
 )
+from tests.asyncio_helpers import LOOPS, reset, run_on
 
 OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100\r\n\r\n"
 MAX_BODY = 1000
 TIMEOUT = 0.5
-T = TypeVar("T")
 
 Reply = Callable[[asyncio.StreamWriter, asyncio.Event], Awaitable[None]]
 
@@ -44,9 +40,7 @@ def send(data: bytes, then: str = "close") -> Reply:
         writer.write(data)
         await writer.drain()
         if then == "reset":
-            sock = writer.get_extra_info("socket")
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            writer.transport.abort()
+            reset(writer)
         elif then == "hang":
             await stop.wait()  # until the test is over
         writer.close()
@@ -209,16 +203,6 @@ def test_headers_are_converted_as_the_core_parses_them() -> None:
     assert via_aiohttp == raw
     assert raw.headers["x-twice"] == "a, b"
     assert raw.headers["location"] == b"/caf\xc3\xa9?q=\xff".decode("latin-1")
-
-
-LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop] | None] = {"asyncio": None}
-if importlib.util.find_spec("uvloop") is not None:
-    LOOPS["uvloop"] = uvloop_loop_factory()
-
-
-def run_on(loop: str, main: Coroutine[Any, Any, T]) -> T:
-    with asyncio.Runner(loop_factory=LOOPS[loop]) as runner:
-        return runner.run(main)
 
 
 @pytest.mark.parametrize("loop", LOOPS)

@@ -5,38 +5,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import importlib.util
-import socket
-import struct
-from collections.abc import AsyncIterator, Coroutine
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
 
-from c10k.system import LoopFactory, uvloop_loop_factory
 from impls import aiohttp_private
+from tests.asyncio_helpers import LOOPS, reset, run_on
 
 # Written and checked against aiohttp 3.14.5: every release from FIRST up to (not
 # including) PAST is expected to keep the private API below. Outside it, re-check each
 # function of impls/aiohttp_private.py against aiohttp's source, then move the range.
 FIRST, PAST = (3, 14), (3, 15)
 VERSION = aiohttp.__version__
-T = TypeVar("T")
-
-LOOPS: dict[str, LoopFactory | None] = {"asyncio": None}
-if importlib.util.find_spec("uvloop") is not None:
-    LOOPS["uvloop"] = uvloop_loop_factory()
 
 
 def changed(api: str, how: str) -> str:
     """The failure message: which private API the installed aiohttp changed, and how."""
     return f"aiohttp {VERSION} changed its private {api}: {how} (see impls/aiohttp_private.py)"
-
-
-def run_on(loop: str, main: Coroutine[Any, Any, T]) -> T:
-    with asyncio.Runner(loop_factory=LOOPS[loop]) as runner:
-        return runner.run(main)
 
 
 @contextlib.asynccontextmanager
@@ -51,10 +37,8 @@ async def server(reply: bytes, then: str, connections: list[int]) -> AsyncIterat
         await reader.readuntil(b"\r\n\r\n")
         writer.write(reply)
         await writer.drain()
-        if then == "reset":  # SO_LINGER 0: close() sends RST, not FIN
-            sock = writer.get_extra_info("socket")
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            writer.transport.abort()
+        if then == "reset":
+            reset(writer)
         writer.close()
 
     listener = await asyncio.start_server(handle, "127.0.0.1", 0)

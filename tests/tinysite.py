@@ -10,8 +10,6 @@ misbehaviours below; paths not in the dict get a 404.
 from __future__ import annotations
 
 import asyncio
-import socket
-import struct
 import threading
 from collections import Counter
 from collections.abc import Mapping
@@ -21,6 +19,7 @@ from types import TracebackType
 from c10k.catalog import MODELS
 from impls.core import CrawlConfig, Frontier
 from impls.core.outcomes import Outcome
+from tests.asyncio_helpers import reset
 
 
 def response(
@@ -122,9 +121,7 @@ class TinySite:
                 await writer.drain()
                 await asyncio.sleep(behaviour.pause)
         elif behaviour is RESET:
-            sock = writer.get_extra_info("socket")
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            writer.transport.abort()
+            reset(writer)
         elif behaviour is HANG:
             await asyncio.sleep(self.hang_for)
 
