@@ -12,7 +12,7 @@ COMMANDS = {
     "crawl": ("impls.cli:crawl_main", "crawl a site with one concurrency model"),
     "models": ("impls.cli:models_main", "list the crawler models"),
     "bench": ("bench.harness.cli:main", "run the benchmark scenarios"),
-    "compare": ("bench.regress.compare:main", "compare two benchmark runs and gate regressions"),
+    "compare": ("bench.regress.cli:main", "compare two benchmark runs and gate regressions"),
     "report": ("bench.report.cli:main", "draw the charts and the verdict table from results.json"),
 }
 

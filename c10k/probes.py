@@ -112,9 +112,10 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def package_versions() -> dict[str, str | None]:
+def package_versions(names: tuple[str, ...] = PACKAGES) -> dict[str, str | None]:
+    """Installed version of each package, None where it is not installed."""
     versions: dict[str, str | None] = {}
-    for name in PACKAGES:
+    for name in names:
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from bench.harness.site import ServeOptions, Server
+from bench.regress.environment import ENVIRONMENT_KEY, current_environment
+
+
+def pytest_benchmark_update_machine_info(config: Any, machine_info: dict[str, Any]) -> None:
+    # The crawlers run under this same interpreter (sys.executable), so this is theirs too.
+    machine_info[ENVIRONMENT_KEY] = current_environment()
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,8 @@
 """Benchmarks: every model's crawl at fixed configurations, its instructions per page, idle units.
 
 Collected only when asked (`pytest bench/regress/suites`): the plain test run stops at `tests/`.
+`-m deterministic` selects the figures that hold still from run to run (instructions per
+page, memory per idle unit): the ones CI gates (`tox -e gate`).
 Each figure's per-round samples go to `extra_info["samples"]`, where `c10k compare` and
 `python -m bench.regress.stability` read them; `extra_info["figures"]` holds their medians.
 """
@@ -60,6 +62,7 @@ def test_crawl(benchmark: Any, site: Any, model: str, config: SuiteConfig) -> No
     record(benchmark, info, samples)
 
 
+@pytest.mark.deterministic
 @pytest.mark.timeout(900)  # two crawls under callgrind: tens of seconds each
 @pytest.mark.usefixtures("valgrind")
 @pytest.mark.parametrize("model", MODELS)
@@ -88,6 +91,7 @@ def test_instructions(benchmark: Any, site: Any, model: str) -> None:
     record(benchmark, info, {"instructions_per_page": [count.per_page]})
 
 
+@pytest.mark.deterministic
 @pytest.mark.parametrize("kind", IDLE_KINDS)
 def test_idle(benchmark: Any, kind: str) -> None:
     """Memory per idle unit (thread, task, coroutine): RSS slope and tracemalloc slope."""
