@@ -104,6 +104,16 @@ def proc_status_kib(pid: int | str, field: str = "VmRSS") -> int | None:
     return None
 
 
+def peak_rss_kib() -> int:
+    """This process's own peak RSS in KiB: VmHWM, where Linux has it.
+
+    Not ru_maxrss: Linux carries that through exec, so a child started by a 200 MiB
+    parent reports at least 200 MiB whatever it used itself.
+    """
+    own = proc_status_kib("self", "VmHWM")
+    return own if own is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
 def cpu_model() -> str:
     text = read_text("/proc/cpuinfo") or ""
     for line in text.splitlines():

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from c10k.catalog import MODELS
+from c10k.probes import peak_rss_kib
 from c10k.system import raise_open_files_limit
 from impls.core.frontier import CrawlConfig, Frontier, MiB
 from impls.core.outcomes import ResourceLimit
@@ -225,7 +226,7 @@ def crawl_main(argv: list[str]) -> int:
         wall_s=wall_s,
         cpu_user_s=after.ru_utime - before.ru_utime,
         cpu_sys_s=after.ru_stime - before.ru_stime,
-        max_rss_kib=after.ru_maxrss,
+        max_rss_kib=peak_rss_kib(),
     )
     if args.json:
         json.dump(result, sys.stdout)
