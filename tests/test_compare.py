@@ -336,8 +336,7 @@ def test_the_deterministic_gate_judges_only_steady_figures(
 def test_update_moves_the_baseline_and_prints_the_changes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    baselines = tmp_path / "baselines"
-    baselines.mkdir()
+    baselines = tmp_path / "baselines"  # not there yet: the first baseline creates it
     new = write_run(tmp_path / "new.json")
     assert main([str(baselines), str(new), "--update"]) == 0
     written = baselines / file_slug(ENVIRONMENT)

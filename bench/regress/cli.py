@@ -94,13 +94,15 @@ def choose_baseline(base: Path, new: Run, updating: bool) -> tuple[Path, Run | N
     """The baseline file for NEW, and its run (None: a directory without one, when updating)."""
     if new.environment is None:
         raise Refused(f"{base if updating else 'NEW'} records no environment: run the suite again")
-    if not base.is_dir():
+    # A directory of baselines that does not exist yet: --update creates it.
+    new_directory = updating and not base.exists() and base.suffix != ".json"
+    if not base.is_dir() and not new_directory:
         run = load_run(base)
         if not updating:
             refuse_if_different(base, run, new)
         return base, run
     candidates = []
-    for path in sorted(base.glob("*.json")):
+    for path in sorted(base.glob("*.json")) if base.is_dir() else []:
         run = load_run(path)
         if run.environment == new.environment:
             return path, run
