@@ -7,14 +7,20 @@ import dataclasses
 import ipaddress
 import socket
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from c10k.system import raise_open_files_limit
 from server.app import Delivery, SiteHandler, Stats, listen_backlog, make_listener
 from server.serve import ServeError, serve_here, serve_workers
 from server.site import Site
-from server.site_params import FAULT_KINDS, SLOT_KINDS, SiteParams
-from server.specs import parse_duration, parse_faults, parse_latency, parse_size
+from server.site_params import FAULT_KINDS, PRESETS, SHAPES, SLOT_KINDS, SiteParams
+from server.specs import (
+    parse_duration,
+    parse_faults,
+    parse_latency,
+    parse_size,
+    parse_size_range,
+)
 
 PROG = "c10k serve"
 # Site ratios settable with --ratio NAME=VALUE (faults have their own option).
@@ -70,21 +76,36 @@ def _add_network_options(net: argparse._ArgumentGroup) -> None:
     )
 
 
+def _describe_preset(values: dict[str, Any]) -> str:
+    plain = [f"{k}={v}" for k, v in values.items() if not isinstance(v, float)]
+    return ", ".join(plain) + ", its own ratios (docs/server.md)"
+
+
 def _add_site_options(site: argparse._ArgumentGroup) -> None:
+    # Site options default to None, so that an option given explicitly is told apart from
+    # one left out: --preset fills only the ones left out, wherever it appears.
     d = SiteParams()
-    site.add_argument("--pages", type=int, default=d.pages, help=f"pages (default {d.pages})")
     site.add_argument(
-        "--links", type=int, default=d.links, help=f"links per page (default {d.links})"
+        "--preset",
+        choices=sorted(PRESETS),
+        help="start from a named site: any site option given explicitly, before or after "
+        "--preset, overrides its value (--ratio its ratios; --no-variety zeroes them). "
+        + "; ".join(f"{name}: {_describe_preset(v)}" for name, v in PRESETS.items()),
     )
-    site.add_argument("--shape", choices=("deep", "wide"), default=d.shape, help="graph shape")
-    site.add_argument("--seed", type=int, default=d.seed, help="seed of everything random")
+    site.add_argument("--pages", type=int, help=f"pages (default {d.pages})")
     site.add_argument(
-        "--body-size", default=str(d.body_size), help=f"page body size (default {d.body_size})"
+        "--links", type=int, help=f"links per page, docs: sidebar included (default {d.links})"
+    )
+    site.add_argument("--shape", choices=SHAPES, help=f"graph shape (default {d.shape})")
+    site.add_argument("--seed", type=int, help=f"seed of everything random (default {d.seed})")
+    site.add_argument(
+        "--body-size",
+        metavar="SIZE|MIN..MAX",
+        help=f"page body size (default {d.body_size}); docs: a range drawn per page",
     )
     site.add_argument(
         "--chain-length",
         type=int,
-        default=d.chain_length,
         help=f"longest redirect chain (default {d.chain_length}; >10 exceeds the budget)",
     )
     site.add_argument(
@@ -124,29 +145,9 @@ def parse_options(argv: list[str]) -> Options:
     """Parse and check every option; raises UsageError with a one-line message."""
     args = build_parser().parse_args(argv)
     try:
-        ratios: dict[str, float] = {}
-        if args.no_variety:
-            ratios = dict.fromkeys(VARIETY, 0.0)
-        for item in ",".join(args.ratio).split(","):
-            if not item.strip():
-                continue
-            name, eq, value = item.partition("=")
-            if not eq or name.strip() not in VARIETY:
-                raise ValueError(f"bad --ratio {item!r}: expected NAME=VALUE, NAME in {VARIETY}")
-            ratios[name.strip()] = float(value)
-        faults = parse_faults(args.faults)
-        params = SiteParams(
-            pages=args.pages,
-            links=args.links,
-            seed=args.seed,
-            body_size=parse_size(args.body_size),
-            shape=args.shape,
-            chain_length=args.chain_length,
-            **ratios,
-            **{k: faults[k] for k in FAULT_KINDS},
-        )
+        params = site_params(args)
         delivery = Delivery(
-            latency=parse_latency(args.latency, args.seed),
+            latency=parse_latency(args.latency, params.seed),
             bandwidth=parse_size(args.bandwidth),
             hang=parse_duration(args.hang),
             backlog=listen_backlog(),
@@ -159,6 +160,29 @@ def parse_options(argv: list[str]) -> Options:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return Options(args.host, args.port, args.workers, args.loop, params, delivery)
+
+
+def site_params(args: argparse.Namespace) -> SiteParams:
+    """The site from the options: SiteParams defaults, then the preset's values, then the
+    options given explicitly (--no-variety zeroes the ratios before --ratio sets some)."""
+    values: dict[str, Any] = dict(PRESETS[args.preset]) if args.preset else {}
+    for name in ("pages", "links", "seed", "shape", "chain_length"):
+        if getattr(args, name) is not None:
+            values[name] = getattr(args, name)
+    if args.body_size is not None:
+        values["body_size"], values["body_size_max"] = parse_size_range(args.body_size)
+    if args.no_variety:
+        values.update(dict.fromkeys(VARIETY, 0.0))
+    for item in ",".join(args.ratio).split(","):
+        if not item.strip():
+            continue
+        name, eq, value = item.partition("=")
+        if not eq or name.strip() not in VARIETY:
+            raise ValueError(f"bad --ratio {item!r}: expected NAME=VALUE, NAME in {VARIETY}")
+        values[name.strip()] = float(value)
+    faults = parse_faults(args.faults)
+    values.update((k, faults[k]) for k in FAULT_KINDS)
+    return SiteParams(**values)
 
 
 def check_host(host: str, allow_non_loopback: bool) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from server.site_params import Link
+from server.site_params import ABSOLUTE_FORMS, Link
 
 FILLER = (
     b"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
@@ -52,10 +52,16 @@ def file_body(m: int, ext: str, body_size: int) -> bytes:
     return head + (FILLER * (pad // len(FILLER) + 1))[:pad]
 
 
-def render_link(link: Link, authority: str, n: int) -> str:
-    href = f"HTTP://{authority}{link.href}" if link.absolute else link.href
+def render_link(link: Link, authority: str, n: int, text: str | None = None) -> str:
+    """The <a> element of a link (text: its HTML content, default "link <n>")."""
+    href = link.href
+    if link.absolute:
+        # Form 0 keeps the deep and wide shapes' bytes (and speed) as they were.
+        prefix = f"HTTP://{authority}" if link.form == 0 else origin(link.form, authority)
+        href = prefix + href
     value = html.escape(href, quote=True)  # '&' becomes '&amp;': entity-encoded hrefs
-    text = f"link {n}"
+    if text is None:
+        text = f"link {n}"
     if link.markup == 1:
         return f'<A HREF="{value}">{text}</A>'
     if link.markup == 2:
@@ -65,6 +71,12 @@ def render_link(link: Link, authority: str, n: int) -> str:
     if link.markup == 4:
         return f'<a class="nav" title="a &lt;link&gt;" href="{value}">{text}</a>'
     return f'<a href="{value}">{text}</a>'
+
+
+def origin(form: int, authority: str) -> str:
+    """How an absolute link of this form writes the origin of the site served as authority."""
+    host = authority if authority.endswith("]") else authority.rpartition(":")[0] or authority
+    return ABSOLUTE_FORMS[form].format(a=authority, h=host, A=authority.upper())
 
 
 def small_html(title: str, text: str) -> bytes:

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from server.page_bodies import GARBAGE, file_body, page_body, small_html
-from server.site_layout import OFFSITE_ORIGINS, Chain, SiteLayout
+from server.site_layout import Chain, SiteLayout
 from server.site_params import (
     FAULT_KINDS,
     FAULT_OUTCOMES,
     NON_HTML_TYPES,
+    OFFSITE_ORIGINS,
+    PORT80_FORM,
     FaultKind,
     Link,
     Outcome,
@@ -118,9 +120,17 @@ class Site(SiteLayout):
         route, _, _query = path.partition("?")
         if route == "/":
             return ("root", 0, 0)
-        m = _PAGE_RE.fullmatch(route)
-        if m and int(m.group(1)) < self.params.pages:
-            return ("page" if m.group(2) else "slash", int(m.group(1)), 0)
+        if self.docs is not None:
+            page = self.docs.lookup.get(route)
+            if page is not None:
+                return ("page", page, 0)
+            page = self.docs.slashes.get(route)
+            if page is not None:
+                return ("slash", page, 0)
+        else:
+            m = _PAGE_RE.fullmatch(route)
+            if m and int(m.group(1)) < self.params.pages:
+                return ("page" if m.group(2) else "slash", int(m.group(1)), 0)
         if _query:
             return ("missing", 0, 0)
         m = _CHAIN_RE.fullmatch(route)
@@ -143,7 +153,7 @@ class Site(SiteLayout):
         kind, a, b = self._resolve(path)
         if kind == "slash":
             query = path.partition("?")[2]
-            target = f"/p/{a}/" + (f"?{query}" if query else "")
+            target = self.page_path(a) + (f"?{query}" if query else "")
             return Redirect(301, target, target)
         if kind == "chain":
             return self.chains[a].steps[b]
@@ -172,6 +182,8 @@ class Site(SiteLayout):
         given, pops the frontier in random order (the result must not change).
         """
         origin = _origin(root_url)
+        # Links written http://<host>:80/... are on the site only when it listens on port 80.
+        port80 = (urlsplit(root_url.strip()).port or 80) == 80
         seen = {"/"}
         frontier: deque[tuple[str, int]] = deque([("/", max_redirect)])
         fetched: dict[str, Outcome] = {}
@@ -183,6 +195,8 @@ class Site(SiteLayout):
             fetched[origin + path] = outcome
             if outcome == 200:
                 for link in self.links(path):
+                    if link.form == PORT80_FORM and not port80:
+                        continue
                     if link.target is not None and link.target not in seen:
                         seen.add(link.target)
                         frontier.append((link.target, max_redirect))
@@ -202,7 +216,7 @@ class Site(SiteLayout):
         costs a lookup (do it before forking workers: they inherit the cache)."""
         self.response("/", authority)
         for i in range(self.params.pages):
-            self.response(f"/p/{i}/", authority)
+            self.response(self.page_path(i), authority)
 
     def response(self, path: str, authority: str = "127.0.0.1") -> PageResponse:
         """What to serve for the request path (path plus query, as sent) on host authority."""
@@ -218,6 +232,9 @@ class Site(SiteLayout):
 
     def _make_response(self, path: str, authority: str) -> PageResponse:
         kind, a, _ = self._resolve(path)
+        if self.docs is not None and kind == "page" and path != self.page_path(a):
+            # Copies (a query, index.html) serve the canonical response: bytes shared.
+            return self.response(self.page_path(a), authority)
         fault = self.page_faults.get(a) if kind == "page" else None
         redirect = self.redirect(path)
         if redirect is not None:
@@ -240,18 +257,9 @@ class Site(SiteLayout):
         if fault == "error500":
             body = small_html("Server error", "Something broke.")
             return PageResponse(500, (("Content-Type", "text/html; charset=utf-8"),), body)
-        if kind == "root":
-            body = page_body("Home", self.root_links, authority, False, self.params.body_size)
-            headers: tuple[tuple[str, str], ...] = (("Content-Type", "text/html; charset=utf-8"),)
-        else:
-            body = page_body(
-                f"Page {a}",
-                self.page_links[a],
-                authority,
-                self.page_invalid_utf8[a],
-                self.params.body_size,
-            )
-            headers = (("Content-Type", self.page_content_types[a]),)
+        body = self._html(-1 if kind == "root" else a, authority)
+        ctype = "text/html; charset=utf-8" if kind == "root" else self.page_content_types[a]
+        headers = (("Content-Type", ctype),)
         if fault == "truncate":
             head = (
                 f"HTTP/1.1 200 OK\r\nContent-Type: {headers[0][1]}\r\n"
@@ -263,6 +271,20 @@ class Site(SiteLayout):
         if fault in ("reset", "hang"):
             return PageResponse(200, headers, body, "reset" if fault == "reset" else "hang")
         return PageResponse(200, headers, body)
+
+    def _html(self, page: int, authority: str) -> bytes:
+        """The HTML of the root (page -1) or of page `page`, for this Host."""
+        if self.docs is not None:
+            return self.docs.body(self, page, authority)
+        if page < 0:
+            return page_body("Home", self.root_links, authority, False, self.params.body_size)
+        return page_body(
+            f"Page {page}",
+            self.page_links[page],
+            authority,
+            self.page_invalid_utf8[page],
+            self.params.body_size,
+        )
 
 
 def _origin(root_url: str) -> str:

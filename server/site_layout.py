@@ -5,36 +5,17 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from server.docs_layout import DocsTree
 from server.site_params import (
     FAULT_KINDS,
     NON_HTML_TYPES,
+    OFFSITE_FORMS,
+    PAGE_CONTENT_TYPES,
     REDIRECT_STATUSES,
     SLOT_KINDS,
     Link,
     Redirect,
     SiteParams,
-)
-
-# Off-site hrefs (never fetched by a correct crawler); {j} is a page number.
-OFFSITE_FORMS: tuple[str, ...] = (
-    "http://example.com/p/{j}/",
-    "http://127.0.0.1:9/p/{j}/",
-    "https://127.0.0.1/p/{j}/",
-    "//example.org/p/{j}/",
-    "HTTP://EXAMPLE.NET/p/{j}/",
-    "mailto:webmaster@example.com",
-    "javascript:void(0)",
-    "ftp://example.com/p/{j}.txt",
-    "tel:+15550100",
-)
-OFFSITE_ORIGINS = frozenset(
-    {("example.com", 80), ("example.org", 80), ("example.net", 80), ("127.0.0.1", 9)}
-)
-
-PAGE_CONTENT_TYPES: tuple[str, ...] = (
-    "text/html; charset=utf-8",
-    "text/html",
-    "Text/HTML; Charset=UTF-8",
 )
 
 
@@ -59,9 +40,18 @@ class SiteLayout:
         self.files: list[str] = []  # extension of /f/<m>.<ext>
         self.missing_count = 0
         self.page_faults: dict[int, str] = {}
+        # The docs shape's paths, sidebar and link spellings; None for deep and wide.
+        self.docs: DocsTree | None = DocsTree(params) if params.shape == "docs" else None
         self._build(random.Random(params.seed))
 
+    def page_path(self, j: int) -> str:
+        """The canonical path of page j: /p/<j>/, or /docs/<section>/<name>.html."""
+        return f"/p/{j}/" if self.docs is None else self.docs.paths[j]
+
     def _build(self, rng: random.Random) -> None:
+        if self.docs is not None:
+            self.docs.build(self, rng)
+            return
         p = self.params
         n = p.pages
         self._place_faults(rng)
@@ -146,6 +136,8 @@ class SiteLayout:
 
     def _make_slot(self, rng: random.Random, src: int, kind: str) -> Link:
         p = self.params
+        if self.docs is not None and kind in self.docs.OWN_KINDS:
+            return self.docs.make_slot(self, rng, src, kind)
         if kind == "slash_redirect":
             j = rng.randrange(p.pages)
             return self._spell(rng, src, f"/p/{j}", kind)
@@ -187,7 +179,9 @@ class SiteLayout:
         length = rng.randint(min(2, p.chain_length), p.chain_length)
         u = rng.random()
         if u < 0.8:
-            end: tuple[str, str | None] = (f"/p/{rng.randrange(p.pages)}/?via=r{c}",) * 2
+            end: tuple[str, str | None] = (
+                f"{self.page_path(rng.randrange(p.pages))}?via=r{c}",
+            ) * 2
         elif u < 0.9:
             end = (f"/missing/r{c}/",) * 2
         else:
@@ -205,13 +199,15 @@ class SiteLayout:
         return Chain(steps)
 
     def _plain(self, rng: random.Random, src: int, j: int) -> Link:
-        return self._spell(rng, src, f"/p/{j}/", "plain")
+        return self._spell(rng, src, self.page_path(j), "plain")
 
     def _markup(self, rng: random.Random) -> int:
         return rng.randint(1, 4) if rng.random() < self.params.odd_markup else 0
 
     def _spell(self, rng: random.Random, src: int, target: str, kind: str) -> Link:
         """Write a link to target (a path on this site) from page src (-1 is the root)."""
+        if self.docs is not None:
+            return self.docs.spell(self, rng, src, target, kind)
         p = self.params
         href = target
         absolute = False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 Outcome = int | str
 FaultKind = Literal["reset", "hang", "truncate", "garbage"]
@@ -29,6 +29,68 @@ SLOT_KINDS: tuple[str, ...] = (
     "query",
 )
 REDIRECT_STATUSES: tuple[int, ...] = (301, 302, 303, 307, 308)
+SHAPES: tuple[str, ...] = ("deep", "wide", "docs")
+
+# How an absolute link (Link.absolute) writes the origin before its path, by Link.form:
+# {a} is the Host header the page is served for, {h} its host part, {A} it upper-cased.
+# Only the docs shape uses forms other than 0; form 4 (https) is never the site's origin,
+# and PORT80_FORM is the site's origin only when the site listens on port 80.
+ABSOLUTE_FORMS: tuple[str, ...] = (
+    "HTTP://{a}",
+    "http://{a}",
+    "http://{h}:80",
+    "HTTP://{A}",
+    "https://{a}",
+)
+PORT80_FORM = 2
+HTTPS_FORM = 4
+
+# Named starting points for `c10k serve --preset NAME`: SiteParams values, which any option
+# given explicitly overrides. docs: a documentation site as crawlers meet it in the wild
+# (about 300 links a page, half of them a sidebar repeated on every page, 50-200 KB pages);
+# its kind ratios are low because each docs page has ~150 link slots, not 10.
+PRESETS: dict[str, dict[str, Any]] = {
+    "docs": {
+        "shape": "docs",
+        "pages": 500,
+        "links": 300,
+        "body_size": 50_000,
+        "body_size_max": 200_000,
+        "slash_redirect": 0.0002,
+        "redirect_chain": 0.0001,
+        "redirect_cycle": 0.00005,
+        "missing": 0.0005,
+        "non_html": 0.0003,
+        "offsite": 0.05,
+        "query": 0.0005,
+        "fragment": 0.15,
+        "relative": 0.6,
+        "absolute": 0.05,
+    },
+}
+
+# Off-site hrefs (never fetched by a correct crawler); {j} is a page number.
+OFFSITE_FORMS: tuple[str, ...] = (
+    "http://example.com/p/{j}/",
+    "http://127.0.0.1:9/p/{j}/",
+    "https://127.0.0.1/p/{j}/",
+    "//example.org/p/{j}/",
+    "HTTP://EXAMPLE.NET/p/{j}/",
+    "mailto:webmaster@example.com",
+    "javascript:void(0)",
+    "ftp://example.com/p/{j}.txt",
+    "tel:+15550100",
+)
+OFFSITE_ORIGINS = frozenset(
+    {("example.com", 80), ("example.org", 80), ("example.net", 80), ("127.0.0.1", 9)}
+)
+
+PAGE_CONTENT_TYPES: tuple[str, ...] = (
+    "text/html; charset=utf-8",
+    "text/html",
+    "Text/HTML; Charset=UTF-8",
+)
+
 
 # Non-HTML resources: extension -> Content-Type. Their bodies hold fake <a href> text.
 NON_HTML_TYPES: dict[str, str] = {
@@ -48,6 +110,8 @@ class SiteParams:
     seed: int = 0
     body_size: int = 2048
     shape: str = "deep"
+    # docs only: each page's body size is drawn from body_size..body_size_max (0: fixed).
+    body_size_max: int = 0
     # Kinds of link slot (fractions of all link slots of the pages; the rest are plain).
     # The defaults add about 15% URLs beyond the pages (each such slot is a new URL).
     slash_redirect: float = 0.005
@@ -77,8 +141,17 @@ class SiteParams:
             raise ValueError(f"links must be >= 0, got {self.links}")
         if self.body_size < 0:
             raise ValueError(f"body_size must be >= 0, got {self.body_size}")
-        if self.shape not in ("deep", "wide"):
-            raise ValueError(f"shape must be 'deep' or 'wide', got {self.shape!r}")
+        if self.shape not in SHAPES:
+            raise ValueError(f"shape must be one of {', '.join(SHAPES)}, got {self.shape!r}")
+        if self.body_size_max and self.body_size_max < self.body_size:
+            raise ValueError(
+                f"body_size_max ({self.body_size_max}) is below body_size ({self.body_size})"
+            )
+        if self.body_size_max and self.shape != "docs":
+            raise ValueError(
+                "a body size range (body_size_max) needs shape 'docs'; "
+                "give deep and wide one --body-size"
+            )
         if self.chain_length < 1:
             raise ValueError(f"chain_length must be >= 1, got {self.chain_length}")
         for f in fields(self):
@@ -104,6 +177,7 @@ class Link(NamedTuple):
     kind: str  # 'plain' or one of SLOT_KINDS
     absolute: bool = False  # rendered as <scheme>://<authority><href>
     markup: int = 0  # 0 plain; 1 <A HREF>; 2 whitespace; 3 single quotes; 4 extra attribute
+    form: int = 0  # if absolute: the index of its origin's spelling in ABSOLUTE_FORMS
 
 
 @dataclass(frozen=True, slots=True)

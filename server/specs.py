@@ -47,6 +47,17 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "").lower()])
 
 
+def parse_size_range(text: str) -> tuple[int, int]:
+    """'2048' -> (2048, 0): a fixed size; '50KB..200KB' -> (50000, 200000): drawn per page."""
+    low, dots, high = text.partition("..")
+    if not dots:
+        return parse_size(text), 0
+    lo, hi = parse_size(low), parse_size(high)
+    if hi < lo:
+        raise ValueError(f"bad size range {text!r}: the upper bound is below the lower")
+    return lo, hi
+
+
 def _unit_interval(seed: int, key: str, n: int) -> float:
     """A deterministic number in (0, 1) for (seed, key, n); the same in every process."""
     digest = hashlib.blake2b(f"{seed}\0{key}\0{n}".encode(), digest_size=8).digest()

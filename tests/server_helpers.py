@@ -164,6 +164,21 @@ def get_json(url: str, method: str = "GET") -> Any:
         return json.loads(resp.read())
 
 
+def run_script_with_hashseed(script: str, argument: str, hashseed: str) -> str:
+    """A Python snippet's stdout in a fresh process with this PYTHONHASHSEED (determinism)."""
+    env = {**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": str(REPO)}
+    out = subprocess.run(
+        [sys.executable, "-c", script, argument],
+        env=env,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return out.stdout.strip()
+
+
 def wait_for(check: Callable[[], bool], timeout: float = 10.0) -> bool:
     """Poll until check() is true; False on timeout (so a test can assert with a message)."""
     deadline = time.monotonic() + timeout

@@ -6,17 +6,20 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 import random
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
 
 from server.site import Site
 from server.site_params import FAULT_KINDS, FAULT_OUTCOMES, SLOT_KINDS, SiteParams
-from tests.server_helpers import REPO, ROOT, make_site, paths, reference_crawl
+from tests.server_helpers import (
+    ROOT,
+    make_site,
+    paths,
+    reference_crawl,
+    run_script_with_hashseed,
+)
 
 # Every kind of variety and fault at once, at rates high enough to show in 300 pages.
 BUSY = SiteParams(
@@ -317,17 +320,7 @@ def test_deterministic_across_runs_and_processes() -> None:
     assert local_digest(busy_site("deep", seed=2)) != here
     params = dataclasses.asdict(dataclasses.replace(BUSY, pages=300, links=8, seed=1))
     for hashseed in ("1", "12345"):
-        env = {**os.environ, "PYTHONHASHSEED": hashseed, "PYTHONPATH": str(REPO)}
-        out = subprocess.run(
-            [sys.executable, "-c", DIGEST_SCRIPT, json.dumps(params)],
-            env=env,
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=60,
-        )
-        assert out.stdout.strip() == here
+        assert run_script_with_hashseed(DIGEST_SCRIPT, json.dumps(params), hashseed) == here
 
 
 @pytest.mark.parametrize(
