@@ -149,6 +149,10 @@ MODELS: dict[str, Model] = {
     m.name: m
     for m in (THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP)
 }
+# Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
+# impls.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
+# not the model's own.
+CORE_REPLAY = "core-replay"
 # The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
 UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),

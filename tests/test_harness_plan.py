@@ -117,6 +117,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "bandwidth",
         "faults",
         "workers",
+        "preset",
     ]
     assert options == {
         "pages": 10,
@@ -127,6 +128,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "bandwidth": None,
         "faults": None,
         "workers": 1,
+        "preset": None,
     }
 
 

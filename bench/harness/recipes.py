@@ -42,6 +42,16 @@ def idle_argv(spec: IdleSpec) -> list[str]:
     return [sys.executable, "-m", "impls.idle", *spec.argv()]
 
 
+def replay_record_argv(root: str, urls_file: str, out: str) -> list[str]:
+    """`python -m impls.replay record ROOT URLS OUT`: a site's raw responses, once each."""
+    return [sys.executable, "-m", "impls.replay", "record", root, urls_file, out]
+
+
+def replay_argv(recording: str) -> list[str]:
+    """`python -m impls.replay run REC --json`: the core alone, fed a recorded crawl."""
+    return [sys.executable, "-m", "impls.replay", "run", recording, "--json"]
+
+
 def base_record(run: PlannedRun) -> dict[str, Any]:
     """A run's record before it runs: what the plan says, and 'crashed' until it ends."""
     planned = ("id", "scenario", "model", "kind", "repetition", "params", "estimate_s")

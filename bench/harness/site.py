@@ -33,15 +33,19 @@ class ServeOptions:
 
     pages: int
     links: int = 10
-    shape: Literal["deep", "wide"] = "deep"
+    shape: Literal["deep", "wide", "docs"] = "deep"
     seed: int = 1
     latency: str = "0"
     bandwidth: str | None = None
     faults: str | None = None
     workers: int = 1
+    # `c10k serve --preset NAME`: its values stand where the fields above do not speak
+    # (page sizes, link-kind ratios); pages, links and shape are always passed.
+    preset: str | None = None
 
     def argv(self) -> list[str]:
-        args = ["--pages", str(self.pages), "--links", str(self.links), "--shape", self.shape]
+        args = ["--preset", self.preset] if self.preset is not None else []
+        args += ["--pages", str(self.pages), "--links", str(self.links), "--shape", self.shape]
         args += ["--seed", str(self.seed), "--latency", self.latency]
         args += ["--workers", str(self.workers)]
         if self.bandwidth is not None:

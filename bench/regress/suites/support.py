@@ -13,7 +13,7 @@ from typing import Any
 
 from bench.harness.plan import IdleSpec
 from bench.harness.processes import listed_models
-from bench.harness.recipes import crawl_argv, idle_argv
+from bench.harness.recipes import crawl_argv, idle_argv, replay_argv, replay_record_argv
 from bench.harness.site import ServeOptions, Server
 from c10k import catalog
 
@@ -113,12 +113,25 @@ def run_site_crawl(model: str, server: Server, concurrency: int) -> dict[str, An
 
 def instruction_count(model: str, server: Server, concurrency: int) -> InstructionCount:
     """Callgrind counts of a full crawl and of a one-page crawl of the same site."""
-    argv = crawl_argv(server.root, model, concurrency)
+    return counted_run(crawl_argv(server.root, model, concurrency), server, model)
+
+
+def core_instruction_count(server: Server) -> InstructionCount:
+    """The same for the core alone: the site's recorded responses replayed with no I/O."""
+    with tempfile.TemporaryDirectory(prefix="c10k-replay-") as tmp:
+        urls, recording = Path(tmp) / "urls.json", Path(tmp) / "site.rec"
+        urls.write_text(json.dumps(server.manifest["urls"]))
+        argv = replay_record_argv(server.root, str(urls), str(recording))
+        subprocess.run(argv, capture_output=True, timeout=CRAWL_TIMEOUT_S, check=True)
+        return counted_run(replay_argv(str(recording)), server, "the core replay")
+
+
+def counted_run(argv: list[str], server: Server, what: str) -> InstructionCount:
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
         startup_ir, _ = callgrind_instructions([*argv, "--max-pages", "1"], Path(tmp))
         total_ir, document = callgrind_instructions(argv, Path(tmp))
     if document["fetched"] != server.manifest["urls"]:
-        raise CrawlFailed(f"{model} under callgrind fetched a different set of URLs")
+        raise CrawlFailed(f"{what} under callgrind fetched a different set of URLs")
     return InstructionCount(total_ir, startup_ir, int(document["pages"]))
 
 

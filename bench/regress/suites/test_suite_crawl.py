@@ -22,10 +22,12 @@ from bench.regress.suites.support import (
     ROUNDS,
     SuiteConfig,
     available_models,
+    core_instruction_count,
     idle_costs,
     instruction_count,
     run_site_crawl,
 )
+from c10k import catalog
 
 MODELS = available_models()
 
@@ -83,6 +85,31 @@ def test_instructions(benchmark: Any, site: Any, model: str) -> None:
     info = {
         **DEEP.as_dict(),
         "model": model,
+        "pages": count.pages,
+        "total_ir": count.total_ir,
+        "startup_ir": count.startup_ir,
+        "pythonhashseed": 0,
+    }
+    record(benchmark, info, {"instructions_per_page": [count.per_page]})
+
+
+@pytest.mark.deterministic
+@pytest.mark.usefixtures("valgrind")
+def test_core_instructions(benchmark: Any, site: Any) -> None:
+    """Instructions per page of the core alone (parser, links, URLs, frontier), no I/O.
+
+    The deep configuration's responses, recorded once and replayed by `python -m
+    impls.replay`: the part of every raw-socket model's instructions per page that is not
+    its own. In the group of the models' instruction counts, as model "core-replay".
+    """
+    benchmark.group = f"instructions {DEEP.name}"
+    server: Server = site(DEEP.site)
+    counts = []
+    benchmark.pedantic(lambda: counts.append(core_instruction_count(server)), rounds=1)
+    count = counts[0]
+    info = {
+        **DEEP.as_dict(),
+        "model": catalog.CORE_REPLAY,
         "pages": count.pages,
         "total_ir": count.total_ir,
         "startup_ir": count.startup_ir,

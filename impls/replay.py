@@ -1,0 +1,154 @@
+"""The core alone: a recorded crawl's responses fed through the parser and the frontier, no I/O.
+
+`python -m impls.replay record ROOT URLS.json OUT` fetches each URL of a site once (one
+connection each, as the crawlers do) and writes the raw bytes. `python -m impls.replay run
+OUT` replays them: every byte goes through the core's ResponseParser and Frontier exactly
+as a raw-socket model feeds them, with no socket, no loop and no thread. Its document is a
+crawl document (`--json`, model "core-replay"), so it is verified against the manifest like
+any crawl, and its CPU (or callgrind's instruction count) is the core's own cost per page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import socket
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from c10k.catalog import CORE_REPLAY
+from c10k.probes import peak_rss_kib
+from impls.core import ErrorKind, FetchError, Frontier, ResponseParser
+from impls.core.frontier import CrawlConfig
+from impls.core.summary import build_result, format_summary
+from impls.sockets import READ_SIZE
+
+# Outcomes recorded without fetching: the server would hang, reset or refuse.
+UNFETCHED = {"error:timeout": ErrorKind.TIMEOUT, "error:reset": ErrorKind.RESET}
+UNFETCHED |= {"error:connect": ErrorKind.CONNECT}
+
+
+# -- the recording: one header line of JSON, then the raw bytes, per URL ---------------------
+
+
+def record(root: str, outcomes: dict[str, object], out: Path, timeout: float = 10.0) -> int:
+    """Fetch every URL of a manifest once and write what the server sent; returns the count."""
+    with out.open("wb") as sink:
+        sink.write(json.dumps({"root": root}).encode() + b"\n")
+        for url, outcome in outcomes.items():
+            error = UNFETCHED.get(str(outcome))
+            raw = b"" if error is not None else fetch_raw(url, timeout)
+            header = {"url": url, "error": error, "size": len(raw)}
+            sink.write(json.dumps(header).encode() + b"\n" + raw)
+    return len(outcomes)
+
+
+def fetch_raw(url: str, timeout: float) -> bytes:
+    """The bytes a server sends for a GET of url on a fresh connection, up to its close."""
+    parts = urlsplit(url)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    request = (
+        f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nUser-Agent: c10k-bench\r\n"
+        "Accept: */*\r\nConnection: close\r\n\r\n"
+    ).encode("ascii")
+    chunks = []
+    with socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout) as sock:
+        sock.sendall(request)
+        while chunk := sock.recv(READ_SIZE):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def load(path: Path) -> tuple[str, dict[str, bytes | ErrorKind]]:
+    """The root and, per URL, its raw response or the error it met."""
+    data = path.read_bytes()
+    end = data.index(b"\n")
+    root = json.loads(data[:end])["root"]
+    responses: dict[str, bytes | ErrorKind] = {}
+    position = end + 1
+    while position < len(data):
+        end = data.index(b"\n", position)
+        header = json.loads(data[position:end])
+        size = header["size"]
+        raw = data[end + 1 : end + 1 + size]
+        error = header["error"]
+        responses[header["url"]] = ErrorKind(error) if error else raw
+        position = end + 1 + size
+    return root, responses
+
+
+# -- the replay -------------------------------------------------------------------------------
+
+
+def replay(frontier: Frontier, responses: dict[str, bytes | ErrorKind]) -> None:
+    """Crawl from the recording: each try's bytes go through the parser, in socket-sized reads."""
+    queue = deque(frontier.start())
+    max_body = frontier.config.max_body
+    while queue:
+        job = queue.popleft()
+        frontier.opened()
+        recorded = responses.get(job.url)
+        if recorded is None:
+            raise LookupError(f"{job.url} is not in the recording (another site?)")
+        try:
+            if isinstance(recorded, ErrorKind):
+                raise FetchError(recorded)
+            parser = ResponseParser(max_body)
+            response = None
+            for start in range(0, len(recorded), READ_SIZE):
+                response = parser.feed(recorded[start : start + READ_SIZE])
+                if response is not None:
+                    break
+            if response is None:
+                response = parser.feed_eof()
+            queue.extend(frontier.on_response(job, response))
+        except FetchError as exc:
+            queue.extend(frontier.on_error(job, exc.kind))
+        finally:
+            frontier.closed()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m impls.replay", description=__doc__)
+    commands = p.add_subparsers(dest="command", required=True)
+    rec = commands.add_parser("record", help="fetch every URL of a manifest, write the bytes")
+    rec.add_argument("root", help="the site's root URL")
+    rec.add_argument("urls", type=Path, help="a JSON object: URL -> outcome (a manifest)")
+    rec.add_argument("out", type=Path, help="the recording to write")
+    run = commands.add_parser("run", help="replay a recording through the core")
+    run.add_argument("recording", type=Path)
+    run.add_argument("--max-pages", type=int, default=None, help="stop after N URLs")
+    run.add_argument("--json", action="store_true", help="print the crawl document as JSON")
+    args = p.parse_args(argv)
+    try:
+        if args.command == "record":
+            count = record(args.root, json.loads(args.urls.read_text()), args.out)
+            print(f"recorded {count} URLs in {args.out}", file=sys.stderr)
+            return 0
+        root, responses = load(args.recording)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"python -m impls.replay: error: {exc}", file=sys.stderr)
+        return 2
+    frontier = Frontier(CrawlConfig(root=root, max_pages=args.max_pages))
+    before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    replay(frontier, responses)
+    wall_s = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    result = build_result(
+        frontier,
+        CORE_REPLAY,
+        wall_s=wall_s,
+        cpu_user_s=after.ru_utime - before.ru_utime,
+        cpu_sys_s=after.ru_stime - before.ru_stime,
+        max_rss_kib=peak_rss_kib(),
+    )
+    print(json.dumps(result) if args.json else format_summary(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
