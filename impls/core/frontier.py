@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from impls.core.http import build_request
 from impls.core.links import extract_links, is_html
 from impls.core.outcomes import ErrorKind, Outcome, Response
-from impls.core.urls import Origin, resolve
+from impls.core.urls import LinkResolver, Origin, resolve
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MiB = 1024 * 1024
@@ -54,6 +54,7 @@ class Frontier:
 
     config: CrawlConfig
     origin: Origin = field(init=False)
+    links: LinkResolver = field(default_factory=LinkResolver)
     seen: set[str] = field(default_factory=set)
     fetched: dict[str, Outcome] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)  # seconds, one per try
@@ -82,9 +83,9 @@ class Frontier:
             if target is not None and job.redirects_left > 0:
                 self._offer(target, job.redirects_left - 1, new_jobs)
         elif response.status == 200 and is_html(response.headers.get("content-type")):
-            for href in extract_links(response.body):
-                url = resolve(job.url, href)
-                if url is not None:
+            seen = self.seen
+            for url in self.links.resolve_links(job.url, extract_links(response.body)):
+                if url not in seen:  # most links of a page were seen: skip _offer's call
                     self._offer(url, self.config.max_redirect, new_jobs)
         return new_jobs
 

@@ -21,7 +21,7 @@ def extract_links(body: bytes) -> list[str]:
     attribute quoting and entities are handled as a browser would; bodies that are not
     UTF-8 are decoded with replacement, as the contract says.
     """
-    tree = LexborHTMLParser(body.decode("utf-8", "replace"))
+    tree = LexborHTMLParser(_utf8_markup(body))
     links = []
     for node in tree.css("a"):
         href = node.attributes.get("href")
@@ -30,3 +30,19 @@ def extract_links(body: bytes) -> list[str]:
             if href:
                 links.append(href)
     return links
+
+
+def _utf8_markup(body: bytes) -> bytes | str:
+    """What to hand lexbor: the body itself when it is valid UTF-8, else its decoded text.
+
+    selectolax encodes a str to UTF-8 before parsing, so valid UTF-8 bytes are the very
+    input it would see, without a decode and an encode of the whole page (~0.3 ms for
+    128 KB). Invalid bytes are replaced here, by Python, as the contract says.
+    """
+    if body.isascii():
+        return body
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body.decode("utf-8", "replace")
+    return body

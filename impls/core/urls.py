@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote, urljoin, urlsplit, urlunsplit
+import re
+from collections.abc import Iterable
+from urllib.parse import quote, urljoin, urlparse, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 # Characters left as they are in a request target: the reserved set, and '%' so that
@@ -43,6 +45,149 @@ def resolve(base: str, href: str) -> str | None:
     except ValueError:
         return None
     return normalize(joined)
+
+
+MEMO_LIMIT = 4096  # remembered resolutions; the memo is emptied when it holds more
+
+
+def _depends_on_directory_only(href: str) -> bool:
+    """True when urljoin(base, href) reads no more of base than its directory.
+
+    urljoin drops the base's last segment, query and fragment, except when the href has
+    no path, params or netloc of its own ('?q', '#f', '//', 'http:?q'): then it keeps
+    the base's path and maybe its query. Anything urlsplit would strip or rewrite first
+    (leading controls or spaces, tabs and newlines inside) is left to resolve() itself.
+    """
+    if href[0] <= " " or not href.isprintable():
+        return False
+    if href[0] not in "?#" and ":" not in href and href[:2] != "//":
+        return True  # a path, relative or from the root: never empty
+    try:
+        parts = urlparse(href)
+    except ValueError:
+        return False
+    return bool(parts.path or parts.params or parts.netloc)
+
+
+# An absolute http(s) URL with a plain host (no userinfo, no IPv6) and a plain port, then '/'.
+_PLAIN_ABSOLUTE = re.compile(r"(https?)://([A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(?=/)", re.IGNORECASE)
+
+
+def _base_segments(directory_path: str) -> list[str]:
+    """The directory's segments as urljoin joins a relative path to them: empty ones dropped."""
+    return ["", *(s for s in directory_path.split("/")[1:] if s)]
+
+
+def _join_plain(origin: str, base_segments: list[str], href: str) -> str | None:
+    """resolve() of a plain href ('../a/b.html?v=2#f', '/x', 'HTTP://ORIGIN/x'), sans urllib.
+
+    The same steps as urljoin then normalize(): a relative path follows the directory's
+    segments with empty ones dropped, then '.' and '..' are removed; a root-relative path
+    keeps its empty segments; an absolute http(s) URL keeps its path as written, with its
+    scheme and host lowercased and a default port dropped. Only for hrefs where urljoin and
+    normalize() would do nothing else: no params (';'), nothing urlsplit strips, no
+    userinfo, IPv6 host or odd port.
+    Returns None for any other href; resolve() answers those.
+    """
+    if ";" in href or href[0] in " ?#" or not href.isprintable():
+        return None
+    absolute = ":" in href
+    if absolute:  # only 'http(s)://host[:port]/...' with a plain host and port
+        match = _PLAIN_ABSOLUTE.match(href)
+        if match is None:
+            return None
+        scheme, host, port = match.group(1).lower(), match.group(2).lower(), match.group(3)
+        if port is not None:
+            number = int(port)
+            if number > 65535:
+                return None  # normalize() refuses it
+            if number != _DEFAULT_PORTS[scheme]:
+                host = f"{host}:{number}"
+        origin = f"{scheme}://{host}"
+        href = href[match.end() :]
+        if ":" in href:
+            return None
+    if href[:2] == "//":
+        return None
+    path, _, query = href.partition("#")[0].partition("?")
+    if absolute:
+        joined = path  # urljoin returns an absolute URL's path untouched
+    else:
+        parts = path.split("/")
+        if path[:1] == "/":
+            segments = parts
+        else:
+            segments = [*base_segments, *filter(None, parts[:-1]), parts[-1]]
+        if "." in segments or ".." in segments:
+            segments = _remove_dots(segments)
+        joined = "/".join(segments) or "/"
+        if joined[0] != "/":
+            joined = "/" + joined
+    return f"{origin}{joined}?{query}" if query else origin + joined
+
+
+def _remove_dots(segments: list[str]) -> list[str]:
+    """urljoin's removal of '.' and '..' segments, as Python 3.11's urllib does it."""
+    resolved: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if resolved:
+                resolved.pop()
+        elif segment != ".":
+            resolved.append(segment)
+    if segments[-1] in (".", ".."):
+        resolved.append("")
+    return resolved
+
+
+class LinkResolver:
+    """resolve() for the links of pages, remembered per (the base's directory, the href).
+
+    Navigation bars repeat: on a documentation site most links of a page were resolved
+    before, against another page of the same directory, and urljoin gives those the same
+    answer. Fragment-only links ('#top') all resolve to the page itself. Everything else is
+    resolve(), unchanged: tests/test_core_urls.py holds the differential test.
+    """
+
+    def __init__(self, limit: int = MEMO_LIMIT) -> None:
+        self._limit = limit
+        self._memo: dict[str, dict[str, str | None]] = {}  # directory -> href -> URL
+        self._size = 0
+
+    def resolve_links(self, base: str, hrefs: Iterable[str]) -> list[str]:
+        """The resolved, normalised URLs of a page's hrefs, in order; unparseable ones dropped."""
+        path_end = base.find("?")
+        directory = base[: base.rfind("/", 0, path_end if path_end >= 0 else len(base)) + 1]
+        origin_end = directory.index("/", directory.index("//") + 2)
+        origin, base_segments = directory[:origin_end], _base_segments(directory[origin_end:])
+        memo = self._memo.get(directory)
+        if memo is None:
+            memo = self._memo[directory] = {}
+        itself: str | None = None
+        urls = []
+        for href in hrefs:
+            url = memo.get(href, _UNKNOWN)
+            if url is _UNKNOWN:
+                if href[0] == "#":  # every fragment-only link is the page itself
+                    url = itself = itself or resolve(base, href)
+                    if url is not None:
+                        urls.append(url)
+                    continue
+                url = _join_plain(origin, base_segments, href)
+                if url is not None or _depends_on_directory_only(href):
+                    url = memo[href] = url or resolve(base, href)
+                    self._size += 1
+                else:
+                    url = resolve(base, href)
+            if url is not None:
+                urls.append(url)
+        if self._size > self._limit:  # a bound, not an LRU: the memo refills from the next pages
+            self._memo.clear()
+            self._size = 0
+        return urls
+
+
+_UNKNOWN = "\0unknown"  # a str no resolution returns, so the memo's values stay one type
 
 
 class Origin:
