@@ -240,7 +240,10 @@ LATENCY_SWEEP = Scenario(
     "fixed concurrency, latency from 0 to 1 s: where each model stops being CPU-bound",
 )
 REALISTIC = Scenario(
-    "realistic", ("C7", "C9"), "a deep site with lognormal latency, a bandwidth limit and faults"
+    "realistic",
+    ("C7", "C9"),
+    "a deep site with lognormal latency, a bandwidth limit and faults; and a documentation "
+    "site (the docs preset: 50-200 KB pages, 300 links a page)",
 )
 SCENARIOS: dict[str, Scenario] = {
     s.name: s for s in (IDLE, FEW_ACTIVE, SLEEPY, LATENCY_SWEEP, REALISTIC)

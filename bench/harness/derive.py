@@ -62,6 +62,7 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
     latency = mean_latency(params["server"]["latency"])
     concurrency = params["concurrency"]
     figures: dict[str, Any] = {
+        "site": params["server"].get("preset") or params["server"]["shape"],
         "concurrency": concurrency,
         "latency": params["server"]["latency"],
         "mean_latency_s": latency,

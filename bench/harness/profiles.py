@@ -97,6 +97,22 @@ def realistic_point(pages: int, concurrency: int, timeout_s: float = 1.0) -> Cra
     )
 
 
+def docs_point(pages: int, links: int, concurrency: int) -> CrawlPoint:
+    """A documentation site (`c10k serve --preset docs`: 50-200 KB pages, hundreds of links
+    a page, every href form of the wild) with a realistic latency: the core's cost shows."""
+    return CrawlPoint(
+        ServeOptions(
+            pages=pages,
+            links=links,
+            shape="docs",
+            seed=0,
+            latency="lognormal:50ms,0.5",
+            preset="docs",
+        ),
+        concurrency=concurrency,
+    )
+
+
 def _scenarios(
     *,
     idle: tuple[IdleSpec, ...],
@@ -139,7 +155,7 @@ PROFILE_TABLE: dict[str, Profile] = {
             sleepy_reps=1,
             sweep=sweep_points(20, ("0", "50ms"), target_s=0.1),
             sweep_reps=1,
-            realistic=(realistic_point(150, 20, timeout_s=0.5),),
+            realistic=(realistic_point(150, 20, timeout_s=0.5), docs_point(40, 100, 16)),
             realistic_reps=1,
         ),
     ),
@@ -159,7 +175,7 @@ PROFILE_TABLE: dict[str, Profile] = {
             sleepy_reps=1,
             sweep=sweep_points(100, ("0", "10ms", "100ms", "1s"), target_s=0.4),
             sweep_reps=1,
-            realistic=(realistic_point(2000, 100),),
+            realistic=(realistic_point(2000, 100), docs_point(500, 300, 16)),
             realistic_reps=1,
         ),
     ),
@@ -181,7 +197,11 @@ PROFILE_TABLE: dict[str, Profile] = {
                 100, ("0", "5ms", "10ms", "20ms", "50ms", "100ms", "300ms", "1s"), target_s=2.0
             ),
             sweep_reps=3,
-            realistic=(realistic_point(5000, 100), realistic_point(5000, 1000)),
+            realistic=(
+                realistic_point(5000, 100),
+                realistic_point(5000, 1000),
+                docs_point(500, 300, 16),
+            ),
             realistic_reps=3,
         ),
     ),

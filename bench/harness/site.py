@@ -60,6 +60,8 @@ class ServeOptions:
         # about 15% redirects, 404s, files and queries (server/site.py defaults).
         if self.shape == "wide" and self.links == 0:
             return self.pages + 1
+        if self.shape == "docs":  # section indexes, query copies, variants: about 35% more
+            return int(self.pages * 1.35) + 1
         return int(self.pages * 1.15) + 1
 
 

@@ -186,7 +186,7 @@ def page(
         + "".join(sections)
         + "<h2>Realistic site (lognormal latency, bandwidth limit, faults)</h2>"
         + (
-            _html_table(REALISTIC_HEADER, realistic, set(range(1, 9)))
+            _html_table(REALISTIC_HEADER, realistic, set(range(2, 10)))
             if realistic
             else "<p>Not measured.</p>"
         )

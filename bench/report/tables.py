@@ -20,6 +20,7 @@ def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
             rows.append(
                 [
                     model,
+                    p.get("site", "deep"),
                     f"{p['concurrency']:,}",
                     f"{p['pages']:,}",
                     number(recorded_median(p["pages_per_s"])),
@@ -35,6 +36,7 @@ def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
 
 REALISTIC_HEADER = [
     "model",
+    "site",
     "C",
     "pages",
     "pages/s",
