@@ -253,6 +253,11 @@ SCENARIOS: dict[str, Scenario] = {
 SWEEP_CPU_PER_PAGE_S = 500e-6  # sizes latency-sweep sites (one site serves every model)
 CONNECT_S = 60e-6  # opening one connection during a ramp (threads: starting one thread)
 SERVER_RATE = 8000.0  # pages/s one server worker gives while a crawler shares the machine
+# Starting threads until the machine refuses one, then ending them all: 29.5 s of wall time
+# for 22,076 threads on the dev VM (10.6 s to start them, the rest the kernel tearing them
+# down: 41 s of system CPU), 40 s and more on a loaded one. The start time per thread alone
+# underestimated it tenfold, and the run was killed before it could report the ceiling.
+THREAD_CEILING_S_PER_THREAD = 1.4e-3
 RUN_OVERHEAD_S = 0.25  # stats reset, stats and manifest comparison, writing results.json
 SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
 UNKNOWN_STARTUP_S = 0.5  # a model the cost model does not know yet

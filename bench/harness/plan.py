@@ -92,9 +92,10 @@ class IdleSpec:
 
     def estimate_s(self) -> float:
         per_unit = catalog.IDLE_KINDS[self.kind].start_s  # start, measure and release one
-        count = self.cap if self.mode == "until-failure" else self.count
-        if self.mode == "until-failure":
-            count = min(count, 25_000)  # vm.max_map_count stops threads near 22,000 here
+        if self.mode == "until-failure":  # vm.max_map_count stops threads near 22,000 here
+            started = min(self.cap, 25_000)
+            return 0.3 + started * catalog.THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2
+        count = self.count
         slowdown = 4.0 if self.mode == "tracemalloc" else 1.0
         return 0.3 + count * per_unit * slowdown + RUN_OVERHEAD_S / 2
 
