@@ -17,6 +17,11 @@ from bench.report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
 VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘"}
 DOCS = "docs/report.md"
 
+REALISTIC_TITLE = (
+    "Realistic sites (deep: lognormal latency, bandwidth limit, faults; "
+    "docs: lognormal latency, 50-200 KB pages, 300 links a page)"
+)
+
 
 @dataclass(frozen=True)
 class Written:
@@ -97,7 +102,7 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
             "",
         ]
     realistic = realistic_rows(document)
-    parts += ["## Realistic site (lognormal latency, bandwidth limit, faults)", ""]
+    parts += [f"## {REALISTIC_TITLE}", ""]
     parts += [_md_table(REALISTIC_HEADER, realistic) if realistic else "Not measured.", ""]
     bad = problem_rows(document)
     parts += ["## Runs that did not count", ""]
@@ -184,7 +189,7 @@ def page(
         f'<p class="note">Each verdict comes from a rule in bench/report/verdicts/ '
         f'(documented in {DOCS}):</p><ul class="note">{rules}</ul>'
         + "".join(sections)
-        + "<h2>Realistic site (lognormal latency, bandwidth limit, faults)</h2>"
+        + f"<h2>{REALISTIC_TITLE}</h2>"
         + (
             _html_table(REALISTIC_HEADER, realistic, set(range(2, 10)))
             if realistic
