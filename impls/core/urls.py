@@ -48,6 +48,7 @@ def resolve(base: str, href: str) -> str | None:
 
 
 MEMO_LIMIT = 4096  # remembered resolutions; the memo is emptied when it holds more
+_UNKNOWN = "\0unknown"  # a str no resolution returns, so the memo's values stay one type
 
 
 def _depends_on_directory_only(href: str) -> bool:
@@ -170,24 +171,19 @@ class LinkResolver:
             if url is _UNKNOWN:
                 if href[0] == "#":  # every fragment-only link is the page itself
                     url = itself = itself or resolve(base, href)
-                    if url is not None:
-                        urls.append(url)
-                    continue
-                url = _join_plain(origin, base_segments, href)
-                if url is not None or _depends_on_directory_only(href):
-                    url = memo[href] = url or resolve(base, href)
-                    self._size += 1
                 else:
-                    url = resolve(base, href)
+                    url = _join_plain(origin, base_segments, href)
+                    if url is not None or _depends_on_directory_only(href):
+                        url = memo[href] = url or resolve(base, href)
+                        self._size += 1
+                    else:
+                        url = resolve(base, href)
             if url is not None:
                 urls.append(url)
         if self._size > self._limit:  # a bound, not an LRU: the memo refills from the next pages
             self._memo.clear()
             self._size = 0
         return urls
-
-
-_UNKNOWN = "\0unknown"  # a str no resolution returns, so the memo's values stay one type
 
 
 class Origin:
