@@ -18,13 +18,13 @@ import sys
 import time
 from collections import deque
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from c10k.catalog import CORE_REPLAY
 from c10k.probes import peak_rss_kib
-from impls.core import ErrorKind, FetchError, Frontier, ResponseParser
+from impls.core import ErrorKind, FetchError, Frontier, ResponseParser, build_request
 from impls.core.frontier import CrawlConfig
 from impls.core.summary import build_result, format_summary
+from impls.core.urls import Origin
 from impls.sockets import READ_SIZE
 
 # Outcomes recorded without fetching: the server would hang, reset or refuse.
@@ -48,15 +48,11 @@ def record(root: str, outcomes: dict[str, object], out: Path, timeout: float = 1
 
 
 def fetch_raw(url: str, timeout: float) -> bytes:
-    """The bytes a server sends for a GET of url on a fresh connection, up to its close."""
-    parts = urlsplit(url)
-    target = parts.path + (f"?{parts.query}" if parts.query else "")
-    request = (
-        f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nUser-Agent: c10k-bench\r\n"
-        "Accept: */*\r\nConnection: close\r\n\r\n"
-    ).encode("ascii")
+    """The bytes a server sends for the crawlers' own GET of url on a fresh connection."""
+    origin = Origin(url)
+    request = build_request(origin.request_target(url), origin.netloc)
     chunks = []
-    with socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout) as sock:
+    with socket.create_connection((origin.host, origin.port), timeout=timeout) as sock:
         sock.sendall(request)
         while chunk := sock.recv(READ_SIZE):
             chunks.append(chunk)

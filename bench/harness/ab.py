@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness.processes import listed_models
+from bench.harness.recipes import crawl_argv
 from bench.harness.site import ServeOptions, Server
 from c10k.stats import median
 
@@ -25,11 +26,14 @@ CRAWL_TIMEOUT_S = 600.0
 
 def crawl(tree: Path, root: str, model: str, concurrency: int) -> dict[str, Any]:
     """One `c10k crawl --json` run from a source tree, as a subprocess in that tree."""
-    argv = [sys.executable, "-m", "c10k.cli", "crawl", root, "--model", model]
-    argv += ["--concurrency", str(concurrency), "--json"]
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
     done = subprocess.run(
-        argv, cwd=tree, env=env, capture_output=True, text=True, timeout=CRAWL_TIMEOUT_S
+        crawl_argv(root, model, concurrency),
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CRAWL_TIMEOUT_S,
     )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no stderr"])[-1]
@@ -54,11 +58,17 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"{tree} is not a source tree of this project (no c10k/cli.py)")
     installed = [m["name"] for m in listed_models() if not m["missing"]]
     models = args.models.split(",") if args.models else installed
+    unknown = sorted(set(models) - set(installed))
+    if unknown:
+        p.error(f"not an installed model: {', '.join(unknown)} (installed: {', '.join(installed)})")
     options = ServeOptions(args.pages, args.links, "docs", seed=0, preset=args.preset)
     server = Server(options)
     server.start()
     try:
         rows = measure(server, models, args)
+    except (RuntimeError, subprocess.TimeoutExpired) as exc:
+        print(f"python -m bench.harness.ab: error: {exc}", file=sys.stderr)
+        return 1
     finally:
         server.stop()
     print(
