@@ -104,7 +104,7 @@ def choose_baseline(base: Path, new: Run, updating: bool) -> tuple[Path, Run | N
     candidates = []
     for path in sorted(base.glob("*.json")) if base.is_dir() else []:
         run = load_run(path)
-        if run.environment == new.environment:
+        if run.environment is not None and not differences(run.environment, new.environment):
             return path, run
         candidates.append((path, run))
     target = base / file_slug(new.environment)

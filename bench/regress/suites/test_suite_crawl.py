@@ -10,6 +10,7 @@ Each figure's per-round samples go to `extra_info["samples"]`, where `c10k compa
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from bench.regress.suites.support import (
     DEEP,
     IDLE_KINDS,
     ROUNDS,
+    InstructionCount,
     SuiteConfig,
     available_models,
     core_instruction_count,
@@ -38,6 +40,29 @@ def record(benchmark: Any, info: dict[str, Any], samples: dict[str, list[float]]
     benchmark.extra_info["figures"] = {
         name: statistics.median(values) for name, values in samples.items()
     }
+
+
+def record_instructions(
+    benchmark: Any, model: str, count_once: Callable[[], InstructionCount]
+) -> None:
+    """One callgrind count on the deep configuration, recorded in the instructions group.
+
+    The timing pytest-benchmark records is valgrind's and means nothing; the figure is in
+    extra_info.
+    """
+    benchmark.group = f"instructions {DEEP.name}"
+    counts: list[InstructionCount] = []
+    benchmark.pedantic(lambda: counts.append(count_once()), rounds=1, iterations=1)
+    count = counts[0]
+    info = {
+        **DEEP.as_dict(),
+        "model": model,
+        "pages": count.pages,
+        "total_ir": count.total_ir,
+        "startup_ir": count.startup_ir,
+        "pythonhashseed": 0,
+    }
+    record(benchmark, info, {"instructions_per_page": [count.per_page]})
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: c.name)
@@ -69,28 +94,11 @@ def test_crawl(benchmark: Any, site: Any, model: str, config: SuiteConfig) -> No
 @pytest.mark.usefixtures("valgrind")
 @pytest.mark.parametrize("model", MODELS)
 def test_instructions(benchmark: Any, site: Any, model: str) -> None:
-    """Instructions per page under callgrind: the figure that holds still on a busy machine.
-
-    The timing recorded here is valgrind's and means nothing; the figure is in extra_info.
-    """
-    benchmark.group = f"instructions {DEEP.name}"
+    """Instructions per page under callgrind: the figure that holds still on a busy machine."""
     server: Server = site(DEEP.site)
-    counts = []
-    benchmark.pedantic(
-        lambda: counts.append(instruction_count(model, server, DEEP.concurrency)),
-        rounds=1,
-        iterations=1,
+    record_instructions(
+        benchmark, model, lambda: instruction_count(model, server, DEEP.concurrency)
     )
-    count = counts[0]
-    info = {
-        **DEEP.as_dict(),
-        "model": model,
-        "pages": count.pages,
-        "total_ir": count.total_ir,
-        "startup_ir": count.startup_ir,
-        "pythonhashseed": 0,
-    }
-    record(benchmark, info, {"instructions_per_page": [count.per_page]})
 
 
 @pytest.mark.deterministic
@@ -102,20 +110,8 @@ def test_core_instructions(benchmark: Any, site: Any) -> None:
     impls.replay`: the part of every raw-socket model's instructions per page that is not
     its own. In the group of the models' instruction counts, as model "core-replay".
     """
-    benchmark.group = f"instructions {DEEP.name}"
     server: Server = site(DEEP.site)
-    counts = []
-    benchmark.pedantic(lambda: counts.append(core_instruction_count(server)), rounds=1)
-    count = counts[0]
-    info = {
-        **DEEP.as_dict(),
-        "model": catalog.CORE_REPLAY,
-        "pages": count.pages,
-        "total_ir": count.total_ir,
-        "startup_ir": count.startup_ir,
-        "pythonhashseed": 0,
-    }
-    record(benchmark, info, {"instructions_per_page": [count.per_page]})
+    record_instructions(benchmark, catalog.CORE_REPLAY, lambda: core_instruction_count(server))
 
 
 @pytest.mark.deterministic
