@@ -80,6 +80,11 @@ def test_workers_die_with_their_parent() -> None:
         ["--body-size", "big"],
         ["--hang", "forever"],
         ["--no-such-option"],
+        ["--preset", "nope"],
+        ["--preset"],
+        ["--preset", "docs", "--shape", "deep"],  # a body size range needs docs
+        ["--body-size", "10k..20k"],
+        ["--shape", "docs", "--body-size", "20k..10k"],
     ],
 )
 def test_bad_options_are_refused_with_exit_2(

@@ -15,7 +15,7 @@ import pytest
 from c10k.catalog import MODELS
 from impls.core.links import extract_links, is_html
 from impls.core.urls import Origin, resolve
-from server.cli import main, parse_options
+from server.cli import parse_options
 from server.site import Site
 from server.site_params import FAULT_OUTCOMES, PRESETS, Outcome, SiteParams
 from tests.server_helpers import (
@@ -297,24 +297,6 @@ def test_preset_docs_and_explicit_options_override_it() -> None:
     assert (params.relative, params.absolute) == (0.1, PRESETS_DOCS.absolute)
     params = parse_options(["--no-variety", "--preset", "docs"]).params
     assert params.relative == params.offsite == 0.0 and params.links == 300
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["--preset", "nope"],
-        ["--preset"],
-        ["--preset", "docs", "--shape", "deep"],  # a body size range needs docs
-        ["--body-size", "10k..20k"],
-        ["--shape", "docs", "--body-size", "20k..10k"],
-    ],
-)
-def test_bad_preset_or_size_range_is_one_line_exit_2(
-    argv: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("c10k serve: error:")
 
 
 def test_serve_preset_docs_end_to_end() -> None:
