@@ -28,8 +28,7 @@ from impls.core.urls import Origin
 from impls.sockets import READ_SIZE
 
 # Outcomes recorded without fetching: the server would hang, reset or refuse.
-UNFETCHED = {"error:timeout": ErrorKind.TIMEOUT, "error:reset": ErrorKind.RESET}
-UNFETCHED |= {"error:connect": ErrorKind.CONNECT}
+UNFETCHED = {k.outcome: k for k in (ErrorKind.TIMEOUT, ErrorKind.RESET, ErrorKind.CONNECT)}
 
 
 # -- the recording: one header line of JSON, then the raw bytes, per URL ---------------------
