@@ -153,6 +153,8 @@ MODELS: dict[str, Model] = {
 # impls.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
 CORE_REPLAY = "core-replay"
+CORE_REPLAY_STARTUP_S = 0.1  # the plan's cost model for the replay, as for a model
+CORE_REPLAY_CPU_PER_PAGE_S = 500e-6
 # The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
 UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
@@ -245,8 +247,14 @@ REALISTIC = Scenario(
     "a deep site with lognormal latency, a bandwidth limit and faults; and a documentation "
     "site (the docs preset: 50-200 KB pages, 300 links a page)",
 )
+INSTRUCTIONS = Scenario(
+    "instructions",
+    ("C6", "C9"),
+    "the few-active site crawled once per model under callgrind (fixed hash seed), and the "
+    "core alone replaying it: instructions per page, the CPU figure that holds still",
+)
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (IDLE, FEW_ACTIVE, SLEEPY, LATENCY_SWEEP, REALISTIC)
+    s.name: s for s in (IDLE, FEW_ACTIVE, SLEEPY, LATENCY_SWEEP, REALISTIC, INSTRUCTIONS)
 }
 
 # -- the cost model behind the plan's estimates (seconds; measured on the 2-core dev VM) ----
@@ -258,6 +266,9 @@ SERVER_RATE = 8000.0  # pages/s one server worker gives while a crawler shares t
 # down: 41 s of system CPU), 40 s and more on a loaded one. The start time per thread alone
 # underestimated it tenfold, and the run was killed before it could report the ceiling.
 THREAD_CEILING_S_PER_THREAD = 1.4e-3
+# A crawl under callgrind against the same crawl's native start-up and CPU (the cost model's
+# figures): 20-30x for the models on the dev VM, imports included.
+CALLGRIND_SLOWDOWN = 30.0
 RUN_OVERHEAD_S = 0.25  # stats reset, stats and manifest comparison, writing results.json
 SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
 UNKNOWN_STARTUP_S = 0.5  # a model the cost model does not know yet

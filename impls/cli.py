@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from c10k.catalog import MODELS
-from c10k.probes import peak_rss_kib
+from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from c10k.system import raise_open_files_limit
 from impls.core.frontier import CrawlConfig, Frontier, MiB
 from impls.core.outcomes import ResourceLimit
@@ -118,6 +118,12 @@ def crawl_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print one JSON document instead of a summary"
     )
     parser.add_argument(
+        "--mark-crawl",
+        action="store_true",
+        help="call sched_yield() as the crawl starts and as it ends: the cuts that "
+        "callgrind's --dump-before=sched_yield makes to count the crawl alone",
+    )
+    parser.add_argument(
         "--allow-non-loopback",
         action="store_true",
         help="allow a ROOT that is not on a loopback address",
@@ -209,7 +215,11 @@ def crawl_main(argv: list[str]) -> int:
     before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     try:
+        if args.mark_crawl:
+            mark_crawl_boundary()
         runner(frontier)
+        if args.mark_crawl:
+            mark_crawl_boundary()
     except KeyboardInterrupt:
         print("c10k crawl: interrupted", file=sys.stderr)
         return 130

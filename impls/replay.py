@@ -20,7 +20,7 @@ from collections import deque
 from pathlib import Path
 
 from c10k.catalog import CORE_REPLAY
-from c10k.probes import peak_rss_kib
+from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from impls.core import ErrorKind, FetchError, Frontier, ResponseParser, build_request
 from impls.core.frontier import CrawlConfig
 from impls.core.summary import build_result, format_summary
@@ -118,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("recording", type=Path)
     run.add_argument("--max-pages", type=int, default=None, help="stop after N URLs")
     run.add_argument("--json", action="store_true", help="print the crawl document as JSON")
+    run.add_argument(
+        "--mark-crawl", action="store_true", help="as `c10k crawl --mark-crawl`: callgrind cuts"
+    )
     args = p.parse_args(argv)
     try:
         if args.command == "record":
@@ -130,7 +133,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     frontier = Frontier(CrawlConfig(root=root, max_pages=args.max_pages))
     before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    if args.mark_crawl:
+        mark_crawl_boundary()
     replay(frontier, responses)
+    if args.mark_crawl:
+        mark_crawl_boundary()
     wall_s = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
     result = build_result(

@@ -22,9 +22,16 @@ def plan_of(profile: str) -> list[sc.PlannedRun]:
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     plan = plan_of(profile)
-    assert {r.scenario for r in plan} == set(sc.SCENARIOS)
-    crawls = [r for r in plan if r.point is not None]
+    # quick leaves the callgrind counts out: two minutes under valgrind, and CI's regression
+    # gate counts the same instructions anyway.
+    left_out = {catalog.INSTRUCTIONS.name} if profile == "quick" else set()
+    assert {r.scenario for r in plan} == set(sc.SCENARIOS) - left_out
+    crawls = [r for r in plan if r.point is not None and not r.counted]
     assert {r.model for r in crawls} == set(sc.ALL_MODELS)
+    counted = [r for r in plan if r.counted]
+    if not left_out:
+        assert [r.model for r in counted] == [*sc.ALL_MODELS, catalog.CORE_REPLAY]
+        assert {r.scenario for r in counted} == {catalog.INSTRUCTIONS.name}
     assert {r.model for r in plan if r.scenario == "idle"} == set(catalog.IDLE_KINDS)
     assert len({r.id for r in plan}) == len(plan)
     assert all(r.estimate_s > 0 and r.timeout_s > r.estimate_s for r in plan)
@@ -37,7 +44,7 @@ def test_every_profile_fits_its_budget(profile: str) -> None:
 
 def test_budgets_of_the_issue() -> None:
     assert PROFILE_TABLE["quick"].budget_s <= 90
-    assert PROFILE_TABLE["default"].budget_s <= 600
+    assert PROFILE_TABLE["default"].budget_s <= 720  # issue 9: the default within 12 minutes
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:

@@ -24,7 +24,7 @@ from bench.harness.plan import (
 )
 from bench.harness.processes import listed_models, terminate_all
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
-from bench.harness.recipes import base_record, run_crawl, run_idle
+from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle
 from bench.harness.results import ResultsStore, new_document
 from bench.harness.site import Server, ServerError
 from bench.harness.summary import summary_table
@@ -193,6 +193,8 @@ def execute(
             elif server is None:
                 record = _skipped(run, server_error or "no server")
                 record["status"] = "server-error"
+            elif run.counted:
+                record = run_counted(run, server)
             else:
                 record = run_crawl(run, server, profile.sample_interval_s)
             store.add_run(record)

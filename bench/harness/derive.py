@@ -246,6 +246,38 @@ def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return table
 
 
+def derive_instructions(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per model and for the core replay: callgrind instructions per page (the median of its
+    counted runs), and the core's share of each model's."""
+    name = catalog.INSTRUCTIONS.name
+    table: dict[str, Any] = {}
+    for model in sorted({r["model"] for r in runs if r["scenario"] == name}):
+        counted = [r for r in _measured_ok(runs, name) if r["model"] == model]
+        entry: dict[str, Any] = {"runs_by_status": _counts(runs, name, model)}
+        if counted:
+            params = counted[0]["params"]
+            entry |= {
+                "instructions_per_page": summarize(
+                    [r["instructions"]["per_page"] for r in counted]
+                ).as_dict(),
+                "pages": counted[0]["instructions"]["pages"],
+                "startup_instructions": counted[0]["instructions"]["startup_ir"],
+                "concurrency": params["concurrency"],
+                "site_pages": params["server"]["pages"],
+            }
+        table[model] = entry
+    core = _median_of(table.get(catalog.CORE_REPLAY, {}).get("instructions_per_page"))
+    for model, entry in table.items():
+        mine = _median_of(entry.get("instructions_per_page"))
+        if model != catalog.CORE_REPLAY and core and mine:
+            entry["core_share"] = core / mine
+    return table
+
+
+def _median_of(summary: dict[str, Any] | None) -> float | None:
+    return None if summary is None else summary.get("median")
+
+
 def fit_thresholds(document: dict[str, Any]) -> dict[str, int]:
     """Per scenario with a memory fit, its lowest concurrency, as the profile recorded it."""
     definition = (document.get("profile") or {}).get("definition") or {}
@@ -270,6 +302,8 @@ def derive(
     for scenario in scenarios:
         if scenario == catalog.IDLE.name:
             tables[scenario] = derive_idle(runs)
+        elif scenario == catalog.INSTRUCTIONS.name:
+            tables[scenario] = derive_instructions(runs)
         else:
             tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
     return tables | overview(tables, runs, environment or {})

@@ -100,6 +100,31 @@ def event_loop_vs_threads(table: Points) -> dict[str, Any]:
     return {"models": models, "median_pages_per_s": middle, "concurrencies": sorted(set(used_all))}
 
 
+def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
+    """Callgrind's instructions per page of each event-loop model over the threads', and of
+    each model over its uvloop twin: C6's and C9's CPU ratios on the figure that holds still."""
+
+    def per_page(model: str) -> float | None:
+        summary = (table.get(model) or {}).get("instructions_per_page") or {}
+        value = summary.get("median")
+        return float(value) if value else None
+
+    threads = per_page(THREADS)
+    event_loop = {
+        m.name: mine / threads
+        for m in catalog.MODELS.values()
+        if m.event_loop and threads and (mine := per_page(m.name))
+    }
+    uvloop = {
+        plain.name: slow / fast
+        for plain, twin in catalog.UVLOOP_PAIRS
+        if (slow := per_page(plain.name)) and (fast := per_page(twin.name))
+    }
+    if not (event_loop or uvloop):
+        return None
+    return {"event_loop_vs_threads": event_loop, "uvloop_speedup": uvloop}
+
+
 def free_threaded_vs_threads(table: Points) -> dict[str, Any] | None:
     """A free-threaded threads model's pages/s over the threads', when one ran beside them."""
     model = next((m for m in catalog.FREE_THREADED_MODELS if table.get(m)), None)
@@ -361,6 +386,7 @@ def overview(
             "free_threaded_vs_threads": free_threaded_vs_threads(few_active),
             "uvloop": uvloop_speedups(tables),
             "asyncio_vs_threads_sleepy": asyncio_vs_threads(_points(tables, SLEEPY)),
+            "instructions": instruction_ratios(tables.get(catalog.INSTRUCTIONS.name) or {}),
         },
         "highlights": highlights,
         "socket_ceiling": socket_ceiling(environment),

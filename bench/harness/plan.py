@@ -10,7 +10,10 @@ from typing import Any, Literal
 from bench.harness.site import ServeOptions
 from c10k import catalog
 from c10k.catalog import (
+    CALLGRIND_SLOWDOWN,
     CONNECT_S,
+    CORE_REPLAY_CPU_PER_PAGE_S,
+    CORE_REPLAY_STARTUP_S,
     RUN_OVERHEAD_S,
     SERVER_RATE,
     SERVER_START_S,
@@ -71,6 +74,16 @@ class CrawlPoint:
         )
         return startup + max(waiting, computing) + ramp + hang_tail + RUN_OVERHEAD_S
 
+    def counted_estimate_s(self, model: str) -> float:
+        """Expected seconds for one run under callgrind: its start-up and CPU, slowed down."""
+        model_entry = catalog.MODELS.get(model)
+        cpu_per_page = model_entry.cpu_per_page_s if model_entry else UNKNOWN_CPU_PER_PAGE_S
+        startup = model_entry.startup_s if model_entry else UNKNOWN_STARTUP_S
+        if model == catalog.CORE_REPLAY:
+            startup, cpu_per_page = CORE_REPLAY_STARTUP_S, CORE_REPLAY_CPU_PER_PAGE_S
+        native = startup + self.server.urls_estimate * cpu_per_page
+        return native * CALLGRIND_SLOWDOWN + RUN_OVERHEAD_S
+
 
 @dataclass(frozen=True)
 class IdleSpec:
@@ -109,6 +122,7 @@ class Scenario:
     idle: tuple[IdleSpec, ...] = ()
     repetitions: int = 1
     warmups: int = 0  # per model, at the scenario's first point, not counted
+    counted: bool = False  # each run under callgrind (instructions), the core replay beside
     fit_min_concurrency: int = 0  # sleepy: fit memory per connection from this C up
 
     @property
@@ -156,6 +170,7 @@ class PlannedRun:
     idle: IdleSpec | None = None
     estimate_s: float = 0.0
     server_key: int = -1  # runs with the same key share one server process
+    counted: bool = False  # run under callgrind for instructions per page, not sampled
     params: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -210,10 +225,12 @@ def build_plan(
                         _crawl_run(scenario.name, model, "warmup", w, point, key)
                         for model in models
                     ]
+            # A counted scenario adds the core alone (a replay, no I/O) beside the models.
+            counted_models = [*models, catalog.CORE_REPLAY] if scenario.counted else models
             for rep in range(scenario.repetitions):
                 plan += [
-                    _crawl_run(scenario.name, model, "measured", rep, point, key)
-                    for model in models
+                    _crawl_run(scenario.name, model, "measured", rep, point, key, scenario.counted)
+                    for model in counted_models
                 ]
     return plan
 
@@ -225,6 +242,7 @@ def _crawl_run(
     rep: int,
     point: CrawlPoint,
     key: int,
+    counted: bool = False,
 ) -> PlannedRun:
     return PlannedRun(
         id=f"{scenario}/{model}/c{point.concurrency}/s{key}/{kind}{rep}",
@@ -233,9 +251,10 @@ def _crawl_run(
         kind=kind,
         repetition=rep,
         point=point,
-        estimate_s=point.estimate_s(model),
+        estimate_s=point.counted_estimate_s(model) if counted else point.estimate_s(model),
         server_key=key,
         params=run_params(point),
+        counted=counted,
     )
 
 

@@ -65,12 +65,15 @@ class Finished(NamedTuple):
 
 
 def run_process(
-    argv: list[str], timeout: float, on_start: Callable[[int], None] | None = None
+    argv: list[str],
+    timeout: float,
+    on_start: Callable[[int], None] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Finished:
     """Run argv in its own session; kill it at the timeout. on_start gets its PID."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True)
+        process = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True, env=env)
         track(process.pid)
         try:
             if on_start is not None:

@@ -1,20 +1,25 @@
-"""The two kinds of run as a subprocess each: a sampled, verified crawl, and an idle program."""
+"""The kinds of run as a subprocess each: a sampled, verified crawl, a crawl counted under
+callgrind, and an idle program."""
 
 from __future__ import annotations
 
 import json
 import signal
 import sys
+import tempfile
 from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
+from bench.harness import callgrind
 from bench.harness.analysis import plateau_summary, verification_failures, verify
 from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
 from bench.harness.results import utc_now
 from bench.harness.sampler import Sampler
 from bench.harness.site import Server
-from c10k import probes
+from c10k import catalog, probes
 
 SATURATED_CPU = 0.9  # a server process busier than this (cores) throttles the crawl
 EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
@@ -27,13 +32,17 @@ def crawl_argv(
     *,
     timeout_s: float | None = None,
     max_tries: int | None = None,
+    mark_crawl: bool = False,
 ) -> list[str]:
-    """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N] --json`."""
+    """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N]
+    [--mark-crawl] --json`."""
     argv = python_command("crawl", root, "--model", model, "--concurrency", str(concurrency))
     if timeout_s is not None:
         argv += ["--timeout", str(timeout_s)]
     if max_tries is not None:
         argv += ["--max-tries", str(max_tries)]
+    if mark_crawl:
+        argv.append("--mark-crawl")
     return [*argv, "--json"]
 
 
@@ -47,9 +56,11 @@ def replay_record_argv(root: str, urls_file: str, out: str) -> list[str]:
     return [sys.executable, "-m", "impls.replay", "record", root, urls_file, out]
 
 
-def replay_argv(recording: str) -> list[str]:
-    """`python -m impls.replay run REC --json`: the core alone, fed a recorded crawl."""
-    return [sys.executable, "-m", "impls.replay", "run", recording, "--json"]
+def replay_argv(recording: str, mark_crawl: bool = False) -> list[str]:
+    """`python -m impls.replay run REC [--mark-crawl] --json`: the core alone, fed a
+    recorded crawl."""
+    argv = [sys.executable, "-m", "impls.replay", "run", recording]
+    return [*argv, *(["--mark-crawl"] if mark_crawl else []), "--json"]
 
 
 def base_record(run: PlannedRun) -> dict[str, Any]:
@@ -114,6 +125,67 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
         else:
             record.update(status="failed-verification", reason=verification_failures(verification))
     return record
+
+
+def run_counted(run: PlannedRun, server: Server) -> dict[str, Any]:
+    """One crawl under callgrind, cut at its marks: instructions per page, verified.
+
+    The core replay (model "core-replay") first records the site's responses, uncounted,
+    then replays them under callgrind: the core's own share of every raw-socket model.
+    """
+    assert run.point is not None
+    record = base_record(run)
+    if why := callgrind.missing():
+        return record | {"status": "unavailable", "reason": why}
+    server.reset_stats()
+    with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
+        if run.model == catalog.CORE_REPLAY:
+            argv, failed = _recorded_replay(server, Path(tmp), run.timeout_s)
+            if failed is not None:
+                return record | {"reason": f"recording the site: {_exit_reason(failed)}"}
+        else:
+            argv = crawl_argv(server.root, run.model, run.point.concurrency, mark_crawl=True)
+        out_file = Path(tmp) / "callgrind.out"
+        record["argv"] = argv[1:]
+        finished = run_process(
+            [*callgrind.callgrind_argv(out_file), *argv],
+            run.timeout_s,
+            env=callgrind.counted_env(),
+        )
+        record.update(
+            elapsed_s=finished.elapsed_s, exit_code=finished.code, stderr_tail=finished.stderr_tail
+        )
+        if finished.code is None:
+            return record | {"status": "timeout", "reason": _timeout_reason(run)}
+        if finished.code != 0:
+            return record | {"reason": _exit_reason(finished)}
+        try:
+            crawl = json.loads(finished.stdout)
+            count = callgrind.read_count(out_file, int(crawl["pages"]))
+        except (ValueError, KeyError, callgrind.CountFailed) as exc:
+            return record | {"reason": f"no count: {exc}"}
+    verification = verify(crawl.pop("fetched", None), server.manifest, 0, None, False)
+    record.update(crawl=crawl, verification=verification)
+    record["instructions"] = asdict(count) | {
+        "per_page": count.per_page,
+        "pythonhashseed": int(callgrind.HASH_SEED),
+    }
+    if not verification["ok"]:
+        return record | {
+            "status": "failed-verification",
+            "reason": verification_failures(verification),
+        }
+    return record | {"status": "ok", "reason": None}
+
+
+def _recorded_replay(
+    server: Server, workdir: Path, timeout: float
+) -> tuple[list[str], Finished | None]:
+    """Record the site's responses into workdir; the replay's argv, or how recording failed."""
+    urls, recording = workdir / "urls.json", workdir / "site.rec"
+    urls.write_text(json.dumps(server.manifest["urls"]))
+    done = run_process(replay_record_argv(server.root, str(urls), str(recording)), timeout)
+    return replay_argv(str(recording), mark_crawl=True), (None if done.code == 0 else done)
 
 
 def _sampled_run(

@@ -33,6 +33,8 @@ def summary_table(document: dict[str, Any]) -> str:
     for scenario in (s.name for s in CRAWL_SCENARIOS):
         if scenario in derived:
             out += ["", *crawl_lines(scenario, derived[scenario])]
+    if catalog.INSTRUCTIONS.name in derived:
+        out += ["", *instruction_lines(derived[catalog.INSTRUCTIONS.name])]
     failed = [r for r in document.get("runs", []) if r["status"] not in ("ok",)]
     if failed:
         out.append("")
@@ -99,4 +101,21 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
                     else ""
                 )
             )
+    return out
+
+
+def instruction_lines(entries: dict[str, Any]) -> list[str]:
+    """The instructions table: per model (and the core replay), instructions per page under
+    callgrind and the core's share of them."""
+    out = [f"{catalog.INSTRUCTIONS.name:<16} {'C':>6} {'instr/page':>11} {'core share':>10}"]
+    for model in catalog.model_order(list(entries)):
+        e = entries[model]
+        if "instructions_per_page" not in e:
+            out.append(f"  {model:<14} no valid run: {e['runs_by_status']}")
+            continue
+        share = e.get("core_share")
+        out.append(
+            f"  {model:<14} {e['concurrency']:>6} {_m(e['instructions_per_page']):>11} "
+            f"{_num(share, 0, 100) + '%' if share else '-':>10}"
+        )
     return out

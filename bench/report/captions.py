@@ -195,3 +195,21 @@ def latency_sweep_caption(document: dict[str, Any]) -> str:
         texts.append(line)
     text = "; ".join(texts) or f"no verified {LATENCY_SWEEP} point"
     return text[0].upper() + text[1:] + "." + problem_lines(problems(document, LATENCY_SWEEP))
+
+
+INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
+
+
+def instructions_caption(document: dict[str, Any]) -> str:
+    """What the instructions table counts, and how to read the core's share."""
+    return (
+        "Each model crawled the few-active site once under callgrind with a fixed hash seed; "
+        "only the crawl is counted, between two marks the crawler sets as it starts and ends "
+        "(start-up, imports and exit are left out). core-replay feeds the same site's "
+        "recorded responses through the shared core with no socket, loop or thread. The core "
+        "share is its instructions per page over the model's: the part of the model's cost "
+        "that is not its own (approximate for the aiohttp models, which parse HTTP with "
+        "aiohttp's parser rather than the core's). CPU µs/page is few-active's median at the "
+        "same concurrency, for comparison: it moves with the machine's load, the count does not."
+        + problem_lines(problems(document, catalog.INSTRUCTIONS.name))
+    )

@@ -8,10 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.report.captions import INSTRUCTIONS_TITLE, instructions_caption
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.figures import scenarios_not_run
-from bench.report.tables import REALISTIC_HEADER, environment_rows, problem_rows, realistic_rows
+from bench.report.tables import (
+    INSTRUCTION_HEADER,
+    REALISTIC_HEADER,
+    environment_rows,
+    instruction_rows,
+    problem_rows,
+    realistic_rows,
+)
 from bench.report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
 
 VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘"}
@@ -104,6 +112,10 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
     realistic = realistic_rows(document)
     parts += [f"## {REALISTIC_TITLE}", ""]
     parts += [_md_table(REALISTIC_HEADER, realistic) if realistic else "Not measured.", ""]
+    counted = instruction_rows(document)
+    parts += [f"## {INSTRUCTIONS_TITLE}", ""]
+    parts += [_md_table(INSTRUCTION_HEADER, counted) if counted else "Not measured.", ""]
+    parts += [instructions_caption(document), ""] if counted else []
     bad = problem_rows(document)
     parts += ["## Runs that did not count", ""]
     parts += [
@@ -175,6 +187,7 @@ def page(
             f"<figcaption>{html.escape(chart.interpretation)}</figcaption></figure>"
         )
     realistic = realistic_rows(document)
+    counted = instruction_rows(document)
     bad = problem_rows(document)
     rules = "".join(f"<li>{html.escape(v.claim)}: {html.escape(v.rule)}</li>" for v in found)
     return (
@@ -193,6 +206,13 @@ def page(
         + (
             _html_table(REALISTIC_HEADER, realistic, set(range(2, 10)))
             if realistic
+            else "<p>Not measured.</p>"
+        )
+        + f"<h2>{INSTRUCTIONS_TITLE}</h2>"
+        + (
+            _html_table(INSTRUCTION_HEADER, counted, set(range(1, 6)))
+            + f'<p class="note">{html.escape(instructions_caption(document))}</p>'
+            if counted
             else "<p>Not measured.</p>"
         )
         + "<h2>Runs that did not count</h2>"

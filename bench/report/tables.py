@@ -1,10 +1,11 @@
-"""The report's tables as rows of text: realistic site, runs that did not count, environment."""
+"""The report's tables as rows of text: realistic site, instructions per page, runs that did not
+count, environment."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bench.report.figures import KIB, points, problems
+from bench.report.figures import KIB, derived, points, problems
 from bench.report.palette import model_order
 from bench.report.text import kib, number, plain
 from c10k import catalog
@@ -46,6 +47,37 @@ REALISTIC_HEADER = [
     "max RSS MiB",
     "runs",
 ]
+
+
+def instruction_rows(document: dict[str, Any]) -> list[list[str]]:
+    """Instructions per page under callgrind, per model and for the core replay, with the
+    core's share and the CPU per page few-active measured at the same concurrency."""
+    table = derived(document, catalog.INSTRUCTIONS.name)
+    cpu_at = {
+        (model, p["concurrency"]): recorded_median(p["cpu_us_per_page"])
+        for model, found in points(document, catalog.FEW_ACTIVE.name).items()
+        for p in found
+    }
+    rows = []
+    for model in model_order(list(table)):
+        entry = table[model]
+        if "instructions_per_page" not in entry:
+            continue
+        share = entry.get("core_share")
+        rows.append(
+            [
+                model,
+                f"{entry['concurrency']:,}",
+                f"{entry['pages']:,}",
+                number(recorded_median(entry["instructions_per_page"])),
+                "-" if share is None else f"{share:.0%}",
+                number(cpu_at.get((model, entry["concurrency"]))),
+            ]
+        )
+    return rows
+
+
+INSTRUCTION_HEADER = ["model", "C", "pages", "instructions/page", "core share", "CPU µs/page"]
 
 
 def problem_rows(document: dict[str, Any]) -> list[list[str]]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.harness import callgrind
+from bench.harness.callgrind import InstructionCount
 from bench.harness.plan import IdleSpec
 from bench.harness.processes import listed_models
 from bench.harness.recipes import crawl_argv, idle_argv, replay_argv, replay_record_argv
@@ -65,44 +66,20 @@ def run_crawl(
 
 
 def child_env() -> dict[str, str]:
-    # A fixed hash seed makes set and dict orders, hence the instruction counts, repeatable.
-    return {**os.environ, "PYTHONHASHSEED": "0"}
+    # The counted runs' fixed hash seed everywhere: set and dict orders repeat.
+    return callgrind.counted_env()
 
 
-IR_PATTERN = re.compile(r"^summary:\s+(\d+)", re.MULTILINE)
-
-
-def callgrind_instructions(argv: list[str], workdir: Path) -> tuple[int, dict[str, Any]]:
-    """Instructions (Ir) that one crawl process executes under callgrind, and its document.
-
-    Only the crawler runs under valgrind; the server is an ordinary process.
-    """
-    out_file = workdir / "callgrind.out"
-    valgrind = [
-        "valgrind",
-        "--tool=callgrind",
-        f"--callgrind-out-file={out_file}",
-        "--trace-children=no",
-    ]
-    document = run_crawl([*valgrind, *argv], None, CALLGRIND_TIMEOUT_S, child_env())
-    match = IR_PATTERN.search(out_file.read_text())
-    if match is None:
-        raise CrawlFailed(f"no 'summary:' line in {out_file}")
-    out_file.unlink()
-    return int(match.group(1)), document
-
-
-@dataclass(frozen=True)
-class InstructionCount:
-    """Marginal instructions per page: the crawl minus a one-page crawl (start-up, imports)."""
-
-    total_ir: int
-    startup_ir: int
-    pages: int
-
-    @property
-    def per_page(self) -> float:
-        return (self.total_ir - self.startup_ir) / (self.pages - 1)
+def counted_crawl(argv: list[str], server: Server, what: str) -> InstructionCount:
+    """One crawl under callgrind, cut at its marks (argv carries --mark-crawl), verified."""
+    with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
+        out_file = Path(tmp) / "callgrind.out"
+        command = [*callgrind.callgrind_argv(out_file), *argv]
+        document = run_crawl(command, None, CALLGRIND_TIMEOUT_S, callgrind.counted_env())
+        count = callgrind.read_count(out_file, int(document["pages"]))
+    if document["fetched"] != server.manifest["urls"]:
+        raise CrawlFailed(f"{what} under callgrind fetched a different set of URLs")
+    return count
 
 
 def run_site_crawl(model: str, server: Server, concurrency: int) -> dict[str, Any]:
@@ -112,8 +89,9 @@ def run_site_crawl(model: str, server: Server, concurrency: int) -> dict[str, An
 
 
 def instruction_count(model: str, server: Server, concurrency: int) -> InstructionCount:
-    """Callgrind counts of a full crawl and of a one-page crawl of the same site."""
-    return counted_run(crawl_argv(server.root, model, concurrency), server, model)
+    """Callgrind's count of the crawl alone (start-up and exit cut off at the marks)."""
+    argv = crawl_argv(server.root, model, concurrency, mark_crawl=True)
+    return counted_crawl(argv, server, model)
 
 
 def core_instruction_count(server: Server) -> InstructionCount:
@@ -123,16 +101,7 @@ def core_instruction_count(server: Server) -> InstructionCount:
         urls.write_text(json.dumps(server.manifest["urls"]))
         argv = replay_record_argv(server.root, str(urls), str(recording))
         subprocess.run(argv, capture_output=True, timeout=CRAWL_TIMEOUT_S, check=True)
-        return counted_run(replay_argv(str(recording)), server, "the core replay")
-
-
-def counted_run(argv: list[str], server: Server, what: str) -> InstructionCount:
-    with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
-        startup_ir, _ = callgrind_instructions([*argv, "--max-pages", "1"], Path(tmp))
-        total_ir, document = callgrind_instructions(argv, Path(tmp))
-    if document["fetched"] != server.manifest["urls"]:
-        raise CrawlFailed(f"{what} under callgrind fetched a different set of URLs")
-    return InstructionCount(total_ir, startup_ir, int(document["pages"]))
+        return counted_crawl(replay_argv(str(recording), mark_crawl=True), server, "the replay")
 
 
 def available_models() -> list[str]:

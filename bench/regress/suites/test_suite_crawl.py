@@ -15,13 +15,14 @@ from typing import Any
 
 import pytest
 
+from bench.harness import callgrind
+from bench.harness.callgrind import InstructionCount
 from bench.harness.site import Server
 from bench.regress.suites.support import (
     CONFIGS,
     DEEP,
     IDLE_KINDS,
     ROUNDS,
-    InstructionCount,
     SuiteConfig,
     available_models,
     core_instruction_count,
@@ -58,9 +59,10 @@ def record_instructions(
         **DEEP.as_dict(),
         "model": model,
         "pages": count.pages,
-        "total_ir": count.total_ir,
+        "crawl_ir": count.crawl_ir,
         "startup_ir": count.startup_ir,
-        "pythonhashseed": 0,
+        "exit_ir": count.exit_ir,
+        "pythonhashseed": int(callgrind.HASH_SEED),
     }
     record(benchmark, info, {"instructions_per_page": [count.per_page]})
 
@@ -90,7 +92,7 @@ def test_crawl(benchmark: Any, site: Any, model: str, config: SuiteConfig) -> No
 
 
 @pytest.mark.deterministic
-@pytest.mark.timeout(900)  # two crawls under callgrind: tens of seconds each
+@pytest.mark.timeout(900)  # a crawl under callgrind: tens of seconds
 @pytest.mark.usefixtures("valgrind")
 @pytest.mark.parametrize("model", MODELS)
 def test_instructions(benchmark: Any, site: Any, model: str) -> None:

@@ -42,6 +42,14 @@ def _few_active_conditions(document: dict[str, Any], used: list[int]) -> str:
     )
 
 
+def _instructions_text(document: dict[str, Any], key: str, template: str) -> str:
+    """'; callgrind: ...' from the instructions comparison's ratios, or '' without a count."""
+    ratios = (comparison(document, "instructions") or {}).get(key) or {}
+    if not ratios:
+        return ""
+    return "; callgrind: " + ", ".join(template.format(m, r) for m, r in ratios.items())
+
+
 def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
     """Reproduced if the event-loop models (callbacks, generators, asyncio) reach 50-95% of
     the threads' pages/s in few-active (median over those models of each one's geometric
@@ -68,8 +76,12 @@ def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
     return verdict(
         "C6",
         f"event loop at {middle:.0%} of threads' pages/s",
-        f"{each} (vs {THREADS}); "
-        f"{_few_active_conditions(document, found['concurrencies'])}; {profile_name(document)}",
+        f"{each} (vs {THREADS})"
+        + _instructions_text(
+            document, "event_loop_vs_threads", "{} {:.2f}x " + THREADS + "' instructions/page"
+        )
+        + f"; {_few_active_conditions(document, found['concurrencies'])}; "
+        f"{profile_name(document)}",
         REPRODUCED if low <= middle < high else CONTRADICTED,
     )
 
@@ -200,7 +212,10 @@ def c9_uvloop(document: dict[str, Any]) -> Verdict:
     return verdict(
         "C9",
         f"{speedup:.2f}x ({first['plain']})",
-        f"{details}; {found['scenario']}, C {span(first['concurrencies'])}; "
-        f"{profile_name(document)}",
+        f"{details}"
+        + _instructions_text(
+            document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page on uvloop"
+        )
+        + f"; {found['scenario']}, C {span(first['concurrencies'])}; {profile_name(document)}",
         REPRODUCED if speedup >= UVLOOP_SPEEDUP else CONTRADICTED,
     )
