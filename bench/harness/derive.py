@@ -14,7 +14,7 @@ from bench.harness import results
 from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
 from c10k import catalog, probes
-from c10k.stats import linear_fit, summarize
+from c10k.stats import linear_fit, recorded_median, summarize
 
 
 def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
@@ -266,16 +266,12 @@ def derive_instructions(runs: list[dict[str, Any]]) -> dict[str, Any]:
                 "site_pages": params["server"]["pages"],
             }
         table[model] = entry
-    core = _median_of(table.get(catalog.CORE_REPLAY, {}).get("instructions_per_page"))
+    core = recorded_median(table.get(catalog.CORE_REPLAY, {}).get("instructions_per_page"))
     for model, entry in table.items():
-        mine = _median_of(entry.get("instructions_per_page"))
+        mine = recorded_median(entry.get("instructions_per_page"))
         if model != catalog.CORE_REPLAY and core and mine:
             entry["core_share"] = core / mine
     return table
-
-
-def _median_of(summary: dict[str, Any] | None) -> float | None:
-    return None if summary is None else summary.get("median")
 
 
 def fit_thresholds(document: dict[str, Any]) -> dict[str, int]:

@@ -105,9 +105,7 @@ def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
     each model over its uvloop twin: C6's and C9's CPU ratios on the figure that holds still."""
 
     def per_page(model: str) -> float | None:
-        summary = (table.get(model) or {}).get("instructions_per_page") or {}
-        value = summary.get("median")
-        return float(value) if value else None
+        return recorded_median((table.get(model) or {}).get("instructions_per_page"))
 
     threads = per_page(THREADS)
     event_loop = {

@@ -42,6 +42,16 @@ def mean_latency(spec: str) -> float:
     raise ValueError(f"unknown latency spec: {spec!r}")
 
 
+def _native_costs(model: str) -> tuple[float, float]:
+    """The cost model's start-up and CPU per page (seconds) of a model or the core replay."""
+    if model == catalog.CORE_REPLAY:
+        return CORE_REPLAY_STARTUP_S, CORE_REPLAY_CPU_PER_PAGE_S
+    entry = catalog.MODELS.get(model)
+    if entry is None:
+        return UNKNOWN_STARTUP_S, UNKNOWN_CPU_PER_PAGE_S
+    return entry.startup_s, entry.cpu_per_page_s
+
+
 @dataclass(frozen=True)
 class CrawlPoint:
     """One crawl configuration of a scenario: a site, a concurrency and crawl options."""
@@ -61,9 +71,7 @@ class CrawlPoint:
         else:  # a random recursive tree: depth grows with log(pages), then waves of C
             generations = math.ceil(urls / self.concurrency) + math.ceil(math.log(urls + 1, 3))
         waiting = generations * latency
-        model_entry = catalog.MODELS.get(model)
-        cpu_per_page = model_entry.cpu_per_page_s if model_entry else UNKNOWN_CPU_PER_PAGE_S
-        startup = model_entry.startup_s if model_entry else UNKNOWN_STARTUP_S
+        startup, cpu_per_page = _native_costs(model)
         computing = urls * cpu_per_page + urls / SERVER_RATE / 2
         ramp = min(self.concurrency, urls) * CONNECT_S
         # The fault kinds that hang cost whole timeouts at the end of the crawl.
@@ -76,11 +84,7 @@ class CrawlPoint:
 
     def counted_estimate_s(self, model: str) -> float:
         """Expected seconds for one run under callgrind: its start-up and CPU, slowed down."""
-        model_entry = catalog.MODELS.get(model)
-        cpu_per_page = model_entry.cpu_per_page_s if model_entry else UNKNOWN_CPU_PER_PAGE_S
-        startup = model_entry.startup_s if model_entry else UNKNOWN_STARTUP_S
-        if model == catalog.CORE_REPLAY:
-            startup, cpu_per_page = CORE_REPLAY_STARTUP_S, CORE_REPLAY_CPU_PER_PAGE_S
+        startup, cpu_per_page = _native_costs(model)
         native = startup + self.server.urls_estimate * cpu_per_page
         return native * CALLGRIND_SLOWDOWN + RUN_OVERHEAD_S
 

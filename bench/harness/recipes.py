@@ -140,7 +140,7 @@ def run_counted(run: PlannedRun, server: Server) -> dict[str, Any]:
     server.reset_stats()
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
         if run.model == catalog.CORE_REPLAY:
-            argv, failed = _recorded_replay(server, Path(tmp), run.timeout_s)
+            argv, failed = recorded_replay(server, Path(tmp), run.timeout_s)
             if failed is not None:
                 return record | {"reason": f"recording the site: {_exit_reason(failed)}"}
         else:
@@ -178,7 +178,7 @@ def run_counted(run: PlannedRun, server: Server) -> dict[str, Any]:
     return record | {"status": "ok", "reason": None}
 
 
-def _recorded_replay(
+def recorded_replay(
     server: Server, workdir: Path, timeout: float
 ) -> tuple[list[str], Finished | None]:
     """Record the site's responses into workdir; the replay's argv, or how recording failed."""

@@ -14,7 +14,7 @@ from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
 from bench.harness.plan import IdleSpec
 from bench.harness.processes import listed_models
-from bench.harness.recipes import crawl_argv, idle_argv, replay_argv, replay_record_argv
+from bench.harness.recipes import crawl_argv, idle_argv, recorded_replay
 from bench.harness.site import ServeOptions, Server
 from c10k import catalog
 
@@ -97,11 +97,11 @@ def instruction_count(model: str, server: Server, concurrency: int) -> Instructi
 def core_instruction_count(server: Server) -> InstructionCount:
     """The same for the core alone: the site's recorded responses replayed with no I/O."""
     with tempfile.TemporaryDirectory(prefix="c10k-replay-") as tmp:
-        urls, recording = Path(tmp) / "urls.json", Path(tmp) / "site.rec"
-        urls.write_text(json.dumps(server.manifest["urls"]))
-        argv = replay_record_argv(server.root, str(urls), str(recording))
-        subprocess.run(argv, capture_output=True, timeout=CRAWL_TIMEOUT_S, check=True)
-        return counted_crawl(replay_argv(str(recording), mark_crawl=True), server, "the replay")
+        argv, failed = recorded_replay(server, Path(tmp), CRAWL_TIMEOUT_S)
+        if failed is not None:
+            how = "killed at the timeout" if failed.code is None else f"exit {failed.code}"
+            raise CrawlFailed(f"recording the site: {how}: {failed.stderr_tail.strip()}")
+        return counted_crawl(argv, server, "the replay")
 
 
 def available_models() -> list[str]:
