@@ -80,12 +80,12 @@ class Frontier:
         if response.status in REDIRECT_STATUSES and location is not None:
             target = resolve(job.url, location)
             # An exhausted budget does not mark the target seen: a later link may fetch it.
-            if target is not None and job.redirects_left > 0:
+            if target is not None and job.redirects_left > 0 and target not in self.seen:
                 self._offer(target, job.redirects_left - 1, new_jobs)
         elif response.status == 200 and is_html(response.headers.get("content-type")):
             seen = self.seen
             for url in self.links.resolve_links(job.url, extract_links(response.body)):
-                if url not in seen:  # most links of a page were seen: skip _offer's call
+                if url not in seen:  # most links of a page were seen: skip the call
                     self._offer(url, self.config.max_redirect, new_jobs)
         return new_jobs
 
@@ -112,7 +112,8 @@ class Frontier:
     # -- helpers ------------------------------------------------------------------------------
 
     def _offer(self, url: str, redirects_left: int, new_jobs: list[Job]) -> None:
-        if url not in self.seen and self.origin.allows(url):
+        """Queue an unseen URL (the callers check the seen set) if the origin allows it."""
+        if self.origin.allows(url):
             job = self._add(url, redirects_left)
             if job is not None:
                 new_jobs.append(job)
