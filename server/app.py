@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import collections
+import itertools
 import json
 import multiprocessing
 import os
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
 
 from server.site import Site
 from server.specs import Latency
@@ -181,39 +184,54 @@ class SiteHandler:
         return body
 
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
+        # The answer is due at arrival + L, arrival being when the head was parsed: the
+        # handler's own work (the page, the stats) and the wait for its turn on the loop
+        # happen inside L, not after it.
+        arrived = _arrival(request)  # taken for every request, to keep the stamps in step
+        if arrived is None:
+            arrived = self.now()
         path = request.raw_path
         if path.startswith("/__"):
             return self._control(request, path)
         self.stats.begin()
         sent = 0
         try:
-            latency = self.delivery.latency
-            if not latency.is_zero:
-                n = self._tries.get(path, 0)
-                if len(self._tries) >= _MAX_TRACKED_PATHS:
-                    self._tries.clear()
-                self._tries[path] = n + 1
-                delay = latency.delay(path, n)
-                if delay > 0:
-                    await self.sleep(delay)
+            due = arrived + self._latency(path)
             page = self.site.response(path, request.host)
+            # Built inside the latency, so that only the sending comes after it.
+            whole: web.StreamResponse | None = None
+            if page.fault is None and self.delivery.bandwidth <= 0:
+                whole = web.Response(status=page.status, body=page.body, headers=page.headers)
+            if (wait := due - self.now()) > 0:
+                await self.sleep(wait)
             if page.fault is not None or page.status == 500:
                 self.stats.fault()  # the model serves 500 only where it places the fault
             if page.fault is not None:
                 sent = await self._fault(request, page.fault, page.raw)
                 # The transport is closed: aiohttp's attempt to send this one fails quietly.
                 return web.Response(status=page.status)
-            if self.delivery.bandwidth > 0:
-                resp = await self._trickle(request, page.status, page.headers, page.body)
-            else:
-                resp = web.Response(status=page.status, body=page.body, headers=page.headers)
+            if whole is not None:
                 # Sent here, not after return, so in_flight covers the whole response.
-                await resp.prepare(request)
-                await resp.write_eof()
+                await whole.prepare(request)
+                await whole.write_eof()
+                resp = whole
+            else:
+                resp = await self._trickle(request, page.status, page.headers, page.body)
             sent = request.writer.output_size
             return resp
         finally:
             self.stats.end(sent)
+
+    def _latency(self, path: str) -> float:
+        """This try's latency for path: the n-th try of a path draws the n-th delay."""
+        latency = self.delivery.latency
+        if latency.is_zero:
+            return 0.0
+        n = self._tries.get(path, 0)
+        if len(self._tries) >= _MAX_TRACKED_PATHS:
+            self._tries.clear()
+        self._tries[path] = n + 1
+        return latency.delay(path, n)
 
     async def _trickle(
         self,
@@ -286,6 +304,45 @@ class SiteHandler:
         return web.json_response({"error": "not found"}, status=404)
 
 
+class _StampingProtocol(RequestHandler):
+    """aiohttp's connection protocol, noting when each request head was parsed.
+
+    aiohttp parses in data_received and runs the handler on a later loop iteration, behind
+    every request parsed in between; the stamp is the request's true arrival. It reads
+    aiohttp's private queue of parsed messages (`_messages`); a test of pipelined requests
+    fails if that changes (tests/test_server_http.py).
+    """
+
+    def __init__(self, manager: _StampingServer, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self.now = manager.now
+        # One stamp per parsed request, in order; the handler takes them in the same order
+        # (aiohttp answers a connection's requests one after another). A malformed request
+        # gets a stamp and no handler, but aiohttp closes the connection after it.
+        self.arrivals: collections.deque[float] = collections.deque()
+
+    def data_received(self, data: bytes) -> None:
+        queued = len(self._messages)
+        super().data_received(data)
+        if (parsed := len(self._messages) - queued) > 0:
+            self.arrivals.extend(itertools.repeat(self.now(), parsed))
+
+
+class _StampingServer(web.Server):
+    def __init__(self, handler: SiteHandler, **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self.now = handler.now
+
+    def __call__(self) -> RequestHandler:
+        return _StampingProtocol(self, loop=self._loop, **self._kwargs)
+
+
+def _arrival(request: web.BaseRequest) -> float | None:
+    """When the request's head was parsed (None if its protocol did not stamp it)."""
+    arrivals = getattr(request.protocol, "arrivals", None)
+    return arrivals.popleft() if arrivals else None
+
+
 async def start_server(
     handler: SiteHandler, sock: socket.socket, *, shutdown_timeout: float = 1.0
 ) -> web.ServerRunner:
@@ -293,7 +350,7 @@ async def start_server(
     # The low-level server: no router or middlewares, no access log, no TCP keepalive
     # (one connection per fetch), and a handler cancelled when its client goes away so
     # that in_flight drops when the connection does.
-    server = web.Server(
+    server = _StampingServer(
         handler,
         handler_cancellation=True,
         access_log=None,

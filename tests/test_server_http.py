@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import socket
 import urllib.error
 import urllib.request
@@ -71,6 +72,73 @@ def test_latency_is_applied() -> None:
         reply = raw_get(srv.url, "/p/0/")
         assert reply.status == 200
         assert clock.waits == [pytest.approx(0.3)]  # one wait of the latency, then the page
+
+
+class BusyClock(SteppedClock):
+    """A clock that also moves while the handler works: each reading costs `work_s`."""
+
+    def __init__(self, work_s: float) -> None:
+        super().__init__()
+        self.work_s = work_s
+
+    def now(self) -> float:
+        reading = self.time
+        self.time += self.work_s
+        return reading
+
+
+@pytest.mark.parametrize(
+    ("work_s", "waits"),
+    [(0.004, [pytest.approx(0.296)]), (0.5, [])],
+    ids=["work inside the latency", "work longer than the latency"],
+)
+def test_the_answer_is_due_at_arrival_plus_the_latency(work_s: float, waits: list[float]) -> None:
+    # The handler's own time is taken out of the wait, so the reply leaves at arrival + L,
+    # not at arrival + work + L; work longer than L is not waited for at all.
+    clock = BusyClock(work_s)
+    delivery = Delivery(latency=parse_latency("300ms"))
+    with serve_in_thread(make_site(pages=2), delivery, clock) as srv:
+        assert raw_get(srv.url, "/p/0/").status == 200
+        assert clock.waits == waits
+
+
+def test_pipelined_requests_are_due_at_their_own_arrival() -> None:
+    # Both heads arrive in one packet at t=0. The second is answered after the first (HTTP/1.1
+    # order), at t=0.3, which is already its own arrival + L: it waits no more. Timed from
+    # when its handler started instead, it would wait another 0.3 s.
+    clock = SteppedClock()
+    delivery = Delivery(latency=parse_latency("300ms"))
+    with serve_in_thread(make_site(pages=2), delivery, clock) as srv:
+        port = int(srv.url.split(":")[2][:-1])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(
+                b"GET /p/0/ HTTP/1.1\r\nHost: x\r\n\r\n"
+                b"GET /p/1/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        assert data.count(b"HTTP/1.1 200 OK") == 2
+        assert clock.waits == [pytest.approx(0.3)]
+
+
+def test_control_requests_keep_the_arrivals_in_step() -> None:
+    # One keep-alive connection: a control request, then two pages, each sent after the
+    # previous answer. Each page waits its full latency from its own arrival; a control
+    # request that left its arrival behind would make the last page use the one before.
+    clock = SteppedClock()
+    delivery = Delivery(latency=parse_latency("300ms"))
+    with serve_in_thread(make_site(pages=2), delivery, clock) as srv:
+        conn = http.client.HTTPConnection("127.0.0.1", int(srv.url.split(":")[2][:-1]), timeout=10)
+        try:
+            for path in ("/__stats__", "/p/0/", "/p/1/"):
+                conn.request("GET", path)
+                response = conn.getresponse()
+                response.read()
+                assert response.status == 200
+        finally:
+            conn.close()
+        assert clock.waits == [pytest.approx(0.3), pytest.approx(0.3)]
 
 
 def test_control_endpoints_have_no_latency() -> None:
