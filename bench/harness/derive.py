@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import results
+from bench.harness.cores import harness_cost, point_busy
 from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
 from c10k import catalog, probes
@@ -115,7 +116,7 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
             if p.get("ramp_fit_bytes_per_fd") and p["ramp_fit_bytes_per_fd"]["slope"] is not None
         ]
         figures["ramp_fit_bytes_per_fd"] = summarize(ramp_fits).as_dict() if ramp_fits else None
-    return figures
+    return figures | point_busy(runs)
 
 
 def _fit(points: list[dict[str, Any]], figure: str) -> dict[str, Any]:
@@ -302,7 +303,7 @@ def derive(
             tables[scenario] = derive_instructions(runs)
         else:
             tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
-    return tables | overview(tables, runs, environment or {})
+    return tables | overview(tables, runs, environment or {}) | {"harness_cost": harness_cost(runs)}
 
 
 def derive_document(document: dict[str, Any]) -> dict[str, Any]:
