@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bench.harness import cores
-from bench.harness.derive import crawl_point, derive
+from bench.harness.derive import crawl_point, derive, memory_per_connection
 from bench.harness.plan import CrawlPoint, PlannedRun
 from bench.harness.processes import python_command
 from bench.harness.recipes import run_crawl
@@ -222,6 +222,33 @@ def test_a_points_cpu_bound_side_is_that_of_its_median_shares() -> None:
 
 def test_runs_recorded_without_busy_shares_give_no_cpu_bound_side() -> None:
     assert "cpu_bound" not in crawl_point([crawl_run(10, 1000)])
+
+
+# -- memory per connection, held and peak --------------------------------------------------
+
+
+def test_peak_is_the_slope_of_the_peak_rss_held_that_of_the_plateau() -> None:
+    # Held: 10 KiB per connection over a 20 MiB base; peak: 30 KiB per connection.
+    runs = [
+        crawl_run(c, max_rss_kib=40_000 + 30 * c, plateau_rss_kib=20_000 + 10 * c)
+        for c in (1000, 3000, 10000)
+    ]
+    points = [crawl_point([r]) for r in runs]
+    fit = memory_per_connection(points, 1000)
+    assert fit["rss_bytes"]["slope"] == pytest.approx(10 * 1024)
+    assert fit["peak_rss_bytes"]["slope"] == pytest.approx(30 * 1024)
+    assert fit["peak_rss_bytes"]["r2"] == pytest.approx(1.0)
+    assert fit["peak_rss_bytes"]["n"] == 3
+    assert "cross_check" not in fit
+
+
+def test_peak_leaves_out_the_points_the_held_fit_leaves_out() -> None:
+    points = [
+        crawl_point([crawl_run(c, max_rss_kib=1000 + 5 * c, plateau_rss_kib=500 + c)])
+        for c in (100, 1000, 3000)
+    ]
+    fit = memory_per_connection(points, 1000)
+    assert fit["peak_rss_bytes"]["n"] == 2 and fit["concurrencies"] == [1000, 3000]
 
 
 # -- the harness's own cost ------------------------------------------------------------------

@@ -99,9 +99,11 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
             out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
         fit = entry.get("memory_per_connection")
         if fit and fit["rss_bytes"]["slope"] is not None:
+            peak = fit.get("peak_rss_bytes") or {}
             out.append(
-                f"  {model:<14} memory per connection {_num(fit['rss_bytes']['slope'])} B "
-                f"(R² {_num(fit['rss_bytes']['r2'], 3)}, C {fit['concurrencies']})"
+                f"  {model:<14} memory per connection held {_num(fit['rss_bytes']['slope'])} B "
+                f"(R² {_num(fit['rss_bytes']['r2'], 3)}), peak {_num(peak.get('slope'))} B "
+                f"(R² {_num(peak.get('r2'), 3)}), C {fit['concurrencies']}"
                 + (
                     f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
                     if fit.get("kernel_tcp_bytes")
