@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bench.harness.analysis import plateau_summary, verify
 from bench.harness.sampler import SAMPLE_FIELDS
 
@@ -53,19 +55,11 @@ def test_plateau_is_the_first_stretch_with_every_connection_open() -> None:
     summary = plateau_summary(columns(fds, rss), 100)
     assert summary["plateau_samples"] == 3 and summary["samples_above_threshold"] == 5
     assert summary["rss_kib"] == 12_100
-    assert summary["before_ramp"]["fds"] == 4
-    # (12,100 - 10,000) KiB over 99 connections opened since the sample before the ramp.
-    assert summary["ramp_vmrss_bytes_per_connection"] == (2_100 * 1024) / 99
+    assert summary["t_start"] == pytest.approx(0.4) and summary["t_end"] == pytest.approx(0.6)
+    # Every sample above the threshold counts for the peak, the second stretch too.
+    assert summary["max_rss_kib_above_threshold"] == 13_000
 
 
 def test_plateau_missing_when_connections_never_all_open() -> None:
     summary = plateau_summary(columns([3, 10, 20, 3], [1, 2, 3, 4]), 100)
     assert summary["plateau_samples"] == 0 and "rss_kib" not in summary
-
-
-def test_ramp_fit_takes_the_slope_of_rss_against_open_fds() -> None:
-    fds = [3, 3, 203, 403, 603, 803, 1003, 1003, 1003]
-    rss = [50_000, 50_000, 52_000, 54_000, 56_000, 58_000, 60_000, 60_000, 60_000]
-    summary = plateau_summary(columns(fds, rss), 1000)
-    fit = summary["ramp_fit_bytes_per_fd"]
-    assert fit["slope"] == 10 * 1024 and fit["r2"] == 1.0

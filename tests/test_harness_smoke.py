@@ -45,6 +45,17 @@ def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
     assert all(r["samples"]["rss_kib"] for r in runs)
     points = document["derived"]["few-active"]["threads"]["points"]
     assert [p["concurrency"] for p in points] == [1, 4]
+    # Pinned by default: every run records the sets it ran on, as the environment planned.
+    pinning = document["environment"]["pinning"]
+    assert pinning["requested"] == "on" and pinning["applied"] == (len(pinning["usable"]) > 1)
+    for run in runs:
+        ran = run["pinning"]
+        assert ran["applied"] == pinning["applied"]
+        if pinning["applied"]:
+            assert (ran["crawler"], ran["server"]) == (pinning["crawler"], pinning["server"])
+            assert ran["harness"] == ran["sampler"] == pinning["harness"]
+        assert run["busy"]["cpu_bound"] in ("crawler", "server", "both", "neither")
+    assert document["derived"]["harness_cost"]["runs"] == len(runs)
     assert "few-active" in done.stdout and "threads" in done.stdout
 
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.harness.sampler import SAMPLE_FIELDS
-from c10k.stats import linear_fit
-
 PEAK_TOLERANCE = 0.01  # sleepy: the server's peak in flight within 1% of the concurrency
 # The figures whose median over the plateau the summary gives.
 PLATEAU_FIELDS = (
@@ -24,7 +21,7 @@ PLATEAU_FIELDS = (
 
 
 def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str, Any]:
-    """RSS while (nearly) all connections are open, and just before they were opened."""
+    """Memory while (nearly) all connections are open."""
     fds = columns["fds"]
     if not fds:
         return {"samples": 0}
@@ -47,40 +44,12 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
     summary["max_rss_kib_above_threshold"] = max(columns["rss_kib"][i] for i in above)
     summary["t_start"] = columns["t"][plateau[0]]
     summary["t_end"] = columns["t"][plateau[-1]]
-    # The last sample before the ramp: the independent, in-run cross-check of the fit.
-    before = [i for i in range(plateau[0]) if fds[i] <= base + max(2, 0.02 * concurrency)]
-    if before:
-        summary.update(_ramp(columns, summary, before[-1], plateau[0]))
     return summary
 
 
 def _median_of(column: list[Any], indices: list[int]) -> float | None:
     values = sorted(column[i] for i in indices if column[i] is not None)
     return values[len(values) // 2] if values else None
-
-
-def _ramp(
-    columns: dict[str, list[Any]], summary: dict[str, Any], before: int, first: int
-) -> dict[str, Any]:
-    """The sample `before` the connections opened, and memory per connection over the ramp
-    from it to the `first` plateau sample."""
-    fds, vmrss = columns["fds"], columns["vmrss_kib"]
-    ramp_summary: dict[str, Any] = {
-        "before_ramp": {name: columns[name][before] for name in SAMPLE_FIELDS}
-    }
-    opened = (summary["fds"] or 0) - fds[before]
-    if opened > 0 and summary["vmrss_kib"] is not None and vmrss[before]:
-        ramp_summary["ramp_vmrss_bytes_per_connection"] = (
-            (summary["vmrss_kib"] - vmrss[before]) * 1024 / opened
-        )
-    # VmRSS against open fds while the connections open: fixed costs that land in the
-    # ramp (first-use allocations) go to the intercept, not the slope. Needs a ramp
-    # longer than a few samples, i.e. thousands of connections.
-    ramp = [j for j in range(before, first + 1) if vmrss[j] is not None]
-    if len(ramp) >= 4:
-        fit = linear_fit([float(fds[j]) for j in ramp], [vmrss[j] * 1024.0 for j in ramp])
-        ramp_summary["ramp_fit_bytes_per_fd"] = fit.as_dict()
-    return ramp_summary
 
 
 def verify(

@@ -10,8 +10,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
+from bench.harness.cores import PIN_MODES, Pinning, plan_pinning, this_thread_on
 from bench.harness.derive import derive_document
 from bench.harness.plan import (
     ALL_MODELS,
@@ -42,8 +43,15 @@ def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
     return names
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad input is one line on stderr and exit code 2, not the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="c10k bench",
         description="Run the benchmark scenarios: one fresh process per run, every run "
         "verified against the site's manifest, results in OUT/results.json.",
@@ -62,6 +70,13 @@ def parser() -> argparse.ArgumentParser:
         help="comma-separated scenarios (default: all): " + ", ".join(SCENARIOS),
     )
     p.add_argument("--out", type=Path, default=Path("reports"), help="directory for results.json")
+    p.add_argument(
+        "--pin",
+        choices=PIN_MODES,
+        default="on",
+        help="on (default): the server and the harness on one half of the CPUs, the crawler on "
+        "the other (sched_setaffinity); off: every process on every CPU",
+    )
     p.add_argument(
         "--dry-run",
         action="store_true",
@@ -166,13 +181,19 @@ def _skipped(run: PlannedRun, reason: str) -> dict[str, Any]:
 
 
 def execute(
-    profile: Profile, plan: list[PlannedRun], store: ResultsStore, skip: dict[str, str]
+    profile: Profile,
+    plan: list[PlannedRun],
+    store: ResultsStore,
+    skip: dict[str, str],
+    pinning: Pinning,
 ) -> None:
-    """Run the plan in order; one server per distinct site; results saved after every run."""
+    """Run the plan in order; one server per distinct site; results saved after every run;
+    each side on its CPUs when pinned."""
     progress = Progress(plan, sys.stderr)
     server: Server | None = None
     server_key = -1
     server_error: str | None = None
+    cpus = pinning.sets
     try:
         for index, run in enumerate(plan):
             progress.show(index)
@@ -181,7 +202,7 @@ def execute(
                     server.stop()
                 server, server_key, server_error = None, run.server_key, None
                 if any(r.server_key == server_key and r.model not in skip for r in plan[index:]):
-                    server = Server(run.point.server)
+                    server = Server(run.point.server, pinning.server)
                     try:
                         server.start()
                     except (ServerError, OSError, ValueError) as exc:  # start() stopped it
@@ -189,14 +210,14 @@ def execute(
             if run.model in skip:
                 record = _skipped(run, skip[run.model])
             elif run.idle is not None:
-                record = run_idle(run)
+                record = run_idle(run, cpus)
             elif server is None:
                 record = _skipped(run, server_error or "no server")
                 record["status"] = "server-error"
             elif run.counted:
-                record = run_counted(run, server)
+                record = run_counted(run, server, cpus)
             else:
-                record = run_crawl(run, server, profile.sample_interval_s)
+                record = run_crawl(run, server, profile.sample_interval_s, cpus)
             store.add_run(record)
             store.set_derived(derive_document(store.document))
             progress.finished(run, record["status"])
@@ -219,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
         print(describe_plan(profile, plan))
         return 0
     sys.stderr.write(describe_plan(profile, plan) + "\n")
+    pinning = plan_pinning(args.pin)
+    sys.stderr.write(pinning_line(pinning) + "\n")
     skip = missing_models(args.models)
     raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
@@ -233,13 +256,15 @@ def main(argv: list[str] | None = None) -> int:
             "definition": profile.definition(),
         },
         command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
-        environment=probes.environment(),
+        environment=probes.environment() | {"pinning": pinning.as_dict()},
         plan=[{"id": r.id, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s} for r in plan],
     )
     store = ResultsStore(args.out, document)
     status, code = "complete", 0
     try:
-        execute(profile, plan, store, skip)
+        # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
+        with this_thread_on(pinning.server):
+            execute(profile, plan, store, skip, pinning)
     except KeyboardInterrupt:
         stopped = terminate_all()
         sys.stderr.write(
@@ -256,6 +281,20 @@ def main(argv: list[str] | None = None) -> int:
     if code == 0 and args.check:
         code = check_runs(store.document)
     return code
+
+
+def pinning_line(pinning: Pinning) -> str:
+    """One line on stderr before the runs: where each side runs."""
+    if pinning.sets is not None:
+        return (
+            f"pinned: server and harness on CPUs {_cpu_list(pinning.sets.server)}, "
+            f"crawler on CPUs {_cpu_list(pinning.sets.crawler)}"
+        )
+    return f"not pinned: {pinning.note or '--pin off'}"
+
+
+def _cpu_list(cpus: Sequence[int]) -> str:
+    return ",".join(str(c) for c in cpus)
 
 
 def check_runs(document: dict[str, Any]) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import results
+from bench.harness.cores import harness_cost, point_busy
 from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
 from c10k import catalog, probes
@@ -103,19 +104,7 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
             if p.get("tcp_mem_kib") is not None
         ]
         figures["plateau_tcp_mem_delta_kib"] = summarize(tcp).as_dict() if tcp else None
-        ramp = [
-            p["ramp_vmrss_bytes_per_connection"]
-            for p in plateaus
-            if p.get("ramp_vmrss_bytes_per_connection") is not None
-        ]
-        figures["ramp_vmrss_bytes_per_connection"] = summarize(ramp).as_dict() if ramp else None
-        ramp_fits = [
-            p["ramp_fit_bytes_per_fd"]["slope"]
-            for p in plateaus
-            if p.get("ramp_fit_bytes_per_fd") and p["ramp_fit_bytes_per_fd"]["slope"] is not None
-        ]
-        figures["ramp_fit_bytes_per_fd"] = summarize(ramp_fits).as_dict() if ramp_fits else None
-    return figures
+    return figures | point_busy(runs)
 
 
 def _fit(points: list[dict[str, Any]], figure: str) -> dict[str, Any]:
@@ -127,13 +116,15 @@ def _fit(points: list[dict[str, Any]], figure: str) -> dict[str, Any]:
 
 
 def memory_per_connection(points: list[dict[str, Any]], min_concurrency: int) -> dict[str, Any]:
-    """Slopes of plateau RSS, USS and kernel memory against concurrency, with R²."""
+    """Slopes against concurrency, with R²: held (plateau RSS, USS and kernel memory) and
+    peak (the whole run's peak RSS, what a user must provision)."""
     chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
     fit = _fit(chosen, "plateau_rss_kib")
     result: dict[str, Any] = {
         "from_concurrency": min_concurrency,
         "concurrencies": [p["concurrency"] for p in chosen],
         "rss_bytes": fit,
+        "peak_rss_bytes": _fit(chosen, "max_rss_kib"),
     }
     with_tcp = [p for p in chosen if p.get("plateau_tcp_mem_delta_kib")]
     if len(with_tcp) >= 2:
@@ -149,17 +140,6 @@ def memory_per_connection(points: list[dict[str, Any]], min_concurrency: int) ->
     slope = fit["slope"]
     # A negative kernel slope is noise from the rest of the machine, not a saving.
     result["total_bytes"] = None if slope is None else slope + max(0.0, kernel["slope"] or 0.0)
-    # The cross-check: the in-run RSS step per opened connection at the largest point.
-    if chosen and chosen[-1].get("ramp_vmrss_bytes_per_connection"):
-        check = chosen[-1]["ramp_vmrss_bytes_per_connection"]["median"]
-        in_run = (chosen[-1].get("ramp_fit_bytes_per_fd") or {}).get("median")
-        result["cross_check"] = {
-            "concurrency": chosen[-1]["concurrency"],
-            "ramp_vmrss_bytes_per_connection": check,
-            "relative_difference": (check - slope) / slope if slope and check else None,
-            "ramp_fit_bytes_per_fd": in_run,
-            "ramp_fit_relative_difference": (in_run - slope) / slope if slope and in_run else None,
-        }
     return result
 
 
@@ -302,7 +282,7 @@ def derive(
             tables[scenario] = derive_instructions(runs)
         else:
             tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
-    return tables | overview(tables, runs, environment or {})
+    return tables | overview(tables, runs, environment or {}) | {"harness_cost": harness_cost(runs)}
 
 
 def derive_document(document: dict[str, Any]) -> dict[str, Any]:

@@ -9,10 +9,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, NamedTuple
 
 import psutil
+
+from bench.harness.cores import affinity, self_cpu_s, this_thread_on
 
 STOP_GRACE_S = 5.0
 STDERR_TAIL = 2000
@@ -56,12 +58,15 @@ def terminate_all() -> list[int]:
 
 
 class Finished(NamedTuple):
-    """How one process ended: exit code (None when killed at the timeout) and its output."""
+    """How one process ended: exit code (None when killed at the timeout) and its output; the
+    CPUs it ran on (read back as it started) and the harness's own CPU seconds meanwhile."""
 
     code: int | None
     stdout: bytes
     stderr_tail: str
     elapsed_s: float
+    cpus: list[int] | None = None
+    harness_cpu_s: float | None = None
 
 
 def run_process(
@@ -69,12 +74,19 @@ def run_process(
     timeout: float,
     on_start: Callable[[int], None] | None = None,
     env: dict[str, str] | None = None,
+    cpus: Collection[int] | None = None,
 ) -> Finished:
-    """Run argv in its own session; kill it at the timeout. on_start gets its PID."""
+    """Run argv in its own session, on cpus (None: where the harness runs); kill it at the
+    timeout. on_start gets its PID."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        harness_cpu = self_cpu_s()
         started = time.perf_counter()
-        process = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True, env=env)
+        with this_thread_on(cpus):
+            process = subprocess.Popen(
+                argv, stdout=out, stderr=err, start_new_session=True, env=env
+            )
         track(process.pid)
+        ran_on = affinity(process.pid)
         try:
             if on_start is not None:
                 on_start(process.pid)
@@ -88,11 +100,11 @@ def run_process(
                 process.wait()
             untrack(process.pid)
         elapsed = time.perf_counter() - started
+        harness_cpu = self_cpu_s() - harness_cpu
         out.seek(0)
         err.seek(0)
-        return Finished(
-            code, out.read(), err.read().decode(errors="replace")[-STDERR_TAIL:], elapsed
-        )
+        stderr = err.read().decode(errors="replace")[-STDERR_TAIL:]
+        return Finished(code, out.read(), stderr, elapsed, ran_on, harness_cpu)
 
 
 def listed_models() -> list[dict[str, Any]]:

@@ -7,13 +7,22 @@ import json
 import signal
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from bench.harness import callgrind
 from bench.harness.analysis import plateau_summary, verification_failures, verify
+from bench.harness.cores import (
+    BUSY_SHARE,
+    CpuSets,
+    affinity,
+    affinity_of_all,
+    harness_share,
+    run_busy,
+    server_capacity,
+)
 from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
 from bench.harness.results import utc_now
@@ -21,7 +30,6 @@ from bench.harness.sampler import Sampler
 from bench.harness.site import Server
 from c10k import catalog, probes
 
-SATURATED_CPU = 0.9  # a server process busier than this (cores) throttles the crawl
 EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
 
 
@@ -73,8 +81,11 @@ def base_record(run: PlannedRun) -> dict[str, Any]:
     }
 
 
-def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[str, Any]:
-    """One crawler process against a running server: sampled, verified, summarised."""
+def run_crawl(
+    run: PlannedRun, server: Server, sample_interval: float, cpus: CpuSets | None = None
+) -> dict[str, Any]:
+    """One crawler process against a running server: sampled, verified, summarised; the
+    crawler on cpus.crawler when pinned."""
     assert run.point is not None
     point = run.point
     record = base_record(run)
@@ -88,10 +99,13 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
         max_tries=point.max_tries,
     )
     record["argv"] = argv[1:]
-    finished, sampler = _sampled_run(argv, run.timeout_s, server.pids(), sample_interval)
-    record.update(
-        elapsed_s=finished.elapsed_s, exit_code=finished.code, stderr_tail=finished.stderr_tail
+    finished, sampler = _sampled_run(
+        argv, run.timeout_s, server.pids(), sample_interval, cpus.crawler if cpus else None
     )
+    record.update(_ended(finished, cpus, server))
+    if sampler:
+        record["pinning"]["sampler"] = sampler.cpus
+        record["harness"]["sampler_cpu_s"] = sampler.cpu_s
     stats = _safe(server.stats)
     crawl: dict[str, Any] | None = None
     if finished.code == 0:
@@ -104,7 +118,9 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
     busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else finished.elapsed_s
     cpu_cores = sampler.server_utilisation(busy_s) if sampler else {}
     record["server"] = {"root": server.root, "stats": stats, "cpu_cores": cpu_cores}
-    record["server"]["saturated"] = max(cpu_cores.values(), default=0.0) >= SATURATED_CPU
+    record["busy"] = _busy(crawl, sampler, record["pinning"], point.server.workers)
+    # Throttled by the server: the same figure as the CPU-bound side, so the two never differ.
+    record["server"]["saturated"] = bool(record["busy"] and record["busy"]["server"] >= BUSY_SHARE)
     if sampler:
         record["samples"] = sampler.columns
         if point.check_peak:  # a plateau exists only where all C connections open at once
@@ -127,8 +143,9 @@ def run_crawl(run: PlannedRun, server: Server, sample_interval: float) -> dict[s
     return record
 
 
-def run_counted(run: PlannedRun, server: Server) -> dict[str, Any]:
-    """One crawl under callgrind, cut at its marks: instructions per page, verified.
+def run_counted(run: PlannedRun, server: Server, cpus: CpuSets | None = None) -> dict[str, Any]:
+    """One crawl under callgrind, cut at its marks: instructions per page, verified; on
+    cpus.crawler when pinned.
 
     The core replay (model "core-replay") first records the site's responses, uncounted,
     then replays them under callgrind: the core's own share of every raw-socket model.
@@ -138,9 +155,10 @@ def run_counted(run: PlannedRun, server: Server) -> dict[str, Any]:
     if why := callgrind.missing():
         return record | {"status": "unavailable", "reason": why}
     server.reset_stats()
+    crawler_cpus = cpus.crawler if cpus else None
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
         if run.model == catalog.CORE_REPLAY:
-            argv, failed = recorded_replay(server, Path(tmp), run.timeout_s)
+            argv, failed = recorded_replay(server, Path(tmp), run.timeout_s, crawler_cpus)
             if failed is not None:
                 return record | {"reason": f"recording the site: {_exit_reason(failed)}"}
         else:
@@ -151,10 +169,9 @@ def run_counted(run: PlannedRun, server: Server) -> dict[str, Any]:
             [*callgrind.callgrind_argv(out_file), *argv],
             run.timeout_s,
             env=callgrind.counted_env(),
+            cpus=crawler_cpus,
         )
-        record.update(
-            elapsed_s=finished.elapsed_s, exit_code=finished.code, stderr_tail=finished.stderr_tail
-        )
+        record.update(_ended(finished, cpus, server))
         if finished.code is None:
             return record | {"status": "timeout", "reason": _timeout_reason(run)}
         if finished.code != 0:
@@ -179,17 +196,22 @@ def run_counted(run: PlannedRun, server: Server) -> dict[str, Any]:
 
 
 def recorded_replay(
-    server: Server, workdir: Path, timeout: float
+    server: Server, workdir: Path, timeout: float, cpus: Collection[int] | None = None
 ) -> tuple[list[str], Finished | None]:
     """Record the site's responses into workdir; the replay's argv, or how recording failed."""
     urls, recording = workdir / "urls.json", workdir / "site.rec"
     urls.write_text(json.dumps(server.manifest["urls"]))
-    done = run_process(replay_record_argv(server.root, str(urls), str(recording)), timeout)
+    argv = replay_record_argv(server.root, str(urls), str(recording))
+    done = run_process(argv, timeout, cpus=cpus)
     return replay_argv(str(recording), mark_crawl=True), (None if done.code == 0 else done)
 
 
 def _sampled_run(
-    argv: list[str], timeout: float, server_pids: list[int], interval: float
+    argv: list[str],
+    timeout: float,
+    server_pids: list[int],
+    interval: float,
+    cpus: Collection[int] | None,
 ) -> tuple[Finished, Sampler | None]:
     """Run argv with a sampler on it from its start; the sampler is None if it never started."""
     sampler: list[Sampler] = []
@@ -199,23 +221,22 @@ def _sampled_run(
         sampler[0].start()
 
     try:
-        finished = run_process(argv, timeout, start_sampling)
+        finished = run_process(argv, timeout, start_sampling, cpus=cpus)
     finally:
         if sampler:
             sampler[0].stop()
     return finished, (sampler[0] if sampler else None)
 
 
-def run_idle(run: PlannedRun) -> dict[str, Any]:
-    """One idle program: its costs per unit, or why there are none."""
+def run_idle(run: PlannedRun, cpus: CpuSets | None = None) -> dict[str, Any]:
+    """One idle program (on cpus.crawler when pinned): its costs per unit, or why there are
+    none."""
     assert run.idle is not None
     record = base_record(run)
     argv = idle_argv(run.idle)
     record["argv"] = argv[1:]
-    finished = run_process(argv, run.timeout_s)
-    record.update(
-        elapsed_s=finished.elapsed_s, exit_code=finished.code, stderr_tail=finished.stderr_tail
-    )
+    finished = run_process(argv, run.timeout_s, cpus=cpus.crawler if cpus else None)
+    record.update(_ended(finished, cpus, None))
     if finished.code is None:
         record.update(status="timeout", reason=_timeout_reason(run))
         return record
@@ -232,6 +253,38 @@ def run_idle(run: PlannedRun) -> dict[str, Any]:
     else:
         record.update(status="ok", reason=None)
     return record
+
+
+def _ended(finished: Finished, cpus: CpuSets | None, server: Server | None) -> dict[str, Any]:
+    """How a run's process ended, the CPUs each side ran on (read back from the OS) and what
+    the harness spent meanwhile."""
+    return {
+        "elapsed_s": finished.elapsed_s,
+        "exit_code": finished.code,
+        "stderr_tail": finished.stderr_tail,
+        "pinning": {
+            "applied": cpus is not None,
+            "crawler": finished.cpus,
+            "server": affinity_of_all(server.pids()) if server else None,
+            "harness": affinity(0),
+            "sampler": None,
+        },
+        "harness": harness_share(finished.harness_cpu_s or 0.0, finished.elapsed_s),
+    }
+
+
+def _busy(
+    crawl: dict[str, Any] | None,
+    sampler: Sampler | None,
+    pinning: dict[str, Any],
+    workers: int,
+) -> dict[str, Any] | None:
+    """Each side's busy share of the CPUs it ran on (docs/results.md, `busy`)."""
+    crawler_cpus, server_cpus = pinning["crawler"], pinning["server"]
+    if sampler is None or not crawler_cpus or not server_cpus:
+        return None
+    capacity = server_capacity(len(server_cpus), workers)
+    return run_busy(crawl, sampler.columns, len(crawler_cpus), capacity)
 
 
 def _timeout_reason(run: PlannedRun) -> str:

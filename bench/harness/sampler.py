@@ -9,6 +9,7 @@ from typing import Any
 
 import psutil
 
+from bench.harness.cores import affinity
 from c10k import probes
 
 USS_BUDGET = 0.2  # USS reads may take at most this share of the sampling interval
@@ -46,8 +47,17 @@ class Sampler(threading.Thread):
         self.uss_every = 1  # read USS every n-th sample; grows when USS is slow to read
         self.stopping = threading.Event()
         self.started_at = time.perf_counter()
+        self.cpus: list[int] | None = None  # the CPUs this thread ran on
+        self.cpu_s = 0.0  # this thread's own CPU time: what sampling cost
 
     def run(self) -> None:
+        self.cpus = affinity(0)
+        try:
+            self._run()
+        finally:
+            self.cpu_s = time.thread_time()
+
+    def _run(self) -> None:
         try:
             process = psutil.Process(self.pid)
         except psutil.Error:

@@ -12,11 +12,13 @@ import threading
 import time
 import urllib.request
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 import psutil
 
+from bench.harness.cores import this_thread_on
 from bench.harness.processes import STDERR_TAIL, STOP_GRACE_S, python_command, track, untrack
 
 SERVER_READY_S = 60.0  # a large site's manifest is built before the server says it is ready
@@ -82,8 +84,9 @@ class Server:
 
     _next_host = 1
 
-    def __init__(self, options: ServeOptions) -> None:
+    def __init__(self, options: ServeOptions, cpus: Collection[int] | None = None) -> None:
         self.options = options
+        self.cpus = cpus  # the server's CPU set; its workers inherit it (None: anywhere)
         # A fresh loopback address per server: each has its own 28k ephemeral ports, so
         # TIME_WAIT sockets left by one scenario never starve the next.
         Server._next_host = Server._next_host % 250 + 1
@@ -106,9 +109,10 @@ class Server:
 
     def _start(self) -> None:
         argv = python_command("serve", "--host", self.host, "--port", "0", *self.options.argv())
-        self.process = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True
-        )
+        with this_thread_on(self.cpus):
+            self.process = subprocess.Popen(
+                argv, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True
+            )
         track(self.process.pid)
         assert self.process.stdout is not None
         line = _read_line(self.process.stdout, SERVER_READY_S)

@@ -35,6 +35,12 @@ def summary_table(document: dict[str, Any]) -> str:
             out += ["", *crawl_lines(scenario, derived[scenario])]
     if catalog.INSTRUCTIONS.name in derived:
         out += ["", *instruction_lines(derived[catalog.INSTRUCTIONS.name])]
+    if cost := derived.get("harness_cost"):
+        out += [
+            "",
+            f"harness CPU during the sampled crawls: median {_num(cost['median_share'], 1, 100)}%,"
+            f" max {_num(cost['max_share'], 1, 100)}% of one CPU ({cost['max_run']})",
+        ]
     failed = [r for r in document.get("runs", []) if r["status"] not in ("ok",)]
     if failed:
         out.append("")
@@ -80,7 +86,8 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
             rate = p.get("plateau_pages_per_s") or p["pages_per_s"]
             ideal = p.get("fraction_of_ideal")
             rss = p.get("plateau_rss_kib") or p.get("max_rss_kib")
-            flag = " server-bound" if p["server_saturated_runs"] else ""
+            bound = p.get("cpu_bound") or ("server" if p["server_saturated_runs"] else None)
+            flag = f"  CPU-bound: {bound}" if bound in ("crawler", "server", "both") else ""
             out.append(
                 f"  {model:<14} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>9} "
                 f"{_num(ideal, 0, 100) + '%' if ideal else '-':>8} "
@@ -92,9 +99,11 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
             out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
         fit = entry.get("memory_per_connection")
         if fit and fit["rss_bytes"]["slope"] is not None:
+            peak = fit.get("peak_rss_bytes") or {}
             out.append(
-                f"  {model:<14} memory per connection {_num(fit['rss_bytes']['slope'])} B "
-                f"(R² {_num(fit['rss_bytes']['r2'], 3)}, C {fit['concurrencies']})"
+                f"  {model:<14} memory per connection held {_num(fit['rss_bytes']['slope'])} B "
+                f"(R² {_num(fit['rss_bytes']['r2'], 3)}), peak {_num(peak.get('slope'))} B "
+                f"(R² {_num(peak.get('r2'), 3)}), C {fit['concurrencies']}"
                 + (
                     f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
                     if fit.get("kernel_tcp_bytes")

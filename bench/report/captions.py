@@ -21,7 +21,7 @@ IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.S
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 # The chart files, in the page's order, and their titles.
 TITLES: dict[str, str] = {
-    "memory-per-connection": "Memory per connection (sleepy plateau, fitted slope)",
+    "memory-per-connection": "Memory per connection (sleepy): held and peak, fitted slopes",
     "plateau-rss": "Plateau RSS against concurrency (sleepy), with the least-squares fits",
     "idle-units": "Idle units: memory per unit, and how many were started",
     "sleepy-throughput": "Throughput with sleepy connections against the ideal C/L",
@@ -69,7 +69,7 @@ def _memory_notes(document: dict[str, Any]) -> list[str]:
 def memory_per_connection_caption(document: dict[str, Any]) -> str:
     totals = highlights(document, SLEEPY).get("memory_total_kib")
     text = (
-        f"Memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
+        f"Held memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
         if totals
         else "No model has a memory fit."
     )
@@ -79,6 +79,11 @@ def memory_per_connection_caption(document: dict[str, Any]) -> str:
             f" Threads cost {totals['values'][threads]:,.1f} KiB per connection against the "
             f"chapter's 50 KiB per thread."
         )
+    memory = memory_per_connection(document)
+    peak = {m: memory[m].peak_bytes for m in model_order(list(memory))}
+    peaks = [f"{m} {kib(value)}" for m, value in peak.items() if value]
+    if peaks:
+        text += f" Peak (the slope of each run's peak RSS, to provision): {', '.join(peaks)}."
     notes = _memory_notes(document)
     if notes:
         text += " Caveats: " + "; ".join(notes) + "."

@@ -35,6 +35,8 @@ from c10k import catalog
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
 CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB  # the chapter's numbers, as the verdicts hold them
 CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / KIB
+BAR_WIDTH = 0.4  # held and peak side by side at each model
+PEAK_ALPHA = 0.45  # the peak bar: the model's colour, paler
 
 
 def _chapter_lines(ax: Axes) -> None:
@@ -57,7 +59,8 @@ def _chapter_lines(ax: Axes) -> None:
 
 
 def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
-    """Bytes per connection by model: RSS slope and kernel slope stacked, 50 and 3 KiB marked."""
+    """Bytes per connection by model, held and peak side by side: held is the RSS slope with
+    the kernel slope stacked, peak the slope of the runs' peak RSS; 50 and 3 KiB marked."""
     name = "memory-per-connection"
     title, figure, (ax,) = new_figure(name)
     memory = memory_per_connection(document)
@@ -72,16 +75,26 @@ def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
             ax.bar(index, 0.0, color="none")
             ax.text(index, 1.0, "no fit", ha="center", va="bottom", rotation=90, fontsize=9)
             continue
+        held_x, peak_x = index - BAR_WIDTH / 2, index + BAR_WIDTH / 2
         rss = max(0.0, m.rss_bytes) / KIB
         kernel = max(0.0, m.kernel_bytes or 0.0) / KIB
-        ax.bar(index, rss, color=s.colour, edgecolor="black", hatch=s.hatch, label=model)
-        ax.bar(index, kernel, bottom=rss, color="white", edgecolor=s.colour, hatch=s.hatch)
-        ax.text(index, rss + kernel, f"{rss + kernel:,.1f}", ha="center", va="bottom", fontsize=9)
+        bar: dict[str, Any] = {"width": BAR_WIDTH, "hatch": s.hatch}
+        ax.bar(held_x, rss, color=s.colour, edgecolor="black", label=model, **bar)
+        ax.bar(held_x, kernel, bottom=rss, color="white", edgecolor=s.colour, **bar)
+        ax.text(held_x, rss + kernel, f"{rss + kernel:,.1f}", ha="center", va="bottom", fontsize=8)
+        if m.peak_bytes is not None:
+            peak = max(0.0, m.peak_bytes) / KIB
+            ax.bar(peak_x, peak, color=s.colour, alpha=PEAK_ALPHA, edgecolor="black", **bar)
+            ax.text(peak_x, peak, f"{peak:,.1f}", ha="center", va="bottom", fontsize=8)
     _chapter_lines(ax)
-    ax.set_ylim(top=max(CHAPTER_THREAD_KIB * 1.15, ax.get_ylim()[1]))
+    ax.set_ylim(top=max(CHAPTER_THREAD_KIB * 1.15, ax.get_ylim()[1] * 1.05))
     ax.set_xticks(range(len(models)), models, rotation=20)
     ax.set_ylabel("KiB per connection")
-    ax.set_title("filled: process RSS slope; white with the same hatch: kernel slope stacked")
+    ax.set_title(
+        "left: held (plateau RSS slope, filled; kernel slope stacked, white); "
+        "right, pale: peak (slope of the runs' peak RSS)",
+        fontsize=10,
+    )
     figure.supxlabel(captions.memory_fit_label(document), fontsize=8)
     return Chart(name, title, figure, captions.memory_per_connection_caption(document))
 

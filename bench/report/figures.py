@@ -89,7 +89,8 @@ def problems(document: dict[str, Any], scenario: str | None = None) -> list[Prob
 
 @dataclass(frozen=True)
 class MemoryPerConnection:
-    """Bytes per connection from the fits over plateau points, RSS and kernel beside it."""
+    """Bytes per connection from the fits: held (plateau RSS, kernel beside it) and peak
+    (the whole run's peak RSS)."""
 
     model: str
     concurrencies: list[int]
@@ -99,6 +100,8 @@ class MemoryPerConnection:
     kernel_bytes: float | None
     total_bytes: float | None  # RSS slope + kernel slope (a negative kernel slope as 0)
     points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
+    peak_bytes: float | None = None  # the slope of the runs' peak RSS
+    peak_r2: float | None = None
 
 
 def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnection]:
@@ -108,6 +111,7 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
         fit = entry.get("memory_per_connection") or {}
         rss = fit.get("rss_bytes") or {}
         kernel = fit.get("kernel_bytes") or {}
+        peak = fit.get("peak_rss_bytes") or {}
         result[model] = MemoryPerConnection(
             model=model,
             concurrencies=[int(c) for c in fit.get("concurrencies") or []],
@@ -121,6 +125,8 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
                 for p in entry.get("points") or []
                 if (rss_kib := recorded_median(p.get("plateau_rss_kib"))) is not None
             ],
+            peak_bytes=peak.get("slope"),
+            peak_r2=peak.get("r2"),
         )
     return result
 

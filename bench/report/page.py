@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.report import conditions
 from bench.report.captions import INSTRUCTIONS_TITLE, instructions_caption
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
+from bench.report.conditions import Section
 from bench.report.figures import scenarios_not_run
 from bench.report.tables import (
     INSTRUCTION_HEADER,
@@ -76,6 +78,16 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _md_section(section: Section) -> list[str]:
+    parts = [f"## {section.title}", ""]
+    for text in section.paragraphs:
+        parts += [text, ""]
+    for table in section.tables:
+        parts += [f"**{table.caption}**", ""] if table.caption else []
+        parts += [_md_table(table.header, table.rows), ""]
+    return parts
+
+
 def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]) -> str:
     """The report as Markdown; chart images are the PNG files beside it."""
     parts = [
@@ -109,6 +121,8 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
             f"([SVG]({chart.name}.svg))",
             "",
         ]
+    for section in conditions.sections(document):
+        parts += _md_section(section)
     realistic = realistic_rows(document)
     parts += [f"## {REALISTIC_TITLE}", ""]
     parts += [_md_table(REALISTIC_HEADER, realistic) if realistic else "Not measured.", ""]
@@ -166,6 +180,14 @@ def _html_table(header: list[str], rows: list[list[str]], numeric: set[int] | No
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _html_section(section: Section) -> str:
+    text = "".join(f"<p>{html.escape(t)}</p>" for t in section.paragraphs)
+    for table in section.tables:
+        text += f"<h3>{html.escape(table.caption)}</h3>" if table.caption else ""
+        text += _html_table(table.header, table.rows, table.numeric)
+    return f"<h2>{html.escape(section.title)}</h2>{text}"
+
+
 def page(
     document: dict[str, Any], found: list[Verdict], charts: list[Chart], images: dict[str, bytes]
 ) -> str:
@@ -202,6 +224,7 @@ def page(
         f'<p class="note">Each verdict comes from a rule in bench/report/verdicts/ '
         f'(documented in {DOCS}):</p><ul class="note">{rules}</ul>'
         + "".join(sections)
+        + "".join(_html_section(s) for s in conditions.sections(document))
         + f"<h2>{REALISTIC_TITLE}</h2>"
         + (
             _html_table(REALISTIC_HEADER, realistic, set(range(2, 10)))

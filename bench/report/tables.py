@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.report.conditions import pinning_text
 from bench.report.figures import KIB, derived, points, problems
 from bench.report.palette import model_order
 from bench.report.text import kib, number, plain
@@ -111,6 +112,7 @@ def environment_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
         ("profile", f"{profile.get('name', '?')} ({document.get('status', '?')})"),
         ("started", str(document.get("started_at") or "-")),
         ("CPU", f"{cpu.get('model', '?')}, {cpu.get('usable_cores', '?')} usable cores"),
+        ("CPU sets", pinning_text(document)),
         ("memory", f"{number((memory.get('MemTotal') or 0) / KIB / KIB, 1)} GiB"),
         ("kernel", f"{kernel.get('system', '?')} {kernel.get('release', '?')}"),
         (

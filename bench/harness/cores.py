@@ -1,0 +1,240 @@
+"""Isolated cores: disjoint CPU sets for the server and the crawler, the side a run kept busy,
+and the harness's own CPU share."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from c10k.stats import median
+
+PIN_MODES = ("on", "off")
+BUSY_SHARE = 0.9  # a side that kept this share of its CPUs busy is CPU-bound
+SIDES = ("crawler", "server", "both", "neither")
+
+
+@dataclass(frozen=True)
+class CpuSets:
+    """Where each side runs. The harness and its sampler thread share the server's set: their
+    work is light and is measured (`harness` in each run), while the crawler's CPU must carry
+    the crawler alone, since its CPU and wall time are the figures compared."""
+
+    server: tuple[int, ...]
+    crawler: tuple[int, ...]
+
+
+def split_cpus(cpus: Iterable[int]) -> CpuSets | None:
+    """Two disjoint halves covering cpus, the server's the larger when their number is odd (it
+    also carries the harness); None for fewer than two CPUs: there is nothing to split."""
+    ordered = sorted(set(cpus))
+    if len(ordered) < 2:
+        return None
+    half = (len(ordered) + 1) // 2
+    return CpuSets(tuple(ordered[:half]), tuple(ordered[half:]))
+
+
+@dataclass(frozen=True)
+class Pinning:
+    """What `c10k bench --pin` asked for and what this machine allowed."""
+
+    requested: str  # "on" or "off"
+    usable: tuple[int, ...]  # the harness's CPUs when it started
+    sets: CpuSets | None  # None: every process runs on every usable CPU
+
+    @property
+    def server(self) -> tuple[int, ...] | None:
+        return self.sets.server if self.sets else None
+
+    @property
+    def crawler(self) -> tuple[int, ...] | None:
+        return self.sets.crawler if self.sets else None
+
+    @property
+    def note(self) -> str | None:
+        if self.requested == "on" and self.sets is None:
+            return f"{len(self.usable)} CPU usable: pinning is impossible, ran unpinned"
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The environment's `pinning` block (docs/results.md)."""
+        return {
+            "requested": self.requested,
+            "applied": self.sets is not None,
+            "usable": list(self.usable),
+            "server": _listed(self.server),
+            "crawler": _listed(self.crawler),
+            "harness": _listed(self.server),
+            "note": self.note,
+        }
+
+
+def _listed(cpus: Collection[int] | None) -> list[int] | None:
+    return None if cpus is None else sorted(cpus)
+
+
+def plan_pinning(mode: str, usable: Iterable[int] | None = None) -> Pinning:
+    """The sets for `--pin mode` on the usable CPUs (default: this process's affinity)."""
+    if mode not in PIN_MODES:
+        raise ValueError(f"--pin must be one of {', '.join(PIN_MODES)}, got {mode!r}")
+    cpus = tuple(sorted(os.sched_getaffinity(0) if usable is None else set(usable)))
+    return Pinning(mode, cpus, split_cpus(cpus) if mode == "on" else None)
+
+
+@contextlib.contextmanager
+def this_thread_on(cpus: Collection[int] | None) -> Iterator[None]:
+    """Run the calling thread on cpus inside the block, then where it ran before; None leaves
+    it alone. Linux keeps affinity per thread: a process started or a thread created inside
+    the block inherits these CPUs from its first instruction, and other threads keep theirs."""
+    if cpus is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def affinity(pid: int) -> list[int] | None:
+    """The CPUs a process (or thread id; 0: the calling thread) may run on; None when gone."""
+    try:
+        return sorted(os.sched_getaffinity(pid))
+    except OSError:
+        return None
+
+
+def affinity_of_all(pids: Iterable[int]) -> list[int] | None:
+    """The CPUs any of pids may run on (a server and its workers), None when none is left."""
+    found = [cpus for cpus in map(affinity, pids) if cpus is not None]
+    return sorted(set().union(*found)) if found else None
+
+
+def self_cpu_s() -> float:
+    """User + system CPU seconds of this process, every thread (children excluded)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def harness_share(cpu_s: float, wall_s: float) -> dict[str, float | None]:
+    """The harness's CPU over a run: seconds, and the share of one CPU it kept busy."""
+    return {"cpu_s": cpu_s, "wall_s": wall_s, "share": cpu_s / wall_s if wall_s > 0 else None}
+
+
+# -- which side was CPU-bound ----------------------------------------------------------------
+
+
+def classify(crawler_busy: float | None, server_busy: float | None) -> str | None:
+    """The CPU-bound side: a side busy BUSY_SHARE or more of its CPUs; None when unknown."""
+    if crawler_busy is None or server_busy is None:
+        return None
+    crawler, server = crawler_busy >= BUSY_SHARE, server_busy >= BUSY_SHARE
+    if crawler and server:
+        return "both"
+    return "crawler" if crawler else "server" if server else "neither"
+
+
+def server_capacity(server_cpus: int, workers: int) -> int:
+    """The CPUs the server can keep busy: each worker is one single-threaded event loop."""
+    return max(1, min(server_cpus, workers))
+
+
+def busy(
+    crawler_cpu_s: float,
+    server_cpu_s: float,
+    wall_s: float,
+    crawler_cpus: int,
+    server_cpus: int,
+) -> dict[str, Any] | None:
+    """Each side's CPU seconds over wall time, as a share of the CPUs it can use; the side
+    that was CPU-bound. None without a wall time or a CPU."""
+    if wall_s <= 0 or crawler_cpus < 1 or server_cpus < 1:
+        return None
+    crawler = crawler_cpu_s / wall_s / crawler_cpus
+    server = server_cpu_s / wall_s / server_cpus
+    return {
+        "crawler": crawler,
+        "server": server,
+        "crawler_cpus": crawler_cpus,
+        "server_cpus": server_cpus,
+        "wall_s": wall_s,
+        "cpu_bound": classify(crawler, server),
+    }
+
+
+def run_busy(
+    crawl: dict[str, Any] | None,
+    columns: dict[str, list[Any]],
+    crawler_cpus: int,
+    server_cpus: int,
+) -> dict[str, Any] | None:
+    """busy() for one sampled crawl. The server's CPU is the sampled delta over the whole run
+    (it works only while the crawl runs). The crawler's is its own getrusage over the crawl
+    (`crawl.cpu_*_s` over `wall_s`): samples also hold its interpreter start and imports,
+    which would make every short run look crawler-bound. Without a crawl document (a crash,
+    a timeout) both come from the samples alone."""
+    t, server = columns.get("t") or [], columns.get("server_cpu_s") or []
+    if len(t) < 2 or len(server) < 2:
+        return None
+    server_cpu_s = server[-1] - server[0]
+    if crawl and crawl.get("wall_s"):
+        crawler_cpu_s = crawl["cpu_user_s"] + crawl["cpu_sys_s"]
+        wall_s = crawl["wall_s"]
+    else:
+        user, system = columns["cpu_user_s"], columns["cpu_sys_s"]
+        crawler_cpu_s = user[-1] + system[-1] - user[0] - system[0]
+        wall_s = t[-1] - t[0]
+    return busy(crawler_cpu_s, server_cpu_s, wall_s, crawler_cpus, server_cpus)
+
+
+# -- derived figures -------------------------------------------------------------------------
+
+
+def point_busy(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A point's CPU-bound side (classify() of the median busy shares over its runs), the
+    medians, and how many runs each side bound; empty for runs recorded without `busy`."""
+    found = [r["busy"] for r in runs if r.get("busy")]
+    if not found:
+        return {}
+    crawler = median([b["crawler"] for b in found])
+    server = median([b["server"] for b in found])
+    counts = {side: sum(1 for b in found if b["cpu_bound"] == side) for side in SIDES}
+    return {
+        "cpu_bound": classify(crawler, server),
+        "crawler_busy": crawler,
+        "server_busy": server,
+        "cpu_bound_runs": {side: n for side, n in counts.items() if n},
+    }
+
+
+def harness_cost(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The harness's CPU share over the measured, sampled crawls (where it works: a sampler
+    thread reads the crawler and the server); None when no run recorded it."""
+    shares = [
+        (r["harness"]["share"], r["id"])
+        for r in runs
+        if r["kind"] == "measured"
+        and r.get("samples")
+        and (r.get("harness") or {}).get("share") is not None
+    ]
+    if not shares:
+        return None
+    most, most_run = max(shares)
+    sampler = [
+        r["harness"]["sampler_cpu_s"] / r["harness"]["wall_s"]
+        for r in runs
+        if r["kind"] == "measured"
+        and (r.get("harness") or {}).get("sampler_cpu_s") is not None
+        and r["harness"]["wall_s"]
+    ]
+    return {
+        "runs": len(shares),
+        "median_share": median([s for s, _ in shares]),
+        "max_share": most,
+        "max_run": most_run,
+        "sampler_median_share": median(sampler) if sampler else None,
+    }

@@ -1,0 +1,196 @@
+"""The report's sections on how the runs ran and what they hold: memory per connection held and
+peak, the CPU sets, the side that was CPU-bound at each point, and the harness's own cost."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.report.figures import derived, highlights, memory_per_connection, points
+from bench.report.palette import model_order
+from bench.report.text import finite, kib, number
+from c10k import catalog
+
+# The crawl scenarios whose points say which side was CPU-bound, in the page's order.
+CPU_BOUND_SCENARIOS = (
+    catalog.FEW_ACTIVE.name,
+    catalog.LATENCY_SWEEP.name,
+    catalog.SLEEPY.name,
+    catalog.REALISTIC.name,
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    caption: str
+    header: list[str]
+    rows: list[list[str]]
+    numeric: set[int] = field(default_factory=set)  # columns aligned right in HTML
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    paragraphs: list[str]
+    tables: list[Table]
+
+
+def sections(document: dict[str, Any]) -> list[Section]:
+    """The sections after the charts: memory held and peak, then cores and CPU-bound sides."""
+    return [memory_section(document), cores_section(document)]
+
+
+# -- memory per connection -------------------------------------------------------------------
+
+MEMORY_HEADER = [
+    "model",
+    "fitted C",
+    "held: RSS slope",
+    "R²",
+    "held: kernel slope",
+    "held: total",
+    "peak: peak-RSS slope",
+    "R²",
+]
+
+
+def memory_rows(document: dict[str, Any]) -> list[list[str]]:
+    """One row per sleepy model: the held slopes (plateau) beside the peak slope."""
+    memory = memory_per_connection(document)
+    rows = []
+    for model in model_order(list(memory)):
+        m = memory[model]
+        rows.append(
+            [
+                model,
+                ", ".join(f"{c:,}" for c in m.concurrencies) or "-",
+                kib(m.rss_bytes),
+                number(m.rss_r2, 3),
+                kib(m.kernel_bytes),
+                kib(m.total_bytes),
+                kib(m.peak_bytes),
+                number(m.peak_r2, 3),
+            ]
+        )
+    return rows
+
+
+def memory_section(document: dict[str, Any]) -> Section:
+    title = "Memory per connection, held and peak (sleepy)"
+    rows = memory_rows(document)
+    if not rows:
+        return Section(title, ["Not measured."], [])
+    fitted = highlights(document, catalog.SLEEPY.name).get("fit_concurrencies") or []
+    lead = (
+        "Held is what a connection costs while it is open: the least-squares slope of the "
+        "plateau RSS (every connection open, no response read yet) against C, with the kernel "
+        "slope (stacks, slab, page tables, TCP buffers; machine-wide, both ends) beside it. "
+        "Peak is what a user must provision: the slope of each run's peak RSS (the crawler's "
+        "ru_maxrss), reached while responses are read and the next wave opens. Kernel memory "
+        f"is not sampled at the peak. Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
+    )
+    return Section(title, [lead], [Table("", MEMORY_HEADER, rows, {2, 3, 4, 5, 6, 7})])
+
+
+# -- cores -----------------------------------------------------------------------------------
+
+
+def _cpus(cpus: list[int] | None) -> str:
+    return ", ".join(str(c) for c in cpus or []) or "-"
+
+
+def pinning_text(document: dict[str, Any]) -> str:
+    """Where each side ran, from environment.pinning."""
+    pinning = (document.get("environment") or {}).get("pinning")
+    if not pinning:
+        return "CPU sets: not recorded (results written before --pin)."
+    if pinning.get("applied"):
+        return (
+            f"Pinned (--pin on): the server and the harness (with its sampler thread) on CPU "
+            f"{_cpus(pinning.get('server'))}, the crawler on CPU {_cpus(pinning.get('crawler'))}."
+        )
+    if pinning.get("note"):
+        return f"Not pinned: {pinning['note']}."
+    return (
+        f"Not pinned (--pin {pinning.get('requested', 'off')}): the server, the crawler and "
+        f"the harness shared CPU {_cpus(pinning.get('usable'))}."
+    )
+
+
+def _percent(share: float | None, digits: int = 0) -> str:
+    return "-" if share is None or not finite(share) else f"{share * 100:.{digits}f}%"
+
+
+def harness_text(document: dict[str, Any]) -> str:
+    """The harness's own CPU share over the sampled crawls, in one sentence."""
+    cost = derived(document, "harness_cost")
+    if not cost:
+        return "The harness's own CPU share was not recorded."
+    return (
+        f"The harness's own CPU during the {cost['runs']} measured crawls it sampled: median "
+        f"{_percent(cost['median_share'], 1)}, at most {_percent(cost['max_share'], 1)} of one "
+        f"CPU ({cost['max_run']}); its sampler thread alone, median "
+        f"{_percent(cost.get('sampler_median_share'), 1)}."
+    )
+
+
+def _point_key(p: dict[str, Any]) -> tuple[int, float, str]:
+    return p["concurrency"], p.get("mean_latency_s") or 0.0, p.get("site") or ""
+
+
+def _label(key: tuple[int, float, str], latency: str, keys: list[tuple[int, float, str]]) -> str:
+    """A point's column heading: only the parts that vary within the scenario."""
+    concurrency, _, site = key
+    sites, latencies = {k[2] for k in keys}, {k[1] for k in keys}
+    parts = [site] if len(sites) > 1 else []
+    if len({k[0] for k in keys}) > 1 or len(latencies) == 1:
+        parts.append(f"C {concurrency:,}")
+    if len(latencies) > 1:
+        parts.append(f"L {latency}")
+    return " ".join(parts)
+
+
+def _busy(share: float) -> str:
+    # Rounded down, so that a share shown as 90% is one the 90% rule counted as CPU-bound.
+    return f"{math.floor(share * 100)}%"
+
+
+def _cell(p: dict[str, Any] | None) -> str:
+    if not p or not p.get("cpu_bound"):
+        return "-"
+    return f"{p['cpu_bound']} ({_busy(p['crawler_busy'])} / {_busy(p['server_busy'])})"
+
+
+def cpu_bound_table(document: dict[str, Any], scenario: str) -> Table | None:
+    """Models by points, each cell the CPU-bound side with both busy shares; None when no
+    point of the scenario recorded one."""
+    table = points(document, scenario)
+    found = [p for entries in table.values() for p in entries if p.get("cpu_bound")]
+    if not found:
+        return None
+    by_key = {_point_key(p): p for p in found}
+    keys = sorted(by_key)
+    header = ["model", *(_label(k, by_key[k]["latency"], keys) for k in keys)]
+    rows = []
+    for model in model_order(list(table)):
+        mine = {_point_key(p): p for p in table[model]}
+        rows.append([model, *(_cell(mine.get(k)) for k in keys)])
+    return Table(scenario, header, rows)
+
+
+def cores_section(document: dict[str, Any]) -> Section:
+    tables = [t for s in CPU_BOUND_SCENARIOS if (t := cpu_bound_table(document, s))]
+    lead = (
+        "Each cell: the side that was CPU-bound at that point (crawler, server, both or "
+        "neither; a side busy 90% or more of the CPUs it can use), then the crawler's and the "
+        "server's busy shares (medians over the runs). A server-bound point's pages/s is the "
+        "server's limit; its CPU per page still holds."
+        if tables
+        else "No run recorded which side was CPU-bound."
+    )
+    return Section(
+        "Isolated cores and the CPU-bound side",
+        [pinning_text(document), harness_text(document), lead],
+        tables,
+    )

@@ -1,0 +1,162 @@
+"""The report's sections on memory held and peak, the CPU sets, the CPU-bound side and the
+harness's cost, on crafted derived figures and on a recorded run given those figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.harness import cores
+from bench.harness.derive import derive
+from bench.report import conditions
+from bench.report.page import write_report
+from bench.report.tables import environment_rows
+
+DATA = Path(__file__).parent / "data"
+
+
+def fit(slope: float, r2: float = 1.0) -> dict[str, Any]:
+    return {"n": 3, "slope": slope, "intercept": 0.0, "r2": r2}
+
+
+def point(
+    concurrency: int, latency: str = "0", mean_latency_s: float = 0.0, **figures: Any
+) -> dict[str, Any]:
+    return {
+        "concurrency": concurrency,
+        "latency": latency,
+        "mean_latency_s": mean_latency_s,
+        "site": "deep",
+    } | figures
+
+
+def document(derived: dict[str, Any], pinning: dict[str, Any] | None = None) -> dict[str, Any]:
+    environment = {"pinning": pinning} if pinning is not None else {}
+    return {"environment": environment, "derived": derived}
+
+
+def test_memory_rows_put_held_and_peak_side_by_side() -> None:
+    sleepy = {
+        "asyncio": {
+            "points": [],
+            "memory_per_connection": {
+                "concurrencies": [1000, 10000],
+                "rss_bytes": fit(13 * 1024, 0.998),
+                "kernel_bytes": fit(4 * 1024),
+                "total_bytes": 17 * 1024,
+                "peak_rss_bytes": fit(25 * 1024, 0.97),
+            },
+        }
+    }
+    (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
+    assert row[:2] == ["asyncio", "1,000, 10,000"]
+    assert row[2:] == ["13.0 KiB", "0.998", "4.0 KiB", "17.0 KiB", "25.0 KiB", "0.970"]
+    header = conditions.MEMORY_HEADER
+    assert header.index("peak: peak-RSS slope") == header.index("held: total") + 1
+
+
+def test_a_fit_from_before_peak_shows_no_peak() -> None:
+    sleepy = {"threads": {"points": [], "memory_per_connection": {"rss_bytes": fit(24_000)}}}
+    (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
+    assert row[6:] == ["-", "-"]
+
+
+def test_no_sleepy_run_says_not_measured() -> None:
+    section = conditions.memory_section(document({}))
+    assert section.paragraphs == ["Not measured."] and not section.tables
+
+
+def test_the_cpu_bound_table_has_a_column_per_point_and_a_row_per_model() -> None:
+    bound: dict[str, Any] = {"cpu_bound": "crawler", "crawler_busy": 0.97, "server_busy": 0.899999}
+    few = {
+        "threads": {"points": [point(1, **bound), point(4)]},
+        "asyncio": {"points": [point(4, cpu_bound="server", crawler_busy=0.4, server_busy=0.95)]},
+    }
+    table = conditions.cpu_bound_table(document({"few-active": few}), "few-active")
+    assert table is not None
+    assert table.header == ["model", "C 1", "C 4"]
+    # A share just under 90% shows as 89%, never as a 90% that the rule did not count.
+    assert table.rows == [
+        ["threads", "crawler (97% / 89%)", "-"],
+        ["asyncio", "-", "server (40% / 95%)"],
+    ]
+
+
+def test_a_latency_sweep_is_headed_by_its_latencies() -> None:
+    sweep = {
+        "threads": {
+            "points": [
+                point(100, "10ms", 0.01, cpu_bound="neither", crawler_busy=0.5, server_busy=0.5),
+                point(100, "0", 0.0, cpu_bound="both", crawler_busy=0.9, server_busy=0.9),
+            ]
+        }
+    }
+    table = conditions.cpu_bound_table(document({"latency-sweep": sweep}), "latency-sweep")
+    assert table is not None and table.header == ["model", "L 0", "L 10ms"]
+
+
+def test_points_recorded_before_busy_shares_give_no_table() -> None:
+    doc = document({"few-active": {"threads": {"points": [point(1)]}}})
+    assert conditions.cpu_bound_table(doc, "few-active") is None
+    assert "No run recorded" in conditions.cores_section(doc).paragraphs[-1]
+
+
+@pytest.mark.parametrize(
+    ("mode", "usable", "expected"),
+    [
+        ("on", [0, 1], "Pinned (--pin on): the server and the harness (with its sampler thread) "
+         "on CPU 0, the crawler on CPU 1."),
+        ("on", [0], "Not pinned: 1 CPU usable: pinning is impossible, ran unpinned."),
+        ("off", [0, 1], "Not pinned (--pin off): the server, the crawler and the harness "
+         "shared CPU 0, 1."),
+    ],
+)  # fmt: skip
+def test_the_pinning_line_says_where_each_side_ran(
+    mode: str, usable: list[int], expected: str
+) -> None:
+    doc = document({}, cores.plan_pinning(mode, usable).as_dict())
+    assert conditions.pinning_text(doc) == expected
+    assert ("CPU sets", expected) in environment_rows(doc)
+
+
+def test_results_without_pinning_say_so() -> None:
+    assert "not recorded" in conditions.pinning_text(document({}))
+
+
+def test_the_harness_line_gives_its_median_and_max_share() -> None:
+    cost = {
+        "runs": 12,
+        "median_share": 0.012,
+        "max_share": 0.034,
+        "max_run": "sleepy/asyncio/c10000/s2/measured0",
+        "sampler_median_share": 0.009,
+    }
+    text = conditions.harness_text(document({"harness_cost": cost}))
+    assert "12 measured crawls" in text and "median 1.2%" in text and "at most 3.4%" in text
+    assert "sleepy/asyncio/c10000/s2/measured0" in text and "0.9%" in text
+    assert "not recorded" in conditions.harness_text(document({"harness_cost": None}))
+
+
+def test_a_recorded_run_with_the_new_figures_shows_them_on_both_pages(tmp_path: Path) -> None:
+    doc = json.loads((DATA / "report-failures.json").read_text(encoding="utf-8"))
+    doc["environment"]["pinning"] = cores.plan_pinning("on", [0, 1]).as_dict()
+    for run in doc["runs"]:
+        if run.get("samples") and run.get("crawl"):
+            crawl = run["crawl"]
+            cpu = crawl["cpu_user_s"] + crawl["cpu_sys_s"]
+            run["busy"] = cores.busy(cpu, 0.95 * crawl["wall_s"], crawl["wall_s"], 1, 1)
+            run["harness"] = cores.harness_share(0.02, 1.0) | {"sampler_cpu_s": 0.01}
+    doc["derived"] = derive(doc["runs"], {"sleepy": 0}, doc["environment"])
+    written = write_report(doc, tmp_path)
+    markdown = written.markdown.read_text(encoding="utf-8")
+    page = written.html.read_text(encoding="utf-8")
+    for text in (markdown, page):
+        assert "Memory per connection, held and peak (sleepy)" in text
+        assert "peak: peak-RSS slope" in text
+        assert "Isolated cores and the CPU-bound side" in text
+        assert "server (" in text  # every crafted point kept its server 95% busy
+        assert "median 2.0%, at most 2.0% of one CPU" in text
+    assert "Peak (the slope of each run's peak RSS, to provision)" in markdown
