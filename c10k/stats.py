@@ -369,11 +369,3 @@ def recorded_median(summary: dict[str, Any] | None) -> float | None:
     if not summary or summary.get("median") is None:
         return None
     return float(summary["median"])
-
-
-def geometric_mean(values: Sequence[float]) -> float | None:
-    """The geometric mean of the finite positive values; None when there are none."""
-    positive = [v for v in values if math.isfinite(v) and v > 0]
-    if not positive:
-        return None
-    return math.exp(sum(math.log(v) for v in positive) / len(positive))

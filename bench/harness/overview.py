@@ -7,7 +7,16 @@ from typing import Any
 
 from bench.harness.plan import mean_latency
 from c10k import catalog
-from c10k.stats import geometric_mean, median, recorded_median
+from c10k.stats import (
+    Interval,
+    Ratio,
+    combined_ratio,
+    median,
+    median_interval,
+    paired_ratio,
+    recorded_median,
+    single_ratio,
+)
 
 KIB = 1024.0
 Points = dict[str, list[dict[str, Any]]]  # model -> its verified points in one scenario
@@ -58,10 +67,30 @@ def _p99_ms(point: dict[str, Any]) -> float:
 # -- ratios between models --------------------------------------------------------------------
 
 
-def paired_ratio(
+def _by_round(point: dict[str, Any], figure: str) -> dict[int, float]:
+    """A point's per-run figure keyed by the round it ran in."""
+    return {
+        int(run["round"]): float(run[figure])
+        for run in point.get("rounds") or []
+        if run.get(figure) is not None
+    }
+
+
+def point_ratio(top: dict[str, Any], bottom: dict[str, Any], figure: str) -> Ratio | None:
+    """figure(top) / figure(bottom) at one point, paired by round (rep k of both ran next
+    to each other); the ratio of the medians, without an interval, when no round pairs up."""
+    found = paired_ratio(_by_round(top, figure), _by_round(bottom, figure))
+    if found is not None:
+        return found
+    a, b = recorded_median(top.get(figure)), recorded_median(bottom.get(figure))
+    return None if a is None or b is None else single_ratio(a, b)
+
+
+def ratio_over_points(
     table: Points, numerator: str, denominator: str, figure: str, skip_saturated: bool = False
-) -> tuple[float | None, list[int]]:
-    """Geometric mean over shared points of figure(numerator) / figure(denominator).
+) -> tuple[float | None, Interval | None, list[int]]:
+    """Geometric mean over shared points of figure(numerator) / figure(denominator), its 95%
+    interval (None when a point has one round) and the concurrencies used.
 
     Points where the test server was CPU-bound for either model are left out when
     skip_saturated: their pages/s is the server's, not the crawler's.
@@ -75,29 +104,50 @@ def paired_ratio(
         a, b = by_key[numerator][key], by_key[denominator][key]
         if skip_saturated and (a["server_saturated_runs"] or b["server_saturated_runs"]):
             continue
-        top, bottom = recorded_median(a.get(figure)), recorded_median(b.get(figure))
-        if top is None or bottom is None or bottom <= 0 or top <= 0:
+        ratio = point_ratio(a, b, figure)
+        if ratio is None:
             continue
-        ratios.append(top / bottom)
+        ratios.append(ratio)
         used.append(int(key[0]))
-    return geometric_mean(ratios), used
+    if not ratios:
+        return None, None, used
+    value, interval = combined_ratio(ratios)
+    return value, interval, used
+
+
+def _listed(interval: Interval | None) -> list[float] | None:
+    return None if interval is None else interval.as_list()
 
 
 def event_loop_vs_threads(table: Points) -> dict[str, Any]:
     """Each event-loop model's pages/s and CPU per page over the threads' (server-bound
-    points left out of pages/s), and the median of the pages/s ratios."""
+    points left out of pages/s) with their intervals, and the median of the pages/s ratios."""
     models: dict[str, Any] = {}
     used_all: list[int] = []
+    intervals: list[Interval | None] = []
     for model in (m.name for m in catalog.MODELS.values() if m.event_loop):
-        ratio, used = paired_ratio(table, model, THREADS, "pages_per_s", skip_saturated=True)
+        ratio, interval, used = ratio_over_points(
+            table, model, THREADS, "pages_per_s", skip_saturated=True
+        )
         if ratio is None:
             continue
         used_all += used
-        cpu, _ = paired_ratio(table, model, THREADS, "cpu_us_per_page")
-        models[model] = {"pages_per_s": ratio, "cpu_us_per_page": cpu, "concurrencies": used}
+        intervals.append(interval)
+        cpu, cpu_interval, _ = ratio_over_points(table, model, THREADS, "cpu_us_per_page")
+        models[model] = {
+            "pages_per_s": ratio,
+            "pages_per_s_ci95": _listed(interval),
+            "cpu_us_per_page": cpu,
+            "cpu_us_per_page_ci95": _listed(cpu_interval),
+            "concurrencies": used,
+        }
     ratios = [m["pages_per_s"] for m in models.values()]
-    middle = median(ratios) if ratios else None
-    return {"models": models, "median_pages_per_s": middle, "concurrencies": sorted(set(used_all))}
+    return {
+        "models": models,
+        "median_pages_per_s": median(ratios) if ratios else None,
+        "median_pages_per_s_ci95": _listed(median_interval(intervals)),
+        "concurrencies": sorted(set(used_all)),
+    }
 
 
 def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
@@ -128,26 +178,33 @@ def free_threaded_vs_threads(table: Points) -> dict[str, Any] | None:
     model = next((m for m in catalog.FREE_THREADED_MODELS if table.get(m)), None)
     if model is None or not table.get(THREADS):
         return None
-    ratio, used = paired_ratio(table, model, THREADS, "pages_per_s")
-    return {"model": model, "pages_per_s": ratio, "concurrencies": used}
+    ratio, interval, used = ratio_over_points(table, model, THREADS, "pages_per_s")
+    return {
+        "model": model,
+        "pages_per_s": ratio,
+        "pages_per_s_ci95": _listed(interval),
+        "concurrencies": used,
+    }
 
 
 def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
-    """CPU per page of each model over its uvloop twin's (and the pages/s ratio), in
-    few-active, or in sleepy when few-active has no pair."""
+    """CPU per page of each model over its uvloop twin's (and the pages/s ratio), with their
+    intervals, in few-active, or in sleepy when few-active has no pair."""
     for scenario in (FEW_ACTIVE, SLEEPY):
         table = _points(tables, scenario)
         pairs = []
         for plain, fast in ((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS):
-            speedup, used = paired_ratio(table, plain, fast, "cpu_us_per_page")
+            speedup, interval, used = ratio_over_points(table, plain, fast, "cpu_us_per_page")
             if speedup is not None:
-                rate, _ = paired_ratio(table, fast, plain, "pages_per_s")
+                rate, rate_interval, _ = ratio_over_points(table, fast, plain, "pages_per_s")
                 pairs.append(
                     {
                         "plain": plain,
                         "fast": fast,
                         "cpu_per_page_speedup": speedup,
+                        "cpu_per_page_speedup_ci95": _listed(interval),
                         "pages_per_s_ratio": rate,
+                        "pages_per_s_ratio_ci95": _listed(rate_interval),
                         "concurrencies": used,
                     }
                 )
@@ -157,7 +214,8 @@ def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def asyncio_vs_threads(table: Points) -> dict[str, Any] | None:
-    """asyncio's largest verified sleepy point, and the threads' fraction of C/L there."""
+    """asyncio's largest verified sleepy point, the threads' fraction of C/L there, with
+    their intervals, and asyncio's plateau pages/s over the threads' paired by round."""
     mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
     if not mine:
         return None
@@ -167,12 +225,18 @@ def asyncio_vs_threads(table: Points) -> dict[str, Any] | None:
         for p in table.get(THREADS, [])
         if p["concurrency"] == top["concurrency"] and p.get("fraction_of_ideal") is not None
     ]
+    other = theirs[0] if theirs else None
+    ratio = point_ratio(top, other, "plateau_pages_per_s") if other else None
     return {
         "concurrency": int(top["concurrency"]),
         "latency": top["latency"],
         "pages": top["pages"],
         "asyncio_fraction_of_ideal": float(top["fraction_of_ideal"]),
-        "threads_fraction_of_ideal": float(theirs[0]["fraction_of_ideal"]) if theirs else None,
+        "asyncio_fraction_of_ideal_ci95": top.get("fraction_of_ideal_ci95"),
+        "threads_fraction_of_ideal": float(other["fraction_of_ideal"]) if other else None,
+        "threads_fraction_of_ideal_ci95": other.get("fraction_of_ideal_ci95") if other else None,
+        "asyncio_over_threads": ratio.value if ratio else None,
+        "asyncio_over_threads_ci95": _listed(ratio.interval()) if ratio else None,
     }
 
 
