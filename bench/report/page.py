@@ -20,9 +20,9 @@ from bench.report.tables import (
     problem_rows,
     realistic_rows,
 )
-from bench.report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
+from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Verdict, verdicts
 
-VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘"}
+VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈"}
 DOCS = "docs/report.md"
 
 REALISTIC_TITLE = (
@@ -139,14 +139,15 @@ th,td{border:1px solid #ccc;padding:.35em .5em;text-align:left;vertical-align:to
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.verdict{font-weight:bold;white-space:nowrap}
 .reproduced{background:#e3f4e8;color:#0b5d1e}.contradicted{background:#fbe4e0;color:#8a1c0d}
-.not-measurable{background:#eeeeee;color:#444}
+.inconclusive{background:#fdf3d8;color:#6b4a00}.not-measurable{background:#eeeeee;color:#444}
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{margin-top:.4em}p.note{color:#555;font-size:13px}
 """
 
 
 def _verdict_class(verdict: str) -> str:
-    return {REPRODUCED: "reproduced", CONTRADICTED: "contradicted"}.get(verdict, "not-measurable")
+    classes = {REPRODUCED: "reproduced", CONTRADICTED: "contradicted", INCONCLUSIVE: "inconclusive"}
+    return classes.get(verdict, "not-measurable")
 
 
 def _html_table(header: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from bench.report.figures import KIB, Problem
+from c10k.stats import Interval, recorded_interval, recorded_median
 
 
 def finite(value: Any) -> bool:
@@ -23,6 +25,35 @@ def number(value: float | None, digits: int = 0) -> str:
     if value is None or not finite(value):
         return "-"
     return f"{value:,.{digits}f}"
+
+
+def with_interval(
+    value: float | None, interval: Interval | None, shown: Callable[[float], str], why: str
+) -> str:
+    """A figure and its 95% interval as the report writes them: '734 [701, 760]', or
+    '734, no interval (1 run)' (why: the reason there is none); '-' without a figure."""
+    if value is None or not finite(value):
+        return "-"
+    if interval is None:
+        return f"{shown(value)}, no interval ({why})"
+    return f"{shown(value)} [{shown(interval.low)}, {shown(interval.high)}]"
+
+
+def cell(summary: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
+    """A table cell: a summary's median and 95% interval, '734 [701, 760]' or '734 (1 run)';
+    the median alone from a file written before intervals; '-' without a median."""
+    centre = recorded_median(summary)
+    if centre is None:
+        return "-"
+    interval = recorded_interval(summary)
+    if interval is None:  # one run, or a file written before intervals (no ci95)
+        one_run = summary is not None and summary.get("n") == 1
+        return number(centre * scale, digits) + (" (1 run)" if one_run else "")
+    scaled = interval.scaled(scale)
+    return (
+        f"{number(centre * scale, digits)} "
+        f"[{number(scaled.low, digits)}, {number(scaled.high, digits)}]"
+    )
 
 
 def span(values: list[int]) -> str:
