@@ -14,6 +14,7 @@ from bench.report.charts import draw_all, save
 from bench.report.figures import scenarios_not_run
 from bench.report.tables import (
     INSTRUCTION_HEADER,
+    MEDIAN_NOTE,
     REALISTIC_HEADER,
     environment_rows,
     instruction_rows,
@@ -112,6 +113,7 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
     realistic = realistic_rows(document)
     parts += [f"## {REALISTIC_TITLE}", ""]
     parts += [_md_table(REALISTIC_HEADER, realistic) if realistic else "Not measured.", ""]
+    parts += [MEDIAN_NOTE, ""] if realistic else []
     counted = instruction_rows(document)
     parts += [f"## {INSTRUCTIONS_TITLE}", ""]
     parts += [_md_table(INSTRUCTION_HEADER, counted) if counted else "Not measured.", ""]
@@ -206,6 +208,7 @@ def page(
         + f"<h2>{REALISTIC_TITLE}</h2>"
         + (
             _html_table(REALISTIC_HEADER, realistic, set(range(2, 10)))
+            + f'<p class="note">{html.escape(MEDIAN_NOTE)}</p>'
             if realistic
             else "<p>Not measured.</p>"
         )

@@ -40,15 +40,14 @@ def with_interval(
 
 
 def cell(summary: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
-    """A table cell: a summary's median and 95% interval, '734 [701, 760]' or '734 (1 run)';
-    the median alone from a file written before intervals; '-' without a median."""
+    """A table cell: a summary's median and 95% interval, '734 [701, 760]'; the median alone
+    for one run (or a file written before intervals); '-' without a median."""
     centre = recorded_median(summary)
     if centre is None:
         return "-"
     interval = recorded_interval(summary)
-    if interval is None:  # one run, or a file written before intervals (no ci95)
-        one_run = summary is not None and summary.get("n") == 1
-        return number(centre * scale, digits) + (" (1 run)" if one_run else "")
+    if interval is None:
+        return number(centre * scale, digits)
     scaled = interval.scaled(scale)
     return (
         f"{number(centre * scale, digits)} "
