@@ -86,3 +86,13 @@ def test_an_older_results_file_renders_and_says_how_to_get_intervals() -> None:
     again = {v.claim: v for v in verdicts(document)}
     assert "before intervals" not in again["C6"].measured
     assert "no interval (1 run per point)" in again["C6"].measured  # quick: one run each
+
+
+def test_rankings_carry_each_models_interval_into_the_captions() -> None:
+    document = document_of(few_active_runs([1000.0, 1100.0, 900.0], [800.0, 808.0, 792.0]))
+    found = document["derived"]["highlights"][FEW_ACTIVE]["pages_per_s"]
+    assert found["best"] == "threads" and found["worst"] == ASYNCIO
+    assert found["intervals"]["threads"] == pytest.approx([1000 - 248.4, 1000 + 248.4], abs=0.1)
+    caption = chart_few_active(document).interpretation
+    assert "threads is highest with 1,000 [752, 1,248] pages/s" in caption
+    assert "asyncio lowest with 800 [780, 820] pages/s" in caption

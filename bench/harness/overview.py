@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from bench.harness.plan import mean_latency
@@ -14,6 +15,7 @@ from c10k.stats import (
     median,
     median_interval,
     paired_ratio,
+    recorded_interval,
     recorded_median,
     single_ratio,
 )
@@ -32,8 +34,13 @@ def _largest_concurrency(table: Points) -> int:
     return max((p["concurrency"] for entries in table.values() for p in entries), default=0)
 
 
-def ranking(values: dict[str, float], higher_is_better: bool) -> dict[str, Any] | None:
-    """The best and worst model of a figure, and by what factor they differ (None: no values)."""
+def ranking(
+    values: dict[str, float],
+    higher_is_better: bool,
+    intervals: dict[str, list[float] | None] | None = None,
+) -> dict[str, Any] | None:
+    """The best and worst model of a figure, and by what factor they differ (None: no values);
+    with each model's 95% interval beside its value when the figure has one."""
     if not values:
         return None
     ordered = sorted(values, key=lambda m: values[m], reverse=higher_is_better)
@@ -41,27 +48,39 @@ def ranking(values: dict[str, float], higher_is_better: bool) -> dict[str, Any] 
     factor = None
     if worst != best and values[best] > 0 and values[worst] > 0:
         factor = max(values[best], values[worst]) / min(values[best], values[worst])
-    return {
+    found = {
         "higher_is_better": higher_is_better,
         "values": values,
         "best": best,
         "worst": worst,
         "factor": factor,
     }
+    return found if intervals is None else found | {"intervals": intervals}
 
 
-def _at(table: Points, concurrency: int, value: Any) -> dict[str, float]:
-    """Per model, value(point) at one concurrency (the last such point when there are more)."""
-    return {
-        m: value(p)
-        for m, entries in table.items()
-        for p in entries
-        if p["concurrency"] == concurrency
-    }
+def _where(field: str, value: Any) -> Callable[[dict[str, Any]], bool]:
+    """The points whose field has this value."""
+    return lambda point: bool(point[field] == value)
 
 
-def _p99_ms(point: dict[str, Any]) -> float:
-    return (recorded_median(point["latency_p99_s"]) or 0.0) * 1000.0
+def _ranked(
+    table: Points,
+    chosen: Callable[[dict[str, Any]], bool],
+    key: str,
+    higher_is_better: bool,
+    scale: float = 1.0,
+) -> dict[str, Any] | None:
+    """A ranking of each model's median of summary `key` (times scale) at the chosen point
+    (the last when there are more), with its 95% interval."""
+    values: dict[str, float] = {}
+    intervals: dict[str, list[float] | None] = {}
+    for model, entries in table.items():
+        for p in entries:
+            if chosen(p):
+                values[model] = (recorded_median(p.get(key)) or 0.0) * scale
+                found = recorded_interval(p.get(key))
+                intervals[model] = None if found is None else found.scaled(scale).as_list()
+    return ranking(values, higher_is_better, intervals)
 
 
 # -- ratios between models --------------------------------------------------------------------
@@ -247,15 +266,12 @@ def few_active_highlights(table: Points) -> dict[str, Any]:
     """At the largest concurrency: the best and worst pages/s, CPU per page and p99 latency."""
     top = _largest_concurrency(table)
     threads = table.get(THREADS) or []
+    at_top = _where("concurrency", top)
     return {
         "largest_concurrency": top,
-        "pages_per_s": ranking(
-            _at(table, top, lambda p: recorded_median(p["pages_per_s"]) or 0.0), True
-        ),
-        "cpu_us_per_page": ranking(
-            _at(table, top, lambda p: recorded_median(p["cpu_us_per_page"]) or 0.0), False
-        ),
-        "latency_p99_ms": ranking(_at(table, top, _p99_ms), False),
+        "pages_per_s": _ranked(table, at_top, "pages_per_s", True),
+        "cpu_us_per_page": _ranked(table, at_top, "cpu_us_per_page", False),
+        "latency_p99_ms": _ranked(table, at_top, "latency_p99_s", False, 1000.0),
         "threads_pages": threads[0]["pages"] if threads else None,
         "threads_most_runs_per_point": max((p["runs"] for p in threads), default=0),
     }
@@ -306,19 +322,27 @@ def sleepy_highlights(tables: dict[str, Any]) -> dict[str, Any]:
     flight; the memory fits compared."""
     table = _points(tables, SLEEPY)
     top = _largest_concurrency(table)
-    percent = {
-        m: 100.0 * p["fraction_of_ideal"]
+    shares = [
+        (m, p)
         for m, entries in table.items()
         for p in entries
         if p["concurrency"] == top and p.get("fraction_of_ideal") is not None
+    ]
+    percent = {m: 100.0 * p["fraction_of_ideal"] for m, p in shares}
+    intervals = {
+        m: None if found is None else found.scaled(100.0).as_list()
+        for m, p in shares
+        for found in [recorded_interval(p.get("fraction_of_ideal_ci95"))]
     }
     peaks = (int(p["server_peak_in_flight"] or 0) for e in table.values() for p in e)
     return {
         "largest_concurrency": top,
-        "percent_of_ideal": ranking(percent, True),
+        "percent_of_ideal": ranking(percent, True, intervals),
         "no_verified_run_at_largest": sorted(set(table) - set(percent)),
         "latencies": sorted({str(p["latency"]) for e in table.values() for p in e}),
-        "latency_p99_ms": ranking(_at(table, top, _p99_ms), False),
+        "latency_p99_ms": _ranked(
+            table, _where("concurrency", top), "latency_p99_s", False, 1000.0
+        ),
         "largest_peak_in_flight": max(peaks, default=0),
     } | _memory_highlights(tables)
 
@@ -329,12 +353,7 @@ def latency_sweep_highlights(table: Points) -> dict[str, Any]:
     ends = [latencies[0], latencies[-1]] if len(latencies) > 1 else latencies
     by_latency = []
     for latency in ends:
-        rate = {
-            m: recorded_median(p["pages_per_s"]) or 0.0
-            for m, e in table.items()
-            for p in e
-            if p["latency"] == latency
-        }
+        rate = _ranked(table, _where("latency", latency), "pages_per_s", True)
         fractions = [
             float(p["fraction_of_ideal"])
             for e in table.values()
@@ -344,7 +363,7 @@ def latency_sweep_highlights(table: Points) -> dict[str, Any]:
         by_latency.append(
             {
                 "latency": latency,
-                "pages_per_s": ranking(rate, True),
+                "pages_per_s": rate,
                 "best_fraction_of_ideal": max(fractions) if fractions else None,
             }
         )

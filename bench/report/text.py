@@ -73,19 +73,28 @@ def plain(value: Any) -> str:
 
 
 def rank(found: dict[str, Any] | None, unit: str, digits: int = 0) -> str:
-    """A derived ranking in words: 'asyncio is highest with 950 pages/s; threads lowest
-    with 400 pages/s (2.38x less)'; '' when nothing was ranked."""
+    """A derived ranking in words: 'asyncio is highest with 950 [900, 1,000] pages/s;
+    threads lowest with 400 [380, 420] pages/s (2.38x less)'; '' when nothing was ranked."""
     if not found:
         return ""
-    values, best, worst = found["values"], found["best"], found["worst"]
+    best, worst = found["best"], found["worst"]
     higher_is_better = found["higher_is_better"]
     top, bottom = ("highest", "lowest") if higher_is_better else ("lowest", "highest")
-    text = f"{best} is {top} with {number(values[best], digits)} {unit}"
+    text = f"{best} is {top} with {_ranked_value(found, best, digits)} {unit}"
     if worst != best:
-        text += f"; {worst} {bottom} with {number(values[worst], digits)} {unit}"
+        text += f"; {worst} {bottom} with {_ranked_value(found, worst, digits)} {unit}"
         if found["factor"] is not None:
             text += f" ({found['factor']:.2f}x {'less' if higher_is_better else 'more'})"
     return text
+
+
+def _ranked_value(found: dict[str, Any], model: str, digits: int) -> str:
+    """A model's value in a ranking, with its 95% interval when the ranking has one."""
+    value = number(found["values"][model], digits)
+    interval = recorded_interval((found.get("intervals") or {}).get(model))
+    if interval is None:
+        return value
+    return f"{value} [{number(interval.low, digits)}, {number(interval.high, digits)}]"
 
 
 def problem_lines(found: list[Problem]) -> str:
