@@ -1,14 +1,17 @@
-"""Pure statistics for benchmark results: medians, spread, variation and least-squares fits."""
+"""Pure statistics for benchmark results: medians, spread, intervals, ratios and fits."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
-# A coefficient of variation above this marks a figure as noisy (docs/results.md).
-CV_FLAG = 0.10
+# A coefficient of variation above this marks a figure as noisy (design: 5%; docs/results.md).
+CV_FLAG = 0.05
+# Every interval the suite reports is a 95% confidence interval.
+CONFIDENCE = 0.95
 
 
 def median(values: Sequence[float]) -> float:
@@ -66,7 +69,7 @@ def coefficient_of_variation(values: Sequence[float]) -> float:
 
 @dataclass(frozen=True)
 class Summary:
-    """Median and spread of repeated measurements of one figure."""
+    """Median, spread and 95% interval of repeated measurements of one figure."""
 
     n: int
     median: float
@@ -75,8 +78,10 @@ class Summary:
     iqr: float
     cv: float
     noisy: bool  # cv above CV_FLAG
+    mean: float = math.nan
+    ci95: Interval | None = None  # the t-interval of the mean; None for fewer than 2 values
 
-    def as_dict(self) -> dict[str, float | int | bool | None]:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "median": finite_or_none(self.median),
@@ -85,11 +90,14 @@ class Summary:
             "iqr": finite_or_none(self.iqr),
             "cv": finite_or_none(self.cv),
             "noisy": self.noisy,
+            "mean": finite_or_none(self.mean),
+            "ci95": None if self.ci95 is None else self.ci95.as_list(),
         }
 
 
 def summarize(values: Sequence[float]) -> Summary:
-    """Median, min, max, IQR and CV of the finite values; noisy if CV > CV_FLAG."""
+    """Median, min, max, IQR, CV, mean and 95% t-interval of the finite values; noisy if
+    CV > CV_FLAG."""
     finite = [v for v in values if math.isfinite(v)]
     cv = coefficient_of_variation(finite)
     return Summary(
@@ -100,24 +108,228 @@ def summarize(values: Sequence[float]) -> Summary:
         iqr=iqr(finite),
         cv=cv,
         noisy=bool(len(finite) > 1 and math.isfinite(cv) and cv > CV_FLAG),
+        mean=mean(finite),
+        ci95=t_interval(finite),
     )
+
+
+# -- 95% intervals ------------------------------------------------------------------------------
+#
+# The method (docs/results.md, "Intervals"): Student's t-interval, as pyperf uses. With 3-5
+# repetitions a percentile bootstrap of the median can only return values it was given (for 3
+# runs, their range, which holds the true median 75% of the time, not 95%); the t-interval is
+# as wide as few runs deserve (t = 4.30 for 3 runs, 2.78 for 5). It is the interval of the
+# mean; the median is shown as the figure because one slow run moves it less. Ratios of two
+# models use the runs paired by round (rep k of both ran next to each other) on a log scale,
+# so the interval of a ratio is never negative and a drift shared by the pair cancels.
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval [low, high]: where a figure lies with 95% confidence."""
+
+    low: float
+    high: float
+
+    def as_list(self) -> list[float]:
+        return [self.low, self.high]
+
+    def scaled(self, factor: float) -> Interval:
+        """The interval of the figure times a positive factor."""
+        return Interval(self.low * factor, self.high * factor)
+
+
+def recorded_interval(found: Any) -> Interval | None:
+    """An interval as results.json records it: [low, high] (a summary's `ci95`, a ratio's
+    `<figure>_ci95`), or None when it is missing, null or not two finite numbers."""
+    if isinstance(found, dict):
+        found = found.get("ci95")
+    if not isinstance(found, list | tuple) or len(found) != 2:
+        return None
+    low, high = found
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in (low, high)):
+        return None
+    return Interval(float(low), float(high))
+
+
+def _continued_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny, eps = 1e-300, 1e-15
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, 1000):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            result *= c * d
+        if abs(c * d - 1.0) < eps:
+            break
+    return result
+
+
+def _regularized_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b), the regularized incomplete beta function."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    # The fraction converges fast on this side of the mean; the other side by symmetry.
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _continued_fraction(a, b, x) / a
+    return 1.0 - front * _continued_fraction(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """P(T <= t) for Student's t with df degrees of freedom (df may be fractional)."""
+    tail = 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The p-quantile of Student's t with df > 0 degrees of freedom (the normal's for df = inf).
+
+    Found by bisection on t_cdf: no SciPy needed, and exact to about 1e-12."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"p must be between 0 and 1, got {p}")
+    if not df > 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    if math.isinf(df):
+        return NormalDist().inv_cdf(p)
+    if p < 0.5:
+        return -t_quantile(1.0 - p, df)
+    low, high = 0.0, 1.0
+    while t_cdf(high, df) < p:
+        low, high = high, high * 2.0
+    while high - low > 1e-12 * high:
+        middle = (low + high) / 2.0
+        if t_cdf(middle, df) < p:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2.0
+
+
+def _t_factor(df: float, confidence: float) -> float:
+    return t_quantile(0.5 + confidence / 2.0, df)
+
+
+def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval | None:
+    """The t-interval of the mean of the finite values: mean ± t(n-1) s / sqrt(n).
+
+    None for fewer than 2 values: one run has no interval."""
+    finite = [v for v in values if math.isfinite(v)]
+    n = len(finite)
+    if n < 2:
+        return None
+    centre = mean(finite)
+    half = _t_factor(n - 1, confidence) * stdev(finite) / math.sqrt(n)
+    return Interval(centre - half, centre + half)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A ratio of two figures from n rounds: the mean and sample variance of the per-round
+    log ratios (NaN variance for one round). Its value is their geometric mean."""
+
+    log_mean: float
+    log_variance: float
+    n: int
+
+    @property
+    def value(self) -> float:
+        return math.exp(self.log_mean)
+
+    def interval(self, confidence: float = CONFIDENCE) -> Interval | None:
+        """The paired t-interval on the log scale, taken back: None for one round."""
+        return combined_ratio([self], confidence)[1]
+
+
+def paired_ratio(numerator: Mapping[int, float], denominator: Mapping[int, float]) -> Ratio | None:
+    """numerator / denominator paired by round (dict keys): rounds where both are finite and
+    positive. None when no round pairs up."""
+    logs = [
+        math.log(numerator[k] / denominator[k])
+        for k in sorted(set(numerator) & set(denominator))
+        if _positive(numerator[k]) and _positive(denominator[k])
+    ]
+    if not logs:
+        return None
+    variance = stdev(logs) ** 2 if len(logs) > 1 else math.nan
+    return Ratio(mean(logs), variance, len(logs))
+
+
+def single_ratio(numerator: float, denominator: float) -> Ratio | None:
+    """A ratio of two single figures (no rounds to pair): a value, no interval."""
+    if not (_positive(numerator) and _positive(denominator)):
+        return None
+    return Ratio(math.log(numerator / denominator), math.nan, 1)
+
+
+def _positive(value: float) -> bool:
+    return math.isfinite(value) and value > 0
+
+
+def combined_ratio(
+    ratios: Sequence[Ratio], confidence: float = CONFIDENCE
+) -> tuple[float, Interval | None]:
+    """The geometric mean of several ratios (e.g. one per concurrency) and its interval.
+
+    The log of the result is the mean of the ratios' log means; its variance is the sum of
+    theirs (each s² / n) over the count squared, with Welch-Satterthwaite degrees of freedom.
+    No interval when a ratio comes from one round (its variance is unknown)."""
+    if not ratios:
+        raise ValueError("combined_ratio needs at least one ratio")
+    centre = mean([r.log_mean for r in ratios])
+    value = math.exp(centre)
+    if any(r.n < 2 or not math.isfinite(r.log_variance) for r in ratios):
+        return value, None
+    parts = [r.log_variance / r.n for r in ratios]
+    variance = math.fsum(parts) / len(ratios) ** 2
+    if variance == 0:
+        return value, Interval(value, value)
+    df = math.fsum(parts) ** 2 / math.fsum(
+        v * v / (r.n - 1) for v, r in zip(parts, ratios, strict=True)
+    )
+    half = _t_factor(df, confidence) * math.sqrt(variance)
+    return value, Interval(math.exp(centre - half), math.exp(centre + half))
+
+
+def median_interval(intervals: Sequence[Interval | None]) -> Interval | None:
+    """The interval of a median of figures, from theirs: [median of the lows, median of the
+    highs] (the median moves with each figure, so it stays inside when each one does).
+    None when one figure has no interval."""
+    known = [i for i in intervals if i is not None]
+    if not known or len(known) < len(intervals):
+        return None
+    return Interval(median([i.low for i in known]), median([i.high for i in known]))
 
 
 @dataclass(frozen=True)
 class LinearFit:
-    """y = slope * x + intercept by ordinary least squares, with R²."""
+    """y = slope * x + intercept by ordinary least squares, with R² and the slope's interval."""
 
     n: int
     slope: float
     intercept: float
     r2: float
+    slope_ci95: Interval | None = None  # slope ± t(n-2) x its standard error; None below 3 points
 
-    def as_dict(self) -> dict[str, float | int | None]:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "slope": finite_or_none(self.slope),
             "intercept": finite_or_none(self.intercept),
             "r2": finite_or_none(self.r2),
+            "slope_ci95": None if self.slope_ci95 is None else self.slope_ci95.as_list(),
         }
 
 
@@ -140,7 +352,11 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
     ss_tot = math.fsum((y - my) ** 2 for y in ys)
     # A constant y is fitted exactly by a flat line (R² 1); otherwise the usual ratio.
     r2 = (1.0 if ss_res == 0 else 0.0) if ss_tot == 0 else 1.0 - ss_res / ss_tot
-    return LinearFit(n, slope, intercept, r2)
+    interval = None
+    if n > 2:
+        half = _t_factor(n - 2, CONFIDENCE) * math.sqrt(ss_res / (n - 2) / sxx)
+        interval = Interval(slope - half, slope + half)
+    return LinearFit(n, slope, intercept, r2, interval)
 
 
 def finite_or_none(value: float) -> float | None:
@@ -153,11 +369,3 @@ def recorded_median(summary: dict[str, Any] | None) -> float | None:
     if not summary or summary.get("median") is None:
         return None
     return float(summary["median"])
-
-
-def geometric_mean(values: Sequence[float]) -> float | None:
-    """The geometric mean of the finite positive values; None when there are none."""
-    positive = [v for v in values if math.isfinite(v) and v > 0]
-    if not positive:
-        return None
-    return math.exp(sum(math.log(v) for v in positive) / len(positive))

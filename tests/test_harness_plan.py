@@ -8,6 +8,7 @@ from dataclasses import asdict
 import pytest
 
 from bench.harness import plan as sc
+from bench.harness.cli import plan_table
 from bench.harness.derive import fit_thresholds
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import crawl_argv
@@ -75,6 +76,49 @@ def test_models_are_interleaved_within_a_repetition() -> None:
     first = plan[: len(sc.ALL_MODELS)]
     assert [r.model for r in first] == list(sc.ALL_MODELS)
     assert len({r.params["concurrency"] for r in first}) == 1
+
+
+@pytest.mark.parametrize("profile", ["default", "full"])
+def test_repetitions_run_round_robin_per_point_after_the_warmups(profile: str) -> None:
+    """Per point: round 0 of every model, then round 1 of every model, ...; warm-ups before."""
+    scenario = PROFILE_TABLE[profile].scenario("few-active")
+    models = ["threads", "asyncio", "callbacks"]
+    plan = sc.build_plan(PROFILE_TABLE[profile], models, ["few-active"])
+    warmups = [r for r in plan if r.kind == "warmup"]
+    assert plan[: len(warmups)] == warmups  # every warm-up before the first measured run
+    assert [r.model for r in warmups] == models * scenario.warmups
+    assert all(r.round is None for r in warmups)
+    measured = plan[len(warmups) :]
+    expected = [
+        (point.concurrency, rep, model)
+        for point in scenario.points
+        for rep in range(scenario.repetitions)
+        for model in models
+    ]
+    assert [(r.params["concurrency"], r.round, r.model) for r in measured] == expected
+    assert all(r.round == r.repetition for r in measured)
+
+
+def test_only_measured_crawls_have_a_round() -> None:
+    plan = plan_of("default")
+    assert all(r.round is None for r in plan if r.scenario == "idle")
+    counted = [r for r in plan if r.counted]
+    assert counted and all(r.round == 0 for r in counted)
+
+
+def test_the_plan_listing_shows_each_runs_round() -> None:
+    models = ["threads", "asyncio"]
+    plan = sc.build_plan(PROFILE_TABLE["default"], models, ["few-active"])
+    lines = plan_table(plan).splitlines()
+    assert lines[0].split() == ["#", "estimate", "round", "run"]
+    rows = [line.split() for line in lines[1:]]
+    assert [(row[2], row[3]) for row in rows[:4]] == [
+        ("-", "few-active/threads/c1/s0/warmup0"),
+        ("-", "few-active/asyncio/c1/s0/warmup0"),
+        ("0", "few-active/threads/c1/s0/measured0"),
+        ("0", "few-active/asyncio/c1/s0/measured0"),
+    ]
+    assert [row[2] for row in rows[4:6]] == ["1", "1"]
 
 
 def test_runs_sharing_a_site_share_a_server_key() -> None:

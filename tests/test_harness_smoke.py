@@ -41,6 +41,7 @@ def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
     assert document["environment"]["limits"]["RLIMIT_NOFILE"]["hard"]
     runs = document["runs"]
     assert [r["status"] for r in runs] == ["ok"] * len(runs) and runs
+    assert [r["round"] for r in runs] == [0] * len(runs)  # one repetition: round 0
     assert all(r["verification"]["manifest_ok"] for r in runs)
     assert all(r["samples"]["rss_kib"] for r in runs)
     points = document["derived"]["few-active"]["threads"]["points"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,9 @@ def point(
     latency: str = "0",
     saturated: int = 0,
     fraction: float | None = None,
+    rounds: dict[str, list[float]] | None = None,
 ) -> dict[str, Any]:
+    """A derived point; rounds: per figure, its value in each round (what ratios pair)."""
     p: dict[str, Any] = {
         "concurrency": concurrency,
         "latency": latency,
@@ -117,6 +120,12 @@ def point(
     if fraction is not None:
         p["fraction_of_ideal"] = fraction
         p["ideal_pages_per_s"] = concurrency / 2.0
+    if rounds:
+        count = len(next(iter(rounds.values())))
+        p["rounds"] = [
+            {"round": k} | {figure: values[k] for figure, values in rounds.items()}
+            for k in range(count)
+        ]
     return p
 
 
@@ -319,3 +328,113 @@ def test_every_rule_has_a_docstring_and_is_in_the_docs() -> None:
     for rule in v.RULES:
         assert inspect.getdoc(rule), rule.__name__
         assert rule.__name__ in docs, f"{rule.__name__} is missing from docs/report.md"
+
+
+# -- rules on intervals: above, below and straddling each ratio rule's threshold ----------------
+
+
+def few_active_rounds(**rounds: list[float]) -> dict[str, Any]:
+    """A few-active table at C 1 and 4: each model's pages/s by round (CPU per page 500)."""
+    return {
+        model.replace("_", "-"): {
+            "points": [point(c, values[0], rounds={"pages_per_s": values}) for c in (1, 4)]
+        }
+        for model, values in rounds.items()
+    }
+
+
+def uvloop_rounds(asyncio_cpu: list[float], uvloop_cpu: list[float]) -> dict[str, Any]:
+    """A few-active document at C 4: asyncio's and asyncio-uvloop's CPU per page by round."""
+    return document(
+        {
+            "few-active": {
+                model: {
+                    "points": [
+                        point(
+                            4,
+                            900,
+                            cpu_us=cpu[0],
+                            rounds={"cpu_us_per_page": cpu, "pages_per_s": [900.0] * len(cpu)},
+                        )
+                    ]
+                }
+                for model, cpu in (("asyncio", asyncio_cpu), ("asyncio-uvloop", uvloop_cpu))
+            }
+        }
+    )
+
+
+def sleepy_rounds(asyncio_rate: list[float], threads_rate: list[float]) -> dict[str, Any]:
+    """asyncio (cheaper per connection) and threads at 10,000 sleepy connections, with their
+    plateau pages/s by round."""
+    table = sleepy("asyncio", 10_000, 0.9, 5e3) | sleepy("threads", 10_000, 0.9, 4e4)
+    for model, rates in (("asyncio", asyncio_rate), ("threads", threads_rate)):
+        table[model]["points"][0]["rounds"] = [
+            {"round": k, "plateau_pages_per_s": rate} for k, rate in enumerate(rates)
+        ]
+    return document({"sleepy": table})
+
+
+THREE = [1000.0, 1000.0, 1000.0]
+
+
+def against_threads(**rounds: list[float]) -> dict[str, Any]:
+    """A few-active document: threads at 1,000 pages/s in 3 rounds, and models beside them."""
+    return document({"few-active": few_active_rounds(threads=THREE, **rounds)})
+
+
+INTERVAL_CASES: list[tuple[str, dict[str, Any], str]] = [
+    # C6: the median over event-loop models within 50-95% of the threads' pages/s
+    ("C6", against_threads(asyncio=[790.0, 800.0, 810.0]), v.REPRODUCED),
+    ("C6", against_threads(asyncio=[1190.0, 1200.0, 1210.0]), v.CONTRADICTED),
+    ("C6", against_threads(asyncio=[300.0, 310.0, 320.0]), v.CONTRADICTED),
+    ("C6", against_threads(asyncio=[850.0, 950.0, 1050.0]), v.INCONCLUSIVE),
+    ("C6", against_threads(asyncio=[420.0, 500.0, 600.0]), v.INCONCLUSIVE),
+    # C8: at least 1.05x the threads' pages/s
+    ("C8", against_threads(threads_free_threaded=[1490.0, 1500.0, 1510.0]), v.REPRODUCED),
+    ("C8", against_threads(threads_free_threaded=[990.0, 1000.0, 1010.0]), v.CONTRADICTED),
+    ("C8", against_threads(threads_free_threaded=[950.0, 1050.0, 1150.0]), v.INCONCLUSIVE),
+    # C9: at least 2x less CPU per page on uvloop
+    ("C9", uvloop_rounds(THREE, [390.0, 400.0, 410.0]), v.REPRODUCED),
+    ("C9", uvloop_rounds(THREE, [790.0, 800.0, 810.0]), v.CONTRADICTED),
+    ("C9", uvloop_rounds(THREE, [350.0, 500.0, 700.0]), v.INCONCLUSIVE),
+    # C7: asyncio cheaper per connection, and at least as fast: its pages/s over the threads'
+    ("C7", sleepy_rounds([4700.0, 4750.0, 4800.0], [4500.0, 4500.0, 4500.0]), v.REPRODUCED),
+    ("C7", sleepy_rounds([4000.0, 4050.0, 4100.0], [4500.0, 4500.0, 4500.0]), v.CONTRADICTED),
+    ("C7", sleepy_rounds([4200.0, 4500.0, 4800.0], [4500.0, 4500.0, 4500.0]), v.INCONCLUSIVE),
+]
+
+
+@pytest.mark.parametrize(
+    ("claim", "doc", "expected"),
+    INTERVAL_CASES,
+    ids=[f"{c}-{e.split()[0]}-{n}" for n, (c, _, e) in enumerate(INTERVAL_CASES)],
+)
+def test_ratio_rules_decide_on_the_interval(claim: str, doc: dict[str, Any], expected: str) -> None:
+    verdict = v.RULES[int(claim[1:]) - 1](doc)
+    assert verdict.verdict == expected, verdict
+    # The figure with its interval: '0.80x [0.78, 0.82]' or '80% [77%, 82%]'.
+    shown = verdict.measured if claim != "C7" else verdict.conditions
+    assert re.search(r"\d[x%]? \[\d[^\]]*, \d[^\]]*\]", shown), shown
+
+
+def test_inconclusive_is_reachable_for_every_ratio_rule() -> None:
+    reached = {claim for claim, _, expected in INTERVAL_CASES if expected == v.INCONCLUSIVE}
+    assert reached == {"C6", "C7", "C8", "C9"}
+
+
+def test_a_single_run_decides_on_its_value_and_says_it_has_no_interval() -> None:
+    found = v.c9_uvloop(uvloop_against_asyncio(1000, uvloop_cpu_us=400))
+    assert found.verdict == v.REPRODUCED
+    assert "no interval (1 run per point)" in found.measured
+
+
+@pytest.mark.parametrize(
+    ("claim", "doc"),
+    [(c, d) for c, d, e in CASES + INTERVAL_CASES if e != v.NOT_MEASURABLE],
+)
+def test_every_judged_verdict_shows_its_interval_or_why_it_has_none(
+    claim: str, doc: dict[str, Any]
+) -> None:
+    measured = v.RULES[int(claim[1:]) - 1](doc).measured
+    assert "no interval (" in measured or re.search(r"\[[^\]]+, [^\]]+\]", measured), measured

@@ -68,3 +68,146 @@ def test_linear_fit_degenerate_cases() -> None:
     assert stats.linear_fit([1.0], [2.0]).as_dict()["slope"] is None
     with pytest.raises(ValueError):
         stats.linear_fit([1.0, 2.0], [1.0])
+
+
+# -- 95% intervals ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("df", "expected"),
+    [
+        (1, 12.706204736174698),
+        (2, 4.302652729911275),
+        (3, 3.182446305284263),
+        (4, 2.7764451051977987),
+        (30, 2.0422724563012373),
+        (math.inf, 1.959963984540054),
+    ],
+)
+def test_t_quantile_matches_the_tables(df: float, expected: float) -> None:
+    assert stats.t_quantile(0.975, df) == pytest.approx(expected, rel=1e-9)
+    assert stats.t_quantile(0.025, df) == pytest.approx(-expected, rel=1e-9)
+
+
+def test_t_quantile_takes_fractional_degrees_of_freedom_and_refuses_nonsense() -> None:
+    between = stats.t_quantile(0.975, 2.5)
+    assert stats.t_quantile(0.975, 3) < between < stats.t_quantile(0.975, 2)
+    assert stats.t_cdf(between, 2.5) == pytest.approx(0.975, abs=1e-12)
+    assert stats.t_quantile(0.5, 7) == pytest.approx(0.0, abs=1e-9)
+    for p, df in ((0.0, 3), (1.0, 3), (0.9, 0)):
+        with pytest.raises(ValueError):
+            stats.t_quantile(p, df)
+
+
+def test_t_interval_of_one_two_three() -> None:
+    interval = stats.t_interval([1.0, 2.0, 3.0])
+    assert interval is not None
+    half = 4.302652729911275 * 1.0 / math.sqrt(3)
+    assert interval.low == pytest.approx(2 - half, rel=1e-9)
+    assert interval.high == pytest.approx(2 + half, rel=1e-9)
+
+
+def test_t_interval_needs_two_values_and_zero_spread_is_a_point() -> None:
+    assert stats.t_interval([5.0]) is None
+    assert stats.t_interval([]) is None
+    assert stats.t_interval([5.0, math.nan]) is None
+    assert stats.t_interval([4.0, 4.0, 4.0]) == stats.Interval(4.0, 4.0)
+
+
+def test_summary_records_mean_and_interval_as_a_pair() -> None:
+    recorded = stats.summarize([1.0, 2.0, 3.0]).as_dict()
+    assert recorded["mean"] == 2.0
+    low, high = recorded["ci95"]
+    assert low == pytest.approx(2 - 4.302652729911275 / math.sqrt(3))
+    assert high == pytest.approx(2 + 4.302652729911275 / math.sqrt(3))
+    assert stats.recorded_interval(recorded) == stats.Interval(low, high)
+    single = stats.summarize([7.0]).as_dict()
+    assert single["ci95"] is None and stats.recorded_interval(single) is None
+
+
+def test_recorded_interval_reads_only_two_finite_numbers() -> None:
+    assert stats.recorded_interval([1, 2.5]) == stats.Interval(1.0, 2.5)
+    assert stats.recorded_interval(None) is None
+    assert stats.recorded_interval({"median": 3.0}) is None  # an old results file
+    assert stats.recorded_interval([1.0, None]) is None
+    assert stats.recorded_interval([1.0]) is None
+
+
+def test_noisy_flag_is_five_percent() -> None:
+    assert stats.CV_FLAG == 0.05
+    assert stats.summarize([100.0, 106.0, 94.0]).noisy  # CV 6%
+    assert not stats.summarize([100.0, 104.0, 96.0]).noisy  # CV 4%
+
+
+def test_paired_ratio_pairs_by_round() -> None:
+    ratio = stats.paired_ratio({0: 2.0, 1: 4.0, 2: 8.0}, {0: 1.0, 1: 2.0, 3: 100.0})
+    assert ratio is not None
+    assert ratio.n == 2  # rounds 0 and 1; 2 and 3 have no partner
+    assert ratio.value == pytest.approx(2.0)
+    interval = ratio.interval()
+    assert interval is not None and interval.as_list() == pytest.approx([2.0, 2.0])
+    assert stats.paired_ratio({0: 1.0}, {1: 1.0}) is None
+    assert stats.paired_ratio({0: 0.0}, {0: 1.0}) is None
+
+
+def test_paired_ratio_interval_is_the_t_interval_of_the_log_ratios() -> None:
+    ratio = stats.paired_ratio({0: 2.0, 1: 3.0, 2: 4.0}, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert ratio is not None
+    logs = [math.log(2.0), math.log(3.0), math.log(4.0)]
+    expected = stats.t_interval(logs)
+    assert expected is not None
+    interval = ratio.interval()
+    assert interval is not None
+    assert ratio.value == pytest.approx(math.exp(stats.mean(logs)))  # geometric mean: 24^(1/3)
+    assert interval.low == pytest.approx(math.exp(expected.low))
+    assert interval.high == pytest.approx(math.exp(expected.high))
+    assert interval.low > 0
+
+
+def test_one_round_has_a_value_and_no_interval() -> None:
+    ratio = stats.paired_ratio({0: 3.0}, {0: 2.0})
+    assert ratio is not None and ratio.value == pytest.approx(1.5)
+    assert ratio.interval() is None
+    single = stats.single_ratio(3.0, 2.0)
+    assert single is not None and single.value == pytest.approx(1.5) and single.interval() is None
+    assert stats.single_ratio(3.0, 0.0) is None
+
+
+def test_combined_ratio_is_the_geometric_mean_with_welch_degrees_of_freedom() -> None:
+    a = stats.Ratio(math.log(2.0), 0.01, 3)
+    b = stats.Ratio(math.log(8.0), 0.04, 3)
+    value, interval = stats.combined_ratio([a, b])
+    assert value == pytest.approx(4.0)
+    parts = [0.01 / 3, 0.04 / 3]
+    variance = sum(parts) / 4
+    df = sum(parts) ** 2 / sum(v * v / 2 for v in parts)  # 2 < df < 4
+    half = stats.t_quantile(0.975, df) * math.sqrt(variance)
+    assert interval is not None
+    assert interval.low == pytest.approx(4.0 * math.exp(-half))
+    assert interval.high == pytest.approx(4.0 * math.exp(half))
+    # One ratio from one round: its variance is unknown, so no interval at all.
+    assert stats.combined_ratio([a, stats.Ratio(0.0, math.nan, 1)])[1] is None
+    with pytest.raises(ValueError):
+        stats.combined_ratio([])
+
+
+def test_median_interval_takes_the_median_of_each_bound() -> None:
+    found = stats.median_interval(
+        [stats.Interval(0.7, 0.9), stats.Interval(0.8, 1.2), stats.Interval(0.5, 1.0)]
+    )
+    assert found == stats.Interval(0.7, 1.0)
+    assert stats.median_interval([stats.Interval(0.7, 0.9), None]) is None
+    assert stats.median_interval([]) is None
+
+
+def test_linear_fit_slope_interval() -> None:
+    exact = stats.linear_fit([1.0, 2.0, 3.0, 4.0], [12.0, 14.0, 16.0, 18.0])
+    assert exact.slope_ci95 is not None
+    assert exact.slope_ci95.as_list() == pytest.approx([2.0, 2.0])
+    noisy = stats.linear_fit([0.0, 1.0, 2.0, 3.0], [0.0, 1.5, 1.5, 3.0])
+    # residuals -0.15, 0.45, -0.45, 0.15: SS 0.45; se = sqrt(0.45 / 2 / 5)
+    half = 4.302652729911275 * math.sqrt(0.45 / 2 / 5)
+    assert noisy.slope_ci95 is not None
+    assert noisy.slope_ci95.low == pytest.approx(0.9 - half)
+    assert noisy.slope_ci95.high == pytest.approx(0.9 + half)
+    assert stats.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_ci95"] is None

@@ -123,9 +123,12 @@ def describe_plan(profile: Profile, plan: list[PlannedRun]) -> str:
 
 
 def plan_table(plan: list[PlannedRun]) -> str:
-    lines = [f"{'#':>4}  {'estimate':>8}  run"]
+    """One line per run in the order it runs, with its round (measured crawls: ratios pair
+    rep k of two models by it; '-' for warm-ups and idle runs)."""
+    lines = [f"{'#':>4}  {'estimate':>8}  {'round':>5}  run"]
     for n, run in enumerate(plan, 1):
-        lines.append(f"{n:>4}  {run.estimate_s:>7.1f}s  {run.id}")
+        round_text = "-" if run.round is None else str(run.round)
+        lines.append(f"{n:>4}  {run.estimate_s:>7.1f}s  {round_text:>5}  {run.id}")
     return "\n".join(lines)
 
 
@@ -257,7 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         },
         command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
         environment=probes.environment() | {"pinning": pinning.as_dict()},
-        plan=[{"id": r.id, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s} for r in plan],
+        plan=[
+            {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
+            for r in plan
+        ],
     )
     store = ResultsStore(args.out, document)
     status, code = "complete", 0

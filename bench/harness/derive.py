@@ -15,7 +15,7 @@ from bench.harness.cores import harness_cost, point_busy
 from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
 from c10k import catalog, probes
-from c10k.stats import linear_fit, recorded_median, summarize
+from c10k.stats import linear_fit, recorded_interval, recorded_median, summarize
 
 
 def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
@@ -56,8 +56,22 @@ def kernel_delta_kib(run: dict[str, Any]) -> float | None:
     return total
 
 
+def run_round(run: dict[str, Any]) -> int:
+    """The round a measured run ran in; older files have only the repetition, which their
+    plan ran round-robin the same way."""
+    found = run.get("round")
+    return int(run["repetition"] if found is None else found)
+
+
+def _plateau_rate(crawl: dict[str, Any], latency: float) -> float | None:
+    """Fetches after the root over the time after the root's own latency: the rate in the
+    plateau, which a perfect crawler makes C/L on a wide site of whole waves."""
+    return (crawl["pages"] - 1) / (crawl["wall_s"] - latency) if crawl["wall_s"] > latency else None
+
+
 def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Median and spread of one (model, point) over its valid repetitions."""
+    """Median, spread and 95% interval of one (model, point) over its valid repetitions, and
+    each run's figures by round, so that ratios between models can pair them."""
     crawls = [r["crawl"] for r in runs]
     params = runs[0]["params"]
     latency = mean_latency(params["server"]["latency"])
@@ -79,16 +93,27 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
             (r["verification"]["server_peak_in_flight"] or 0) for r in runs
         ),
     }
-    if latency > 0 and params["server"]["shape"] == "wide":
-        # Fetches after the root, over the time after the root's own latency: the rate in
-        # the plateau, which a perfect crawler makes C/L on a wide site of whole waves.
-        plateau = [
-            (c["pages"] - 1) / (c["wall_s"] - latency) for c in crawls if c["wall_s"] > latency
-        ]
-        figures["ideal_pages_per_s"] = concurrency / latency
+    wide = latency > 0 and params["server"]["shape"] == "wide"
+    figures["rounds"] = [
+        {
+            "round": run_round(r),
+            "pages_per_s": c["pages_per_s"],
+            "cpu_us_per_page": c["cpu_us_per_page"],
+        }
+        | ({"plateau_pages_per_s": _plateau_rate(c, latency)} if wide else {})
+        for r, c in zip(runs, crawls, strict=True)
+    ]
+    if wide:
+        plateau = [rate for c in crawls if (rate := _plateau_rate(c, latency)) is not None]
+        ideal = concurrency / latency
+        figures["ideal_pages_per_s"] = ideal
         figures["plateau_pages_per_s"] = summarize(plateau).as_dict()
         median = figures["plateau_pages_per_s"]["median"]
-        figures["fraction_of_ideal"] = median / (concurrency / latency) if median else None
+        figures["fraction_of_ideal"] = median / ideal if median else None
+        interval = recorded_interval(figures["plateau_pages_per_s"])
+        figures["fraction_of_ideal_ci95"] = (
+            interval.scaled(1 / ideal).as_list() if interval and median else None
+        )
     kernel = [d for d in (kernel_delta_kib(r) for r in runs) if d is not None]
     if kernel:
         figures["plateau_kernel_delta_kib"] = summarize(kernel).as_dict()

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from bench.harness.plan import mean_latency
 from c10k import catalog
-from c10k.stats import geometric_mean, median, recorded_median
+from c10k.stats import (
+    Interval,
+    Ratio,
+    combined_ratio,
+    median,
+    median_interval,
+    paired_ratio,
+    recorded_interval,
+    recorded_median,
+    single_ratio,
+)
 
 KIB = 1024.0
 Points = dict[str, list[dict[str, Any]]]  # model -> its verified points in one scenario
@@ -23,8 +34,13 @@ def _largest_concurrency(table: Points) -> int:
     return max((p["concurrency"] for entries in table.values() for p in entries), default=0)
 
 
-def ranking(values: dict[str, float], higher_is_better: bool) -> dict[str, Any] | None:
-    """The best and worst model of a figure, and by what factor they differ (None: no values)."""
+def ranking(
+    values: dict[str, float],
+    higher_is_better: bool,
+    intervals: dict[str, list[float] | None] | None = None,
+) -> dict[str, Any] | None:
+    """The best and worst model of a figure, and by what factor they differ (None: no values);
+    with each model's 95% interval beside its value when the figure has one."""
     if not values:
         return None
     ordered = sorted(values, key=lambda m: values[m], reverse=higher_is_better)
@@ -32,36 +48,68 @@ def ranking(values: dict[str, float], higher_is_better: bool) -> dict[str, Any] 
     factor = None
     if worst != best and values[best] > 0 and values[worst] > 0:
         factor = max(values[best], values[worst]) / min(values[best], values[worst])
-    return {
+    found = {
         "higher_is_better": higher_is_better,
         "values": values,
         "best": best,
         "worst": worst,
         "factor": factor,
     }
+    return found if intervals is None else found | {"intervals": intervals}
 
 
-def _at(table: Points, concurrency: int, value: Any) -> dict[str, float]:
-    """Per model, value(point) at one concurrency (the last such point when there are more)."""
-    return {
-        m: value(p)
-        for m, entries in table.items()
-        for p in entries
-        if p["concurrency"] == concurrency
-    }
+def _where(field: str, value: Any) -> Callable[[dict[str, Any]], bool]:
+    """The points whose field has this value."""
+    return lambda point: bool(point[field] == value)
 
 
-def _p99_ms(point: dict[str, Any]) -> float:
-    return (recorded_median(point["latency_p99_s"]) or 0.0) * 1000.0
+def _ranked(
+    table: Points,
+    chosen: Callable[[dict[str, Any]], bool],
+    key: str,
+    higher_is_better: bool,
+    scale: float = 1.0,
+) -> dict[str, Any] | None:
+    """A ranking of each model's median of summary `key` (times scale) at the chosen point
+    (the last when there are more), with its 95% interval."""
+    values: dict[str, float] = {}
+    intervals: dict[str, list[float] | None] = {}
+    for model, entries in table.items():
+        for p in entries:
+            if chosen(p):
+                values[model] = (recorded_median(p.get(key)) or 0.0) * scale
+                found = recorded_interval(p.get(key))
+                intervals[model] = None if found is None else found.scaled(scale).as_list()
+    return ranking(values, higher_is_better, intervals)
 
 
 # -- ratios between models --------------------------------------------------------------------
 
 
-def paired_ratio(
+def _by_round(point: dict[str, Any], figure: str) -> dict[int, float]:
+    """A point's per-run figure keyed by the round it ran in."""
+    return {
+        int(run["round"]): float(run[figure])
+        for run in point.get("rounds") or []
+        if run.get(figure) is not None
+    }
+
+
+def point_ratio(top: dict[str, Any], bottom: dict[str, Any], figure: str) -> Ratio | None:
+    """figure(top) / figure(bottom) at one point, paired by round (rep k of both ran next
+    to each other); the ratio of the medians, without an interval, when no round pairs up."""
+    found = paired_ratio(_by_round(top, figure), _by_round(bottom, figure))
+    if found is not None:
+        return found
+    a, b = recorded_median(top.get(figure)), recorded_median(bottom.get(figure))
+    return None if a is None or b is None else single_ratio(a, b)
+
+
+def ratio_over_points(
     table: Points, numerator: str, denominator: str, figure: str, skip_saturated: bool = False
-) -> tuple[float | None, list[int]]:
-    """Geometric mean over shared points of figure(numerator) / figure(denominator).
+) -> tuple[float | None, Interval | None, list[int]]:
+    """Geometric mean over shared points of figure(numerator) / figure(denominator), its 95%
+    interval (None when a point has one round) and the concurrencies used.
 
     Points where the test server was CPU-bound for either model are left out when
     skip_saturated: their pages/s is the server's, not the crawler's.
@@ -75,29 +123,50 @@ def paired_ratio(
         a, b = by_key[numerator][key], by_key[denominator][key]
         if skip_saturated and (a["server_saturated_runs"] or b["server_saturated_runs"]):
             continue
-        top, bottom = recorded_median(a.get(figure)), recorded_median(b.get(figure))
-        if top is None or bottom is None or bottom <= 0 or top <= 0:
+        ratio = point_ratio(a, b, figure)
+        if ratio is None:
             continue
-        ratios.append(top / bottom)
+        ratios.append(ratio)
         used.append(int(key[0]))
-    return geometric_mean(ratios), used
+    if not ratios:
+        return None, None, used
+    value, interval = combined_ratio(ratios)
+    return value, interval, used
+
+
+def _listed(interval: Interval | None) -> list[float] | None:
+    return None if interval is None else interval.as_list()
 
 
 def event_loop_vs_threads(table: Points) -> dict[str, Any]:
     """Each event-loop model's pages/s and CPU per page over the threads' (server-bound
-    points left out of pages/s), and the median of the pages/s ratios."""
+    points left out of pages/s) with their intervals, and the median of the pages/s ratios."""
     models: dict[str, Any] = {}
     used_all: list[int] = []
+    intervals: list[Interval | None] = []
     for model in (m.name for m in catalog.MODELS.values() if m.event_loop):
-        ratio, used = paired_ratio(table, model, THREADS, "pages_per_s", skip_saturated=True)
+        ratio, interval, used = ratio_over_points(
+            table, model, THREADS, "pages_per_s", skip_saturated=True
+        )
         if ratio is None:
             continue
         used_all += used
-        cpu, _ = paired_ratio(table, model, THREADS, "cpu_us_per_page")
-        models[model] = {"pages_per_s": ratio, "cpu_us_per_page": cpu, "concurrencies": used}
+        intervals.append(interval)
+        cpu, cpu_interval, _ = ratio_over_points(table, model, THREADS, "cpu_us_per_page")
+        models[model] = {
+            "pages_per_s": ratio,
+            "pages_per_s_ci95": _listed(interval),
+            "cpu_us_per_page": cpu,
+            "cpu_us_per_page_ci95": _listed(cpu_interval),
+            "concurrencies": used,
+        }
     ratios = [m["pages_per_s"] for m in models.values()]
-    middle = median(ratios) if ratios else None
-    return {"models": models, "median_pages_per_s": middle, "concurrencies": sorted(set(used_all))}
+    return {
+        "models": models,
+        "median_pages_per_s": median(ratios) if ratios else None,
+        "median_pages_per_s_ci95": _listed(median_interval(intervals)),
+        "concurrencies": sorted(set(used_all)),
+    }
 
 
 def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
@@ -128,26 +197,33 @@ def free_threaded_vs_threads(table: Points) -> dict[str, Any] | None:
     model = next((m for m in catalog.FREE_THREADED_MODELS if table.get(m)), None)
     if model is None or not table.get(THREADS):
         return None
-    ratio, used = paired_ratio(table, model, THREADS, "pages_per_s")
-    return {"model": model, "pages_per_s": ratio, "concurrencies": used}
+    ratio, interval, used = ratio_over_points(table, model, THREADS, "pages_per_s")
+    return {
+        "model": model,
+        "pages_per_s": ratio,
+        "pages_per_s_ci95": _listed(interval),
+        "concurrencies": used,
+    }
 
 
 def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
-    """CPU per page of each model over its uvloop twin's (and the pages/s ratio), in
-    few-active, or in sleepy when few-active has no pair."""
+    """CPU per page of each model over its uvloop twin's (and the pages/s ratio), with their
+    intervals, in few-active, or in sleepy when few-active has no pair."""
     for scenario in (FEW_ACTIVE, SLEEPY):
         table = _points(tables, scenario)
         pairs = []
         for plain, fast in ((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS):
-            speedup, used = paired_ratio(table, plain, fast, "cpu_us_per_page")
+            speedup, interval, used = ratio_over_points(table, plain, fast, "cpu_us_per_page")
             if speedup is not None:
-                rate, _ = paired_ratio(table, fast, plain, "pages_per_s")
+                rate, rate_interval, _ = ratio_over_points(table, fast, plain, "pages_per_s")
                 pairs.append(
                     {
                         "plain": plain,
                         "fast": fast,
                         "cpu_per_page_speedup": speedup,
+                        "cpu_per_page_speedup_ci95": _listed(interval),
                         "pages_per_s_ratio": rate,
+                        "pages_per_s_ratio_ci95": _listed(rate_interval),
                         "concurrencies": used,
                     }
                 )
@@ -157,7 +233,8 @@ def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def asyncio_vs_threads(table: Points) -> dict[str, Any] | None:
-    """asyncio's largest verified sleepy point, and the threads' fraction of C/L there."""
+    """asyncio's largest verified sleepy point, the threads' fraction of C/L there, with
+    their intervals, and asyncio's plateau pages/s over the threads' paired by round."""
     mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
     if not mine:
         return None
@@ -167,12 +244,18 @@ def asyncio_vs_threads(table: Points) -> dict[str, Any] | None:
         for p in table.get(THREADS, [])
         if p["concurrency"] == top["concurrency"] and p.get("fraction_of_ideal") is not None
     ]
+    other = theirs[0] if theirs else None
+    ratio = point_ratio(top, other, "plateau_pages_per_s") if other else None
     return {
         "concurrency": int(top["concurrency"]),
         "latency": top["latency"],
         "pages": top["pages"],
         "asyncio_fraction_of_ideal": float(top["fraction_of_ideal"]),
-        "threads_fraction_of_ideal": float(theirs[0]["fraction_of_ideal"]) if theirs else None,
+        "asyncio_fraction_of_ideal_ci95": top.get("fraction_of_ideal_ci95"),
+        "threads_fraction_of_ideal": float(other["fraction_of_ideal"]) if other else None,
+        "threads_fraction_of_ideal_ci95": other.get("fraction_of_ideal_ci95") if other else None,
+        "asyncio_over_threads": ratio.value if ratio else None,
+        "asyncio_over_threads_ci95": _listed(ratio.interval()) if ratio else None,
     }
 
 
@@ -183,15 +266,12 @@ def few_active_highlights(table: Points) -> dict[str, Any]:
     """At the largest concurrency: the best and worst pages/s, CPU per page and p99 latency."""
     top = _largest_concurrency(table)
     threads = table.get(THREADS) or []
+    at_top = _where("concurrency", top)
     return {
         "largest_concurrency": top,
-        "pages_per_s": ranking(
-            _at(table, top, lambda p: recorded_median(p["pages_per_s"]) or 0.0), True
-        ),
-        "cpu_us_per_page": ranking(
-            _at(table, top, lambda p: recorded_median(p["cpu_us_per_page"]) or 0.0), False
-        ),
-        "latency_p99_ms": ranking(_at(table, top, _p99_ms), False),
+        "pages_per_s": _ranked(table, at_top, "pages_per_s", True),
+        "cpu_us_per_page": _ranked(table, at_top, "cpu_us_per_page", False),
+        "latency_p99_ms": _ranked(table, at_top, "latency_p99_s", False, 1000.0),
         "threads_pages": threads[0]["pages"] if threads else None,
         "threads_most_runs_per_point": max((p["runs"] for p in threads), default=0),
     }
@@ -242,19 +322,27 @@ def sleepy_highlights(tables: dict[str, Any]) -> dict[str, Any]:
     flight; the memory fits compared."""
     table = _points(tables, SLEEPY)
     top = _largest_concurrency(table)
-    percent = {
-        m: 100.0 * p["fraction_of_ideal"]
+    shares = [
+        (m, p)
         for m, entries in table.items()
         for p in entries
         if p["concurrency"] == top and p.get("fraction_of_ideal") is not None
+    ]
+    percent = {m: 100.0 * p["fraction_of_ideal"] for m, p in shares}
+    intervals = {
+        m: None if found is None else found.scaled(100.0).as_list()
+        for m, p in shares
+        for found in [recorded_interval(p.get("fraction_of_ideal_ci95"))]
     }
     peaks = (int(p["server_peak_in_flight"] or 0) for e in table.values() for p in e)
     return {
         "largest_concurrency": top,
-        "percent_of_ideal": ranking(percent, True),
+        "percent_of_ideal": ranking(percent, True, intervals),
         "no_verified_run_at_largest": sorted(set(table) - set(percent)),
         "latencies": sorted({str(p["latency"]) for e in table.values() for p in e}),
-        "latency_p99_ms": ranking(_at(table, top, _p99_ms), False),
+        "latency_p99_ms": _ranked(
+            table, _where("concurrency", top), "latency_p99_s", False, 1000.0
+        ),
         "largest_peak_in_flight": max(peaks, default=0),
     } | _memory_highlights(tables)
 
@@ -265,12 +353,7 @@ def latency_sweep_highlights(table: Points) -> dict[str, Any]:
     ends = [latencies[0], latencies[-1]] if len(latencies) > 1 else latencies
     by_latency = []
     for latency in ends:
-        rate = {
-            m: recorded_median(p["pages_per_s"]) or 0.0
-            for m, e in table.items()
-            for p in e
-            if p["latency"] == latency
-        }
+        rate = _ranked(table, _where("latency", latency), "pages_per_s", True)
         fractions = [
             float(p["fraction_of_ideal"])
             for e in table.values()
@@ -280,7 +363,7 @@ def latency_sweep_highlights(table: Points) -> dict[str, Any]:
         by_latency.append(
             {
                 "latency": latency,
-                "pages_per_s": ranking(rate, True),
+                "pages_per_s": rate,
                 "best_fraction_of_ideal": max(fractions) if fractions else None,
             }
         )

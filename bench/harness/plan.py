@@ -176,6 +176,9 @@ class PlannedRun:
     server_key: int = -1  # runs with the same key share one server process
     counted: bool = False  # run under callgrind for instructions per page, not sampled
     params: dict[str, Any] = field(default_factory=dict)
+    # Measured crawls: the pass over the models at this point (rep k of every model runs in
+    # round k, next to each other), so ratios between models pair by round. None otherwise.
+    round: int | None = None
 
     @property
     def timeout_s(self) -> float:
@@ -196,10 +199,11 @@ def run_params(point: CrawlPoint) -> dict[str, Any]:
 def build_plan(
     profile: Profile, models: Sequence[str], scenarios: Sequence[str]
 ) -> list[PlannedRun]:
-    """Every run in order: per scenario, per server, warm-ups, then repetitions x models.
+    """Every run in order: per scenario, per point, warm-ups (the first point only), then
+    round-robin rounds: rep 1 of every model, then rep 2 of every model, and so on.
 
-    Models are interleaved inside each repetition so a slow drift of the machine spreads
-    over all models instead of biasing the last one.
+    A slow drift of the machine then hits every model alike instead of biasing the last
+    one, and rep k of two models ran next to each other: ratios pair by round.
     """
     plan: list[PlannedRun] = []
     server_keys: dict[ServeOptions, int] = {}
@@ -248,6 +252,7 @@ def _crawl_run(
     key: int,
     counted: bool = False,
 ) -> PlannedRun:
+    """One crawl run of the plan; a measured one is round `rep` at its point."""
     return PlannedRun(
         id=f"{scenario}/{model}/c{point.concurrency}/s{key}/{kind}{rep}",
         scenario=scenario,
@@ -259,6 +264,7 @@ def _crawl_run(
         server_key=key,
         params=run_params(point),
         counted=counted,
+        round=rep if kind == "measured" else None,
     )
 
 

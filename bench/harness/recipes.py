@@ -73,7 +73,7 @@ def replay_argv(recording: str, mark_crawl: bool = False) -> list[str]:
 
 def base_record(run: PlannedRun) -> dict[str, Any]:
     """A run's record before it runs: what the plan says, and 'crashed' until it ends."""
-    planned = ("id", "scenario", "model", "kind", "repetition", "params", "estimate_s")
+    planned = ("id", "scenario", "model", "kind", "repetition", "round", "params", "estimate_s")
     return {name: getattr(run, name) for name in planned} | {
         "started_at": utc_now(),
         "status": "crashed",

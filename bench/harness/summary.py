@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from c10k import catalog
+from c10k.stats import CV_FLAG, recorded_interval
 
 # In the order the summary prints them (idle first, on its own table).
 CRAWL_SCENARIOS = (catalog.FEW_ACTIVE, catalog.LATENCY_SWEEP, catalog.SLEEPY, catalog.REALISTIC)
@@ -18,16 +19,37 @@ def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
 
 
 def _m(figure: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
-    """A summary's median, marked '~' when its CV is over 10%."""
+    """A summary's median and 95% interval, '734 [701,760]' (the median alone for one run),
+    marked '~' when its CV is over CV_FLAG."""
     if not figure or figure.get("median") is None:
         return "-"
-    return ("~" if figure.get("noisy") else "") + _num(figure["median"], digits, scale)
+    text = ("~" if figure.get("noisy") else "") + _num(figure["median"], digits, scale)
+    interval = recorded_interval(figure)
+    if interval is None:
+        return text
+    return f"{text} [{_num(interval.low, digits, scale)},{_num(interval.high, digits, scale)}]"
+
+
+def _share(fraction: float | None, interval: Any) -> str:
+    """A fraction of C/L as a percentage with its interval, '41% [38,44]'; '-' without one."""
+    if not fraction:
+        return "-"
+    found = recorded_interval(interval)
+    text = _num(fraction, 0, 100) + "%"
+    return (
+        text if found is None else f"{text} [{_num(found.low, 0, 100)},{_num(found.high, 0, 100)}]"
+    )
 
 
 def summary_table(document: dict[str, Any]) -> str:
-    """A plain-text table of the derived figures; '~' marks a CV above 10%."""
+    """A plain-text table of the derived figures: medians with their 95% intervals, '~'
+    where the coefficient of variation is above CV_FLAG (5%)."""
     derived = document.get("derived", {})
-    out: list[str] = []
+    out: list[str] = [
+        f"median [95% interval] over the repetitions (one run: no interval); "
+        f"~ = coefficient of variation above {CV_FLAG:.0%}",
+        "",
+    ]
     if catalog.IDLE.name in derived:
         out += idle_lines(derived[catalog.IDLE.name])
     for scenario in (s.name for s in CRAWL_SCENARIOS):
@@ -78,8 +100,8 @@ def idle_lines(entries: dict[str, Any]) -> list[str]:
 def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
     """One crawl scenario's table: per model and point, throughput, CPU, latency, memory."""
     out = [
-        f"{scenario:<16} {'C':>6} {'latency':>8} {'pages/s':>9} {'of ideal':>8} "
-        f"{'CPU µs/pg':>9} {'p50 ms':>7} {'p99 ms':>7} {'RSS MiB':>8}  runs"
+        f"{scenario:<16} {'C':>6} {'latency':>8} {'pages/s':>21} {'of ideal':>14} "
+        f"{'CPU µs/pg':>21} {'p50 ms':>21} {'p99 ms':>21} {'RSS MiB':>21}  runs"
     ]
     for model, entry in models.items():
         for p in entry["points"]:
@@ -89,10 +111,10 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
             bound = p.get("cpu_bound") or ("server" if p["server_saturated_runs"] else None)
             flag = f"  CPU-bound: {bound}" if bound in ("crawler", "server", "both") else ""
             out.append(
-                f"  {model:<14} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>9} "
-                f"{_num(ideal, 0, 100) + '%' if ideal else '-':>8} "
-                f"{_m(p['cpu_us_per_page']):>9} {_m(p['latency_p50_s'], 1, 1e3):>7} "
-                f"{_m(p['latency_p99_s'], 1, 1e3):>7} {_m(rss, 1, 1 / 1024):>8}  "
+                f"  {model:<14} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>21} "
+                f"{_share(ideal, p.get('fraction_of_ideal_ci95')):>14} "
+                f"{_m(p['cpu_us_per_page']):>21} {_m(p['latency_p50_s'], 1, 1e3):>21} "
+                f"{_m(p['latency_p99_s'], 1, 1e3):>21} {_m(rss, 1, 1 / 1024):>21}  "
                 f"{p['runs']}{flag}"
             )
         if not entry["points"]:

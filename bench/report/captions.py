@@ -42,6 +42,13 @@ def no_data(scenario: str) -> str:
     return f"the {scenario} scenario did not run"
 
 
+def bars_note(bars: bool) -> str:
+    """The sentence a chart of medians ends with: what its error bars are, or why it has none."""
+    if bars:
+        return " Bars: the 95% interval over the repetitions (none where a point has one run)."
+    return " No bars: no point has an interval (one run each, or results written before intervals)."
+
+
 def memory_fit_label(document: dict[str, Any]) -> str:
     fitted = highlights(document, SLEEPY).get("fit_concurrencies") or []
     return (

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import matplotlib
 
@@ -17,15 +17,18 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.transforms import offset_copy
 
 from bench.report import captions
 from bench.report.figures import Problem, points, problems
 from bench.report.palette import model_order, style
 from c10k import catalog
+from c10k.stats import Interval, recorded_interval, recorded_median
 
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 
 WIDTH, HEIGHT = 10.0, 5.2
+BAR_DODGE_POINTS = 2.5  # how far apart the models' error bars at one x are drawn
 FIXED_RC: dict[Any, Any] = {  # rcParams for every chart
     "font.size": 10,
     "axes.grid": True,
@@ -87,6 +90,48 @@ def model_line(ax: Axes, model: str, xs: list[float], ys: list[float], **extra: 
         label=model,
         **extra,
     )
+
+
+def error_bars(
+    ax: Axes, model: str, xs: list[float], ys: list[float], intervals: list[Interval | None]
+) -> bool:
+    """The 95% interval of each point as a bar in the model's colour (none for a point of
+    one run); whether any bar was drawn. A median outside its interval gets no bar on that
+    side rather than a bar pointing the wrong way. Each model's bars sit a few points to the
+    side of its markers, in the catalog's order, so that the models' bars at one x do not
+    hide each other."""
+    drawn = [(x, y, i) for x, y, i in zip(xs, ys, intervals, strict=True) if i is not None]
+    if not drawn:
+        return False
+    order = list(catalog.MODELS)
+    slot = order.index(model) - (len(order) - 1) / 2 if model in order else 0.0
+    figure = ax.figure  # the charts' axes sit on a Figure, never a SubFigure
+    shifted = offset_copy(
+        ax.transData,
+        fig=figure if isinstance(figure, Figure) else None,
+        x=slot * BAR_DODGE_POINTS,
+        units="points",
+    )
+    ax.errorbar(
+        [x for x, _, _ in drawn],
+        [y for _, y, _ in drawn],
+        yerr=[
+            [max(0.0, y - i.low) for _, y, i in drawn],
+            [max(0.0, i.high - y) for _, y, i in drawn],
+        ],
+        fmt="none",
+        ecolor=style(model).colour,
+        elinewidth=1.0,
+        capsize=2,
+        alpha=0.8,
+        transform=shifted,
+    )
+    # Bars drawn with a shifted transform do not count for autoscaling: their ends are added
+    # by hand, so no bar is cut off (a bound at or below 0 would break a log axis: left out).
+    ends = [(x, end) for x, _, i in drawn for end in (i.low, i.high) if end > 0]
+    ax.update_datalim(ends)
+    ax.autoscale_view()
+    return True
 
 
 def hollow(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
@@ -165,6 +210,19 @@ def legend(figure: Figure, axes: list[Axes], extra: list[Line2D] | None = None) 
         )
 
 
+def error_bar_key() -> Line2D:
+    """The legend entry of the bars: what they are, on every chart that has them."""
+    return Line2D(
+        [],
+        [],
+        color="#333333",
+        marker="|",
+        markersize=10,
+        linestyle="none",
+        label="bar: 95% interval over repetitions",
+    )
+
+
 def marker_key(kind: str) -> Line2D:
     """The legend entry of a marker that means the same on every chart: "crossed" or not."""
     if kind == "crossed":
@@ -208,25 +266,42 @@ def ticks_at(ax: Axes, values: list[float]) -> None:
 THOUSANDS = FuncFormatter(lambda value, _pos: f"{value:,.0f}")
 
 
+class Lines(NamedTuple):
+    """What crawl_lines drew: every x, and whether any point was server-bound or had a bar."""
+
+    xs: list[float]
+    saturated: bool
+    bars: bool
+
+
 def crawl_lines(
     ax: Axes,
     document: dict[str, Any],
     scenario: str,
-    value: Callable[[dict[str, Any]], float | None],
+    summary: Callable[[dict[str, Any]], dict[str, Any] | None],
     x: Callable[[dict[str, Any]], float],
     problem_value: Callable[[Problem], float | None] | None,
-) -> tuple[list[float], bool]:
-    """One line per model; hollow server-bound points; crossed runs that did not count."""
+    scale: float = 1.0,
+) -> Lines:
+    """One line per model through the medians of summary(point) times scale, with their 95%
+    intervals as bars; hollow server-bound points; crossed runs that did not count."""
     xs_all: list[float] = []
-    saturated_any = False
+    saturated_any = bars = False
     for model in model_order(list(points(document, scenario))):
-        entries = [p for p in points(document, scenario)[model] if value(p) is not None]
+        entries = [
+            p for p in points(document, scenario)[model] if recorded_median(summary(p)) is not None
+        ]
         xs = [x(p) for p in entries]
-        ys = [float(value(p) or 0.0) for p in entries]
+        ys = [float(recorded_median(summary(p)) or 0.0) * scale for p in entries]
         xs_all += xs
         if xs:
             model_line(ax, model, xs, ys)
-        saturated = [(x(p), float(value(p) or 0.0)) for p in entries if p["server_saturated_runs"]]
+            intervals = [recorded_interval(summary(p)) for p in entries]
+            scaled = [None if i is None else i.scaled(scale) for i in intervals]
+            bars = error_bars(ax, model, xs, ys, scaled) or bars
+        saturated = [
+            (a, b) for a, b, p in zip(xs, ys, entries, strict=True) if p["server_saturated_runs"]
+        ]
         if saturated:
             saturated_any = True
             hollow(ax, model, [a for a, _ in saturated], [b for _, b in saturated])
@@ -237,11 +312,13 @@ def crawl_lines(
             px = float(p.concurrency) if scenario != LATENCY_SWEEP else p.mean_latency_s * 1000.0
             crossed(ax, p.model, [px], [problem_value(p)])
             xs_all.append(px)
-    return xs_all, saturated_any
+    return Lines(xs_all, saturated_any, bars)
 
 
-def marker_keys(found: list[Problem], saturated: bool) -> list[Line2D]:
+def marker_keys(found: list[Problem], saturated: bool, bars: bool = False) -> list[Line2D]:
     keys = []
+    if bars:
+        keys.append(error_bar_key())
     if found:
         keys.append(marker_key("crossed"))
     if saturated:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -11,6 +12,7 @@ from bench.report import captions
 from bench.report.chart_kit import (
     THOUSANDS,
     Chart,
+    Lines,
     crawl_lines,
     legend,
     log_if_wide,
@@ -23,7 +25,6 @@ from bench.report.chart_kit import (
 )
 from bench.report.figures import highlights, points, problems
 from c10k import catalog
-from c10k.stats import recorded_median
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
@@ -46,18 +47,16 @@ def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
     if not table:
         no_data(ax, captions.no_data(SLEEPY))
         return Chart(name, title, figure, captions.not_run(SLEEPY))
-    xs, saturated = crawl_lines(
+    drawn = crawl_lines(
         ax,
         document,
         SLEEPY,
-        lambda p: (
-            recorded_median(p.get("plateau_pages_per_s")) or recorded_median(p.get("pages_per_s"))
-        ),
+        lambda p: p.get("plateau_pages_per_s") or p.get("pages_per_s"),
         _concurrency,
         lambda p: p.pages_per_s,
     )
     ideal = plot_ideal(ax, table, _concurrency)
-    log_if_wide(ax, xs)
+    log_if_wide(ax, drawn.xs)
     if spans_wide([x for x, _ in ideal]):
         ax.set_yscale("log")
     latencies = highlights(document, SLEEPY)["latencies"]
@@ -65,8 +64,9 @@ def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
     ax.set_ylabel("pages/s after the root page")
     ax.xaxis.set_major_formatter(THOUSANDS)
     ax.yaxis.set_major_formatter(THOUSANDS)
-    legend(figure, [ax], marker_keys(found, saturated))
-    return Chart(name, title, figure, captions.sleepy_throughput_caption(document))
+    legend(figure, [ax], marker_keys(found, drawn.saturated, drawn.bars))
+    caption = captions.sleepy_throughput_caption(document) + captions.bars_note(drawn.bars)
+    return Chart(name, title, figure, caption)
 
 
 def _speed_and_cpu(
@@ -74,28 +74,23 @@ def _speed_and_cpu(
     scenario: str,
     axes: tuple[Axes, Axes],
     x_of: Callable[[dict[str, Any]], float],
-) -> tuple[list[float], bool]:
+) -> Lines:
     """Pages/s on the left axes, CPU per page on the right, one line per model."""
     left, right = axes
-    xs, saturated = crawl_lines(
-        left,
-        document,
-        scenario,
-        lambda p: recorded_median(p["pages_per_s"]),
-        x_of,
-        lambda p: p.pages_per_s,
+    speed = crawl_lines(
+        left, document, scenario, lambda p: p["pages_per_s"], x_of, lambda p: p.pages_per_s
     )
-    crawl_lines(
+    cpu = crawl_lines(
         right,
         document,
         scenario,
-        lambda p: recorded_median(p["cpu_us_per_page"]),
+        lambda p: p["cpu_us_per_page"],
         x_of,
         lambda p: p.cpu_us_per_page,
     )
     left.set_title("pages/s (higher is better)", fontsize=10)
     right.set_title("CPU per page (lower is better)", fontsize=10)
-    return xs, saturated
+    return Lines(speed.xs, speed.saturated, speed.bars or cpu.bars)
 
 
 def chart_few_active(document: dict[str, Any]) -> Chart:
@@ -105,29 +100,25 @@ def chart_few_active(document: dict[str, Any]) -> Chart:
         no_data(left, captions.no_data(FEW_ACTIVE))
         no_data(right, "")
         return Chart(FEW_ACTIVE, title, figure, captions.not_run(FEW_ACTIVE))
-    xs, saturated = _speed_and_cpu(document, FEW_ACTIVE, (left, right), _concurrency)
+    drawn = _speed_and_cpu(document, FEW_ACTIVE, (left, right), _concurrency)
     for ax in (left, right):
-        log_if_wide(ax, xs)
+        log_if_wide(ax, drawn.xs)
         ax.set_xlabel("concurrency C")
         ax.xaxis.set_major_formatter(THOUSANDS)
         ax.set_ylim(bottom=0)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs, user + sys)")
-    legend(figure, [left, right], marker_keys(problems(document, FEW_ACTIVE), saturated))
-    return Chart(FEW_ACTIVE, title, figure, captions.few_active_caption(document, saturated))
-
-
-def _quantile_ms(quantile: str) -> Callable[[dict[str, Any]], float]:
-    def value(point: dict[str, Any]) -> float:
-        return (recorded_median(point[f"latency_{quantile}_s"]) or 0.0) * 1000.0
-
-    return value
+    found = problems(document, FEW_ACTIVE)
+    legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
+    caption = captions.few_active_caption(document, drawn.saturated)
+    return Chart(FEW_ACTIVE, title, figure, caption + captions.bars_note(drawn.bars))
 
 
 def chart_latency(document: dict[str, Any]) -> Chart:
     """Fetch latency p50 and p99 against concurrency, in few-active and sleepy."""
     name = "latency"
     title, figure, axes = new_figure(name, 2, 2, height=8.0)
+    bars = False
     for row, scenario in enumerate((FEW_ACTIVE, SLEEPY)):
         table = points(document, scenario)
         for col, quantile in enumerate(("p50", "p99")):
@@ -135,15 +126,17 @@ def chart_latency(document: dict[str, Any]) -> Chart:
             if not table:
                 no_data(ax, f"{scenario} did not run")
                 continue
-            xs, _ = crawl_lines(ax, document, scenario, _quantile_ms(quantile), _concurrency, None)
-            log_if_wide(ax, xs)
+            median = itemgetter(f"latency_{quantile}_s")
+            drawn = crawl_lines(ax, document, scenario, median, _concurrency, None, 1e3)
+            bars = drawn.bars or bars
+            log_if_wide(ax, drawn.xs)
             ax.set_ylim(bottom=0)
             ax.set_title(f"{scenario}: {quantile}", fontsize=10)
             ax.set_xlabel("concurrency C")
             ax.set_ylabel(f"{quantile} latency (ms)")
             ax.xaxis.set_major_formatter(THOUSANDS)
-    legend(figure, axes)
-    return Chart(name, title, figure, captions.latency_caption(document))
+    legend(figure, axes, marker_keys([], False, bars))
+    return Chart(name, title, figure, captions.latency_caption(document) + captions.bars_note(bars))
 
 
 def chart_latency_sweep(document: dict[str, Any]) -> Chart:
@@ -154,16 +147,18 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
         no_data(left, captions.no_data(LATENCY_SWEEP))
         no_data(right, "")
         return Chart(LATENCY_SWEEP, title, figure, captions.not_run(LATENCY_SWEEP))
-    xs, saturated = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms)
+    drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms)
     plot_ideal(left, table, _latency_ms)
     concurrency = highlights(document, LATENCY_SWEEP)["concurrencies"]
     for ax in (left, right):
-        if any(v > 0 for v in xs):
+        if any(v > 0 for v in drawn.xs):
             ax.set_xscale("symlog", linthresh=1.0)
-        ticks_at(ax, sorted(set(xs)))
+        ticks_at(ax, sorted(set(drawn.xs)))
         ax.set_xlabel(f"server latency (ms), C = {', '.join(f'{c:,}' for c in concurrency)}")
         ax.set_ylim(bottom=0)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs)")
-    legend(figure, [left, right], marker_keys(problems(document, LATENCY_SWEEP), saturated))
-    return Chart(LATENCY_SWEEP, title, figure, captions.latency_sweep_caption(document))
+    found = problems(document, LATENCY_SWEEP)
+    legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
+    caption = captions.latency_sweep_caption(document) + captions.bars_note(drawn.bars)
+    return Chart(LATENCY_SWEEP, title, figure, caption)

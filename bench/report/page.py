@@ -16,15 +16,16 @@ from bench.report.conditions import Section
 from bench.report.figures import scenarios_not_run
 from bench.report.tables import (
     INSTRUCTION_HEADER,
+    MEDIAN_NOTE,
     REALISTIC_HEADER,
     environment_rows,
     instruction_rows,
     problem_rows,
     realistic_rows,
 )
-from bench.report.verdicts import CONTRADICTED, REPRODUCED, Verdict, verdicts
+from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Verdict, verdicts
 
-VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘"}
+VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈"}
 DOCS = "docs/report.md"
 
 REALISTIC_TITLE = (
@@ -126,6 +127,7 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
     realistic = realistic_rows(document)
     parts += [f"## {REALISTIC_TITLE}", ""]
     parts += [_md_table(REALISTIC_HEADER, realistic) if realistic else "Not measured.", ""]
+    parts += [MEDIAN_NOTE, ""] if realistic else []
     counted = instruction_rows(document)
     parts += [f"## {INSTRUCTIONS_TITLE}", ""]
     parts += [_md_table(INSTRUCTION_HEADER, counted) if counted else "Not measured.", ""]
@@ -153,14 +155,15 @@ th,td{border:1px solid #ccc;padding:.35em .5em;text-align:left;vertical-align:to
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.verdict{font-weight:bold;white-space:nowrap}
 .reproduced{background:#e3f4e8;color:#0b5d1e}.contradicted{background:#fbe4e0;color:#8a1c0d}
-.not-measurable{background:#eeeeee;color:#444}
+.inconclusive{background:#fdf3d8;color:#6b4a00}.not-measurable{background:#eeeeee;color:#444}
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{margin-top:.4em}p.note{color:#555;font-size:13px}
 """
 
 
 def _verdict_class(verdict: str) -> str:
-    return {REPRODUCED: "reproduced", CONTRADICTED: "contradicted"}.get(verdict, "not-measurable")
+    classes = {REPRODUCED: "reproduced", CONTRADICTED: "contradicted", INCONCLUSIVE: "inconclusive"}
+    return classes.get(verdict, "not-measurable")
 
 
 def _html_table(header: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
@@ -228,6 +231,7 @@ def page(
         + f"<h2>{REALISTIC_TITLE}</h2>"
         + (
             _html_table(REALISTIC_HEADER, realistic, set(range(2, 10)))
+            + f'<p class="note">{html.escape(MEDIAN_NOTE)}</p>'
             if realistic
             else "<p>Not measured.</p>"
         )

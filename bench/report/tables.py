@@ -8,13 +8,14 @@ from typing import Any
 from bench.report.conditions import pinning_text
 from bench.report.figures import KIB, derived, points, problems
 from bench.report.palette import model_order
-from bench.report.text import kib, number, plain
+from bench.report.text import cell, kib, number, plain
 from c10k import catalog
 from c10k.stats import recorded_median
 
 
 def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
-    """The realistic scenario as table rows: one per model and point."""
+    """The realistic scenario as table rows: one per model and point, each median with its
+    95% interval."""
     rows = []
     table = points(document, catalog.REALISTIC.name)
     for model in model_order(list(table)):
@@ -25,16 +26,22 @@ def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
                     p.get("site", "deep"),
                     f"{p['concurrency']:,}",
                     f"{p['pages']:,}",
-                    number(recorded_median(p["pages_per_s"])),
-                    number(recorded_median(p["cpu_us_per_page"])),
-                    number((recorded_median(p["latency_p50_s"]) or 0.0) * 1000.0, 1),
-                    number((recorded_median(p["latency_p99_s"]) or 0.0) * 1000.0, 1),
-                    number((recorded_median(p["max_rss_kib"]) or 0.0) / 1024.0, 1),
+                    cell(p["pages_per_s"]),
+                    cell(p["cpu_us_per_page"]),
+                    cell(p["latency_p50_s"], 1, 1000.0),
+                    cell(p["latency_p99_s"], 1, 1000.0),
+                    cell(p["max_rss_kib"], 1, 1 / 1024.0),
                     str(p["runs"]),
                 ]
             )
     return rows
 
+
+# Under every table of medians: how to read a cell.
+MEDIAN_NOTE = (
+    "Each figure is the median over the repetitions with its 95% interval [low, high]; "
+    "a figure without one comes from a single run (no interval (1 run))."
+)
 
 REALISTIC_HEADER = [
     "model",
@@ -52,10 +59,11 @@ REALISTIC_HEADER = [
 
 def instruction_rows(document: dict[str, Any]) -> list[list[str]]:
     """Instructions per page under callgrind, per model and for the core replay, with the
-    core's share and the CPU per page few-active measured at the same concurrency."""
+    core's share and the CPU per page few-active measured at the same concurrency (with its
+    95% interval; a count repeats to within 0.1% and has none)."""
     table = derived(document, catalog.INSTRUCTIONS.name)
     cpu_at = {
-        (model, p["concurrency"]): recorded_median(p["cpu_us_per_page"])
+        (model, p["concurrency"]): p["cpu_us_per_page"]
         for model, found in points(document, catalog.FEW_ACTIVE.name).items()
         for p in found
     }
@@ -72,7 +80,7 @@ def instruction_rows(document: dict[str, Any]) -> list[list[str]]:
                 f"{entry['pages']:,}",
                 number(recorded_median(entry["instructions_per_page"])),
                 "-" if share is None else f"{share:.0%}",
-                number(cpu_at.get((model, entry["concurrency"]))),
+                cell(cpu_at.get((model, entry["concurrency"]))),
             ]
         )
     return rows

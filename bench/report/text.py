@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from bench.report.figures import KIB, Problem
+from c10k.stats import Interval, recorded_interval, recorded_median
 
 
 def finite(value: Any) -> bool:
@@ -23,6 +25,34 @@ def number(value: float | None, digits: int = 0) -> str:
     if value is None or not finite(value):
         return "-"
     return f"{value:,.{digits}f}"
+
+
+def with_interval(
+    value: float | None, interval: Interval | None, shown: Callable[[float], str], why: str
+) -> str:
+    """A figure and its 95% interval as the report writes them: '734 [701, 760]', or
+    '734, no interval (1 run)' (why: the reason there is none); '-' without a figure."""
+    if value is None or not finite(value):
+        return "-"
+    if interval is None:
+        return f"{shown(value)}, no interval ({why})"
+    return f"{shown(value)} [{shown(interval.low)}, {shown(interval.high)}]"
+
+
+def cell(summary: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
+    """A table cell: a summary's median and 95% interval, '734 [701, 760]'; the median alone
+    for one run (or a file written before intervals); '-' without a median."""
+    centre = recorded_median(summary)
+    if centre is None:
+        return "-"
+    interval = recorded_interval(summary)
+    if interval is None:
+        return number(centre * scale, digits)
+    scaled = interval.scaled(scale)
+    return (
+        f"{number(centre * scale, digits)} "
+        f"[{number(scaled.low, digits)}, {number(scaled.high, digits)}]"
+    )
 
 
 def span(values: list[int]) -> str:
@@ -43,19 +73,28 @@ def plain(value: Any) -> str:
 
 
 def rank(found: dict[str, Any] | None, unit: str, digits: int = 0) -> str:
-    """A derived ranking in words: 'asyncio is highest with 950 pages/s; threads lowest
-    with 400 pages/s (2.38x less)'; '' when nothing was ranked."""
+    """A derived ranking in words: 'asyncio is highest with 950 [900, 1,000] pages/s;
+    threads lowest with 400 [380, 420] pages/s (2.38x less)'; '' when nothing was ranked."""
     if not found:
         return ""
-    values, best, worst = found["values"], found["best"], found["worst"]
+    best, worst = found["best"], found["worst"]
     higher_is_better = found["higher_is_better"]
     top, bottom = ("highest", "lowest") if higher_is_better else ("lowest", "highest")
-    text = f"{best} is {top} with {number(values[best], digits)} {unit}"
+    text = f"{best} is {top} with {_ranked_value(found, best, digits)} {unit}"
     if worst != best:
-        text += f"; {worst} {bottom} with {number(values[worst], digits)} {unit}"
+        text += f"; {worst} {bottom} with {_ranked_value(found, worst, digits)} {unit}"
         if found["factor"] is not None:
             text += f" ({found['factor']:.2f}x {'less' if higher_is_better else 'more'})"
     return text
+
+
+def _ranked_value(found: dict[str, Any], model: str, digits: int) -> str:
+    """A model's value in a ranking, with its 95% interval when the ranking has one."""
+    value = number(found["values"][model], digits)
+    interval = recorded_interval((found.get("intervals") or {}).get(model))
+    if interval is None:
+        return value
+    return f"{value} [{number(interval.low, digits)}, {number(interval.high, digits)}]"
 
 
 def problem_lines(found: list[Problem]) -> str:

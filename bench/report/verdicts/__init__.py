@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bench.report.verdicts.base import CONTRADICTED, NOT_MEASURABLE, REPRODUCED, Verdict
+from bench.report.verdicts.base import (
+    CONTRADICTED,
+    INCONCLUSIVE,
+    NOT_MEASURABLE,
+    REPRODUCED,
+    Verdict,
+)
 from bench.report.verdicts.crawl import (
     c6_event_loop_speed,
     c7_sleepy_connections,
@@ -22,6 +28,7 @@ from bench.report.verdicts.idle import (
 
 __all__ = [
     "CONTRADICTED",
+    "INCONCLUSIVE",
     "NOT_MEASURABLE",
     "REPRODUCED",
     "RULES",

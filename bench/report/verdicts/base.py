@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from bench.report.figures import KIB, failed_slope_runs
 from c10k import catalog
+from c10k.stats import Interval
 
 # The models, idle kinds and scenarios the chapter's claims name.
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
@@ -15,6 +17,7 @@ IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.S
 
 REPRODUCED = "reproduced"
 CONTRADICTED = "contradicted"
+INCONCLUSIVE = "inconclusive (within noise)"
 NOT_MEASURABLE = "not measurable here"
 
 # The chapter's numbers ("50k", "3k"), read as KiB.
@@ -71,23 +74,26 @@ CLAIMS: dict[str, Claim] = {
     "C6": Claim(
         "an event loop is moderately slower than threads for a few very active connections",
         "moderately slower",
-        "event loop pages/s 50-95% of threads' in few-active",
+        "event loop pages/s 50-95% of threads' in few-active, its whole 95% interval inside",
     ),
     "C7": Claim(
         "async is right for many slow or sleepy connections",
         "async wins",
-        "at 1,000+ sleepy connections, asyncio at least as fast as threads with less memory per"
-        " connection, or threads unable to hold that many",
+        "at 1,000+ sleepy connections, asyncio at least as fast as threads (the 95% interval of"
+        " the ratio at 1x or above) with less memory per connection, or threads unable to hold"
+        " that many",
     ),
     "C8": Claim(
         "without a GIL, threads would do even better",
         "better without GIL",
-        "free-threaded threads >= 1.05x the pages/s of threads with the GIL",
+        "free-threaded threads >= 1.05x the pages/s of threads with the GIL, its whole 95%"
+        " interval",
     ),
     "C9": Claim(
         "uvloop makes asyncio 2-4x faster (uvloop's README)",
         "2-4x",
-        "uvloop >= 2x less CPU per page than the same code on asyncio's loop",
+        "uvloop >= 2x less CPU per page than the same code on asyncio's loop, its whole 95%"
+        " interval",
     ),
 }
 
@@ -101,7 +107,7 @@ class Verdict:
     chapter: str  # the chapter's number
     measured: str  # the number measured here
     conditions: str  # how, and anything that qualifies it
-    verdict: str  # REPRODUCED, CONTRADICTED or NOT_MEASURABLE
+    verdict: str  # REPRODUCED, CONTRADICTED, INCONCLUSIVE or NOT_MEASURABLE
     rule: str  # the rule that gave the verdict, in one line
 
 
@@ -109,6 +115,19 @@ def verdict(claim: str, measured: str, conditions: str, outcome: str) -> Verdict
     """A row of the table: the claim's words and rule, with what was measured and judged."""
     about = CLAIMS[claim]
     return Verdict(claim, about.words, about.chapter, measured, conditions, outcome, about.rule)
+
+
+def on_interval(value: float, interval: Interval | None, low: float, high: float = math.inf) -> str:
+    """A figure judged against the range [low, high) that reproduces a claim, on its 95%
+    interval: REPRODUCED when the whole interval lies inside, CONTRADICTED when it lies wholly
+    outside, INCONCLUSIVE when it straddles a bound. Without an interval (one run) the value
+    alone decides."""
+    bottom, top = (value, value) if interval is None else (interval.low, interval.high)
+    if bottom >= low and top < high:
+        return REPRODUCED
+    if top < low or bottom >= high:
+        return CONTRADICTED
+    return INCONCLUSIVE
 
 
 def profile_name(document: dict[str, Any]) -> str:

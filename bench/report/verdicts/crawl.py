@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bench.report.figures import (
@@ -12,7 +13,7 @@ from bench.report.figures import (
     memory_per_connection,
     problems,
 )
-from bench.report.text import kib, number, span
+from bench.report.text import kib, span, with_interval
 from bench.report.verdicts.base import (
     ASYNCIO,
     CONTRADICTED,
@@ -27,9 +28,36 @@ from bench.report.verdicts.base import (
     THREADS,
     UVLOOP_SPEEDUP,
     Verdict,
+    on_interval,
     profile_name,
     verdict,
 )
+from c10k.stats import recorded_interval
+
+# Why a ratio over points has no interval: a point ran once (or its runs did not pair up).
+ONE_RUN_PER_POINT = "1 run per point"
+ONE_RUN = "1 run"
+
+
+def _times(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def _percent(value: float) -> str:
+    return f"{value:.0%}"
+
+
+def _ratio(
+    found: dict[str, Any],
+    key: str,
+    shown: Callable[[float], str] = _times,
+    why: str = ONE_RUN_PER_POINT,
+) -> str:
+    """found[key] with its interval found[key_ci95]: '1.22x [1.00x, 1.49x]'."""
+    if f"{key}_ci95" not in found:
+        why = "results written before intervals: python -m bench.harness.derive adds them"
+    interval = recorded_interval(found.get(f"{key}_ci95"))
+    return with_interval(found.get(key), interval, shown, why)
 
 
 def _few_active_conditions(document: dict[str, Any], used: list[int]) -> str:
@@ -43,19 +71,26 @@ def _few_active_conditions(document: dict[str, Any], used: list[int]) -> str:
 
 
 def _instructions_text(document: dict[str, Any], key: str, template: str) -> str:
-    """'; callgrind: ...' from the instructions comparison's ratios, or '' without a count."""
+    """'; callgrind: ...' from the instructions comparison's ratios, or '' without a count.
+    Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
     ratios = (comparison(document, "instructions") or {}).get(key) or {}
     if not ratios:
         return ""
-    return "; callgrind: " + ", ".join(template.format(m, r) for m, r in ratios.items())
+    return (
+        "; callgrind: "
+        + ", ".join(template.format(m, r) for m, r in ratios.items())
+        + " (counts repeat to within 0.1%: no interval)"
+    )
 
 
 def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
     """Reproduced if the event-loop models (callbacks, generators, asyncio) reach 50-95% of
     the threads' pages/s in few-active (median over those models of each one's geometric
-    mean ratio over the concurrencies both ran, server-bound points left out); contradicted
-    at 95% or more (not slower) or below 50% (more than moderately slower); not measurable
-    without threads and at least one event-loop model there."""
+    mean ratio over the concurrencies both ran, server-bound points left out), the whole 95%
+    interval of that median inside the range; contradicted when the interval lies at 95% or
+    more (not slower) or below 50% (more than moderately slower); inconclusive (within
+    noise) when it straddles 50% or 95%; not measurable without threads and at least one
+    event-loop model there."""
     found = comparison(document, "event_loop_vs_threads") or {}
     middle = found.get("median_pages_per_s")
     if middle is None:
@@ -67,22 +102,22 @@ def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
         )
         return verdict("C6", "-", why, NOT_MEASURABLE)
     each = ", ".join(
-        f"{m} {r['pages_per_s']:.2f}x pages/s, {r['cpu_us_per_page']:.2f}x CPU/page"
-        if r["cpu_us_per_page"] is not None
-        else f"{m} {r['pages_per_s']:.2f}x"
+        f"{m} {_ratio(r, 'pages_per_s')} pages/s"
+        + (f", {_ratio(r, 'cpu_us_per_page')} CPU/page" if r["cpu_us_per_page"] is not None else "")
         for m, r in found["models"].items()
     )
-    low, high = MODERATE_RANGE
+    interval = recorded_interval(found.get("median_pages_per_s_ci95"))
+    shown = _ratio(found, "median_pages_per_s", _percent)
     return verdict(
         "C6",
-        f"event loop at {middle:.0%} of threads' pages/s",
+        f"event loop pages/s over {THREADS}': {shown}",
         f"{each} (vs {THREADS})"
         + _instructions_text(
             document, "event_loop_vs_threads", "{} {:.2f}x " + THREADS + "' instructions/page"
         )
         + f"; {_few_active_conditions(document, found['concurrencies'])}; "
         f"{profile_name(document)}",
-        REPRODUCED if low <= middle < high else CONTRADICTED,
+        on_interval(middle, interval, *MODERATE_RANGE),
     )
 
 
@@ -102,47 +137,60 @@ def _crawler_failures(document: dict[str, Any], model: str) -> list[Problem]:
 def _c7_judged(
     found: dict[str, Any], threads_failed_there: bool, mine: float | None, theirs: float | None
 ) -> str:
-    """asyncio against threads where both were asked to hold that many connections."""
+    """asyncio against threads where both were asked to hold that many connections: memory
+    per connection (fits, one run per point) as it is, speed on the interval of asyncio's
+    plateau pages/s over the threads' (paired by round)."""
     cheaper = mine is None or theirs is None or mine < theirs
-    if threads_failed_there:
+    if threads_failed_there or not cheaper:
         return REPRODUCED if cheaper else CONTRADICTED
-    faster = found["asyncio_fraction_of_ideal"] >= found["threads_fraction_of_ideal"]
-    return REPRODUCED if faster and cheaper else CONTRADICTED
+    ratio = found.get("asyncio_over_threads")
+    if ratio is None:  # a file written before intervals: the fractions as they are
+        faster = found["asyncio_fraction_of_ideal"] >= found["threads_fraction_of_ideal"]
+        return REPRODUCED if faster else CONTRADICTED
+    return on_interval(ratio, recorded_interval(found.get("asyncio_over_threads_ci95")), 1.0)
 
 
 def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     """Compares asyncio with threads at the largest sleepy concurrency (1,000 or more) where
     asyncio has a verified run. Reproduced if threads could not hold that many connections
-    (their run there failed), or if asyncio's throughput there is at least the threads' and
-    its memory per connection (RSS + kernel slopes) is lower. Contradicted if asyncio is
-    slower or not cheaper, or failed by itself (verification, crash, limit, timeout) at a
-    larger concurrency of 1,000 or more. Not measurable below 1,000 connections or without a
-    threads run to compare with. The fraction of the ideal C/L is shown, not judged: on a
-    small machine the CPU of crawler and server together caps every model below C/L."""
+    (their run there failed), or if asyncio's throughput there is at least the threads' (the
+    whole 95% interval of asyncio's plateau pages/s over the threads', paired by round, at
+    1x or above) and its memory per connection (RSS + kernel slopes) is lower. Contradicted
+    if asyncio is not cheaper, or slower (the interval below 1x), or failed by itself
+    (verification, crash, limit, timeout) at a larger concurrency of 1,000 or more.
+    Inconclusive (within noise) when it is cheaper and the interval straddles 1x. Not
+    measurable below 1,000 connections or without a threads run to compare with. The
+    fraction of the ideal C/L is shown, not judged: on a small machine the CPU of crawler and
+    server together caps every model below C/L."""
     found = comparison(document, "asyncio_vs_threads_sleepy")
     if found is None:
         why = f"no verified {SLEEPY} run of {ASYNCIO}" + _sleepy_failures(document)
         return verdict("C7", "-", why, NOT_MEASURABLE)
-    concurrency, fraction = found["concurrency"], found["asyncio_fraction_of_ideal"]
+    concurrency = found["concurrency"]
     memory = memory_per_connection(document)
     mine = memory[ASYNCIO].total_bytes if ASYNCIO in memory else None
     theirs = memory[THREADS].total_bytes if THREADS in memory else None
     threads_there = found["threads_fraction_of_ideal"] is not None
     failed_there = [p for p in _crawler_failures(document, THREADS) if p.concurrency == concurrency]
     theirs_text = (
-        f"{THREADS} {found['threads_fraction_of_ideal']:.0%}"
+        f"{THREADS} {_ratio(found, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
         if threads_there
         else f"{THREADS} failed there"
         if failed_there
         else f"{THREADS} not run there"
     )
-    conditions = (
-        f"{SLEEPY}: C {concurrency:,}, latency {found['latency']}, {found['pages']:,} pages; "
-        f"of C/L: {ASYNCIO} {fraction:.0%}, {theirs_text}; memory per connection {ASYNCIO} "
-        f"{kib(mine)}, {THREADS} {kib(theirs)}{_sleepy_failures(document)}; "
-        f"{profile_name(document)}"
+    speed = (
+        f"; {ASYNCIO}'s pages/s over {THREADS}' {_ratio(found, 'asyncio_over_threads')}"
+        if found.get("asyncio_over_threads") is not None
+        else ""
     )
-    measured = f"{fraction:.0%} of C/L at {concurrency:,} connections ({theirs_text})"
+    conditions = (
+        f"{SLEEPY}: C {concurrency:,}, latency {found['latency']}, {found['pages']:,} pages"
+        f"{speed}; memory per connection (one fit each) {ASYNCIO} {kib(mine)}, {THREADS} "
+        f"{kib(theirs)}{_sleepy_failures(document)}; {profile_name(document)}"
+    )
+    shown = _ratio(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
+    measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; {theirs_text}"
     later = [
         p
         for p in _crawler_failures(document, ASYNCIO)
@@ -166,8 +214,9 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
 def c8_without_gil(document: dict[str, Any]) -> Verdict:
     """Reproduced if a free-threaded threads model (named threads-free-threaded or
     threads-nogil) makes at least 5% more pages/s than threads with the GIL in few-active
-    (geometric mean over the shared concurrencies); contradicted if not; not measurable
-    here when no free-threaded CPython ran."""
+    (geometric mean over the shared concurrencies), the whole 95% interval at 1.05x or
+    above; contradicted when the interval lies below 1.05x; inconclusive (within noise) when
+    it straddles 1.05x; not measurable here when no free-threaded CPython ran."""
     found = comparison(document, "free_threaded_vs_threads")
     if found is None:
         python = (document.get("environment") or {}).get("python") or {}
@@ -184,38 +233,41 @@ def c8_without_gil(document: dict[str, Any]) -> Verdict:
     if ratio is None:
         why = f"no {FEW_ACTIVE} points shared by {model} and {THREADS}"
         return verdict("C8", "-", why, NOT_MEASURABLE)
+    interval = recorded_interval(found.get("pages_per_s_ci95"))
     return verdict(
         "C8",
-        f"{ratio:.2f}x the pages/s of {THREADS}",
+        f"pages/s over {THREADS}': {_ratio(found, 'pages_per_s')}",
         f"{model} vs {THREADS}; {_few_active_conditions(document, found['concurrencies'])}",
-        REPRODUCED if ratio >= GIL_GAIN else CONTRADICTED,
+        on_interval(ratio, interval, GIL_GAIN),
     )
 
 
 def c9_uvloop(document: dict[str, Any]) -> Verdict:
     """Reproduced if uvloop cuts the asyncio model's CPU per page at least 2x in few-active
     (geometric mean over the shared concurrencies; CPU per page, because pages/s there is
-    shared with a server on the same cores); contradicted if less. The aiohttp pair is used
-    when the asyncio pair is missing, and sleepy when few-active is; not measurable without
-    a model and its uvloop twin in either scenario."""
+    shared with a server on the same cores), the whole 95% interval at 2x or above;
+    contradicted when the interval lies below 2x; inconclusive (within noise) when it
+    straddles 2x. The aiohttp pair is used when the asyncio pair is missing, and sleepy when
+    few-active is; not measurable without a model and its uvloop twin in either scenario."""
     found = comparison(document, "uvloop")
     if found is None:
         why = f"no verified point of a model and its uvloop twin in {FEW_ACTIVE} or {SLEEPY}"
         return verdict("C9", "-", why, NOT_MEASURABLE)
     first = found["pairs"][0]
     speedup = first["cpu_per_page_speedup"]
+    interval = recorded_interval(first.get("cpu_per_page_speedup_ci95"))
     details = "; ".join(
-        f"{p['fast']} vs {p['plain']}: {p['cpu_per_page_speedup']:.2f}x less CPU/page, "
-        f"{number(p['pages_per_s_ratio'], 2)}x pages/s"
+        f"{p['fast']} vs {p['plain']}: {_ratio(p, 'cpu_per_page_speedup')} less CPU/page, "
+        f"{_ratio(p, 'pages_per_s_ratio')} pages/s"
         for p in found["pairs"]
     )
     return verdict(
         "C9",
-        f"{speedup:.2f}x ({first['plain']})",
+        f"{first['plain']} CPU/page over {first['fast']}': {_ratio(first, 'cpu_per_page_speedup')}",
         f"{details}"
         + _instructions_text(
             document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page on uvloop"
         )
         + f"; {found['scenario']}, C {span(first['concurrencies'])}; {profile_name(document)}",
-        REPRODUCED if speedup >= UVLOOP_SPEEDUP else CONTRADICTED,
+        on_interval(speedup, interval, UVLOOP_SPEEDUP),
     )

@@ -38,6 +38,11 @@ from bench.report.verdicts.base import (
 )
 from c10k.catalog import COROUTINE_KINDS
 
+# Each idle figure comes from one run (a slope over its steps, a count, a time): the words
+# its measured text gives instead of a 95% interval.
+ONE_RUN = "no interval (1 run)"
+A_COUNT = "no interval (a count)"
+
 
 def c1_thread_memory(document: dict[str, Any]) -> Verdict:
     """Reproduced if an idle thread's RSS plus kernel memory (stack, slab, page tables) per
@@ -52,7 +57,7 @@ def c1_thread_memory(document: dict[str, Any]) -> Verdict:
         f"{kib(unit.rss_bytes)} (R² {number(unit.rss_r2, 3)}) + kernel {kib(unit.kernel_bytes)}; "
         f"tracemalloc {kib(unit.tracemalloc_bytes)}; {profile_name(document)}"
     )
-    measured = f"{kib(total)} per thread"
+    measured = f"{kib(total)} per thread, {ONE_RUN}"
     if (unit.rss_r2 or 0.0) < MIN_FIT_R2:
         noisy = conditions + f"; fit R² below {MIN_FIT_R2}: too noisy"
         return verdict("C1", measured, noisy, NOT_MEASURABLE)
@@ -77,7 +82,7 @@ def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
     cheap_enough = (worst.total_bytes or 0.0) <= COROUTINE_CLAIM_BYTES * AROUND_FACTOR
     return verdict(
         "C2",
-        f"{kib(headline.total_bytes, 2)} per {headline.kind}",
+        f"{kib(headline.total_bytes, 2)} per {headline.kind}, {ONE_RUN}",
         f"{each} (RSS slope + kernel, {_count(headline)} units); {profile_name(document)}",
         REPRODUCED if cheap_enough else CONTRADICTED,
     )
@@ -116,11 +121,11 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
         + f"; vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
         f"{number(context.get('kernel.pid_max'))}; {profile_name(document)}"
     )
-    measured = f"{count:,} threads"
+    measured = f"{count:,} threads, {A_COUNT}"
     if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < MANY_THREADS else CONTRADICTED
     elif int(ceiling.get("cap") or count) >= MANY_THREADS:
-        outcome, measured = CONTRADICTED, f"{count:,} threads, no failure"
+        outcome, measured = CONTRADICTED, f"{count:,} threads, no failure, {A_COUNT}"
     else:
         outcome = NOT_MEASURABLE
         conditions = f"the harness's cap of {count:,} threads came first; " + conditions
@@ -147,7 +152,8 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
     if failures:
         kind, count, status, reason = failures[0]
         conditions = f"{reason}; {profile_name(document)}"
-        return verdict("C4", f"{kind}: {status} at {count:,}", conditions, CONTRADICTED)
+        measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
+        return verdict("C4", measured, conditions, CONTRADICTED)
     units, found = idle_units(document), highlights(document, IDLE)
     big = [
         units[k] for k in COROUTINE_KINDS if k in units and (units[k].count or 0) >= MANY_COROUTINES
@@ -172,7 +178,8 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
     rate = _start_rate(slowest)
     return verdict(
         "C4",
-        f"{_count(headline)} {headline.kind}s in {number(headline.seconds_to_start_all, 2)} s",
+        f"{_count(headline)} {headline.kind}s in {number(headline.seconds_to_start_all, 2)} s, "
+        f"{ONE_RUN}",
         f"time to start all, RSS at the end: {each}; slowest start rate "
         f"{number(rate, 0)} per second ({slowest.kind}); {profile_name(document)}",
         REPRODUCED if rate >= EASY_START_RATE else CONTRADICTED,
@@ -192,7 +199,10 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
         why = "no threads-until-failure run" if ceiling is None else "the socket limits unknown"
         return verdict("C5", "-", why + shown, NOT_MEASURABLE)
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
-    measured = f"{count:,} threads ({stopped}) vs {sockets:,} sockets ({socket_limit})"
+    measured = (
+        f"{count:,} threads ({stopped}) vs {sockets:,} sockets ({socket_limit}), "
+        "no interval (counts at limits)"
+    )
     conditions = f"one process, one server address{shown}; {profile_name(document)}"
     if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < sockets else CONTRADICTED

@@ -1,0 +1,173 @@
+"""Intervals in derived figures: per point from repetitions, per ratio from runs paired by round."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bench.harness.derive import derive
+from c10k import catalog, stats
+
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
+
+
+def interval_of(ratio: stats.Ratio | None) -> list[float]:
+    """A ratio's interval as results.json lists it (the test fails when it has none)."""
+    assert ratio is not None
+    interval = ratio.interval()
+    assert interval is not None
+    return interval.as_list()
+
+
+def crawl_run(
+    scenario: str,
+    model: str,
+    rep: int,
+    pages_per_s: float,
+    cpu_us: float = 500.0,
+    concurrency: int = 4,
+    latency: str = "0",
+    wall_s: float = 1.0,
+    kind: str = "measured",
+    status: str = "ok",
+    with_round: bool = True,
+) -> dict[str, Any]:
+    """A measured crawl run as the harness records it, reduced to what derive reads."""
+    run: dict[str, Any] = {
+        "id": f"{scenario}/{model}/c{concurrency}/s0/{kind}{rep}",
+        "scenario": scenario,
+        "model": model,
+        "kind": kind,
+        "repetition": rep,
+        "status": status,
+        "reason": None,
+        "params": {
+            "concurrency": concurrency,
+            "server": {"pages": 300, "latency": latency, "shape": "wide", "preset": None},
+        },
+        "crawl": {
+            "pages": 301,
+            "wall_s": wall_s,
+            "pages_per_s": pages_per_s,
+            "cpu_us_per_page": cpu_us,
+            "latency_s": {"p50": 0.001, "p99": 0.01},
+            "max_rss_kib": 30_000,
+        },
+        "server": {"saturated": False},
+        "verification": {"server_peak_in_flight": concurrency},
+    }
+    if with_round:
+        run["round"] = rep if kind == "measured" else None
+    return run
+
+
+def few_active_runs(threads: list[float], asyncio: list[float], **extra: Any) -> list[Any]:
+    """Rounds interleaved as the plan runs them: threads then asyncio, round by round."""
+    runs = [crawl_run(FEW_ACTIVE, THREADS, 0, 9999.0, kind="warmup", **extra)]
+    for rep, (mine, theirs) in enumerate(zip(asyncio, threads, strict=True)):
+        runs.append(crawl_run(FEW_ACTIVE, THREADS, rep, theirs, **extra))
+        runs.append(crawl_run(FEW_ACTIVE, ASYNCIO, rep, mine, **extra))
+    return runs
+
+
+def test_each_point_has_its_median_interval_and_runs_by_round() -> None:
+    derived = derive(few_active_runs([1000.0, 1100.0, 900.0], [800.0, 880.0, 720.0]), {})
+    point = derived[FEW_ACTIVE][THREADS]["points"][0]
+    expected = stats.t_interval([1000.0, 1100.0, 900.0])
+    assert expected is not None
+    assert point["pages_per_s"]["median"] == 1000.0
+    assert point["pages_per_s"]["ci95"] == pytest.approx(expected.as_list())
+    assert point["cpu_us_per_page"]["ci95"] == [500.0, 500.0]
+    # The warm-up is not a round: only measured ok runs count.
+    assert [r["round"] for r in point["rounds"]] == [0, 1, 2]
+    assert [r["pages_per_s"] for r in point["rounds"]] == [1000.0, 1100.0, 900.0]
+
+
+def test_pairing_by_round_cancels_a_drift_both_models_saw() -> None:
+    # The machine slows down and speeds up; asyncio is 0.8x threads in every round.
+    derived = derive(few_active_runs([1000.0, 1400.0, 700.0], [800.0, 1120.0, 560.0]), {})
+    found = derived["comparisons"]["event_loop_vs_threads"]
+    asyncio = found["models"][ASYNCIO]
+    assert asyncio["pages_per_s"] == pytest.approx(0.8)
+    assert asyncio["pages_per_s_ci95"] == pytest.approx([0.8, 0.8])
+    assert found["median_pages_per_s_ci95"] == pytest.approx([0.8, 0.8])
+    # Each model's own interval is wide: the drift is in it.
+    low, high = derived[FEW_ACTIVE][ASYNCIO]["points"][0]["pages_per_s"]["ci95"]
+    assert high / low > 2
+
+
+def test_a_ratio_is_the_geometric_mean_of_the_rounds_with_the_log_t_interval() -> None:
+    derived = derive(few_active_runs([1000.0, 1000.0, 1000.0], [700.0, 800.0, 900.0]), {})
+    asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
+    ratio = stats.paired_ratio({0: 0.7, 1: 0.8, 2: 0.9}, {0: 1.0, 1: 1.0, 2: 1.0})
+    assert ratio is not None
+    assert asyncio["pages_per_s"] == pytest.approx(ratio.value)
+    assert asyncio["pages_per_s_ci95"] == pytest.approx(interval_of(ratio))
+
+
+def test_rounds_without_a_partner_are_left_out() -> None:
+    runs = few_active_runs([1000.0, 1000.0, 1000.0], [800.0, 700.0, 900.0])
+    runs[4]["status"] = "crashed"  # asyncio's round 1
+    derived = derive(runs, {})
+    point = derived[FEW_ACTIVE][ASYNCIO]["points"][0]
+    assert [r["round"] for r in point["rounds"]] == [0, 2]
+    ratio = stats.paired_ratio({0: 800.0, 2: 900.0}, {0: 1000.0, 2: 1000.0})
+    assert ratio is not None
+    asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
+    assert asyncio["pages_per_s"] == pytest.approx(ratio.value)
+
+
+def test_older_runs_pair_by_repetition() -> None:
+    runs = few_active_runs([1000.0, 1400.0, 700.0], [800.0, 1120.0, 560.0], with_round=False)
+    derived = derive(runs, {})
+    asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
+    assert asyncio["pages_per_s_ci95"] == pytest.approx([0.8, 0.8])
+
+
+def test_one_round_has_a_ratio_and_no_interval() -> None:
+    derived = derive(few_active_runs([1000.0], [800.0]), {})
+    asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
+    assert asyncio["pages_per_s"] == pytest.approx(0.8)
+    assert asyncio["pages_per_s_ci95"] is None
+    assert derived["comparisons"]["event_loop_vs_threads"]["median_pages_per_s_ci95"] is None
+    assert derived[FEW_ACTIVE][ASYNCIO]["points"][0]["pages_per_s"]["ci95"] is None
+
+
+def test_uvloop_speedup_has_an_interval_per_pair() -> None:
+    runs = []
+    for rep, (slow, fast) in enumerate([(1000.0, 500.0), (1100.0, 500.0), (900.0, 500.0)]):
+        runs.append(crawl_run(FEW_ACTIVE, ASYNCIO, rep, 800.0, cpu_us=slow))
+        runs.append(crawl_run(FEW_ACTIVE, catalog.ASYNCIO_UVLOOP.name, rep, 900.0, cpu_us=fast))
+    pair = derive(runs, {})["comparisons"]["uvloop"]["pairs"][0]
+    expected = stats.paired_ratio({0: 1000.0, 1: 1100.0, 2: 900.0}, {0: 500.0, 1: 500.0, 2: 500.0})
+    assert expected is not None
+    assert pair["cpu_per_page_speedup"] == pytest.approx(expected.value)
+    assert pair["cpu_per_page_speedup_ci95"] == pytest.approx(interval_of(expected))
+    assert pair["pages_per_s_ratio_ci95"] == pytest.approx([900 / 800, 900 / 800])
+
+
+def test_fraction_of_ideal_and_the_sleepy_ratio_have_intervals() -> None:
+    runs = []
+    for rep, (mine, theirs) in enumerate([(3.0, 4.0), (3.5, 4.5), (4.0, 5.0)]):
+        for model, wall in ((THREADS, theirs), (ASYNCIO, mine)):
+            runs.append(
+                crawl_run(SLEEPY, model, rep, 1.0, concurrency=100, latency="2s", wall_s=wall)
+            )
+    derived = derive(runs, {})
+    point = derived[SLEEPY][ASYNCIO]["points"][0]
+    plateau = [300 / (wall - 2.0) for wall in (3.0, 3.5, 4.0)]
+    interval = stats.t_interval(plateau)
+    assert interval is not None
+    ideal = 100 / 2.0
+    assert point["fraction_of_ideal_ci95"] == pytest.approx(interval.scaled(1 / ideal).as_list())
+    found = derived["comparisons"]["asyncio_vs_threads_sleepy"]
+    assert found["asyncio_fraction_of_ideal_ci95"] == point["fraction_of_ideal_ci95"]
+    assert found["threads_fraction_of_ideal_ci95"] is not None
+    ratio = stats.paired_ratio(
+        dict(enumerate(plateau)), {k: 300 / (w - 2.0) for k, w in enumerate((4.0, 4.5, 5.0))}
+    )
+    assert ratio is not None
+    assert found["asyncio_over_threads"] == pytest.approx(ratio.value)
+    assert found["asyncio_over_threads_ci95"] == pytest.approx(interval_of(ratio))
