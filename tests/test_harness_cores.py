@@ -182,6 +182,7 @@ def crawl_run(
         "model": "m",
         "kind": kind,
         "status": "ok",
+        "repetition": 0,
         "params": {
             "concurrency": concurrency,
             "server": {"latency": "0", "pages": 2 * concurrency, "shape": "deep"},
