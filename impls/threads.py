@@ -15,26 +15,23 @@ from impls.core import (
     ResourceLimit,
     ResponseParser,
     classify_os_error,
-    retry_on_fresh_connection,
 )
 from impls.core.outcomes import Response
-from impls.sockets import READ_SIZE
+from impls.sockets import READ_SIZE, HeldConnection
 
 
-class Connection:
-    """A worker's connection to the origin: none between fetches, unless kept alive."""
+class Connection(HeldConnection):
+    """A worker's blocking socket; the frontier's connection count under its own lock."""
 
     def __init__(self, frontier: Frontier, counting: threading.Lock) -> None:
-        self.frontier = frontier
-        self.counting = counting  # guards the frontier's connection count
-        self.sock: socket.socket | None = None
+        super().__init__(frontier)
+        self.counting = counting
 
     def open(self, timeout: float) -> socket.socket:
         with self.counting:
             self.frontier.opened()
-        address = (self.frontier.config.connect_host, self.frontier.origin.port)
         try:
-            self.sock = socket.create_connection(address, timeout=timeout)
+            self.sock = socket.create_connection(self.address, timeout=timeout)
         except OSError:
             with self.counting:
                 self.frontier.closed()  # the connect failed: there is nothing to close
@@ -76,14 +73,12 @@ def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
                     data = sock.recv(READ_SIZE)
                     response = parser.feed(data) if data else parser.feed_eof()
                     if response is not None:
-                        if not parser.reusable:
-                            conn.close()
+                        conn.finish(parser)
                         return response
             except OSError as exc:
                 raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
         except FetchError as exc:
-            conn.close()
-            if not retry_on_fresh_connection(reused, parser.received, exc.kind):
+            if not conn.fail(reused, parser, exc.kind):
                 raise
 
 
