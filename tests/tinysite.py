@@ -91,7 +91,36 @@ class ResetAfter:
     pause: float = 0.2
 
 
-Behaviour = bytes | Trickle | Misbehaviour | StaleOnReuse | ResetAfter
+class Gate:
+    """Holds the replies of its Gated routes until `count` of their requests wait at once
+    (or `limit` seconds pass, so a crawler that never gets there fails, not hangs): a
+    crawl with that concurrency then has every connection open together."""
+
+    def __init__(self, count: int, limit: float = 5.0) -> None:
+        self.count = count
+        self.limit = limit
+        self.arrived = 0
+        self._open: asyncio.Event | None = None  # made on the site's own loop
+
+    async def wait(self) -> None:
+        if self._open is None:
+            self._open = asyncio.Event()
+        self.arrived += 1
+        if self.arrived >= self.count:
+            self._open.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._open.wait(), self.limit)
+
+
+@dataclass(frozen=True)
+class Gated:
+    """Answer with data once the gate opens."""
+
+    gate: Gate
+    data: bytes
+
+
+Behaviour = bytes | Trickle | Misbehaviour | StaleOnReuse | ResetAfter | Gated
 
 
 class _Framing:
@@ -125,12 +154,12 @@ AIOHTTP_KEEP_ALIVE_PENDING = pytest.mark.xfail(
 )
 
 
-def model_modes(models: Iterable[str] = MODELS) -> list[ParameterSet]:
-    """The models in both connection modes, as pytest parameters for ("model", "keep_alive"),
-    with ids like threads-close and threads-keep-alive."""
+def model_modes(modes: Iterable[bool] = (False, True)) -> list[ParameterSet]:
+    """Every model in the connection modes (keep_alive False, True), as pytest parameters
+    for ("model", "keep_alive"), with ids like threads-close and threads-keep-alive."""
     cases = []
-    for name in models:
-        for keep_alive in (False, True):
+    for name in MODELS:
+        for keep_alive in modes:
             marks = [skip_if_missing(name)]
             if keep_alive and MODELS[name].entry.startswith("impls.aiohttp_client:"):
                 marks.append(AIOHTTP_KEEP_ALIVE_PENDING)
@@ -205,6 +234,9 @@ class TinySite:
         self, behaviour: Behaviour, reused: bool, writer: asyncio.StreamWriter
     ) -> bool:
         """Answer one request; whether the connection may carry another."""
+        if isinstance(behaviour, Gated):
+            await behaviour.gate.wait()
+            return await self._behave(behaviour.data, reused, writer)
         if isinstance(behaviour, StaleOnReuse):
             if not reused:
                 return await self._behave(behaviour.data, reused, writer)
