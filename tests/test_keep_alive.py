@@ -11,6 +11,7 @@ from tests.tinysite import (
     CLOSE,
     RESET,
     Behaviour,
+    EndWhenIdle,
     Gate,
     Gated,
     ResetAfter,
@@ -101,6 +102,21 @@ def test_a_connection_the_server_dropped_is_retried_fresh_without_a_try(
     assert len(frontier.latencies) == 3  # and no error was recorded for it
     assert (site.hits["/a"], site.reused_hits["/a"]) == (2, 1)
     assert site.connections == 2  # / and the first /a; then the fresh one for /a and /b
+    assert (frontier.peak_in_flight, frontier.in_flight) == (1, 0)
+
+
+@pytest.mark.parametrize(("model", "keep_alive"), KEEP_ALIVE)
+@pytest.mark.parametrize("reset", [False, True], ids=["closed", "reset"])
+def test_a_connection_the_server_ends_while_idle_costs_no_try(
+    model: str, keep_alive: bool, reset: bool
+) -> None:
+    """The request for /a goes on the kept connection as the server ends it (or finds it
+    ended, or the crawler noticed first): either way /a is fetched once, on a new one."""
+    routes: dict[str, Behaviour] = {"/": EndWhenIdle(page("/a"), reset=reset), "/a": page()}
+    with TinySite(routes) as site:
+        frontier = crawl_frontier(model, site.root, concurrency=1, keep_alive=keep_alive)
+    assert by_path(frontier) == {"/": 200, "/a": 200}
+    assert (frontier.tries, site.hits["/a"], site.connections) == (2, 1, 2)
     assert (frontier.peak_in_flight, frontier.in_flight) == (1, 0)
 
 

@@ -84,6 +84,16 @@ class StaleOnReuse:
 
 
 @dataclass(frozen=True)
+class EndWhenIdle:
+    """Send the data (a whole reply that allows another request), then, before reading
+    the next request, close the connection (RST with `reset`): an idle timeout."""
+
+    data: bytes
+    reset: bool = False
+    pause: float = 0.1
+
+
+@dataclass(frozen=True)
 class ResetAfter:
     """Send the data, pause so that the client reads it, then reset the connection."""
 
@@ -120,7 +130,7 @@ class Gated:
     data: bytes
 
 
-Behaviour = bytes | Trickle | Misbehaviour | StaleOnReuse | ResetAfter | Gated
+Behaviour = bytes | Trickle | Misbehaviour | StaleOnReuse | EndWhenIdle | ResetAfter | Gated
 
 
 class _Framing:
@@ -253,6 +263,12 @@ class TinySite:
                 await writer.drain()
                 await asyncio.sleep(behaviour.pause)
             return framed(data)
+        elif isinstance(behaviour, EndWhenIdle):
+            writer.write(behaviour.data)
+            await writer.drain()
+            await asyncio.sleep(behaviour.pause)
+            if behaviour.reset:
+                reset(writer)
         elif isinstance(behaviour, ResetAfter):
             writer.write(behaviour.data)
             await writer.drain()
