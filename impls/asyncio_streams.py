@@ -9,42 +9,77 @@ from typing import Any
 
 from c10k.system import LoopFactory, uvloop_loop_factory
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.sockets import READ_SIZE
 
 Fetch = Callable[[Job], Awaitable[Response]]  # one try of one job; raises FetchError
+Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
-async def fetch(job: Job, frontier: Frontier) -> Response:
-    """One try of one URL on its own connection, all of it within the config's timeout."""
+def release(stream: Stream | None, frontier: Frontier) -> None:
+    """Close a connection (None: its connect failed); either way it is counted closed."""
+    if stream is not None:
+        stream[1].close()  # the transport closes its socket on the next loop iteration
+    frontier.closed()
+
+
+async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
+    """One try of one URL within the config's timeout, on a kept-alive connection or a new one.
+
+    `idle` holds the connections kept alive between fetches: at most one per worker, as a
+    fetch takes one (or opens one) and puts it back when the response allows.
+    """
     config = frontier.config
-    parser = ResponseParser(config.max_body)
-    writer: asyncio.StreamWriter | None = None
-    try:
-        async with asyncio.timeout(config.timeout):  # connect to last byte, trickles included
-            reader, writer = await asyncio.open_connection(
-                config.connect_host, frontier.origin.port, limit=READ_SIZE
-            )
-            writer.write(job.request)  # small enough for the socket buffer: no drain needed
-            while True:
-                data = await reader.read(READ_SIZE)
-                response = parser.feed(data) if data else parser.feed_eof()
-                if response is not None:
-                    return response
-    except TimeoutError as exc:  # before OSError: TimeoutError is one
-        raise FetchError(ErrorKind.TIMEOUT, f"no response within {config.timeout} s") from exc
-    except OSError as exc:  # EMFILE raises ResourceLimit from classify_os_error
-        raise FetchError(classify_os_error(exc, connecting=writer is None), str(exc)) from exc
-    finally:
-        if writer is not None:
-            writer.close()  # the transport closes its socket on the next loop iteration
+    # The whole fetch, connect to last byte, a stale connection's resend included.
+    deadline = asyncio.get_running_loop().time() + config.timeout
+    stream = idle.pop() if idle else None
+    while True:
+        reused = stream is not None
+        parser = ResponseParser(config.max_body, config.keep_alive)
+        try:
+            async with asyncio.timeout_at(deadline):
+                if stream is None:
+                    frontier.opened()
+                    stream = await asyncio.open_connection(
+                        config.connect_host, frontier.origin.port, limit=READ_SIZE
+                    )
+                reader, writer = stream
+                writer.write(job.request)  # smaller than the socket buffer: no drain needed
+                while True:
+                    data = await reader.read(READ_SIZE)
+                    response = parser.feed(data) if data else parser.feed_eof()
+                    if response is not None:
+                        break
+        except TimeoutError:  # before OSError: TimeoutError is one
+            failure = FetchError(ErrorKind.TIMEOUT, f"no response within {config.timeout} s")
+        except OSError as exc:  # EMFILE raises ResourceLimit from classify_os_error
+            failure = FetchError(classify_os_error(exc, connecting=stream is None), str(exc))
+        except FetchError as exc:
+            failure = exc
+        except BaseException:  # cancelled: the crawl is ending
+            release(stream, frontier)
+            raise
+        else:
+            if parser.reusable:
+                idle.append(stream)
+            else:
+                release(stream, frontier)
+            return response
+        release(stream, frontier)  # with None, the connect failed: nothing else is open
+        stream = None
+        if not retry_on_fresh_connection(reused, parser.received, failure.kind):
+            raise failure
 
 
-async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> None:
+async def work(
+    frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, count_each_fetch: bool
+) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled."""
     while True:
         job = await queue.get()
-        frontier.opened()
+        if count_each_fetch:
+            frontier.opened()
         started = time.perf_counter()
         try:
             response = await fetch(job)
@@ -53,19 +88,24 @@ async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> N
         else:
             new_jobs = frontier.on_response(job, response, time.perf_counter() - started)
         finally:
-            frontier.closed()
+            if count_each_fetch:
+                frontier.closed()
         for new_job in new_jobs:
             queue.put_nowait(new_job)
         queue.task_done()
 
 
-async def crawl(frontier: Frontier, fetch: Fetch) -> None:
-    """The chapter's crawl(): N workers on one queue, until the queue is joined."""
+async def crawl(frontier: Frontier, fetch: Fetch, count_each_fetch: bool = True) -> None:
+    """The chapter's crawl(): N workers on one queue, until the queue is joined.
+
+    A fetch that does not count its connections in the frontier itself is counted as one
+    connection from before it starts to after it ends (count_each_fetch).
+    """
     queue: asyncio.Queue[Job] = asyncio.Queue()
     for job in frontier.start():
         queue.put_nowait(job)
     workers = [
-        asyncio.create_task(work(frontier, queue, fetch))
+        asyncio.create_task(work(frontier, queue, fetch, count_each_fetch))
         for _ in range(frontier.config.concurrency)
     ]
     # The chapter awaits queue.join(); a worker only ever ends by raising (ResourceLimit or a
@@ -82,14 +122,24 @@ async def crawl(frontier: Frontier, fetch: Fetch) -> None:
             worker.result()  # re-raise the first failure
 
 
+async def crawl_streams(frontier: Frontier) -> None:
+    """crawl() with raw streams, which count their own connections; the kept ones end last."""
+    idle: list[Stream] = []
+    try:
+        await crawl(frontier, lambda job: fetch(job, frontier, idle), count_each_fetch=False)
+    finally:
+        for stream in idle:
+            release(stream, frontier)
+
+
 def run_on(main: Coroutine[Any, Any, None], loop_factory: LoopFactory | None = None) -> None:
     with asyncio.Runner(loop_factory=loop_factory) as runner:
         runner.run(main)
 
 
 def run(frontier: Frontier) -> None:
-    run_on(crawl(frontier, lambda job: fetch(job, frontier)))  # asyncio's own selector loop
+    run_on(crawl_streams(frontier))  # asyncio's own selector loop
 
 
 def run_uvloop(frontier: Frontier) -> None:
-    run_on(crawl(frontier, lambda job: fetch(job, frontier)), uvloop_loop_factory())
+    run_on(crawl_streams(frontier), uvloop_loop_factory())

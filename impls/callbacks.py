@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.sockets import READ_SIZE, address_family
 
@@ -40,23 +41,43 @@ def callback(method: Callable[[Fetcher], None]) -> Callable[[Fetcher], None]:
 
 
 class Fetcher:
-    """One try of one job; the loop calls its methods when its socket is ready."""
+    """One fetch of one job; the loop calls its methods when its socket is ready."""
 
-    def __init__(self, crawler: Crawler, job: Job, sock: socket.socket) -> None:
+    sock: socket.socket
+
+    def __init__(self, crawler: Crawler, job: Job) -> None:
         self.crawler = crawler
         self.job = job
-        self.sock = sock
-        self.parser = ResponseParser(crawler.frontier.config.max_body)
-        self.unsent = memoryview(job.request)
-        self.connecting = True
+        self.holding = False  # a connection counted open is this fetcher's to close
         self.done = False
         self.started = time.perf_counter()
 
+    def start(self, idle: socket.socket | None) -> None:
+        """Send the request on an idle kept-alive connection, or on a new one (idle None)."""
+        config = self.crawler.frontier.config
+        self.reused = idle is not None
+        self.connecting = idle is None
+        self.parser = ResponseParser(config.max_body, config.keep_alive)
+        self.unsent = memoryview(self.job.request)
+        if idle is None:
+            self.connect()
+        else:
+            self.sock, self.holding = idle, True
+            self.writable()
+
     @callback
-    def start(self) -> None:
+    def connect(self) -> None:
+        crawler = self.crawler
+        crawler.frontier.opened()
+        try:
+            self.sock = socket.socket(crawler.family, socket.SOCK_STREAM)
+        except OSError:  # out of descriptors raises ResourceLimit from classify_os_error
+            crawler.frontier.closed()  # there is no socket to close
+            raise
+        self.holding = True
         self.sock.setblocking(False)
-        self.crawler.selector.register(self.sock, selectors.EVENT_WRITE, self.connected)
-        error = self.sock.connect_ex(self.crawler.address)
+        crawler.selector.register(self.sock, selectors.EVENT_WRITE, self.connected)
+        error = self.sock.connect_ex(crawler.address)
         if error not in (0, errno.EINPROGRESS):
             raise OSError(error, os.strerror(error))
 
@@ -87,27 +108,31 @@ class Fetcher:
         if response is not None:
             self.succeed(response)
 
-    def timed_out(self) -> None:
-        self.fail(ErrorKind.TIMEOUT)
-
     def succeed(self, response: Response) -> None:
-        self.close()
+        if self.parser.reusable:
+            self.holding = False
+            self.crawler.keep(self.sock)
+        else:
+            self.close()
+        self.done = True
         frontier = self.crawler.frontier
         self.crawler.finished(frontier.on_response(self.job, response, self.elapsed()))
 
     def fail(self, kind: ErrorKind) -> None:
         self.close()
+        if retry_on_fresh_connection(self.reused, self.parser.received, kind):
+            self.start(None)  # within the same deadline
+            return
+        self.done = True
         self.crawler.finished(self.crawler.frontier.on_error(self.job, kind, self.elapsed()))
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
 
     def close(self) -> None:
-        self.done = True
-        with contextlib.suppress(KeyError):  # start() failed before registering
-            self.crawler.selector.unregister(self.sock)
-        self.sock.close()
-        self.crawler.frontier.closed()
+        if self.holding:
+            self.holding = False
+            self.crawler.close(self.sock)
 
 
 class Crawler:
@@ -120,6 +145,7 @@ class Crawler:
         self.family = address_family(config.connect_host)
         self.selector = selectors.DefaultSelector()
         self.pending: deque[Job] = deque(frontier.start())
+        self.idle: list[socket.socket] = []  # kept-alive connections between fetches
         self.in_flight = 0
         # (deadline, order, fetcher); a finished fetcher's entry stays until popped or swept.
         self.deadlines: list[tuple[float, int, Fetcher]] = []
@@ -132,27 +158,40 @@ class Crawler:
                 while self.pending and self.in_flight < limit:
                     self.start(self.pending.popleft())
                 if not self.in_flight:
-                    return  # nothing in flight, so nothing pending either
+                    break  # nothing in flight, so nothing pending either
                 for key, _events in self.selector.select(self.time_to_next_deadline()):
                     key.data()
                 self.expire_deadlines()
+            while self.idle:
+                self.close(self.idle.pop())
         finally:  # after a ResourceLimit, close whatever is still open
             for key in list(self.selector.get_map().values()):
                 key.fileobj.close()  # type: ignore[union-attr]  # we register only sockets
             self.selector.close()
 
     def start(self, job: Job) -> None:
-        try:
-            sock = socket.socket(self.family, socket.SOCK_STREAM)
-        except OSError as exc:  # out of descriptors raises ResourceLimit here
-            self.pending.extend(self.frontier.on_error(job, classify_os_error(exc, True)))
-            return
-        self.frontier.opened()
         self.in_flight += 1
-        fetcher = Fetcher(self, job, sock)
+        fetcher = Fetcher(self, job)
         deadline = time.monotonic() + self.frontier.config.timeout
         heapq.heappush(self.deadlines, (deadline, next(self.order), fetcher))
-        fetcher.start()
+        fetcher.start(self.idle.pop() if self.idle else None)
+
+    def keep(self, sock: socket.socket) -> None:
+        """Keep a connection for the next fetch; should the server close it first, drop it."""
+        self.idle.append(sock)
+        # Same events, another callback: no system call.
+        self.selector.modify(sock, selectors.EVENT_READ, functools.partial(self.drop, sock))
+
+    def drop(self, sock: socket.socket) -> None:
+        """An idle connection became readable: the server closed it (or sent unasked bytes)."""
+        self.idle.remove(sock)
+        self.close(sock)
+
+    def close(self, sock: socket.socket) -> None:
+        with contextlib.suppress(KeyError):  # the connect failed before registering
+            self.selector.unregister(sock)
+        sock.close()
+        self.frontier.closed()
 
     def finished(self, new_jobs: list[Job]) -> None:
         self.in_flight -= 1
@@ -169,7 +208,7 @@ class Crawler:
         while deadlines and (deadlines[0][2].done or deadlines[0][0] <= now):
             fetcher = heapq.heappop(deadlines)[2]
             if not fetcher.done:
-                fetcher.timed_out()
+                fetcher.fail(ErrorKind.TIMEOUT)
         # Every fetch in flight has one entry; the others are finished fetches. Sweeping
         # them when they are the majority keeps the heap small at a constant cost per fetch.
         if len(deadlines) > MIN_DEADLINES_TO_SWEEP and len(deadlines) > 2 * self.in_flight:

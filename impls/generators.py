@@ -9,38 +9,65 @@ from typing import Any
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
 from impls.generators_loop import Coro, EventLoop, Future, Queue
-from impls.sockets import READ_SIZE, address_family
+from impls.sockets import READ_SIZE, HeldConnection, address_family
 
 
-def fetch(loop: EventLoop, frontier: Frontier, job: Job) -> Coro[Response]:
-    """One try of one URL: connect, send the request, read until the response is whole."""
-    host, port = frontier.config.connect_host, frontier.origin.port
-    try:
-        sock = socket.socket(address_family(host), socket.SOCK_STREAM)
-    except OSError as exc:  # out of descriptors raises ResourceLimit here
-        raise FetchError(classify_os_error(exc, connecting=True), str(exc)) from exc
-    sock.setblocking(False)
-    frontier.opened()
-    connecting = True
-    try:
-        yield from loop.sock_connect(sock, (host, port))
-        connecting = False
-        yield from loop.sock_sendall(sock, job.request)
-        parser = ResponseParser(frontier.config.max_body)
-        while True:
-            data = yield from loop.sock_recv(sock, READ_SIZE)
-            response = parser.feed(data) if data else parser.feed_eof()
-            if response is not None:
-                return response
-    except OSError as exc:
-        raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
-    finally:  # also when a timeout or a cancellation is thrown in at a yield
-        loop.close_socket(sock)
-        frontier.closed()
+class Connection(HeldConnection):
+    """A worker's non-blocking socket, closed through the loop that watches it."""
+
+    def __init__(self, loop: EventLoop, frontier: Frontier) -> None:
+        super().__init__(frontier)
+        self.loop = loop
+
+    def open(self) -> socket.socket:
+        """A new non-blocking socket, counted open from here; connect it next."""
+        self.frontier.opened()
+        try:
+            sock = socket.socket(address_family(self.address[0]), socket.SOCK_STREAM)
+        except OSError:  # out of descriptors raises ResourceLimit from classify_os_error
+            self.frontier.closed()  # there is no socket to close
+            raise
+        sock.setblocking(False)
+        self.sock = sock
+        return sock
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.loop.close_socket(self.sock)
+            self.sock = None
+            self.frontier.closed()
 
 
-def crawl_one(loop: EventLoop, frontier: Frontier, queue: Queue[Job], job: Job) -> Coro[None]:
+def fetch(loop: EventLoop, conn: Connection, job: Job) -> Coro[Response]:
+    """One try of one URL: connect (unless a connection is kept), send, read the response."""
+    config = conn.frontier.config
+    while True:
+        reused = conn.sock is not None
+        connecting = not reused
+        parser = ResponseParser(config.max_body, config.keep_alive)
+        try:
+            try:
+                sock = conn.sock or conn.open()
+                if connecting:
+                    yield from loop.sock_connect(sock, conn.address)
+                    connecting = False
+                yield from loop.sock_sendall(sock, job.request)
+                while True:
+                    data = yield from loop.sock_recv(sock, READ_SIZE)
+                    response = parser.feed(data) if data else parser.feed_eof()
+                    if response is not None:
+                        conn.finish(parser)
+                        return response
+            except OSError as exc:
+                raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
+        except FetchError as exc:  # the timeout too, thrown in at a yield
+            if not conn.fail(reused, parser, exc.kind):
+                raise
+
+
+def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) -> Coro[None]:
     """Fetch a job within the timeout, record its outcome, queue the jobs it leads to."""
+    frontier = conn.frontier
     task = loop.current_task
     assert task is not None
     timeout = frontier.config.timeout
@@ -50,7 +77,7 @@ def crawl_one(loop: EventLoop, frontier: Frontier, queue: Queue[Job], job: Job) 
     )
     started = time.perf_counter()
     try:
-        response = yield from fetch(loop, frontier, job)
+        response = yield from fetch(loop, conn, job)
     except FetchError as exc:
         new_jobs = frontier.on_error(job, exc.kind, time.perf_counter() - started)
     else:
@@ -62,12 +89,16 @@ def crawl_one(loop: EventLoop, frontier: Frontier, queue: Queue[Job], job: Job) 
 
 
 def work(loop: EventLoop, frontier: Frontier, queue: Queue[Job]) -> Coro[None]:
-    while True:
-        job = yield from queue.get()
-        try:
-            yield from crawl_one(loop, frontier, queue, job)
-        finally:
-            queue.task_done()
+    conn = Connection(loop, frontier)
+    try:
+        while True:
+            job = yield from queue.get()
+            try:
+                yield from crawl_one(loop, conn, queue, job)
+            finally:
+                queue.task_done()
+    finally:  # cancelled when the crawl ends, or in the middle of a fetch
+        conn.close()
 
 
 def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:

@@ -230,6 +230,10 @@ class EventLoop:
             future: Future[None] = key.data
             if not future.done():
                 future.set_result(None)
+            else:
+                # Nobody waits on it: an idle kept-alive socket that the peer closed (or sent
+                # to). Watching it would wake every turn; the next wait registers it again.
+                self.selector.unregister(key.fileobj)
         now = self.time()
         while self.timers and (self.timers[0].key[0] <= now or self.timers[0].cancelled):
             timer = heapq.heappop(self.timers)

@@ -17,64 +17,102 @@ from impls.core import (
     classify_os_error,
 )
 from impls.core.outcomes import Response
-from impls.sockets import READ_SIZE
+from impls.sockets import READ_SIZE, HeldConnection
 
 
-def fetch(job: Job, frontier: Frontier) -> Response:
-    """One try of one URL on a blocking socket, all of it within the config's timeout."""
+class Connection(HeldConnection):
+    """A worker's blocking socket; the frontier's connection count under its own lock."""
+
+    def __init__(self, frontier: Frontier, counting: threading.Lock) -> None:
+        super().__init__(frontier)
+        self.counting = counting
+
+    def open(self, timeout: float) -> socket.socket:
+        with self.counting:
+            self.frontier.opened()
+        try:
+            self.sock = socket.create_connection(self.address, timeout=timeout)
+        except OSError:
+            with self.counting:
+                self.frontier.closed()  # the connect failed: there is nothing to close
+            raise
+        return self.sock
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+            with self.counting:
+                self.frontier.closed()
+
+
+def time_left(deadline: float, timeout: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:  # a trickle of bytes must not stretch the fetch
+        raise FetchError(ErrorKind.TIMEOUT, f"no response within {timeout} s")
+    return remaining
+
+
+def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
+    """One try of one URL, all of it within the config's timeout (a stale retry included)."""
     config = frontier.config
     deadline = time.monotonic() + config.timeout
-    parser = ResponseParser(config.max_body)
-    connecting = True
-    try:
-        with socket.create_connection(
-            (config.connect_host, frontier.origin.port), timeout=config.timeout
-        ) as sock:
-            connecting = False
-            sock.sendall(job.request)
-            while True:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:  # a trickle of bytes must not stretch the fetch
-                    raise FetchError(ErrorKind.TIMEOUT, f"no response within {config.timeout} s")
-                sock.settimeout(remaining)
-                data = sock.recv(READ_SIZE)
-                response = parser.feed(data) if data else parser.feed_eof()
-                if response is not None:
-                    return response
-    except OSError as exc:
-        raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
+    while True:
+        reused = conn.sock is not None
+        parser = ResponseParser(config.max_body, config.keep_alive)
+        connecting = not reused
+        try:
+            try:
+                sock = conn.sock or conn.open(time_left(deadline, config.timeout))
+                connecting = False
+                # A reused socket still has its last fetch's timeout: the request is far
+                # smaller than the socket's buffer, so sendall does not wait on it.
+                sock.sendall(job.request)
+                while True:
+                    sock.settimeout(time_left(deadline, config.timeout))
+                    data = sock.recv(READ_SIZE)
+                    response = parser.feed(data) if data else parser.feed_eof()
+                    if response is not None:
+                        conn.finish(parser)
+                        return response
+            except OSError as exc:
+                raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
+        except FetchError as exc:
+            if not conn.fail(reused, parser, exc.kind):
+                raise
 
 
 def run(frontier: Frontier) -> None:
     config = frontier.config
     lock = threading.Lock()  # the frontier is shared by every worker
+    counting = threading.Lock()  # its connection count, apart: held only for an increment
     jobs: queue.Queue[Job | None] = queue.Queue()
     failures: list[BaseException] = []
 
     def worker() -> None:
-        while (job := jobs.get()) is not None:
-            try:
-                if not failures:  # after a failure, drain the queue so join() returns
-                    crawl_one(job)
-            except BaseException as exc:
-                failures.append(exc)
-            finally:
-                jobs.task_done()
-        jobs.task_done()
+        conn = Connection(frontier, counting)
+        try:
+            while (job := jobs.get()) is not None:
+                try:
+                    if not failures:  # after a failure, drain the queue so join() returns
+                        crawl_one(job, conn)
+                except BaseException as exc:
+                    failures.append(exc)
+                finally:
+                    jobs.task_done()
+            jobs.task_done()
+        finally:
+            conn.close()
 
-    def crawl_one(job: Job) -> None:
-        with lock:
-            frontier.opened()
+    def crawl_one(job: Job, conn: Connection) -> None:
         started = time.perf_counter()
         try:
-            response = fetch(job, frontier)
+            response = fetch(job, frontier, conn)
         except FetchError as exc:
             with lock:
-                frontier.closed()
                 new_jobs = frontier.on_error(job, exc.kind, time.perf_counter() - started)
         else:
             with lock:
-                frontier.closed()
                 new_jobs = frontier.on_response(job, response, time.perf_counter() - started)
         for new_job in new_jobs:
             jobs.put(new_job)

@@ -170,7 +170,9 @@ async def both_outcomes(path: str) -> tuple[int | ErrorKind, int | ErrorKind, in
         frontier = frontier_for(port)
         async with aiohttp_adapters.new_session(frontier) as session:
             raw, via_aiohttp = await asyncio.gather(
-                outcome(lambda job: asyncio_streams.fetch(job, frontier), job_for(frontier, path)),
+                outcome(
+                    lambda job: asyncio_streams.fetch(job, frontier, []), job_for(frontier, path)
+                ),
                 outcome(
                     lambda job: aiohttp_client.fetch(session, job, frontier),
                     job_for(frontier, path),
@@ -193,7 +195,7 @@ async def both_responses(path: str) -> tuple[Response, Response]:
         job = job_for(frontier, path)
         async with aiohttp_adapters.new_session(frontier) as session:
             return (
-                await asyncio_streams.fetch(job, frontier),
+                await asyncio_streams.fetch(job, frontier, []),
                 await aiohttp_client.fetch(session, job, frontier),
             )
 

@@ -119,10 +119,26 @@ def test_max_pages_caps_the_crawl() -> None:
     assert len(crawl(site, max_pages=5)) == 5
 
 
-def test_in_flight_peak_is_counted() -> None:
+def test_in_flight_peak_counts_connections_not_tries() -> None:
     frontier = Frontier(CrawlConfig(root=ROOT))
     for _ in range(3):
         frontier.opened()
     frontier.closed()
     frontier.opened()
-    assert (frontier.in_flight, frontier.peak_in_flight, frontier.tries) == (3, 3, 4)
+    assert (frontier.in_flight, frontier.peak_in_flight, frontier.tries) == (3, 3, 0)
+
+
+def test_tries_count_every_outcome_recorded() -> None:
+    frontier = Frontier(CrawlConfig(root=ROOT, max_tries=3))
+    (job,) = frontier.start()
+    frontier.on_error(job, ErrorKind.RESET)
+    frontier.on_error(job, ErrorKind.TIMEOUT)
+    frontier.on_response(job, page())
+    assert frontier.tries == 3
+
+
+def test_requests_follow_the_connection_mode() -> None:
+    (closing,) = Frontier(CrawlConfig(root=ROOT)).start()
+    (kept,) = Frontier(CrawlConfig(root=ROOT, keep_alive=True)).start()
+    assert b"Connection: close" in closing.request
+    assert b"Connection" not in kept.request

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from impls.core import ErrorKind, FetchError, Response, ResponseParser, build_request
+from impls.core import (
+    ErrorKind,
+    FetchError,
+    Response,
+    ResponseParser,
+    build_request,
+    retry_on_fresh_connection,
+)
 
 MAX_BODY = 1024
 
@@ -168,3 +175,110 @@ def test_request_is_a_get_with_connection_close() -> None:
     assert request.startswith(b"GET /p/1/?a=b HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n")
     assert b"Connection: close\r\n" in request
     assert request.endswith(b"\r\n\r\n")
+
+
+def test_keep_alive_request_asks_for_no_close() -> None:
+    request = build_request("/p/1/", "127.0.0.1:8080", keep_alive=True)
+    assert request.startswith(b"GET /p/1/ HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n")
+    assert b"connection" not in request.lower()
+    assert request.endswith(b"\r\n\r\n")
+
+
+# -- whether a kept-alive connection may carry the next request ---------------------------
+
+
+def reusable_after(chunks: list[bytes], eof: bool = False) -> bool:
+    """Feed a keep-alive parser the chunks (and EOF if asked); whether it allows a reuse."""
+    parser = ResponseParser(MAX_BODY, keep_alive=True)
+    for chunk in chunks:
+        if parser.feed(chunk) is not None:
+            break
+    else:
+        parser.feed_eof() if eof else pytest.fail("the parser wanted more bytes")
+    return parser.reusable
+
+
+KEPT = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+
+@pytest.mark.parametrize("chunks", every_split(KEPT))
+def test_a_whole_http11_response_leaves_the_connection_reusable(chunks: list[bytes]) -> None:
+    assert reusable_after(chunks)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        KEPT,
+        CHUNKED,
+        b"HTTP/1.1 204 No Content\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\n" + KEPT,
+        b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok",
+    ],
+    ids=["content-length", "chunked", "no-body", "after-interim", "http10-keep-alive"],
+)
+def test_responses_that_keep_the_connection(data: bytes) -> None:
+    assert reusable_after([data])
+
+
+@pytest.mark.parametrize(
+    ("data", "eof"),
+    [
+        (b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok", False),
+        (b"HTTP/1.1 200 OK\r\nconnection: Close\r\nContent-Length: 2\r\n\r\nok", False),
+        (b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", False),
+        (UNTIL_EOF, True),
+        (KEPT + b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno", False),
+        (KEPT + b"junk", False),
+    ],
+    ids=["connection-close", "close-any-case", "http10", "until-eof", "next-response", "junk"],
+)
+def test_responses_that_end_the_connection(data: bytes, eof: bool) -> None:
+    assert not reusable_after([data], eof=eof)
+
+
+def test_bytes_after_a_kept_alive_response_do_not_touch_it() -> None:
+    parser = ResponseParser(MAX_BODY, keep_alive=True)
+    extra = b"HTTP/1.1 404 X\r\nX-Next: 1\r\nContent-Length: 0\r\n\r\n"
+    response = parser.feed(KEPT + extra)
+    assert response is not None
+    assert (response.status, response.body, set(response.headers)) == (
+        200,
+        b"ok",
+        {"content-length"},
+    )
+
+
+def test_close_mode_never_offers_a_reuse() -> None:
+    parser = ResponseParser(MAX_BODY)
+    assert parser.feed(KEPT) is not None
+    assert not parser.reusable
+
+
+def test_received_counts_the_bytes_of_the_response() -> None:
+    parser = ResponseParser(MAX_BODY, keep_alive=True)
+    assert parser.received == 0
+    parser.feed(KEPT[:5])
+    assert parser.received == 5
+
+
+# -- the rule for a kept-alive connection that the server had closed -----------------------
+
+
+def test_a_reused_connection_reset_before_any_byte_is_retried_fresh() -> None:
+    assert retry_on_fresh_connection(reused=True, received=0, kind=ErrorKind.RESET)
+
+
+@pytest.mark.parametrize(
+    ("reused", "received", "kind"),
+    [
+        (False, 0, ErrorKind.RESET),  # a fresh connection: an ordinary failed try
+        (True, 1, ErrorKind.RESET),  # the server had begun to answer
+        (True, 0, ErrorKind.TIMEOUT),  # a timeout is never a stale connection
+        (True, 0, ErrorKind.CONNECT),
+        (True, 0, ErrorKind.PROTOCOL),
+        (True, 0, ErrorKind.TOO_LARGE),
+    ],
+)
+def test_every_other_failure_spends_a_try(reused: bool, received: int, kind: ErrorKind) -> None:
+    assert not retry_on_fresh_connection(reused, received, kind)

@@ -34,9 +34,23 @@ def test_json_document_has_the_documented_fields() -> None:
     assert result["statuses"] == {"200": 2, "404": 1}
     assert result["errors"] == {}
     assert 1 <= result["peak_in_flight"] <= 3
+    assert result["options"]["keep_alive"] is False
+    assert result["tries"] == 3
     assert set(result["latency_s"]) >= {"p50", "p90", "p99", "max", "count"}
     for number in ("wall_s", "pages_per_s", "cpu_user_s", "cpu_sys_s", "cpu_us_per_page"):
         assert isinstance(result[number], float), number  # present and numeric, not judged
+
+
+def test_keep_alive_is_a_flag_and_is_recorded() -> None:
+    with TinySite({"/": page("/a", "/b"), "/a": page()}) as site:
+        done = c10k(
+            "crawl", site.root, "--model", "threads", "--json", "--concurrency", "1", "--keep-alive"
+        )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["options"]["keep_alive"] is True
+    assert result["fetched"] == {site.root: 200, site.root + "a": 200, site.root + "b": 404}
+    assert (site.connections, result["peak_in_flight"]) == (1, 1)
 
 
 def test_summary_for_a_person() -> None:

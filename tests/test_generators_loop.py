@@ -105,3 +105,32 @@ def test_sock_connect_to_a_closed_port_raises_connection_refused(loop: EventLoop
 
     with pytest.raises(ConnectionRefusedError):
         loop.run_until_complete(client())
+
+
+def test_a_socket_nobody_waits_on_stops_being_watched_when_it_turns_ready(
+    loop: EventLoop,
+) -> None:
+    """An idle kept-alive socket that the peer closes: watched still, it would wake the loop
+    on every turn; it is dropped from the selector, and a later wait watches it again."""
+    idle, peer = socket.socketpair()
+    idle.setblocking(False)
+    turns: list[int] = []
+
+    def wait_a_little() -> Coro[None]:
+        done: Future[None] = Future()
+        loop.call_later(0.05, done.set_result, None)
+        yield from done
+
+    def main() -> Coro[bytes]:
+        peer.send(b"x")
+        assert (yield from loop.sock_recv(idle, 10)) == b"x"  # idle, its future done
+        peer.close()  # the peer ends it: the idle socket turns readable (EOF)
+        yield from wait_a_little()
+        turns.append(len(loop.selector.get_map()))
+        return (yield from loop.sock_recv(idle, 10))  # watched again, reads the EOF
+
+    try:
+        assert loop.run_until_complete(main()) == b""
+    finally:
+        loop.close_socket(idle)
+    assert turns == [0]

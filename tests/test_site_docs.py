@@ -12,7 +12,6 @@ from collections import deque
 
 import pytest
 
-from c10k.catalog import MODELS
 from impls.core.links import extract_links, is_html
 from impls.core.urls import Origin, resolve
 from server.cli import parse_options
@@ -26,7 +25,7 @@ from tests.server_helpers import (
     serve_in_thread,
     serve_process,
 )
-from tests.tinysite import crawl
+from tests.tinysite import crawl, model_modes
 
 ROOTS = ("http://127.0.0.1:8080/", "http://127.0.0.1/", "http://localhost:9000/")
 # Every kind, spelling and fault at rates that show on 60 pages of 80 links.
@@ -274,11 +273,12 @@ def test_server_answers_every_docs_url_as_the_model_says() -> None:
             assert (reply.error, reply.status, reply.body) == (None, expected.status, expected.body)
 
 
-@pytest.mark.parametrize("model", [m for m in MODELS if not MODELS[m].missing()])
-def test_models_crawl_a_docs_site_exactly(model: str) -> None:
+@pytest.mark.parametrize(("model", "keep_alive"), model_modes())
+def test_models_crawl_a_docs_site_exactly(model: str, keep_alive: bool) -> None:
     site = Site(dataclasses.replace(FAULTY, seed=10, pages=40, hang=0.0))
     with serve_in_thread(site) as srv:
-        assert crawl(model, srv.url) == paths(site.manifest(srv.url), srv.url)
+        fetched = crawl(model, srv.url, keep_alive=keep_alive)
+        assert fetched == paths(site.manifest(srv.url), srv.url)
 
 
 # -- the command line ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The sans-I/O crawler core: URLs, links, HTTP/1.x bytes and the frontier; no I/O here."""
 
 from impls.core.frontier import CrawlConfig, Frontier, Job
-from impls.core.http import ResponseParser, build_request
+from impls.core.http import ResponseParser, build_request, retry_on_fresh_connection
 from impls.core.outcomes import (
     ErrorKind,
     FetchError,
@@ -23,4 +23,5 @@ __all__ = [
     "ResponseParser",
     "build_request",
     "classify_os_error",
+    "retry_on_fresh_connection",
 ]

@@ -29,6 +29,7 @@ class CrawlConfig:
     connect_host: str = ""
     # Threads model only: the stack size of each worker thread in bytes (0: the default).
     stack_size: int = 0
+    keep_alive: bool = False  # each worker reuses one persistent connection (docs/contract.md)
 
 
 @dataclass(slots=True)
@@ -49,7 +50,12 @@ class Frontier:
     rules: `start()` gives the root job; `on_response()` and `on_error()` record an
     outcome and return the new jobs (links, redirect targets, or a retry). The model owns
     the queue and the I/O; the Frontier owns the rules. Not thread-safe: the threads model
-    calls it under a lock.
+    calls it under a lock (`opened()` and `closed()` touch only the connection count, so
+    they may be guarded by a lock of their own).
+
+    `tries` counts the outcomes recorded: one per `on_response()` or `on_error()` call.
+    `in_flight` counts connections, from `opened()` (just before connect) to `closed()`
+    (just after close), and `peak_in_flight` is its largest value.
     """
 
     config: CrawlConfig
@@ -73,6 +79,7 @@ class Frontier:
 
     def on_response(self, job: Job, response: Response, elapsed: float = 0.0) -> list[Job]:
         """Record a complete response; return the jobs for its links or redirect."""
+        self.tries += 1
         self.fetched[job.url] = response.status
         self.latencies.append(elapsed)
         new_jobs: list[Job] = []
@@ -91,6 +98,7 @@ class Frontier:
 
     def on_error(self, job: Job, kind: ErrorKind, elapsed: float = 0.0) -> list[Job]:
         """Record a failed try; return the job again if it deserves another try."""
+        self.tries += 1
         self.latencies.append(elapsed)
         job.tries += 1
         if kind.retryable and job.tries < self.config.max_tries:
@@ -98,11 +106,12 @@ class Frontier:
         self.fetched[job.url] = kind.outcome
         return []
 
-    # -- connection accounting (the models call these around each connection) ----------------
+    # -- connection accounting: every model calls opened() just before it connects (before
+    # socket() or its library's connect) and closed() just after the socket is closed (or
+    # the connect failed), whether the connection served one fetch or many (keep-alive).
 
     def opened(self) -> None:
         self.in_flight += 1
-        self.tries += 1
         if self.in_flight > self.peak_in_flight:
             self.peak_in_flight = self.in_flight
 
@@ -123,5 +132,7 @@ class Frontier:
         if limit is not None and len(self.seen) >= limit:
             return None
         self.seen.add(url)
-        request = build_request(self.origin.request_target(url), self.origin.netloc)
+        request = build_request(
+            self.origin.request_target(url), self.origin.netloc, self.config.keep_alive
+        )
         return Job(url, redirects_left, request)

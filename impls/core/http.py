@@ -5,8 +5,8 @@ parser with the same interface was 2-3 µs faster per response, 0.3% of a page's
 (docs/core-choices.md); llhttp wins on being right: strict, fuzzed, maintained, and with
 aiohttp's own lenient flags, so the raw-socket models and aiohttp read the same bytes the
 same way. This module adds what llhttp leaves to its caller:
-limits on head and body size, interim (1xx) responses, a body delimited by EOF, and
-the contract's error kinds.
+limits on head and body size, interim (1xx) responses, a body delimited by EOF, the
+contract's error kinds, and whether a kept-alive connection may carry the next request.
 """
 
 from __future__ import annotations
@@ -19,16 +19,33 @@ MAX_HEADER_BYTES = 64 * 1024
 _NO_BODY_STATUSES = frozenset({204, 304})
 
 
-def build_request(target: str, host_header: str) -> bytes:
-    """A GET for one fetch on its own connection (the contract's Connection: close)."""
+def build_request(target: str, host_header: str, keep_alive: bool = False) -> bytes:
+    """A GET: on its own connection (Connection: close), or on a persistent one (keep_alive)."""
+    connection = "" if keep_alive else "Connection: close\r\n"  # HTTP/1.1 keeps it by default
     return (
         f"GET {target} HTTP/1.1\r\n"
         f"Host: {host_header}\r\n"
         "User-Agent: c10k-bench\r\n"
         "Accept: */*\r\n"
-        "Connection: close\r\n"
+        f"{connection}"
         "\r\n"
     ).encode("ascii")
+
+
+def retry_on_fresh_connection(reused: bool, received: int, kind: ErrorKind) -> bool:
+    """Whether a failed try is sent again on a fresh connection, without spending a try.
+
+    A kept-alive connection that the server closed while it sat idle fails as soon as it
+    is used: the request meets EOF, a reset or a broken pipe (all RESET) before any byte
+    of the response. The server has not answered, and GET is idempotent, so the request
+    goes once more on a new connection. A fresh connection, a timeout, or a failure after
+    the first byte of the response is an ordinary failed try.
+    """
+    return reused and received == 0 and kind is ErrorKind.RESET
+
+
+class _BytesAfterResponse(Exception):
+    """Raised inside llhttp to stop it at the first byte after a whole response."""
 
 
 class ResponseParser:
@@ -38,13 +55,27 @@ class ResponseParser:
     called when the peer closed: it returns the Response when EOF ends the body, and
     raises FetchError otherwise (RESET if nothing came at all, PROTOCOL if truncated).
     Malformed input raises FetchError(PROTOCOL); a body over `max_body` raises
-    FetchError(TOO_LARGE).
+    FetchError(TOO_LARGE). `received` counts the bytes fed so far (0: none arrived).
+
+    With `keep_alive`, `reusable` says, once the response is whole, whether the
+    connection may carry the next request: not after `Connection: close`, an HTTP/1.0
+    response without keep-alive, a body delimited by EOF, or bytes after the response.
+    Without it (close mode), `reusable` stays False and nothing else changes.
     """
 
-    def __init__(self, max_body: int, max_header: int = MAX_HEADER_BYTES) -> None:
+    reusable = False
+
+    def __init__(
+        self, max_body: int, keep_alive: bool = False, max_header: int = MAX_HEADER_BYTES
+    ) -> None:
         self.max_body = max_body
         self.max_header = max_header
         self.received = 0
+        self._keep_alive = keep_alive
+        if keep_alive:
+            # llhttp calls on_message_begin only if the protocol has it (httptools looks when
+            # the parser is made): close mode does not pay a call per response for it.
+            self.on_message_begin = self._refuse_bytes_after_response
         self._parser = httptools.HttpResponseParser(self)
         # Read responses as aiohttp (and browsers) do: bare LF line ends, obsolete header
         # folding, control bytes in header values and spaces after a chunk size are
@@ -69,14 +100,13 @@ class ResponseParser:
             self.received += len(data)
             try:
                 self._parser.feed_data(data)
-            except httptools.HttpParserCallbackError as exc:
+            except httptools.HttpParserError as exc:
                 # Our own callbacks raised (a limit): llhttp wraps it; unwrap it.
                 if isinstance(exc.__context__, FetchError):
                     raise exc.__context__ from None
-                raise FetchError(ErrorKind.PROTOCOL, str(exc)) from exc
-            except httptools.HttpParserError as exc:
-                # llhttp also refuses bytes after a complete Connection: close response:
-                # they are ignored, as the response is whole.
+                # Bytes after a whole response (llhttp refuses them after Connection: close;
+                # _refuse_bytes_after_response stops it on a kept-alive connection) are
+                # ignored: the response is whole, and the connection is not reused.
                 if self._response is None:
                     raise FetchError(ErrorKind.PROTOCOL, str(exc)) from exc
             if not self._head_done and self.received > self.max_header:
@@ -130,6 +160,17 @@ class ResponseParser:
     def on_message_complete(self) -> None:
         if self._head_done:
             self._complete()
+            if self._keep_alive:
+                # Asked here: llhttp forgets the response's Connection header once it returns.
+                self.reusable = self._parser.should_keep_alive()
+
+    def _refuse_bytes_after_response(self) -> None:
+        """on_message_begin in keep-alive mode: a byte after the whole response ends the
+        connection (the server sent what was not asked for), and llhttp must not read it
+        as the next response into this one's headers."""
+        if self._response is not None:
+            self.reusable = False
+            raise _BytesAfterResponse
 
     def _complete(self) -> Response:
         status = self._parser.get_status_code()

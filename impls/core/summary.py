@@ -40,6 +40,7 @@ def build_result(
             "timeout": config.timeout,
             "max_body": config.max_body,
             "max_pages": config.max_pages,
+            "keep_alive": config.keep_alive,
         },
         "pages": pages,
         "statuses": {str(code): n for code, n in sorted(statuses.items())},
@@ -66,15 +67,17 @@ def format_summary(result: dict[str, Any]) -> str:
     rate = result["pages_per_s"] or 0.0
     per_page = result["cpu_us_per_page"]
     cpu = result["cpu_user_s"] + result["cpu_sys_s"]
+    mode = "keep-alive" if result["options"]["keep_alive"] else "one connection per fetch"
     lines = [
-        f"{result['model']} crawled {result['root']} with concurrency {result['concurrency']}",
+        f"{result['model']} crawled {result['root']} with concurrency {result['concurrency']}"
+        f" ({mode})",
         f"  {result['pages']} URLs in {result['wall_s']:.2f} s ({rate:.1f} pages/s), "
         f"{result['tries']} tries",
         f"  responses: {statuses}",
         f"  errors: {errors}",
         f"  CPU {cpu:.2f} s"
         + (f" ({per_page:.0f} µs per page)" if per_page is not None else "")
-        + f", peak {result['peak_in_flight']} connections in flight, "
+        + f", peak {result['peak_in_flight']} connections open at once, "
         f"max RSS {result['max_rss_kib'] / 1024:.1f} MiB",
         "  latency per try: "
         + ", ".join(
