@@ -115,6 +115,14 @@ def crawl_parser() -> argparse.ArgumentParser:
         help="threads model: stack size per thread (default: the platform's)",
     )
     parser.add_argument(
+        "--keep-alive",
+        action="store_true",
+        help=(
+            "each worker keeps one HTTP/1.1 persistent connection and reuses it "
+            "(default: one connection per fetch, Connection: close)"
+        ),
+    )
+    parser.add_argument(
         "--json", action="store_true", help="print one JSON document instead of a summary"
     )
     parser.add_argument(
@@ -209,6 +217,7 @@ def crawl_main(argv: list[str]) -> int:
         max_pages=args.max_pages,
         connect_host=connect_host,
         stack_size=args.stack_size,
+        keep_alive=args.keep_alive,
     )
     runner = model.load()
     frontier = Frontier(config)

@@ -29,6 +29,7 @@ class CrawlConfig:
     connect_host: str = ""
     # Threads model only: the stack size of each worker thread in bytes (0: the default).
     stack_size: int = 0
+    keep_alive: bool = False
 
 
 @dataclass(slots=True)
@@ -75,6 +76,7 @@ class Frontier:
         """Record a complete response; return the jobs for its links or redirect."""
         self.fetched[job.url] = response.status
         self.latencies.append(elapsed)
+        self.tries += 1
         new_jobs: list[Job] = []
         location = response.headers.get("location")
         if response.status in REDIRECT_STATUSES and location is not None:
@@ -92,6 +94,7 @@ class Frontier:
     def on_error(self, job: Job, kind: ErrorKind, elapsed: float = 0.0) -> list[Job]:
         """Record a failed try; return the job again if it deserves another try."""
         self.latencies.append(elapsed)
+        self.tries += 1
         job.tries += 1
         if kind.retryable and job.tries < self.config.max_tries:
             return [job]
@@ -102,7 +105,6 @@ class Frontier:
 
     def opened(self) -> None:
         self.in_flight += 1
-        self.tries += 1
         if self.in_flight > self.peak_in_flight:
             self.peak_in_flight = self.in_flight
 
