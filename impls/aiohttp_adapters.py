@@ -44,14 +44,19 @@ class FixedResolver(AbstractResolver):
 
 
 def new_session(frontier: Frontier) -> aiohttp.ClientSession:
-    """A session that fetches as the raw models do: one connection, one try, bytes as sent."""
+    """A session that fetches as the raw models do: their connections, one try, bytes as sent.
+
+    The connector counts each connection from before its connect to after its close.
+    """
     config = frontier.config
-    connector = aiohttp.TCPConnector(
-        limit=0,  # no cap: the N workers are the only limit on connections (default 100)
+    connector = aiohttp_private.CountingConnector(
+        frontier.opened,
+        frontier.closed,
         limit_per_host=0,
-        force_close=True,  # one connection per fetch, like every other model
         resolver=FixedResolver(config.connect_host),
         use_dns_cache=False,
+        limit=0,  # no cap: the N workers are the only limit on connections (default 100)
+        force_close=True,  # one connection per fetch, like every other model
     )
     session = aiohttp.ClientSession(
         connector=connector,

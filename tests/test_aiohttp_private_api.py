@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import socket
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -178,4 +179,101 @@ def test_payload_error_text_names_a_reset_only_after_one(body: str, then: str) -
     assert aiohttp_private.payload_error_names_reset(exc) is (then == "reset"), changed(
         f"text of ClientPayloadError (matched for {aiohttp_private.RESET_ERROR_NAMES})",
         f"a {body} body cut by a {then} gives {str(exc)!r}",
+    )
+
+
+# --- BaseConnector._factory and _create_connection() (CountingConnector) ---------------
+
+KEPT_REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+
+@contextlib.asynccontextmanager
+async def kept_server(connections: list[int], close_after: bool = False) -> AsyncIterator[str]:
+    """A server that answers request after request on a connection (or closes after one)."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while await reader.readuntil(b"\r\n\r\n"):
+                writer.write(KEPT_REPLY)
+                await writer.drain()
+                if close_after:
+                    break
+        writer.close()
+
+    listener = await asyncio.start_server(handle, "127.0.0.1", 0)
+    async with listener:
+        yield f"http://127.0.0.1:{listener.sockets[0].getsockname()[1]}/"
+
+
+def counting_session(events: list[str]) -> aiohttp.ClientSession:
+    connector = aiohttp_private.CountingConnector(
+        lambda: events.append("opened"), lambda: events.append("closed"), keepalive_timeout=None
+    )
+    return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=5))
+
+
+async def get(client: aiohttp.ClientSession, url: str) -> None:
+    async with client.get(url) as response:
+        await response.read()
+
+
+async def events_of_three_gets() -> tuple[list[str], list[int], list[str]]:
+    events: list[str] = []
+    connections: list[int] = []
+    async with kept_server(connections) as url:
+        async with counting_session(events) as client:
+            for _ in range(3):
+                await get(client, url)
+            during = list(events)
+        return during, connections, events
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_a_new_connection_is_counted_and_a_pooled_one_is_not(loop: str) -> None:
+    during, connections, events = run_on(loop, events_of_three_gets())
+    assert during == ["opened"] and len(connections) == 1, changed(
+        "BaseConnector._create_connection()", f"three GETs on a kept connection gave {during}"
+    )
+    assert events == ["opened", "closed"], changed(
+        "BaseConnector._factory or ResponseHandler.close()", f"the events were {events}"
+    )
+
+
+async def events_of_a_refused_connect() -> list[str]:
+    events: list[str] = []
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+        async with counting_session(events) as client:
+            with contextlib.suppress(aiohttp.ClientConnectorError):
+                await get(client, url)
+    return events
+
+
+def test_a_refused_connect_is_counted_closed() -> None:
+    events = asyncio.run(events_of_a_refused_connect())
+    assert events == ["opened", "closed"], changed(
+        "BaseConnector._create_connection()", f"a refused connect gave {events}"
+    )
+
+
+async def events_of_a_close_in_the_pool() -> tuple[list[str], list[str]]:
+    events: list[str] = []
+    async with kept_server([], close_after=True) as url, counting_session(events) as client:
+        await get(client, url)
+        while len(events) < 2:  # until connection_lost(), not timed
+            await asyncio.sleep(0.01)
+        in_the_pool = list(events)
+    return in_the_pool, events
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_a_close_by_the_server_in_the_pool_is_counted_once(loop: str) -> None:
+    in_the_pool, events = run_on(loop, events_of_a_close_in_the_pool())
+    assert in_the_pool == ["opened", "closed"], changed(
+        "ResponseHandler.connection_lost()", f"a close in the pool gave {in_the_pool}"
+    )
+    assert events == ["opened", "closed"], changed(
+        "ResponseHandler.close()", f"the session's close after it gave {events}"
     )
