@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, cast
 
 import aiohttp
@@ -63,18 +65,20 @@ def payload_error_names_reset(exc: aiohttp.ClientPayloadError) -> bool:
     return any(name in str(exc) for name in RESET_ERROR_NAMES)
 
 
-# --- each connection counted from connect to close ----------------------------------------
+# --- each connection counted from connect to close; a fresh one on demand -----------------
 # aiohttp's public hooks do not reach far enough. TraceConfig signals the start of a connect
 # (on_connection_create_start) but neither its failure nor the close of a connection,
 # which may come in the pool, long after the request that opened it; a socket_factory sees
-# the socket but not its close on uvloop, which takes the descriptor over. So the
-# connector is subclassed where it makes connections (two private names of BaseConnector)
-# and makes its protocol a subclass of the private ResponseHandler: asyncio's own
-# methods, which every loop calls alike.
+# the socket but not its close on uvloop, which takes the descriptor over. No public hook
+# sees the bytes that reach a connection before the parser, or opens a new connection
+# while the pool holds an idle one. So the connector is subclassed where it makes and pools
+# connections (three private names of BaseConnector) and makes its protocol a subclass of
+# the private ResponseHandler: asyncio's own methods, which every loop calls alike.
 
 
 class CountedConnection(ResponseHandler):
-    """aiohttp's protocol of one connection, which also reports its end once, however it comes.
+    """aiohttp's protocol of one connection, which also counts the bytes it receives and
+    reports its end once, however it comes.
 
     A connection ends by aiohttp's `close()` (after a response, a failure, or in the pool)
     or `abort()`, or by the transport's `connection_lost()` (the server closed it while it
@@ -84,7 +88,13 @@ class CountedConnection(ResponseHandler):
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(loop)
+        self.bytes_received = 0  # every byte the socket delivered, to tell "before any byte"
+        self.requests = 0  # requests sent on it: 2 or more, and it was reused
         self.on_closed: Callable[[], None] | None = None  # set by the connector once connected
+
+    def data_received(self, data: bytes) -> None:
+        self.bytes_received += len(data)
+        super().data_received(data)
 
     def close(self) -> None:
         super().close()
@@ -104,12 +114,36 @@ class CountedConnection(ResponseHandler):
             on_closed()
 
 
-class CountingConnector(aiohttp.TCPConnector):
-    """A TCPConnector that calls opened() before each connect and closed() after each close.
+@dataclass
+class Attempt:
+    """One attempt of a request at a connection, as the connector saw it."""
 
-    Private: `BaseConnector._factory` (the protocol factory of new connections) and
+    fresh: bool = False  # asked for a new connection, not one from the pool
+    connection: CountedConnection | None = None
+    bytes_before: int = 0  # the connection's bytes_received when the attempt took it
+
+    def failed_before_the_response_on_a_reused_connection(self) -> bool:
+        connection = self.connection
+        return (
+            connection is not None
+            and connection.requests > 1
+            and connection.bytes_received == self.bytes_before
+        )
+
+
+# The attempt the current task is making: set around each attempt by the adapters' retry
+# middleware, read by the connector (the middleware and connect() run in the same task).
+CURRENT_ATTEMPT: ContextVar[Attempt | None] = ContextVar("CURRENT_ATTEMPT", default=None)
+
+
+class CountingConnector(aiohttp.TCPConnector):
+    """A TCPConnector that calls opened() before each connect and closed() after each close,
+    and that opens a new connection for an attempt that asks for a fresh one.
+
+    Private: `BaseConnector._factory` (the protocol factory of new connections),
     `_create_connection()` (called only to make a new connection: resolve, connect, wrap;
-    never for a pooled one).
+    never for a pooled one) and `_get()` (takes an idle connection from the pool; None
+    makes `connect()` open a new one).
     """
 
     def __init__(
@@ -132,4 +166,21 @@ class CountingConnector(aiohttp.TCPConnector):
             raise
         assert isinstance(connection, CountedConnection), "BaseConnector._factory changed"
         connection.on_closed = self.report_closed
+        return connection
+
+    async def _get(self, *args: Any, **kwargs: Any) -> aiohttp.connector.Connection | None:
+        attempt = CURRENT_ATTEMPT.get()
+        if attempt is not None and attempt.fresh:
+            return None
+        return await super()._get(*args, **kwargs)
+
+    async def connect(self, *args: Any, **kwargs: Any) -> aiohttp.connector.Connection:
+        connection = await super().connect(*args, **kwargs)
+        protocol = connection.protocol
+        if isinstance(protocol, CountedConnection):
+            protocol.requests += 1
+            attempt = CURRENT_ATTEMPT.get()
+            if attempt is not None:
+                attempt.connection = protocol
+                attempt.bytes_before = protocol.bytes_received
         return connection

@@ -182,7 +182,7 @@ def test_payload_error_text_names_a_reset_only_after_one(body: str, then: str) -
     )
 
 
-# --- BaseConnector._factory and _create_connection() (CountingConnector) ---------------
+# --- BaseConnector._factory, _create_connection(), _get() (CountingConnector) ----------
 
 KEPT_REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
@@ -213,30 +213,54 @@ def counting_session(events: list[str]) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=5))
 
 
-async def get(client: aiohttp.ClientSession, url: str) -> None:
-    async with client.get(url) as response:
-        await response.read()
+async def get(
+    client: aiohttp.ClientSession, url: str, fresh: bool = False
+) -> aiohttp_private.CountedConnection | None:
+    """One GET, its body read; the counted connection it was made on (None: not counted)."""
+    attempt = aiohttp_private.Attempt(fresh=fresh)
+    token = aiohttp_private.CURRENT_ATTEMPT.set(attempt)
+    try:
+        async with client.get(url) as response:
+            await response.read()
+    finally:
+        aiohttp_private.CURRENT_ATTEMPT.reset(token)
+    return attempt.connection
 
 
-async def events_of_three_gets() -> tuple[list[str], list[int], list[str]]:
+async def three_gets_then_a_fresh_one() -> tuple[
+    list[str], list[int], list[aiohttp_private.CountedConnection | None], list[str]
+]:
     events: list[str] = []
     connections: list[int] = []
     async with kept_server(connections) as url:
         async with counting_session(events) as client:
-            for _ in range(3):
-                await get(client, url)
+            protocols = [await get(client, url) for _ in range(3)]
             during = list(events)
-        return during, connections, events
+            protocols.append(await get(client, url, fresh=True))
+        return during, connections, protocols, events
 
 
 @pytest.mark.parametrize("loop", LOOPS)
-def test_a_new_connection_is_counted_and_a_pooled_one_is_not(loop: str) -> None:
-    during, connections, events = run_on(loop, events_of_three_gets())
-    assert during == ["opened"] and len(connections) == 1, changed(
+def test_a_new_connection_is_made_by_create_connection_and_reused_from_the_pool(
+    loop: str,
+) -> None:
+    during, connections, protocols, events = run_on(loop, three_gets_then_a_fresh_one())
+    first = protocols[0]
+    assert first is not None, changed(
+        "BaseConnector._factory", "a new connection's protocol is not the one it made"
+    )
+    assert during == ["opened"] and protocols[:3] == [first] * 3, changed(
         "BaseConnector._create_connection()", f"three GETs on a kept connection gave {during}"
     )
-    assert events == ["opened", "closed"], changed(
-        "BaseConnector._factory or ResponseHandler.close()", f"the events were {events}"
+    assert (first.requests, first.bytes_received) == (3, 3 * len(KEPT_REPLY)), changed(
+        "ResponseHandler.data_received()", f"{first.bytes_received} bytes after 3 replies"
+    )
+    assert protocols[3] is not first and len(connections) == 2, changed(
+        "BaseConnector._get()", "None no longer makes connect() open a new connection"
+    )
+    # Both closed when the session closes, each reported once.
+    assert events == ["opened", "opened", "closed", "closed"], changed(
+        "ResponseHandler.close()", f"the connector's events were {events}"
     )
 
 
@@ -261,8 +285,9 @@ def test_a_refused_connect_is_counted_closed() -> None:
 async def events_of_a_close_in_the_pool() -> tuple[list[str], list[str]]:
     events: list[str] = []
     async with kept_server([], close_after=True) as url, counting_session(events) as client:
-        await get(client, url)
-        while len(events) < 2:  # until connection_lost(), not timed
+        protocol = await get(client, url)
+        assert protocol is not None
+        while protocol.transport is not None:  # until connection_lost(), not timed
             await asyncio.sleep(0.01)
         in_the_pool = list(events)
     return in_the_pool, events
