@@ -107,8 +107,8 @@ async def retry_on_a_fresh_connection(
         try:
             return await send(request)
         except (aiohttp.ClientError, OSError) as exc:  # TimeoutError is an OSError
-            before_any_byte = first.failed_before_the_response_on_a_reused_connection()
-            if not (before_any_byte and error_kind(exc) is ErrorKind.RESET):
+            stale = first.failed_before_the_response_on_a_reused_connection()
+            if not (stale and error_kind(exc) is ErrorKind.RESET):
                 raise
         aiohttp_private.CURRENT_ATTEMPT.set(aiohttp_private.Attempt(fresh=True))
         return await send(request)  # GET is idempotent; aiohttp's retry middleware does so

@@ -175,6 +175,7 @@ class CountingConnector(aiohttp.TCPConnector):
         return await super()._get(*args, **kwargs)
 
     async def connect(self, *args: Any, **kwargs: Any) -> aiohttp.connector.Connection:
+        # Public (a connector's documented method): a connection for one attempt, new or pooled.
         connection = await super().connect(*args, **kwargs)
         protocol = connection.protocol
         if isinstance(protocol, CountedConnection):
