@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import math
 import socket
+from typing import Any
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
@@ -14,8 +15,10 @@ from impls.core import ErrorKind, FetchError, Frontier, classify_os_error
 from impls.core.http import MAX_HEADER_BYTES
 from impls.sockets import address_family
 
-# The contract's request headers (Host aiohttp adds, GET and HTTP/1.1 are its defaults).
-REQUEST_HEADERS = {"User-Agent": "c10k-bench", "Connection": "close"}
+# The contract's request headers (Host aiohttp adds, GET and HTTP/1.1 are its defaults);
+# without Connection: close, HTTP/1.1 keeps the connection.
+REQUEST_HEADERS = {"User-Agent": "c10k-bench"}
+CLOSE_HEADERS = {**REQUEST_HEADERS, "Connection": "close"}
 
 
 class FixedResolver(AbstractResolver):
@@ -44,21 +47,36 @@ class FixedResolver(AbstractResolver):
 
 
 def new_session(frontier: Frontier) -> aiohttp.ClientSession:
-    """A session that fetches as the raw models do: one connection, one try, bytes as sent."""
+    """A session that fetches as the raw models do: their connections, one try, bytes as sent.
+
+    The connector counts each connection from before its connect to after its close.
+    """
     config = frontier.config
-    connector = aiohttp.TCPConnector(
-        limit=0,  # no cap: the N workers are the only limit on connections (default 100)
+    pooling: dict[str, Any]
+    if config.keep_alive:
+        # aiohttp's pool keeps each connection for the next fetch. A worker holds at most one
+        # and opens one only when none is idle, so at most C are held; the limit of C is a
+        # safety net. No idle timeout: the server decides when a kept connection ends
+        # (aiohttp's 15 s would close one while its worker waits for work).
+        pooling = {"limit": config.concurrency, "keepalive_timeout": None}
+    else:
+        # One connection per fetch; no cap (aiohttp's default is 100): the N workers are it.
+        pooling = {"limit": 0, "force_close": True}
+    connector = aiohttp_private.CountingConnector(
+        frontier.opened,
+        frontier.closed,
         limit_per_host=0,
-        force_close=True,  # one connection per fetch, like every other model
         resolver=FixedResolver(config.connect_host),
         use_dns_cache=False,
+        **pooling,
     )
     session = aiohttp.ClientSession(
         connector=connector,
         # ceil_threshold: aiohttp rounds deadlines over 5 s up to whole seconds; keep it exact.
+        # The whole fetch, the hidden retry of keep-alive mode included.
         timeout=aiohttp.ClientTimeout(total=config.timeout, ceil_threshold=math.inf),
         cookie_jar=aiohttp.DummyCookieJar(),
-        headers=REQUEST_HEADERS,
+        headers=REQUEST_HEADERS if config.keep_alive else CLOSE_HEADERS,
         skip_auto_headers=("Accept-Encoding",),  # ask for no compression ...
         auto_decompress=False,  # ... and hand over the bytes as sent, as the core does
         # The core accepts header lines as long as its whole head limit; aiohttp's default
@@ -66,9 +84,36 @@ def new_session(frontier: Frontier) -> aiohttp.ClientSession:
         max_line_size=MAX_HEADER_BYTES,
         max_field_size=MAX_HEADER_BYTES,
         max_headers=MAX_HEADER_BYTES,  # no count limit (default 128): the size limit rules
+        middlewares=(retry_on_a_fresh_connection,) if config.keep_alive else (),
     )
     aiohttp_private.turn_off_hidden_retry(session)
     return session
+
+
+async def retry_on_a_fresh_connection(
+    request: aiohttp.ClientRequest, send: aiohttp.ClientHandlerType
+) -> aiohttp.ClientResponse:
+    """Keep-alive mode's one retry, which spends no try, as the raw models make it.
+
+    A reused connection that the server closed while it sat idle fails as soon as it is
+    used: a close or reset (RESET) before any byte of the response. The server has not
+    answered and GET is idempotent, so the request goes once more, on a new connection.
+    aiohttp's own retry (turned off) would also retry on a new connection, after some
+    bytes of the head, and on the next pooled connection rather than a new one.
+    """
+    first = aiohttp_private.Attempt()
+    token = aiohttp_private.CURRENT_ATTEMPT.set(first)
+    try:
+        try:
+            return await send(request)
+        except (aiohttp.ClientError, OSError) as exc:  # TimeoutError is an OSError
+            stale = first.failed_before_the_response_on_a_reused_connection()
+            if not (stale and error_kind(exc) is ErrorKind.RESET):
+                raise
+        aiohttp_private.CURRENT_ATTEMPT.set(aiohttp_private.Attempt(fresh=True))
+        return await send(request)  # GET is idempotent; aiohttp's retry middleware does so
+    finally:
+        aiohttp_private.CURRENT_ATTEMPT.reset(token)
 
 
 def convert_headers(raw_headers: tuple[tuple[bytes, bytes], ...]) -> dict[str, str]:

@@ -26,7 +26,8 @@ async def fetch(session: aiohttp.ClientSession, job: Job, frontier: Frontier) ->
 
 
 async def crawl(frontier: Frontier) -> None:
-    """The asyncio model's queue and N workers, each fetch made through one shared session."""
+    """The asyncio model's queue and N workers, each fetch made through one shared session,
+    whose connector counts the connections (aiohttp_private.CountingConnector)."""
     async with new_session(frontier) as session:
         await asyncio_streams.crawl(frontier, lambda job: fetch(session, job, frontier))
 

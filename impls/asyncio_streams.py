@@ -72,14 +72,13 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
             raise failure
 
 
-async def work(
-    frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, count_each_fetch: bool
-) -> None:
-    """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled."""
+async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> None:
+    """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled.
+
+    The fetch counts its connections in the frontier (opened before connect, closed after
+    close): in keep-alive mode a connection outlives a fetch."""
     while True:
         job = await queue.get()
-        if count_each_fetch:
-            frontier.opened()
         started = time.perf_counter()
         try:
             response = await fetch(job)
@@ -87,25 +86,18 @@ async def work(
             new_jobs = frontier.on_error(job, exc.kind, time.perf_counter() - started)
         else:
             new_jobs = frontier.on_response(job, response, time.perf_counter() - started)
-        finally:
-            if count_each_fetch:
-                frontier.closed()
         for new_job in new_jobs:
             queue.put_nowait(new_job)
         queue.task_done()
 
 
-async def crawl(frontier: Frontier, fetch: Fetch, count_each_fetch: bool = True) -> None:
-    """The chapter's crawl(): N workers on one queue, until the queue is joined.
-
-    A fetch that does not count its connections in the frontier itself is counted as one
-    connection from before it starts to after it ends (count_each_fetch).
-    """
+async def crawl(frontier: Frontier, fetch: Fetch) -> None:
+    """The chapter's crawl(): N workers on one queue, until the queue is joined."""
     queue: asyncio.Queue[Job] = asyncio.Queue()
     for job in frontier.start():
         queue.put_nowait(job)
     workers = [
-        asyncio.create_task(work(frontier, queue, fetch, count_each_fetch))
+        asyncio.create_task(work(frontier, queue, fetch))
         for _ in range(frontier.config.concurrency)
     ]
     # The chapter awaits queue.join(); a worker only ever ends by raising (ResourceLimit or a
@@ -126,7 +118,7 @@ async def crawl_streams(frontier: Frontier) -> None:
     """crawl() with raw streams, which count their own connections; the kept ones end last."""
     idle: list[Stream] = []
     try:
-        await crawl(frontier, lambda job: fetch(job, frontier, idle), count_each_fetch=False)
+        await crawl(frontier, lambda job: fetch(job, frontier, idle))
     finally:
         for stream in idle:
             release(stream, frontier)

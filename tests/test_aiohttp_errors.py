@@ -112,11 +112,17 @@ FAULTS: dict[str, tuple[Reply, int | ErrorKind]] = {
 }
 
 
+# A path the fault server answers with a whole response, keeping the connection for the next.
+KEPT = "/kept"
+KEPT_REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+
 @contextlib.asynccontextmanager
 async def fault_server(requests: list[str]) -> AsyncIterator[int]:
     """A raw server on 127.0.0.1 that answers each path of FAULTS with its fault.
 
-    Yields its port; each request's path is appended to `requests`.
+    Yields its port; each request's path is appended to `requests`. After a request for
+    KEPT, the connection stays open for the next request.
     """
     stop = asyncio.Event()
     handlers: set[asyncio.Task[None]] = set()
@@ -126,8 +132,12 @@ async def fault_server(requests: list[str]) -> AsyncIterator[int]:
             await REPLIES[path](writer, stop)
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        requests.append(head.split(b" ")[1].decode())
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            requests.append(head.split(b" ")[1].decode())
+            if requests[-1] != KEPT:
+                break
+            writer.write(KEPT_REPLY)
         handler = asyncio.create_task(reply(writer, requests[-1]))
         handlers.add(handler)
         await handler
@@ -141,12 +151,13 @@ async def fault_server(requests: list[str]) -> AsyncIterator[int]:
         await asyncio.gather(*handlers)
 
 
-def frontier_for(port: int) -> Frontier:
+def frontier_for(port: int, keep_alive: bool = False) -> Frontier:
     config = CrawlConfig(
         root=f"http://127.0.0.1:{port}/",
         connect_host="127.0.0.1",
         max_body=MAX_BODY,
         timeout=TIMEOUT,
+        keep_alive=keep_alive,
     )
     return Frontier(config)
 
@@ -163,11 +174,13 @@ async def outcome(fetch: Callable[[Job], Awaitable[Response]], job: Job) -> int 
         return exc.kind
 
 
-async def both_outcomes(path: str) -> tuple[int | ErrorKind, int | ErrorKind, int]:
+async def both_outcomes(
+    path: str, keep_alive: bool = False
+) -> tuple[int | ErrorKind, int | ErrorKind, int]:
     """The outcome of one fetch by the raw streams and by aiohttp, and the requests made."""
     requests: list[str] = []
     async with fault_server(requests) as port:
-        frontier = frontier_for(port)
+        frontier = frontier_for(port, keep_alive)
         async with aiohttp_adapters.new_session(frontier) as session:
             raw, via_aiohttp = await asyncio.gather(
                 outcome(
@@ -207,12 +220,43 @@ def test_headers_are_converted_as_the_core_parses_them() -> None:
     assert raw.headers["location"] == b"/caf\xc3\xa9?q=\xff".decode("latin-1")
 
 
+@pytest.mark.parametrize("keep_alive", [False, True], ids=["close", "keep-alive"])
 @pytest.mark.parametrize("loop", LOOPS)
 @pytest.mark.parametrize("path", FAULTS)
-def test_aiohttp_and_raw_streams_agree_on_each_fault(path: str, loop: str) -> None:
+def test_aiohttp_and_raw_streams_agree_on_each_fault(
+    path: str, loop: str, keep_alive: bool
+) -> None:
     expected = FAULTS[path][1]
-    # Two requests: one each, so aiohttp made no hidden retry of its own.
-    assert run_on(loop, both_outcomes(path)) == (expected, expected, 2)
+    # Two requests: one each, so aiohttp made no hidden retry of its own (none on a new
+    # connection in keep-alive mode either).
+    assert run_on(loop, both_outcomes(path, keep_alive)) == (expected, expected, 2)
+
+
+# The faults that end a reused connection before any byte of the response, as a server
+# does that closes an idle connection just as it is reused: keep-alive mode sends the
+# request once more, on a new connection (where the fault comes again and counts).
+ENDED_BEFORE_ANY_BYTE = {"/reset", "/close"}
+
+
+async def outcome_on_a_reused_connection(path: str) -> tuple[int | ErrorKind, list[str]]:
+    """The outcome of a fetch on a connection that served KEPT first, and the requests."""
+    requests: list[str] = []
+    async with fault_server(requests) as port:
+        frontier = frontier_for(port, keep_alive=True)
+        async with aiohttp_adapters.new_session(frontier) as session:
+
+            def fetch(job: Job) -> Awaitable[Response]:
+                return aiohttp_client.fetch(session, job, frontier)
+
+            assert await outcome(fetch, job_for(frontier, KEPT)) == 200
+            return await outcome(fetch, job_for(frontier, path)), requests
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("path", FAULTS)
+def test_a_reused_connection_is_retried_once_only_before_any_byte(path: str, loop: str) -> None:
+    sent = [path, path] if path in ENDED_BEFORE_ANY_BYTE else [path]
+    assert run_on(loop, outcome_on_a_reused_connection(path)) == (FAULTS[path][1], [KEPT, *sent])
 
 
 @pytest.mark.parametrize("loop", LOOPS)

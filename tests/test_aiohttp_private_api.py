@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import socket
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -178,4 +179,126 @@ def test_payload_error_text_names_a_reset_only_after_one(body: str, then: str) -
     assert aiohttp_private.payload_error_names_reset(exc) is (then == "reset"), changed(
         f"text of ClientPayloadError (matched for {aiohttp_private.RESET_ERROR_NAMES})",
         f"a {body} body cut by a {then} gives {str(exc)!r}",
+    )
+
+
+# --- BaseConnector._factory, _create_connection(), _get() (CountingConnector) ----------
+
+KEPT_REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+
+@contextlib.asynccontextmanager
+async def kept_server(connections: list[int], close_after: bool = False) -> AsyncIterator[str]:
+    """A server that answers request after request on a connection (or closes after one)."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while await reader.readuntil(b"\r\n\r\n"):
+                writer.write(KEPT_REPLY)
+                await writer.drain()
+                if close_after:
+                    break
+        writer.close()
+
+    listener = await asyncio.start_server(handle, "127.0.0.1", 0)
+    async with listener:
+        yield f"http://127.0.0.1:{listener.sockets[0].getsockname()[1]}/"
+
+
+def counting_session(events: list[str]) -> aiohttp.ClientSession:
+    connector = aiohttp_private.CountingConnector(
+        lambda: events.append("opened"), lambda: events.append("closed"), keepalive_timeout=None
+    )
+    return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=5))
+
+
+async def get(
+    client: aiohttp.ClientSession, url: str, fresh: bool = False
+) -> aiohttp_private.CountedConnection | None:
+    """One GET, its body read; the counted connection it was made on (None: not counted)."""
+    attempt = aiohttp_private.Attempt(fresh=fresh)
+    token = aiohttp_private.CURRENT_ATTEMPT.set(attempt)
+    try:
+        async with client.get(url) as response:
+            await response.read()
+    finally:
+        aiohttp_private.CURRENT_ATTEMPT.reset(token)
+    return attempt.connection
+
+
+async def three_gets_then_a_fresh_one() -> tuple[
+    list[str], list[int], list[aiohttp_private.CountedConnection | None], list[str]
+]:
+    events: list[str] = []
+    connections: list[int] = []
+    async with kept_server(connections) as url:
+        async with counting_session(events) as client:
+            protocols = [await get(client, url) for _ in range(3)]
+            during = list(events)
+            protocols.append(await get(client, url, fresh=True))
+        return during, connections, protocols, events
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_a_new_connection_is_made_by_create_connection_and_reused_from_the_pool(
+    loop: str,
+) -> None:
+    during, connections, protocols, events = run_on(loop, three_gets_then_a_fresh_one())
+    first = protocols[0]
+    assert first is not None, changed(
+        "BaseConnector._factory", "a new connection's protocol is not the one it made"
+    )
+    assert during == ["opened"] and protocols[:3] == [first] * 3, changed(
+        "BaseConnector._create_connection()", f"three GETs on a kept connection gave {during}"
+    )
+    assert (first.requests, first.bytes_received) == (3, 3 * len(KEPT_REPLY)), changed(
+        "ResponseHandler.data_received()", f"{first.bytes_received} bytes after 3 replies"
+    )
+    assert protocols[3] is not first and len(connections) == 2, changed(
+        "BaseConnector._get()", "None no longer makes connect() open a new connection"
+    )
+    # Both closed when the session closes, each reported once.
+    assert events == ["opened", "opened", "closed", "closed"], changed(
+        "ResponseHandler.close()", f"the connector's events were {events}"
+    )
+
+
+async def events_of_a_refused_connect() -> list[str]:
+    events: list[str] = []
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+        async with counting_session(events) as client:
+            with contextlib.suppress(aiohttp.ClientConnectorError):
+                await get(client, url)
+    return events
+
+
+def test_a_refused_connect_is_counted_closed() -> None:
+    events = asyncio.run(events_of_a_refused_connect())
+    assert events == ["opened", "closed"], changed(
+        "BaseConnector._create_connection()", f"a refused connect gave {events}"
+    )
+
+
+async def events_of_a_close_in_the_pool() -> tuple[list[str], list[str]]:
+    events: list[str] = []
+    async with kept_server([], close_after=True) as url, counting_session(events) as client:
+        protocol = await get(client, url)
+        assert protocol is not None
+        while protocol.transport is not None:  # until connection_lost(), not timed
+            await asyncio.sleep(0.01)
+        in_the_pool = list(events)
+    return in_the_pool, events
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_a_close_by_the_server_in_the_pool_is_counted_once(loop: str) -> None:
+    in_the_pool, events = run_on(loop, events_of_a_close_in_the_pool())
+    assert in_the_pool == ["opened", "closed"], changed(
+        "ResponseHandler.connection_lost()", f"a close in the pool gave {in_the_pool}"
+    )
+    assert events == ["opened", "closed"], changed(
+        "ResponseHandler.close()", f"the session's close after it gave {events}"
     )

@@ -157,13 +157,6 @@ def skip_if_missing(name: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}")
 
 
-# The aiohttp models get keep-alive in a branch of their own (issue 9); until it is merged
-# here, they may fail in keep-alive mode. This is the one place that says so: remove it then.
-AIOHTTP_KEEP_ALIVE_PENDING = pytest.mark.xfail(
-    reason="the aiohttp models' keep-alive comes from the other issue-9 branch", strict=False
-)
-
-
 def model_modes(modes: Iterable[bool] = (False, True)) -> list[ParameterSet]:
     """Every model in the connection modes (keep_alive False, True), as pytest parameters
     for ("model", "keep_alive"), with ids like threads-close and threads-keep-alive."""
@@ -171,8 +164,6 @@ def model_modes(modes: Iterable[bool] = (False, True)) -> list[ParameterSet]:
     for name in MODELS:
         for keep_alive in modes:
             marks = [skip_if_missing(name)]
-            if keep_alive and MODELS[name].entry.startswith("impls.aiohttp_client:"):
-                marks.append(AIOHTTP_KEEP_ALIVE_PENDING)
             mode = "keep-alive" if keep_alive else "close"
             cases.append(pytest.param(name, keep_alive, marks=marks, id=f"{name}-{mode}"))
     return cases
