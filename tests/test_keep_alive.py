@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from c10k.catalog import MODELS
 from server.app import Delivery
 from server.site_params import FAULT_OUTCOMES
 from tests.server_helpers import make_site, paths, serve_in_thread
@@ -73,10 +74,18 @@ OK = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 2\r\n"
     ids=["connection-close", "http10", "a-response-too-many", "junk-after"],
 )
 def test_a_response_that_ends_its_connection_is_not_reused(
-    model: str, keep_alive: bool, ending: bytes
+    model: str, keep_alive: bool, ending: bytes, request: pytest.FixtureRequest
 ) -> None:
     """The site keeps the connection open whatever its reply says: only the crawler can
     tell that it must not send on it again."""
+    if ending.endswith(b"junk") and MODELS[model].entry.startswith("impls.aiohttp_client:"):
+        request.applymarker(
+            pytest.mark.xfail(
+                reason="aiohttp drops a parsed response when junk follows it in the same "
+                "read (docs/contract.md, one known difference)",
+                strict=True,
+            )
+        )
     with TinySite({"/": page("/a", "/b", "/c"), "/a": ending}) as site:
         assert crawl(model, site.root, concurrency=1, keep_alive=keep_alive) == {
             "/": 200,
