@@ -74,6 +74,9 @@ class Scenario:
     name: str
     claims: tuple[str, ...]
     description: str
+    # Every crawl of the scenario runs with `c10k crawl --keep-alive`: each worker keeps one
+    # persistent connection (docs/contract.md, connection modes). False: one per fetch.
+    keep_alive: bool = False
 
 
 # -- models -------------------------------------------------------------------------------
@@ -236,6 +239,20 @@ SLEEPY = Scenario(
     "a wide site with a fixed latency, concurrency up to 10,000+: throughput against "
     "the ideal C/L, peak in flight, memory per connection",
 )
+FEW_ACTIVE_KEEP_ALIVE = Scenario(
+    "few-active-keep-alive",
+    ("C6",),
+    "the few-active site with one persistent connection per worker: the models' cost "
+    "without a connection set-up per page",
+    keep_alive=True,
+)
+SLEEPY_KEEP_ALIVE = Scenario(
+    "sleepy-keep-alive",
+    ("C7",),
+    "the sleepy site with one persistent connection per worker: C connections held at "
+    "once for the whole crawl",
+    keep_alive=True,
+)
 LATENCY_SWEEP = Scenario(
     "latency-sweep",
     ("C6", "C7"),
@@ -254,7 +271,17 @@ INSTRUCTIONS = Scenario(
     "core alone replaying it: instructions per page, the CPU figure that holds still",
 )
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (IDLE, FEW_ACTIVE, SLEEPY, LATENCY_SWEEP, REALISTIC, INSTRUCTIONS)
+    s.name: s
+    for s in (
+        IDLE,
+        FEW_ACTIVE,
+        FEW_ACTIVE_KEEP_ALIVE,
+        SLEEPY,
+        SLEEPY_KEEP_ALIVE,
+        LATENCY_SWEEP,
+        REALISTIC,
+        INSTRUCTIONS,
+    )
 }
 
 # -- the cost model behind the plan's estimates (seconds; measured on the 2-core dev VM) ----

@@ -208,4 +208,16 @@ def test_recorded_definition_gives_derive_the_memory_fit_thresholds(profile: str
     }
     assert fit_thresholds({"profile": {"definition": definition}}) == expected
     if profile != "quick":
-        assert expected == {catalog.SLEEPY.name: 1000}
+        assert expected == {catalog.SLEEPY.name: 1000, catalog.SLEEPY_KEEP_ALIVE.name: 1000}
+
+
+def test_keep_alive_scenarios_and_only_they_crawl_with_keep_alive() -> None:
+    runs = [r for r in plan_of("default") if r.point is not None]
+    for run in runs:
+        assert run.keep_alive == catalog.SCENARIOS[run.scenario].keep_alive, run.id
+        assert run.params["keep_alive"] == run.keep_alive
+    modes = {catalog.SCENARIOS[r.scenario].keep_alive for r in runs}
+    assert modes == {False, True}
+    root = "http://127.0.0.1:1/"
+    assert "--keep-alive" in crawl_argv(root, "threads", 10, keep_alive=True)
+    assert "--keep-alive" not in crawl_argv(root, "threads", 10)

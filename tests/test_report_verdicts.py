@@ -438,3 +438,22 @@ def test_every_judged_verdict_shows_its_interval_or_why_it_has_none(
 ) -> None:
     measured = v.RULES[int(claim[1:]) - 1](doc).measured
     assert "no interval (" in measured or re.search(r"\[[^\]]+, [^\]]+\]", measured), measured
+
+
+def test_c7_is_judged_with_connections_held_and_shows_the_close_mode_beside() -> None:
+    # Keep-alive: asyncio faster than threads in every round; close mode: the reverse. The
+    # verdict follows the keep-alive scenario and quotes the close mode's fractions beside it.
+    held = sleepy_rounds([4700.0, 4750.0, 4800.0], [4500.0, 4500.0, 4500.0])["derived"]["sleepy"]
+    close = sleepy("asyncio", 10_000, 0.40, 5e3) | sleepy("threads", 10_000, 0.60, 4e4)
+    found = v.verdicts(document({"sleepy": close, "sleepy-keep-alive": held}))
+    c7 = next(x for x in found if x.claim == "C7")
+    assert c7.verdict == v.REPRODUCED
+    assert c7.conditions.startswith("sleepy-keep-alive: C 10,000")
+    assert "beside it, sleepy (a connection per fetch) at C 10,000: asyncio 40%" in c7.conditions
+
+
+def test_c7_falls_back_to_the_close_mode_in_files_without_keep_alive() -> None:
+    found = v.verdicts(sleepy_rounds([4000.0, 4050.0, 4100.0], [4500.0, 4500.0, 4500.0]))
+    c7 = next(x for x in found if x.claim == "C7")
+    assert c7.verdict == v.CONTRADICTED
+    assert c7.conditions.startswith("sleepy: C 10,000") and "beside it" not in c7.conditions

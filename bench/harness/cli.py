@@ -110,7 +110,7 @@ def describe_plan(profile: Profile, plan: list[PlannedRun]) -> str:
     lines = [f"profile {profile.name}: {profile.description}"]
     for name, row in estimate_by_scenario(plan).items():
         lines.append(
-            f"  {name:<14} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
+            f"  {name:<21} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
             f"~{_clock(row['estimate_s'])}"
         )
     total = plan_estimate_s(plan)

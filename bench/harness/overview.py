@@ -23,6 +23,8 @@ from c10k.stats import (
 KIB = 1024.0
 Points = dict[str, list[dict[str, Any]]]  # model -> its verified points in one scenario
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
+SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 
 
@@ -277,9 +279,9 @@ def few_active_highlights(table: Points) -> dict[str, Any]:
     }
 
 
-def _memory_highlights(tables: dict[str, Any]) -> dict[str, Any]:
+def _memory_highlights(tables: dict[str, Any], scenario: str) -> dict[str, Any]:
     """The memory fits side by side: total per connection, fitted range, largest plateau RSS."""
-    entries = tables.get(SLEEPY, {})
+    entries = tables.get(scenario, {})
     fits = {
         m: entries[m].get("memory_per_connection") or {} for m in catalog.model_order(list(entries))
     }
@@ -317,10 +319,11 @@ def _memory_highlights(tables: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def sleepy_highlights(tables: dict[str, Any]) -> dict[str, Any]:
-    """At the largest concurrency: share of the ideal C/L and p99; the largest peak in
-    flight; the memory fits compared."""
-    table = _points(tables, SLEEPY)
+def sleepy_highlights(tables: dict[str, Any], scenario: str = SLEEPY) -> dict[str, Any]:
+    """At the largest concurrency: share of the ideal C/L, the median latency the crawlers
+    saw (beside the server's nominal L) and p99; the largest peak in flight; the memory
+    fits compared."""
+    table = _points(tables, scenario)
     top = _largest_concurrency(table)
     shares = [
         (m, p)
@@ -340,11 +343,14 @@ def sleepy_highlights(tables: dict[str, Any]) -> dict[str, Any]:
         "percent_of_ideal": ranking(percent, True, intervals),
         "no_verified_run_at_largest": sorted(set(table) - set(percent)),
         "latencies": sorted({str(p["latency"]) for e in table.values() for p in e}),
+        "latency_p50_ms": _ranked(
+            table, _where("concurrency", top), "latency_p50_s", False, 1000.0
+        ),
         "latency_p99_ms": _ranked(
             table, _where("concurrency", top), "latency_p99_s", False, 1000.0
         ),
         "largest_peak_in_flight": max(peaks, default=0),
-    } | _memory_highlights(tables)
+    } | _memory_highlights(tables, scenario)
 
 
 def latency_sweep_highlights(table: Points) -> dict[str, Any]:
@@ -452,10 +458,12 @@ def overview(
     highlights: dict[str, Any] = {}
     if catalog.IDLE.name in tables:
         highlights[catalog.IDLE.name] = idle_highlights(tables[catalog.IDLE.name])
-    if FEW_ACTIVE in tables:
-        highlights[FEW_ACTIVE] = few_active_highlights(few_active)
-    if SLEEPY in tables:
-        highlights[SLEEPY] = sleepy_highlights(tables)
+    for name in (FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE):
+        if name in tables:
+            highlights[name] = few_active_highlights(_points(tables, name))
+    for name in (SLEEPY, SLEEPY_KEEP_ALIVE):
+        if name in tables:
+            highlights[name] = sleepy_highlights(tables, name)
     if catalog.LATENCY_SWEEP.name in tables:
         highlights[catalog.LATENCY_SWEEP.name] = latency_sweep_highlights(
             _points(tables, catalog.LATENCY_SWEEP.name)
@@ -467,6 +475,9 @@ def overview(
             "free_threaded_vs_threads": free_threaded_vs_threads(few_active),
             "uvloop": uvloop_speedups(tables),
             "asyncio_vs_threads_sleepy": asyncio_vs_threads(_points(tables, SLEEPY)),
+            "asyncio_vs_threads_sleepy_keep_alive": asyncio_vs_threads(
+                _points(tables, SLEEPY_KEEP_ALIVE)
+            ),
             "instructions": instruction_ratios(tables.get(catalog.INSTRUCTIONS.name) or {}),
         },
         "highlights": highlights,

@@ -179,6 +179,7 @@ class PlannedRun:
     # Measured crawls: the pass over the models at this point (rep k of every model runs in
     # round k, next to each other), so ratios between models pair by round. None otherwise.
     round: int | None = None
+    keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
 
     @property
     def timeout_s(self) -> float:
@@ -186,9 +187,10 @@ class PlannedRun:
         return 3 * self.estimate_s + 30
 
 
-def run_params(point: CrawlPoint) -> dict[str, Any]:
+def run_params(point: CrawlPoint, keep_alive: bool = False) -> dict[str, Any]:
     return {
         "concurrency": point.concurrency,
+        "keep_alive": keep_alive,
         "timeout_s": point.timeout_s,
         "max_tries": point.max_tries,
         "check_peak": point.check_peak,
@@ -230,41 +232,42 @@ def build_plan(
             if index == 0:
                 for w in range(scenario.warmups):
                     plan += [
-                        _crawl_run(scenario.name, model, "warmup", w, point, key)
-                        for model in models
+                        _crawl_run(scenario, model, "warmup", w, point, key) for model in models
                     ]
             # A counted scenario adds the core alone (a replay, no I/O) beside the models.
             counted_models = [*models, catalog.CORE_REPLAY] if scenario.counted else models
             for rep in range(scenario.repetitions):
                 plan += [
-                    _crawl_run(scenario.name, model, "measured", rep, point, key, scenario.counted)
+                    _crawl_run(scenario, model, "measured", rep, point, key)
                     for model in counted_models
                 ]
     return plan
 
 
 def _crawl_run(
-    scenario: str,
+    scenario: Scenario,
     model: str,
     kind: Literal["warmup", "measured"],
     rep: int,
     point: CrawlPoint,
     key: int,
-    counted: bool = False,
 ) -> PlannedRun:
-    """One crawl run of the plan; a measured one is round `rep` at its point."""
+    """One crawl run of the plan, in its scenario's connection mode; a measured one is round
+    `rep` at its point."""
+    counted, keep_alive = scenario.counted, scenario.about.keep_alive
     return PlannedRun(
-        id=f"{scenario}/{model}/c{point.concurrency}/s{key}/{kind}{rep}",
-        scenario=scenario,
+        id=f"{scenario.name}/{model}/c{point.concurrency}/s{key}/{kind}{rep}",
+        scenario=scenario.name,
         model=model,
         kind=kind,
         repetition=rep,
         point=point,
         estimate_s=point.counted_estimate_s(model) if counted else point.estimate_s(model),
         server_key=key,
-        params=run_params(point),
+        params=run_params(point, keep_alive),
         counted=counted,
         round=rep if kind == "measured" else None,
+        keep_alive=keep_alive,
     )
 
 

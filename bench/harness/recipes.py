@@ -40,11 +40,14 @@ def crawl_argv(
     *,
     timeout_s: float | None = None,
     max_tries: int | None = None,
+    keep_alive: bool = False,
     mark_crawl: bool = False,
 ) -> list[str]:
     """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N]
-    [--mark-crawl] --json`."""
+    [--keep-alive] [--mark-crawl] --json`."""
     argv = python_command("crawl", root, "--model", model, "--concurrency", str(concurrency))
+    if keep_alive:
+        argv.append("--keep-alive")
     if timeout_s is not None:
         argv += ["--timeout", str(timeout_s)]
     if max_tries is not None:
@@ -97,6 +100,7 @@ def run_crawl(
         point.concurrency,
         timeout_s=point.timeout_s,
         max_tries=point.max_tries,
+        keep_alive=run.keep_alive,
     )
     record["argv"] = argv[1:]
     finished, sampler = _sampled_run(
@@ -162,7 +166,13 @@ def run_counted(run: PlannedRun, server: Server, cpus: CpuSets | None = None) ->
             if failed is not None:
                 return record | {"reason": f"recording the site: {_exit_reason(failed)}"}
         else:
-            argv = crawl_argv(server.root, run.model, run.point.concurrency, mark_crawl=True)
+            argv = crawl_argv(
+                server.root,
+                run.model,
+                run.point.concurrency,
+                keep_alive=run.keep_alive,
+                mark_crawl=True,
+            )
         out_file = Path(tmp) / "callgrind.out"
         record["argv"] = argv[1:]
         finished = run_process(

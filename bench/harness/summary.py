@@ -9,7 +9,14 @@ from c10k import catalog
 from c10k.stats import CV_FLAG, recorded_interval
 
 # In the order the summary prints them (idle first, on its own table).
-CRAWL_SCENARIOS = (catalog.FEW_ACTIVE, catalog.LATENCY_SWEEP, catalog.SLEEPY, catalog.REALISTIC)
+CRAWL_SCENARIOS = (
+    catalog.FEW_ACTIVE,
+    catalog.FEW_ACTIVE_KEEP_ALIVE,
+    catalog.LATENCY_SWEEP,
+    catalog.SLEEPY,
+    catalog.SLEEPY_KEEP_ALIVE,
+    catalog.REALISTIC,
+)
 
 
 def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
@@ -100,7 +107,7 @@ def idle_lines(entries: dict[str, Any]) -> list[str]:
 def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
     """One crawl scenario's table: per model and point, throughput, CPU, latency, memory."""
     out = [
-        f"{scenario:<16} {'C':>6} {'latency':>8} {'pages/s':>21} {'of ideal':>14} "
+        f"{scenario:<21} {'C':>6} {'latency':>8} {'pages/s':>21} {'of ideal':>14} "
         f"{'CPU µs/pg':>21} {'p50 ms':>21} {'p99 ms':>21} {'RSS MiB':>21}  runs"
     ]
     for model, entry in models.items():
@@ -111,7 +118,7 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
             bound = p.get("cpu_bound") or ("server" if p["server_saturated_runs"] else None)
             flag = f"  CPU-bound: {bound}" if bound in ("crawler", "server", "both") else ""
             out.append(
-                f"  {model:<14} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>21} "
+                f"  {model:<19} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>21} "
                 f"{_share(ideal, p.get('fraction_of_ideal_ci95')):>14} "
                 f"{_m(p['cpu_us_per_page']):>21} {_m(p['latency_p50_s'], 1, 1e3):>21} "
                 f"{_m(p['latency_p99_s'], 1, 1e3):>21} {_m(rss, 1, 1 / 1024):>21}  "

@@ -18,14 +18,22 @@ from bench.report.text import kib, number, problem_lines, rank
 from c10k import catalog
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
+SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 # The chart files, in the page's order, and their titles.
 TITLES: dict[str, str] = {
     "memory-per-connection": "Memory per connection (sleepy): held and peak, fitted slopes",
     "plateau-rss": "Plateau RSS against concurrency (sleepy), with the least-squares fits",
     "idle-units": "Idle units: memory per unit, and how many were started",
-    "sleepy-throughput": "Throughput with sleepy connections against the ideal C/L",
-    FEW_ACTIVE: "A few very active connections (latency 0): speed and CPU per page",
+    "sleepy-throughput": "Throughput with sleepy connections against the ideal C/L "
+    "(a connection per fetch)",
+    f"{SLEEPY_KEEP_ALIVE}-throughput": "Throughput with sleepy keep-alive connections against "
+    "the ideal C/L (C connections held)",
+    FEW_ACTIVE: "A few very active connections (latency 0, a connection per fetch): speed and "
+    "CPU per page",
+    FEW_ACTIVE_KEEP_ALIVE: "A few very active keep-alive connections (latency 0): speed and "
+    "CPU per page",
     "latency": "Fetch latency (connect to last byte) against concurrency",
     LATENCY_SWEEP: "Latency sweep: where each model stops being CPU-bound",
 }
@@ -158,30 +166,38 @@ def idle_units_caption(document: dict[str, Any]) -> str:
     return text[0].upper() + text[1:]
 
 
-def sleepy_throughput_caption(document: dict[str, Any]) -> str:
-    found = highlights(document, SLEEPY)
+def sleepy_throughput_caption(document: dict[str, Any], scenario: str = SLEEPY) -> str:
+    found = highlights(document, scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
     text = (
         f"At C = {top_c:,}, share of the ideal C/L: {rank(shares, '%')}."
         if shares
-        else f"No verified {SLEEPY} point has a throughput."
+        else f"No verified {scenario} point has a throughput."
     )
     missing = found["no_verified_run_at_largest"]
     if missing and shares:
         text += f" No verified run at C = {top_c:,} for {', '.join(missing)}."
-    return text + problem_lines(problems(document, SLEEPY))
+    if found.get("latency_p50_ms"):  # older results files have no median latency here
+        nominal = ", ".join(found["latencies"])
+        text += (
+            f" Median latency the crawlers saw there, against the server's nominal L = "
+            f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
+        )
+    return text + problem_lines(problems(document, scenario))
 
 
-def few_active_caption(document: dict[str, Any], server_bound: bool) -> str:
+def few_active_caption(
+    document: dict[str, Any], server_bound: bool, scenario: str = FEW_ACTIVE
+) -> str:
     """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
-    found = highlights(document, FEW_ACTIVE)
+    found = highlights(document, scenario)
     text = (
         f"At C = {found['largest_concurrency']:,}: {rank(found['pages_per_s'], 'pages/s')}. "
         f"CPU per page: {rank(found['cpu_us_per_page'], 'µs')}."
     )
     if server_bound:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
-    return text + problem_lines(problems(document, FEW_ACTIVE))
+    return text + problem_lines(problems(document, scenario))
 
 
 def latency_caption(document: dict[str, Any]) -> str:

@@ -9,8 +9,10 @@ from typing import Any
 from bench.report.chart_kit import Chart, drawing, save_figure
 from bench.report.charts_crawl import (
     chart_few_active,
+    chart_few_active_keep_alive,
     chart_latency,
     chart_latency_sweep,
+    chart_sleepy_keep_alive_throughput,
     chart_sleepy_throughput,
 )
 from bench.report.charts_memory import (
@@ -24,8 +26,10 @@ CHARTS: tuple[Callable[[dict[str, Any]], Chart], ...] = (
     chart_memory_per_connection,
     chart_plateau_rss,
     chart_idle_units,
+    chart_sleepy_keep_alive_throughput,
     chart_sleepy_throughput,
     chart_few_active,
+    chart_few_active_keep_alive,
     chart_latency,
     chart_latency_sweep,
 )

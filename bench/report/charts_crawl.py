@@ -27,6 +27,8 @@ from bench.report.figures import highlights, points, problems
 from c10k import catalog
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
+SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 
 
@@ -38,19 +40,19 @@ def _latency_ms(point: dict[str, Any]) -> float:
     return float(point["mean_latency_s"]) * 1000.0
 
 
-def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
-    """Plateau pages/s against concurrency in sleepy, with the ideal C/L."""
-    name = "sleepy-throughput"
+def chart_sleepy_throughput(document: dict[str, Any], scenario: str = SLEEPY) -> Chart:
+    """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L."""
+    name = f"{scenario}-throughput"
     title, figure, (ax,) = new_figure(name)
-    table = points(document, SLEEPY)
-    found = problems(document, SLEEPY)
+    table = points(document, scenario)
+    found = problems(document, scenario)
     if not table:
-        no_data(ax, captions.no_data(SLEEPY))
-        return Chart(name, title, figure, captions.not_run(SLEEPY))
+        no_data(ax, captions.no_data(scenario))
+        return Chart(name, title, figure, captions.not_run(scenario))
     drawn = crawl_lines(
         ax,
         document,
-        SLEEPY,
+        scenario,
         lambda p: p.get("plateau_pages_per_s") or p.get("pages_per_s"),
         _concurrency,
         lambda p: p.pages_per_s,
@@ -59,14 +61,14 @@ def chart_sleepy_throughput(document: dict[str, Any]) -> Chart:
     log_if_wide(ax, drawn.xs)
     if spans_wide([x for x, _ in ideal]):
         ax.set_yscale("log")
-    latencies = highlights(document, SLEEPY)["latencies"]
+    latencies = highlights(document, scenario)["latencies"]
     ax.set_xlabel(f"concurrency C (latency L = {', '.join(latencies)})")
     ax.set_ylabel("pages/s after the root page")
     ax.xaxis.set_major_formatter(THOUSANDS)
     ax.yaxis.set_major_formatter(THOUSANDS)
     legend(figure, [ax], marker_keys(found, drawn.saturated, drawn.bars))
-    caption = captions.sleepy_throughput_caption(document) + captions.bars_note(drawn.bars)
-    return Chart(name, title, figure, caption)
+    caption = captions.sleepy_throughput_caption(document, scenario)
+    return Chart(name, title, figure, caption + captions.bars_note(drawn.bars))
 
 
 def _speed_and_cpu(
@@ -93,14 +95,14 @@ def _speed_and_cpu(
     return Lines(speed.xs, speed.saturated, speed.bars or cpu.bars)
 
 
-def chart_few_active(document: dict[str, Any]) -> Chart:
-    """Pages/s and CPU per page against concurrency at latency 0."""
-    title, figure, (left, right) = new_figure(FEW_ACTIVE, 1, 2)
-    if not points(document, FEW_ACTIVE):
-        no_data(left, captions.no_data(FEW_ACTIVE))
+def chart_few_active(document: dict[str, Any], scenario: str = FEW_ACTIVE) -> Chart:
+    """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
+    title, figure, (left, right) = new_figure(scenario, 1, 2)
+    if not points(document, scenario):
+        no_data(left, captions.no_data(scenario))
         no_data(right, "")
-        return Chart(FEW_ACTIVE, title, figure, captions.not_run(FEW_ACTIVE))
-    drawn = _speed_and_cpu(document, FEW_ACTIVE, (left, right), _concurrency)
+        return Chart(scenario, title, figure, captions.not_run(scenario))
+    drawn = _speed_and_cpu(document, scenario, (left, right), _concurrency)
     for ax in (left, right):
         log_if_wide(ax, drawn.xs)
         ax.set_xlabel("concurrency C")
@@ -108,10 +110,10 @@ def chart_few_active(document: dict[str, Any]) -> Chart:
         ax.set_ylim(bottom=0)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs, user + sys)")
-    found = problems(document, FEW_ACTIVE)
+    found = problems(document, scenario)
     legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
-    caption = captions.few_active_caption(document, drawn.saturated)
-    return Chart(FEW_ACTIVE, title, figure, caption + captions.bars_note(drawn.bars))
+    caption = captions.few_active_caption(document, drawn.saturated, scenario)
+    return Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
 
 
 def chart_latency(document: dict[str, Any]) -> Chart:
@@ -162,3 +164,11 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
     legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.latency_sweep_caption(document) + captions.bars_note(drawn.bars)
     return Chart(LATENCY_SWEEP, title, figure, caption)
+
+
+def chart_sleepy_keep_alive_throughput(document: dict[str, Any]) -> Chart:
+    return chart_sleepy_throughput(document, SLEEPY_KEEP_ALIVE)
+
+
+def chart_few_active_keep_alive(document: dict[str, Any]) -> Chart:
+    return chart_few_active(document, FEW_ACTIVE_KEEP_ALIVE)

@@ -14,6 +14,7 @@ from c10k.stats import Interval
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 THREAD, TASK = catalog.THREAD.name, catalog.ASYNCIO_TASK.name
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 
 REPRODUCED = "reproduced"
 CONTRADICTED = "contradicted"

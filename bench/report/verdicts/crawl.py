@@ -25,6 +25,7 @@ from bench.report.verdicts.base import (
     NOT_MEASURABLE,
     REPRODUCED,
     SLEEPY,
+    SLEEPY_KEEP_ALIVE,
     THREADS,
     UVLOOP_SPEEDUP,
     Verdict,
@@ -121,17 +122,29 @@ def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
     )
 
 
-def _sleepy_failures(document: dict[str, Any]) -> str:
-    found = problems(document, SLEEPY)
+def _sleepy_failures(document: dict[str, Any], scenario: str) -> str:
+    found = problems(document, scenario)
     if not found:
         return ""
-    return f"; {len(found)} {SLEEPY} run(s) did not count (see below)"
+    return f"; {len(found)} {scenario} run(s) did not count (see below)"
 
 
-def _crawler_failures(document: dict[str, Any], model: str) -> list[Problem]:
+def _crawler_failures(document: dict[str, Any], model: str, scenario: str) -> list[Problem]:
     return [
-        p for p in problems(document, SLEEPY) if p.model == model and p.status in CRAWLER_FAILURES
+        p for p in problems(document, scenario) if p.model == model and p.status in CRAWLER_FAILURES
     ]
+
+
+def _close_mode_beside(document: dict[str, Any]) -> str:
+    """The close mode's fractions of C/L at its largest C, shown beside a keep-alive verdict."""
+    close = comparison(document, "asyncio_vs_threads_sleepy")
+    if close is None:
+        return f"; {SLEEPY} (a connection per fetch) not run"
+    return (
+        f"; beside it, {SLEEPY} (a connection per fetch) at C {close['concurrency']:,}: "
+        f"{ASYNCIO} {_ratio(close, 'asyncio_fraction_of_ideal', _percent, ONE_RUN)}, "
+        f"{THREADS} {_ratio(close, 'threads_fraction_of_ideal', _percent, ONE_RUN)} of C/L"
+    )
 
 
 def _c7_judged(
@@ -151,7 +164,9 @@ def _c7_judged(
 
 
 def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
-    """Compares asyncio with threads at the largest sleepy concurrency (1,000 or more) where
+    """Judged in sleepy-keep-alive (C connections held at once), with sleepy's close mode
+    shown beside it; on sleepy alone when the keep-alive scenario did not run (older files).
+    Compares asyncio with threads at the largest concurrency (1,000 or more) where
     asyncio has a verified run. Reproduced if threads could not hold that many connections
     (their run there failed), or if asyncio's throughput there is at least the threads' (the
     whole 95% interval of asyncio's plateau pages/s over the threads', paired by round, at
@@ -162,16 +177,23 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     measurable below 1,000 connections or without a threads run to compare with. The
     fraction of the ideal C/L is shown, not judged: on a small machine the CPU of crawler and
     server together caps every model below C/L."""
-    found = comparison(document, "asyncio_vs_threads_sleepy")
+    scenario = SLEEPY_KEEP_ALIVE
+    found = comparison(document, "asyncio_vs_threads_sleepy_keep_alive")
+    beside = _close_mode_beside(document)
     if found is None:
-        why = f"no verified {SLEEPY} run of {ASYNCIO}" + _sleepy_failures(document)
-        return verdict("C7", "-", why, NOT_MEASURABLE)
+        scenario, found = SLEEPY, comparison(document, "asyncio_vs_threads_sleepy")
+        beside = ""
+    if found is None:
+        why = f"no verified {SLEEPY_KEEP_ALIVE} or {SLEEPY} run of {ASYNCIO}"
+        return verdict("C7", "-", why + _sleepy_failures(document, SLEEPY), NOT_MEASURABLE)
     concurrency = found["concurrency"]
     memory = memory_per_connection(document)
     mine = memory[ASYNCIO].total_bytes if ASYNCIO in memory else None
     theirs = memory[THREADS].total_bytes if THREADS in memory else None
     threads_there = found["threads_fraction_of_ideal"] is not None
-    failed_there = [p for p in _crawler_failures(document, THREADS) if p.concurrency == concurrency]
+    failed_there = [
+        p for p in _crawler_failures(document, THREADS, scenario) if p.concurrency == concurrency
+    ]
     theirs_text = (
         f"{THREADS} {_ratio(found, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
         if threads_there
@@ -185,15 +207,16 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
         else ""
     )
     conditions = (
-        f"{SLEEPY}: C {concurrency:,}, latency {found['latency']}, {found['pages']:,} pages"
-        f"{speed}; memory per connection (one fit each) {ASYNCIO} {kib(mine)}, {THREADS} "
-        f"{kib(theirs)}{_sleepy_failures(document)}; {profile_name(document)}"
+        f"{scenario}: C {concurrency:,}, latency {found['latency']}, {found['pages']:,} pages"
+        f"{speed}; memory per connection ({SLEEPY}, one fit each) {ASYNCIO} {kib(mine)}, "
+        f"{THREADS} {kib(theirs)}{_sleepy_failures(document, scenario)}{beside}; "
+        f"{profile_name(document)}"
     )
     shown = _ratio(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
     measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; {theirs_text}"
     later = [
         p
-        for p in _crawler_failures(document, ASYNCIO)
+        for p in _crawler_failures(document, ASYNCIO, scenario)
         if (p.concurrency or 0) > max(concurrency, MANY_CONNECTIONS - 1)
     ]
     if later:
