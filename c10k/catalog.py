@@ -43,6 +43,9 @@ class Model:
     cpu_per_page_s: float  # the plan's cost model: crawler CPU per page (user + sys)
     requires: tuple[str, ...] = ()  # importable modules the model needs
     event_loop: bool = False  # a single-threaded event loop of the chapter's kind (claim C6)
+    # The plan's cost model: each worker is an OS thread, started and torn down per crawl
+    # (THREAD_CEILING_S_PER_THREAD each) rather than a connection opened (CONNECT_S).
+    thread_per_worker: bool = False
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""
@@ -92,6 +95,7 @@ THREADS = Model(
     Style("#D55E00", "s", "-", "///"),
     startup_s=0.2,
     cpu_per_page_s=700e-6,
+    thread_per_worker=True,
 )
 CALLBACKS = Model(
     "callbacks",

