@@ -449,7 +449,9 @@ def test_c7_is_judged_with_connections_held_and_shows_the_close_mode_beside() ->
     c7 = next(x for x in found if x.claim == "C7")
     assert c7.verdict == v.REPRODUCED
     assert c7.conditions.startswith("sleepy-keep-alive: C 10,000")
-    assert "beside it, sleepy (a connection per fetch) at C 10,000: asyncio 40%" in c7.conditions
+    assert "beside it, sleepy (a connection per fetch) at C 10,000, of C/L: asyncio 40%" in (
+        c7.conditions
+    )
 
 
 def test_c7_falls_back_to_the_close_mode_in_files_without_keep_alive() -> None:

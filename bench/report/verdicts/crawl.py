@@ -140,10 +140,20 @@ def _close_mode_beside(document: dict[str, Any]) -> str:
     close = comparison(document, "asyncio_vs_threads_sleepy")
     if close is None:
         return f"; {SLEEPY} (a connection per fetch) not run"
+    concurrency = close["concurrency"]
+    failed = [
+        p for p in _crawler_failures(document, THREADS, SLEEPY) if p.concurrency == concurrency
+    ]
+    theirs = (
+        f"{THREADS} {_ratio(close, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
+        if close["threads_fraction_of_ideal"] is not None
+        else f"{THREADS} {failed[0].status} there"
+        if failed
+        else f"{THREADS} not run there"
+    )
     return (
-        f"; beside it, {SLEEPY} (a connection per fetch) at C {close['concurrency']:,}: "
-        f"{ASYNCIO} {_ratio(close, 'asyncio_fraction_of_ideal', _percent, ONE_RUN)}, "
-        f"{THREADS} {_ratio(close, 'threads_fraction_of_ideal', _percent, ONE_RUN)} of C/L"
+        f"; beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: "
+        f"{ASYNCIO} {_ratio(close, 'asyncio_fraction_of_ideal', _percent, ONE_RUN)}, {theirs}"
     )
 
 
