@@ -160,3 +160,11 @@ def test_a_recorded_run_with_the_new_figures_shows_them_on_both_pages(tmp_path: 
         assert "server (" in text  # every crafted point kept its server 95% busy
         assert "median 2.0%, at most 2.0% of one CPU" in text
     assert "Peak (the slope of each run's peak RSS, to provision)" in markdown
+
+
+def test_each_connection_mode_has_its_cpu_bound_table() -> None:
+    bound: dict[str, Any] = {"cpu_bound": "crawler", "crawler_busy": 0.97, "server_busy": 0.5}
+    scenario = {"threads": {"points": [point(4, **bound)]}}
+    names = ["few-active", "few-active-keep-alive", "sleepy", "sleepy-keep-alive"]
+    section = conditions.cores_section(document(dict.fromkeys(names, scenario)))
+    assert [t.caption.split(":")[0] for t in section.tables] == names

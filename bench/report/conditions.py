@@ -15,8 +15,10 @@ from c10k import catalog
 # The crawl scenarios whose points say which side was CPU-bound, in the page's order.
 CPU_BOUND_SCENARIOS = (
     catalog.FEW_ACTIVE.name,
+    catalog.FEW_ACTIVE_KEEP_ALIVE.name,
     catalog.LATENCY_SWEEP.name,
     catalog.SLEEPY.name,
+    catalog.SLEEPY_KEEP_ALIVE.name,
     catalog.REALISTIC.name,
 )
 
