@@ -274,6 +274,19 @@ INSTRUCTIONS = Scenario(
     "the few-active site crawled once per model under callgrind (fixed hash seed), and the "
     "core alone replaying it: instructions per page, the CPU figure that holds still",
 )
+# The scenarios made of sampled crawls, in the order the end-of-run summary and the report's
+# tables list them.
+SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
+    s.name
+    for s in (
+        FEW_ACTIVE,
+        FEW_ACTIVE_KEEP_ALIVE,
+        LATENCY_SWEEP,
+        SLEEPY,
+        SLEEPY_KEEP_ALIVE,
+        REALISTIC,
+    )
+)
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (

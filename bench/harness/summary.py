@@ -8,16 +8,6 @@ from typing import Any
 from c10k import catalog
 from c10k.stats import CV_FLAG, recorded_interval
 
-# In the order the summary prints them (idle first, on its own table).
-CRAWL_SCENARIOS = (
-    catalog.FEW_ACTIVE,
-    catalog.FEW_ACTIVE_KEEP_ALIVE,
-    catalog.LATENCY_SWEEP,
-    catalog.SLEEPY,
-    catalog.SLEEPY_KEEP_ALIVE,
-    catalog.REALISTIC,
-)
-
 
 def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
@@ -59,7 +49,7 @@ def summary_table(document: dict[str, Any]) -> str:
     ]
     if catalog.IDLE.name in derived:
         out += idle_lines(derived[catalog.IDLE.name])
-    for scenario in (s.name for s in CRAWL_SCENARIOS):
+    for scenario in catalog.SAMPLED_CRAWL_SCENARIOS:  # idle first, on its own table
         if scenario in derived:
             out += ["", *crawl_lines(scenario, derived[scenario])]
     if catalog.INSTRUCTIONS.name in derived:

@@ -12,16 +12,6 @@ from bench.report.palette import model_order
 from bench.report.text import finite, kib, number
 from c10k import catalog
 
-# The crawl scenarios whose points say which side was CPU-bound, in the page's order.
-CPU_BOUND_SCENARIOS = (
-    catalog.FEW_ACTIVE.name,
-    catalog.FEW_ACTIVE_KEEP_ALIVE.name,
-    catalog.LATENCY_SWEEP.name,
-    catalog.SLEEPY.name,
-    catalog.SLEEPY_KEEP_ALIVE.name,
-    catalog.REALISTIC.name,
-)
-
 
 @dataclass(frozen=True)
 class Table:
@@ -182,7 +172,7 @@ def cpu_bound_table(document: dict[str, Any], scenario: str) -> Table | None:
 
 
 def cores_section(document: dict[str, Any]) -> Section:
-    tables = [t for s in CPU_BOUND_SCENARIOS if (t := cpu_bound_table(document, s))]
+    tables = [t for s in catalog.SAMPLED_CRAWL_SCENARIOS if (t := cpu_bound_table(document, s))]
     lead = (
         "Each cell: the side that was CPU-bound at that point (crawler, server, both or "
         "neither; a side busy 90% or more of the CPUs it can use), then the crawler's and the "
