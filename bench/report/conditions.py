@@ -26,6 +26,16 @@ class Section:
     title: str
     paragraphs: list[str]
     tables: list[Table]
+    notes: list[str] = field(default_factory=list)  # small print after the tables
+
+
+def table_section(
+    title: str, table: Table, note: str = "", empty: str = "Not measured."
+) -> Section:
+    """A section that is one table and its note, or the text `empty` when it has no rows."""
+    if not table.rows:
+        return Section(title, [empty], [])
+    return Section(title, [], [table], [note] if note else [])
 
 
 def sections(document: dict[str, Any]) -> list[Section]:

@@ -12,7 +12,7 @@ from bench.report import conditions
 from bench.report.captions import INSTRUCTIONS_TITLE, instructions_caption
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
-from bench.report.conditions import Section
+from bench.report.conditions import Section, Table, table_section
 from bench.report.figures import scenarios_not_run
 from bench.report.tables import (
     INSTRUCTION_HEADER,
@@ -86,7 +86,24 @@ def _md_section(section: Section) -> list[str]:
     for table in section.tables:
         parts += [f"**{table.caption}**", ""] if table.caption else []
         parts += [_md_table(table.header, table.rows), ""]
+    for text in section.notes:
+        parts += [text, ""]
     return parts
+
+
+def _closing_sections(document: dict[str, Any]) -> list[Section]:
+    """The sections after the charts: how the runs ran, the realistic sites, instructions per
+    page, and the runs that did not count."""
+    realistic = Table("", REALISTIC_HEADER, realistic_rows(document), set(range(2, 10)))
+    counted = Table("", INSTRUCTION_HEADER, instruction_rows(document), set(range(1, 6)))
+    not_counted = Table("", ["run", "status", "reason"], problem_rows(document))
+    instructions_note = instructions_caption(document) if counted.rows else ""
+    return [
+        *conditions.sections(document),
+        table_section(REALISTIC_TITLE, realistic, MEDIAN_NOTE),
+        table_section(INSTRUCTIONS_TITLE, counted, instructions_note),
+        table_section("Runs that did not count", not_counted, empty="None: every run counted."),
+    ]
 
 
 def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]) -> str:
@@ -122,22 +139,8 @@ def markdown(document: dict[str, Any], found: list[Verdict], charts: list[Chart]
             f"([SVG]({chart.name}.svg))",
             "",
         ]
-    for section in conditions.sections(document):
+    for section in _closing_sections(document):
         parts += _md_section(section)
-    realistic = realistic_rows(document)
-    parts += [f"## {REALISTIC_TITLE}", ""]
-    parts += [_md_table(REALISTIC_HEADER, realistic) if realistic else "Not measured.", ""]
-    parts += [MEDIAN_NOTE, ""] if realistic else []
-    counted = instruction_rows(document)
-    parts += [f"## {INSTRUCTIONS_TITLE}", ""]
-    parts += [_md_table(INSTRUCTION_HEADER, counted) if counted else "Not measured.", ""]
-    parts += [instructions_caption(document), ""] if counted else []
-    bad = problem_rows(document)
-    parts += ["## Runs that did not count", ""]
-    parts += [
-        _md_table(["run", "status", "reason"], bad) if bad else "None: every run counted.",
-        "",
-    ]
     parts += [
         "## Environment",
         "",
@@ -188,6 +191,7 @@ def _html_section(section: Section) -> str:
     for table in section.tables:
         text += f"<h3>{html.escape(table.caption)}</h3>" if table.caption else ""
         text += _html_table(table.header, table.rows, table.numeric)
+    text += "".join(f'<p class="note">{html.escape(t)}</p>' for t in section.notes)
     return f"<h2>{html.escape(section.title)}</h2>{text}"
 
 
@@ -211,9 +215,6 @@ def page(
             f'<figure><img alt="{html.escape(chart.title)}" src="data:image/png;base64,{data}">'
             f"<figcaption>{html.escape(chart.interpretation)}</figcaption></figure>"
         )
-    realistic = realistic_rows(document)
-    counted = instruction_rows(document)
-    bad = problem_rows(document)
     rules = "".join(f"<li>{html.escape(v.claim)}: {html.escape(v.rule)}</li>" for v in found)
     return (
         "<!DOCTYPE html>\n"
@@ -227,27 +228,7 @@ def page(
         f'<p class="note">Each verdict comes from a rule in bench/report/verdicts/ '
         f'(documented in {DOCS}):</p><ul class="note">{rules}</ul>'
         + "".join(sections)
-        + "".join(_html_section(s) for s in conditions.sections(document))
-        + f"<h2>{REALISTIC_TITLE}</h2>"
-        + (
-            _html_table(REALISTIC_HEADER, realistic, set(range(2, 10)))
-            + f'<p class="note">{html.escape(MEDIAN_NOTE)}</p>'
-            if realistic
-            else "<p>Not measured.</p>"
-        )
-        + f"<h2>{INSTRUCTIONS_TITLE}</h2>"
-        + (
-            _html_table(INSTRUCTION_HEADER, counted, set(range(1, 6)))
-            + f'<p class="note">{html.escape(instructions_caption(document))}</p>'
-            if counted
-            else "<p>Not measured.</p>"
-        )
-        + "<h2>Runs that did not count</h2>"
-        + (
-            _html_table(["run", "status", "reason"], bad)
-            if bad
-            else "<p>None: every run counted.</p>"
-        )
+        + "".join(_html_section(s) for s in _closing_sections(document))
         + "<h2>Environment</h2>"
         + _html_table(["item", "value"], [list(r) for r in environment_rows(document)])
         + "</body></html>\n"
