@@ -1,4 +1,9 @@
-"""Intervals in derived figures: per point from repetitions, per ratio from runs paired by round."""
+"""Intervals in derived figures: per point from repetitions, per ratio from runs paired by round.
+
+No crawl runs here and no clock is read: every pages/s below is a crafted input of a recorded
+run, and the assertions check what derive() computes from it (medians, t-intervals, ratios
+paired by round). Measured speeds are judged in benchmarks, never in tests.
+"""
 
 from __future__ import annotations
 
@@ -73,6 +78,8 @@ def few_active_runs(threads: list[float], asyncio: list[float], **extra: Any) ->
 
 
 def test_each_point_has_its_median_interval_and_runs_by_round() -> None:
+    # Crafted rounds of 1000, 1100 and 900 pages/s: derive must report their median and
+    # t-interval, and keep each round's input as recorded.
     derived = derive(few_active_runs([1000.0, 1100.0, 900.0], [800.0, 880.0, 720.0]), {})
     point = derived[FEW_ACTIVE][THREADS]["points"][0]
     expected = stats.t_interval([1000.0, 1100.0, 900.0])
