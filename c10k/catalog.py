@@ -228,6 +228,15 @@ IDLE_KINDS: dict[str, IdleKind] = {
 COROUTINE_KINDS: tuple[str, ...] = tuple(k.name for k in IDLE_KINDS.values() if not k.thread)
 
 # -- scenarios ----------------------------------------------------------------------------
+NOISE_FLOOR = Scenario(
+    "noise-floor",
+    ("C6", "C9"),
+    "one fixed CPU-bound loop, each run a fresh process on the crawler's CPUs: how much this "
+    "machine alone moves a CPU figure, the floor under every coefficient of variation",
+)
+# What runs in the noise-floor scenario, named like a model in its runs (`python -m
+# impls.cpu_loop`); not a model.
+CPU_LOOP = "cpu-loop"
 IDLE = Scenario(
     "idle",
     ("C1", "C2", "C3", "C4", "C5"),
@@ -290,6 +299,7 @@ SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
+        NOISE_FLOOR,
         IDLE,
         FEW_ACTIVE,
         FEW_ACTIVE_KEEP_ALIVE,
@@ -313,6 +323,7 @@ THREAD_CEILING_S_PER_THREAD = 1.4e-3
 # A crawl under callgrind against the same crawl's native start-up and CPU (the cost model's
 # figures): 20-30x for the models on the dev VM, imports included.
 CALLGRIND_SLOWDOWN = 30.0
+CPU_LOOP_S = 0.5  # one noise-floor run: interpreter start-up and the fixed loop
 RUN_OVERHEAD_S = 0.25  # stats reset, stats and manifest comparison, writing results.json
 SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
 UNKNOWN_STARTUP_S = 0.5  # a model the cost model does not know yet

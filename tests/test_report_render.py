@@ -127,8 +127,8 @@ def test_runs_that_did_not_count_are_listed_with_their_reason(
 def test_missing_scenarios_are_named_not_hidden(rendered: dict[str, Written]) -> None:
     markdown = rendered["report-partial.json"].markdown.read_text(encoding="utf-8")
     assert (
-        "Scenarios that did not run: few-active-keep-alive, sleepy, sleepy-keep-alive, "
-        "latency-sweep, realistic, instructions." in markdown
+        "Scenarios that did not run: noise-floor, few-active-keep-alive, sleepy, "
+        "sleepy-keep-alive, latency-sweep, realistic, instructions." in markdown
     )
     assert "Not measured: sleepy did not run." in markdown
     assert "server-error" in markdown

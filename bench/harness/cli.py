@@ -25,7 +25,7 @@ from bench.harness.plan import (
 )
 from bench.harness.processes import listed_models, terminate_all
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
-from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle
+from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
 from bench.harness.results import ResultsStore, new_document
 from bench.harness.site import Server, ServerError
 from bench.harness.summary import summary_table
@@ -214,6 +214,8 @@ def execute(
                 record = _skipped(run, skip[run.model])
             elif run.idle is not None:
                 record = run_idle(run, cpus)
+            elif run.loop:
+                record = run_loop(run, cpus)
             elif server is None:
                 record = _skipped(run, server_error or "no server")
                 record["status"] = "server-error"

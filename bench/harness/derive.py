@@ -218,6 +218,19 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and math.isfinite(value)
 
 
+def derive_noise_floor(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fixed CPU loop's CPU and wall seconds over its fresh processes: their CV is how
+    much this machine alone moves a CPU figure (no crawl can be steadier)."""
+    loops = [
+        r["loop"] for r in runs if r["scenario"] == catalog.NOISE_FLOOR.name and r["status"] == "ok"
+    ]
+    return {
+        "runs": len(loops),
+        "cpu_s": summarize([loop["cpu_s"] for loop in loops]).as_dict(),
+        "wall_s": summarize([loop["wall_s"] for loop in loops]).as_dict(),
+    }
+
+
 def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Per idle kind: RSS, kernel memory, tracemalloc and start time per unit; thread ceiling."""
     table: dict[str, Any] = {}
@@ -303,6 +316,8 @@ def derive(
     for scenario in scenarios:
         if scenario == catalog.IDLE.name:
             tables[scenario] = derive_idle(runs)
+        elif scenario == catalog.NOISE_FLOOR.name:
+            tables[scenario] = derive_noise_floor(runs)
         elif scenario == catalog.INSTRUCTIONS.name:
             tables[scenario] = derive_instructions(runs)
         else:

@@ -134,6 +134,7 @@ class Scenario:
     warmups: int = 0  # per model, at the scenario's first point, not counted
     counted: bool = False  # each run under callgrind (instructions), the core replay beside
     fit_min_concurrency: int = 0  # sleepy: fit memory per connection from this C up
+    loops: int = 0  # noise-floor: runs of the fixed CPU loop, each in a fresh process
 
     @property
     def name(self) -> str:
@@ -169,7 +170,7 @@ class Profile:
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """One subprocess the harness will start: a crawl or an idle program."""
+    """One subprocess the harness will start: a crawl, an idle program or the fixed CPU loop."""
 
     id: str
     scenario: str
@@ -186,6 +187,7 @@ class PlannedRun:
     # round k, next to each other), so ratios between models pair by round. None otherwise.
     round: int | None = None
     keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
+    loop: bool = False  # a run of the fixed CPU loop (`python -m impls.cpu_loop`)
 
     @property
     def timeout_s(self) -> float:
@@ -218,6 +220,18 @@ def build_plan(
     for scenario in profile.scenarios:
         if scenario.name not in scenarios:
             continue
+        plan += [
+            PlannedRun(
+                id=f"{scenario.name}/{catalog.CPU_LOOP}/{n}",
+                scenario=scenario.name,
+                model=catalog.CPU_LOOP,
+                kind="measured",
+                repetition=n,
+                estimate_s=catalog.CPU_LOOP_S,
+                loop=True,
+            )
+            for n in range(scenario.loops)
+        ]
         if scenario.idle:
             for n, spec in enumerate(scenario.idle):
                 plan.append(

@@ -115,6 +115,7 @@ def docs_point(pages: int, links: int, concurrency: int) -> CrawlPoint:
 
 def _scenarios(
     *,
+    loops: int,
     idle: tuple[IdleSpec, ...],
     few_active: tuple[CrawlPoint, ...],
     few_reps: int,
@@ -133,6 +134,8 @@ def _scenarios(
         return 1000 if max(p.concurrency for p in points) >= 3000 else 0
 
     return (
+        # First, before anything has warmed the machine: the floor under every CV.
+        Scenario(catalog.NOISE_FLOOR, loops=loops),
         Scenario(catalog.IDLE, idle=idle),
         Scenario(catalog.FEW_ACTIVE, points=few_active, repetitions=few_reps, warmups=few_warmups),
         # Both modes at the same points, each with its warm-up: the few-active site's server
@@ -169,6 +172,7 @@ PROFILE_TABLE: dict[str, Profile] = {
         budget_s=90.0,
         sample_interval_s=0.05,
         scenarios=_scenarios(
+            loops=3,
             idle=idle_specs(300, 20_000, 200, 2_000, thread_cap=500),
             few_active=few_active_points(150, (1, 4)),
             few_reps=1,
@@ -191,6 +195,7 @@ PROFILE_TABLE: dict[str, Profile] = {
         budget_s=1020.0,
         sample_interval_s=0.1,
         scenarios=_scenarios(
+            loops=10,
             idle=idle_specs(
                 10_000, 1_000_000, 2_000, 20_000, thread_cap=60_000, other_loop_units=300_000
             ),
@@ -216,6 +221,7 @@ PROFILE_TABLE: dict[str, Profile] = {
         budget_s=14400.0,  # it takes what it needs (issue 9); the cap catches a runaway plan
         sample_interval_s=0.1,
         scenarios=_scenarios(
+            loops=20,
             idle=idle_specs(20_000, 2_000_000, 5_000, 100_000, thread_cap=100_000),
             few_active=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
             few_reps=5,

@@ -1,5 +1,5 @@
 """The kinds of run as a subprocess each: a sampled, verified crawl, a crawl counted under
-callgrind, and an idle program."""
+callgrind, an idle program and the noise floor's fixed CPU loop."""
 
 from __future__ import annotations
 
@@ -60,6 +60,11 @@ def crawl_argv(
 def idle_argv(spec: IdleSpec) -> list[str]:
     """`python -m impls.idle --kind K --count N ...` for one idle spec."""
     return [sys.executable, "-m", "impls.idle", *spec.argv()]
+
+
+def loop_argv() -> list[str]:
+    """`python -m impls.cpu_loop`: the noise floor's fixed CPU loop, once."""
+    return [sys.executable, "-m", "impls.cpu_loop"]
 
 
 def replay_record_argv(root: str, urls_file: str, out: str) -> list[str]:
@@ -242,8 +247,23 @@ def run_idle(run: PlannedRun, cpus: CpuSets | None = None) -> dict[str, Any]:
     """One idle program (on cpus.crawler when pinned): its costs per unit, or why there are
     none."""
     assert run.idle is not None
+    record = _run_reporting_program(run, idle_argv(run.idle), "idle", cpus)
+    if record["status"] == "ok" and record["idle"].get("available") is False:
+        record.update(status="unavailable", reason=record["idle"].get("note"))
+    return record
+
+
+def run_loop(run: PlannedRun, cpus: CpuSets | None = None) -> dict[str, Any]:
+    """One run of the fixed CPU loop (on cpus.crawler when pinned): its CPU and wall seconds."""
+    return _run_reporting_program(run, loop_argv(), "loop", cpus)
+
+
+def _run_reporting_program(
+    run: PlannedRun, argv: list[str], key: str, cpus: CpuSets | None
+) -> dict[str, Any]:
+    """A program that prints one JSON document, run on the crawler's CPUs: the document
+    under record[key], or the reason there is none."""
     record = base_record(run)
-    argv = idle_argv(run.idle)
     record["argv"] = argv[1:]
     finished = run_process(argv, run.timeout_s, cpus=cpus.crawler if cpus else None)
     record.update(_ended(finished, cpus, None))
@@ -254,14 +274,11 @@ def run_idle(run: PlannedRun, cpus: CpuSets | None = None) -> dict[str, Any]:
         record.update(status="crashed", reason=_exit_reason(finished))
         return record
     try:
-        record["idle"] = json.loads(finished.stdout)
+        record[key] = json.loads(finished.stdout)
     except ValueError:
-        record.update(status="crashed", reason="the idle program's JSON does not parse")
+        record.update(status="crashed", reason=f"the {key} program's JSON does not parse")
         return record
-    if record["idle"].get("available") is False:
-        record.update(status="unavailable", reason=record["idle"].get("note"))
-    else:
-        record.update(status="ok", reason=None)
+    record.update(status="ok", reason=None)
     return record
 
 

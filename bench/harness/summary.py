@@ -54,6 +54,13 @@ def summary_table(document: dict[str, Any]) -> str:
             out += ["", *crawl_lines(scenario, derived[scenario])]
     if catalog.INSTRUCTIONS.name in derived:
         out += ["", *instruction_lines(derived[catalog.INSTRUCTIONS.name])]
+    if (floor := derived.get(catalog.NOISE_FLOOR.name)) and floor["cpu_s"]["n"]:
+        cpu = floor["cpu_s"]
+        out += [
+            "",
+            f"noise floor: a fixed CPU loop in {cpu['n']} fresh processes, median "
+            f"{_num(cpu['median'], 0, 1000)} ms of CPU, CV {_num(cpu['cv'], 1, 100)}%",
+        ]
     if cost := derived.get("harness_cost"):
         out += [
             "",

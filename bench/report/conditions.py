@@ -137,6 +137,25 @@ def harness_text(document: dict[str, Any]) -> str:
     )
 
 
+def noise_floor_text(document: dict[str, Any]) -> str:
+    """How much the machine alone moved a fixed CPU loop, in one sentence."""
+    floor = derived(document, catalog.NOISE_FLOOR.name)
+    cpu = (floor or {}).get("cpu_s") or {}
+    if not cpu.get("n"):
+        return "The noise floor (a fixed CPU loop in fresh processes) was not measured."
+    spread = (
+        f"; CV {_percent(cpu['cv'], 1)} (every crawl figure with a CV near or under it is "
+        "as steady as this machine allows)"
+        if cpu["n"] > 1
+        else ""
+    )
+    return (
+        f"The noise floor: one fixed CPU-bound loop, run in {cpu['n']} fresh processes on the "
+        f"crawler's CPUs, took {cpu['min'] * 1000:.0f}-{cpu['max'] * 1000:.0f} ms of "
+        f"CPU (median {cpu['median'] * 1000:.0f} ms){spread}."
+    )
+
+
 def _point_key(p: dict[str, Any]) -> tuple[int, float, str]:
     return p["concurrency"], p.get("mean_latency_s") or 0.0, p.get("site") or ""
 
@@ -193,6 +212,6 @@ def cores_section(document: dict[str, Any]) -> Section:
     )
     return Section(
         "Isolated cores and the CPU-bound side",
-        [pinning_text(document), harness_text(document), lead],
+        [pinning_text(document), harness_text(document), noise_floor_text(document), lead],
         tables,
     )
