@@ -107,9 +107,8 @@ def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
     ax.set_xticks(range(len(models)), models, rotation=20)
     ax.set_ylabel("KiB per connection")
     ax.set_title(
-        "left: held (plateau RSS slope, filled; kernel slope stacked, white; bar: 95% "
-        "interval over the runs); "
-        "right, pale: peak (slope of the runs' peak RSS)",
+        "left: held (plateau RSS slope, filled; kernel slope, white; bar: 95% interval); "
+        "right, pale: peak (runs' peak RSS)",
         fontsize=10,
     )
     figure.supxlabel(captions.memory_fit_label(document), fontsize=8)
