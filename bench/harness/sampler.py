@@ -13,6 +13,7 @@ from bench.harness.cores import affinity
 from c10k import probes
 
 USS_BUDGET = 0.2  # smaps_rollup reads may take at most this share of the sampling interval
+USS_MAX_EVERY = 4  # ... but one sample in four reads it whatever it costs
 
 SAMPLE_FIELDS = (
     "t",
@@ -89,7 +90,9 @@ class Sampler(threading.Thread):
             began = time.perf_counter()
             rollup = probes.smaps_rollup_kib(self.pid) or {}
             if time.perf_counter() - began > USS_BUDGET * self.interval:
-                self.uss_every *= 2
+                # At most every USS_MAX_EVERY-th sample: a plateau of 1-2 s must still hold
+                # reads, or the independent check has nothing to fit.
+                self.uss_every = min(2 * self.uss_every, USS_MAX_EVERY)
         private = [rollup.get("Private_Clean"), rollup.get("Private_Dirty")]
         server_cpu = 0.0
         for server in self.server:
