@@ -203,16 +203,14 @@ def _as_list(interval: Interval | None) -> list[float] | None:
 def memory_per_connection(
     points: list[dict[str, Any]],
     min_concurrency: int,
-    runs: list[dict[str, Any]] | None = None,
+    runs: list[dict[str, Any]],
     url_runs: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Slopes against concurrency over every run, with R² and 95% intervals: held (plateau
     RSS, USS and kernel memory), peak (the whole run's peak RSS, what a user must provision),
     the independent check (smaps_rollup's anonymous memory) and the per-URL share."""
     chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
-    fitted = [
-        r for r in runs or [] if r["params"]["concurrency"] >= min_concurrency and run_plateau(r)
-    ]
+    fitted = [r for r in runs if r["params"]["concurrency"] >= min_concurrency and run_plateau(r)]
     fit = _fit_runs(fitted, lambda r: _plateau_bytes(r, "rss_kib"))
     result: dict[str, Any] = {
         "from_concurrency": min_concurrency,
