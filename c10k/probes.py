@@ -102,6 +102,21 @@ def proc_status_kib(pid: int | str, field: str = "VmRSS") -> int | None:
     return None
 
 
+def smaps_rollup_kib(pid: int | str) -> dict[str, int] | None:
+    """/proc/PID/smaps_rollup in KiB: the kernel walks the page tables for it, so its Rss
+    is counted page by page, independently of the counters behind statm and status."""
+    text = read_text(f"/proc/{pid}/smaps_rollup")
+    if not text:
+        return None
+    fields = {}
+    for line in text.splitlines()[1:]:
+        name, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[-1] == "kB":
+            fields[name] = int(parts[0])
+    return fields
+
+
 def peak_rss_kib() -> int:
     """This process's own peak RSS in KiB: VmHWM, where Linux has it.
 

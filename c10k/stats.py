@@ -359,6 +359,70 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
     return LinearFit(n, slope, intercept, r2, interval)
 
 
+@dataclass(frozen=True)
+class PlaneFit:
+    """y = slope_x * x + slope_z * z + intercept by least squares, each slope with its 95%
+    interval (± t(n-3) x its standard error; None below 4 points)."""
+
+    n: int
+    slope_x: float
+    slope_z: float
+    intercept: float
+    slope_x_ci95: Interval | None = None
+    slope_z_ci95: Interval | None = None
+
+
+def plane_fit(xs: Sequence[float], zs: Sequence[float], ys: Sequence[float]) -> PlaneFit:
+    """Least squares of y on two variables: how y grows with x at a fixed z and with z at a
+    fixed x. NaNs when x and z do not vary independently (collinear, or too few points)."""
+    if not len(xs) == len(zs) == len(ys):
+        raise ValueError(f"xs, zs and ys differ in length: {len(xs)}, {len(zs)}, {len(ys)}")
+    n = len(xs)
+    nan = PlaneFit(n, math.nan, math.nan, math.nan)
+    if n < 3:
+        return nan
+    mx, mz, my = mean(xs), mean(zs), mean(ys)
+    dx = [x - mx for x in xs]
+    dz = [z - mz for z in zs]
+    dy = [y - my for y in ys]
+    sxx = math.fsum(a * a for a in dx)
+    szz = math.fsum(b * b for b in dz)
+    sxz = math.fsum(a * b for a, b in zip(dx, dz, strict=True))
+    sxy = math.fsum(a * c for a, c in zip(dx, dy, strict=True))
+    szy = math.fsum(b * c for b, c in zip(dz, dy, strict=True))
+    det = sxx * szz - sxz * sxz
+    # Relative to the variances: x and z that move together leave nothing to tell them apart.
+    if sxx == 0 or szz == 0 or det <= 1e-12 * sxx * szz:
+        return nan
+    slope_x = (szz * sxy - sxz * szy) / det
+    slope_z = (sxx * szy - sxz * sxy) / det
+    intercept = my - slope_x * mx - slope_z * mz
+    if n < 4:
+        return PlaneFit(n, slope_x, slope_z, intercept)
+    residuals = [c - slope_x * a - slope_z * b for a, b, c in zip(dx, dz, dy, strict=True)]
+    variance = math.fsum(r * r for r in residuals) / (n - 3)
+    factor = _t_factor(n - 3, CONFIDENCE)
+    half_x = factor * math.sqrt(variance * szz / det)
+    half_z = factor * math.sqrt(variance * sxx / det)
+    return PlaneFit(
+        n,
+        slope_x,
+        slope_z,
+        intercept,
+        Interval(slope_x - half_x, slope_x + half_x),
+        Interval(slope_z - half_z, slope_z + half_z),
+    )
+
+
+def relative_gap(value: float | None, reference: float | None) -> float | None:
+    """(value - reference) / reference: how far a check lies from the figure it checks."""
+    if value is None or reference is None or reference == 0:
+        return None
+    if not (math.isfinite(value) and math.isfinite(reference)):
+        return None
+    return (value - reference) / abs(reference)
+
+
 def finite_or_none(value: float) -> float | None:
     """JSON has no NaN: undefined figures are written as null."""
     return value if math.isfinite(value) else None

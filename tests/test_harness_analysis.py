@@ -63,3 +63,25 @@ def test_plateau_is_the_first_stretch_with_every_connection_open() -> None:
 def test_plateau_missing_when_connections_never_all_open() -> None:
     summary = plateau_summary(columns([3, 10, 20, 3], [1, 2, 3, 4]), 100)
     assert summary["plateau_samples"] == 0 and "rss_kib" not in summary
+
+
+def test_plateau_is_the_quiet_first_wave_not_the_responses_after_it() -> None:
+    # The fds never dip below the threshold between the waves: the first stretch runs on into
+    # the second wave, whose RSS holds the responses read. The plateau is the quiet part of
+    # the first wave only: every connection open, the crawler waiting (no CPU used).
+    fds = [3, 50, 103, 103, 103, 103, 120, 103, 103, 103, 3]
+    rss = [10_000, 11_000, 12_000, 12_100, 12_100, 12_100, 15_000, 16_000, 16_000, 16_000, 9_000]
+    cpu = [0.1, 0.2, 0.3, 0.3, 0.3, 0.3, 0.4, 0.5, 0.5, 0.5, 0.6]
+    data = columns(fds, rss) | {"cpu_user_s": cpu, "cpu_sys_s": [0.0] * len(fds)}
+    summary = plateau_summary(data, 100)
+    assert summary["plateau_quiet"] and summary["stretch_samples"] == 8
+    assert summary["plateau_samples"] == 3 and summary["rss_kib"] == 12_100
+    assert summary["t_start"] == pytest.approx(0.3) and summary["t_end"] == pytest.approx(0.5)
+
+
+def test_plateau_falls_back_to_the_stretch_when_the_crawler_never_waits() -> None:
+    fds = [3, 103, 103, 103, 3]
+    data = columns(fds, [1, 2, 3, 4, 5]) | {"cpu_user_s": [0.0, 0.1, 0.2, 0.3, 0.4]}
+    summary = plateau_summary(data, 100)
+    assert not summary["plateau_quiet"] and summary["plateau_samples"] == 3
+    assert summary["rss_kib"] == 3

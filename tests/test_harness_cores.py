@@ -235,7 +235,7 @@ def test_peak_is_the_slope_of_the_peak_rss_held_that_of_the_plateau() -> None:
         for c in (1000, 3000, 10000)
     ]
     points = [crawl_point([r]) for r in runs]
-    fit = memory_per_connection(points, 1000)
+    fit = memory_per_connection(points, 1000, runs)
     assert fit["rss_bytes"]["slope"] == pytest.approx(10 * 1024)
     assert fit["peak_rss_bytes"]["slope"] == pytest.approx(30 * 1024)
     assert fit["peak_rss_bytes"]["r2"] == pytest.approx(1.0)
@@ -244,11 +244,11 @@ def test_peak_is_the_slope_of_the_peak_rss_held_that_of_the_plateau() -> None:
 
 
 def test_peak_leaves_out_the_points_the_held_fit_leaves_out() -> None:
-    points = [
-        crawl_point([crawl_run(c, max_rss_kib=1000 + 5 * c, plateau_rss_kib=500 + c)])
-        for c in (100, 1000, 3000)
+    runs = [
+        crawl_run(c, max_rss_kib=1000 + 5 * c, plateau_rss_kib=500 + c) for c in (100, 1000, 3000)
     ]
-    fit = memory_per_connection(points, 1000)
+    points = [crawl_point([r]) for r in runs]
+    fit = memory_per_connection(points, 1000, runs)
     assert fit["peak_rss_bytes"]["n"] == 2 and fit["concurrencies"] == [1000, 3000]
 
 

@@ -45,9 +45,10 @@ def test_every_profile_fits_its_budget(profile: str) -> None:
 
 def test_budgets_of_the_issue() -> None:
     assert PROFILE_TABLE["quick"].budget_s <= 90
-    # Issue 9 asks for 12 minutes. With both connection modes at 10,000 connections the
-    # default needs about 16 (docs/results.md, Profiles): this caps the drift beyond that.
-    assert PROFILE_TABLE["default"].budget_s <= 17 * 60
+    # Issue 9 asks for 12 minutes. With both connection modes at 10,000 connections and issue
+    # 16's memory points the default needs about 19.5 (docs/results.md, Profiles): this caps
+    # the drift beyond that.
+    assert PROFILE_TABLE["default"].budget_s <= 20 * 60
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:

@@ -211,3 +211,59 @@ def test_linear_fit_slope_interval() -> None:
     assert noisy.slope_ci95.low == pytest.approx(0.9 - half)
     assert noisy.slope_ci95.high == pytest.approx(0.9 + half)
     assert stats.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_ci95"] is None
+
+
+# -- memory per connection: a plane over concurrency and URLs, and the check's gap ---------------
+
+
+def test_plane_fit_separates_two_causes_exactly() -> None:
+    # 9,000 B per connection and 1,500 B per URL over a 20 MiB base; one point with more
+    # URLs per connection at C = 3,000 tells the two apart.
+    cs = [1000.0, 3000.0, 10_000.0, 3000.0, 5000.0]
+    urls = [2000.0, 6000.0, 20_000.0, 12_000.0, 10_000.0]
+    ys = [20e6 + 9000 * c + 1500 * u for c, u in zip(cs, urls, strict=True)]
+    fit = stats.plane_fit(cs, urls, ys)
+    assert fit.slope_x == pytest.approx(9000.0) and fit.slope_z == pytest.approx(1500.0)
+    assert fit.intercept == pytest.approx(20e6)
+    assert fit.slope_x_ci95 is not None and fit.slope_z_ci95 is not None
+    assert fit.slope_x_ci95.low == pytest.approx(9000.0)
+    assert fit.slope_z_ci95.high == pytest.approx(1500.0)
+
+
+def test_plane_fit_interval_holds_the_slopes_and_grows_with_the_scatter() -> None:
+    cs = [1000.0, 3000.0, 10_000.0, 3000.0, 5000.0, 2000.0]
+    urls = [2000.0, 6000.0, 20_000.0, 12_000.0, 10_000.0, 4000.0]
+    noise = [3e5, -2e5, 1e5, -4e5, 2e5, 0.0]
+
+    def fitted(scale: float) -> stats.PlaneFit:
+        ys = [
+            20e6 + 9000 * c + 1500 * u + scale * e for c, u, e in zip(cs, urls, noise, strict=True)
+        ]
+        return stats.plane_fit(cs, urls, ys)
+
+    small, large = fitted(1.0), fitted(10.0)
+    assert small.slope_x_ci95 is not None and small.slope_z_ci95 is not None
+    assert large.slope_x_ci95 is not None and large.slope_z_ci95 is not None
+    assert small.slope_x_ci95.low < 9000.0 < small.slope_x_ci95.high
+    assert small.slope_z_ci95.low < 1500.0 < small.slope_z_ci95.high
+    width = small.slope_z_ci95.high - small.slope_z_ci95.low
+    assert large.slope_z_ci95.high - large.slope_z_ci95.low == pytest.approx(10 * width)
+
+
+def test_plane_fit_cannot_separate_causes_that_move_together() -> None:
+    # Every point at 2 URLs per connection: per URL and per connection are one slope.
+    cs = [1000.0, 3000.0, 10_000.0]
+    collinear = stats.plane_fit(cs, [2 * c for c in cs], [5e6 + 12_000 * c for c in cs])
+    assert math.isnan(collinear.slope_x) and math.isnan(collinear.slope_z)
+    three = stats.plane_fit([1000.0, 3000.0, 3000.0], [2000.0, 6000.0, 12_000.0], [1.0, 2.0, 4.0])
+    assert math.isfinite(three.slope_z) and three.slope_z_ci95 is None  # no degree of freedom
+    with pytest.raises(ValueError):
+        stats.plane_fit([1.0, 2.0], [1.0], [1.0, 2.0])
+
+
+def test_relative_gap() -> None:
+    assert stats.relative_gap(10_500.0, 10_000.0) == pytest.approx(0.05)
+    assert stats.relative_gap(9_000.0, 10_000.0) == pytest.approx(-0.1)
+    assert stats.relative_gap(None, 10_000.0) is None
+    assert stats.relative_gap(1.0, 0.0) is None
+    assert stats.relative_gap(math.nan, 1.0) is None

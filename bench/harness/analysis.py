@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+# The crawler waits while it uses at most this share of a core between two samples; CPU
+# time moves in 10 ms ticks, so at 0.1 s a sample this allows two ticks of noise.
+QUIET_CPU_SHARE = 0.25
 PEAK_TOLERANCE = 0.01  # sleepy: the server's peak in flight within 1% of the concurrency
 # The figures whose median over the plateau the summary gives.
 PLATEAU_FIELDS = (
     "rss_kib",
     "vmrss_kib",
     "uss_kib",
+    "smaps_rss_kib",
+    "anon_kib",
     "fds",
     "threads",
     "tcp_mem_kib",
@@ -21,33 +26,68 @@ PLATEAU_FIELDS = (
 
 
 def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str, Any]:
-    """Memory while (nearly) all connections are open."""
+    """Memory while every connection is open and the crawler waits: the first wave's quiet
+    stretch, before the first response is read."""
     fds = columns["fds"]
     if not fds:
         return {"samples": 0}
     base = min(fds)
     threshold = base + 0.95 * concurrency
     above = [i for i, f in enumerate(fds) if f >= threshold]
-    # The first stretch with (nearly) every connection open: in sleepy that is the first
-    # wave, before any response has been processed, so every C is measured alike.
-    plateau = [i for n, i in enumerate(above) if i - n == (above[0] if above else 0)]
+    # The first stretch with (nearly) every connection open. In sleepy it runs on into the
+    # next waves whenever the fds never dip below the threshold between them, so its median
+    # fell before or after the first responses by chance: the drift of issue 16.
+    stretch = [i for n, i in enumerate(above) if i - n == (above[0] if above else 0)]
+    quiet = _first_quiet_run(columns, stretch)
+    plateau = quiet or stretch
     summary: dict[str, Any] = {
         "samples": len(fds),
         "base_fds": base,
         "threshold_fds": threshold,
         "plateau_samples": len(plateau),
+        "plateau_quiet": bool(quiet),
+        "stretch_samples": len(stretch),
         "samples_above_threshold": len(above),
     }
     if not plateau:
         return summary
-    summary.update({name: _median_of(columns[name], plateau) for name in PLATEAU_FIELDS})
+    summary.update({name: _median_of(columns.get(name), plateau) for name in PLATEAU_FIELDS})
     summary["max_rss_kib_above_threshold"] = max(columns["rss_kib"][i] for i in above)
     summary["t_start"] = columns["t"][plateau[0]]
     summary["t_end"] = columns["t"][plateau[-1]]
     return summary
 
 
-def _median_of(column: list[Any], indices: list[int]) -> float | None:
+def run_plateau(run: dict[str, Any]) -> dict[str, Any]:
+    """A sleepy run's plateau, found again in its raw samples, so that a file written before
+    the plateau was narrowed to the first wave's quiet stretch is judged by the same rule."""
+    samples = run.get("samples")
+    if samples and samples.get("fds") and run.get("plateau") is not None:
+        return plateau_summary(samples, run["params"]["concurrency"])
+    return run.get("plateau") or {}
+
+
+def _first_quiet_run(columns: dict[str, list[Any]], stretch: list[int]) -> list[int]:
+    """The first consecutive samples of the stretch during which the crawler used almost no
+    CPU: every connection is open and it waits for the first responses. The ramp before
+    (opening connections) and the responses after keep a core busy."""
+    t, user, system = columns["t"], columns["cpu_user_s"], columns["cpu_sys_s"]
+    run: list[int] = []
+    for i in stretch:
+        if i == 0:
+            continue
+        elapsed = t[i] - t[i - 1]
+        used = (user[i] + system[i]) - (user[i - 1] + system[i - 1])
+        if elapsed > 0 and used <= QUIET_CPU_SHARE * elapsed:
+            run.append(i)
+        elif run:
+            break
+    return run
+
+
+def _median_of(column: list[Any] | None, indices: list[int]) -> float | None:
+    if column is None:  # a field older samples do not have
+        return None
     values = sorted(column[i] for i in indices if column[i] is not None)
     return values[len(values) // 2] if values else None
 

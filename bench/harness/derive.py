@@ -6,16 +6,25 @@ import argparse
 import math
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from bench.harness import results
+from bench.harness.analysis import run_plateau
 from bench.harness.cores import harness_cost, point_busy
 from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
 from c10k import catalog, probes
-from c10k.stats import linear_fit, recorded_interval, recorded_median, summarize
+from c10k.stats import (
+    Interval,
+    linear_fit,
+    plane_fit,
+    recorded_interval,
+    recorded_median,
+    relative_gap,
+    summarize,
+)
 
 
 def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
@@ -42,7 +51,7 @@ def _counts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> dict[s
 def kernel_delta_kib(run: dict[str, Any]) -> float | None:
     """Machine-wide kernel memory at a run's plateau minus before it: stacks, slab, page
     tables and TCP buffers (both ends of each loopback connection)."""
-    plateau = run.get("plateau") or {}
+    plateau = run_plateau(run)
     before = run.get("kernel_before") or {}
     meminfo = before.get("meminfo_kib") or {}
     sockstat = before.get("sockstat") or {}
@@ -117,7 +126,7 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
     kernel = [d for d in (kernel_delta_kib(r) for r in runs) if d is not None]
     if kernel:
         figures["plateau_kernel_delta_kib"] = summarize(kernel).as_dict()
-    plateaus = [r.get("plateau", {}) for r in runs]
+    plateaus = [run_plateau(r) for r in runs]
     rss = [float(p["rss_kib"]) for p in plateaus if p.get("rss_kib") is not None]
     if rss:
         figures["plateau_rss_kib"] = summarize(rss).as_dict()
@@ -132,40 +141,117 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return figures | point_busy(runs)
 
 
-def _fit(points: list[dict[str, Any]], figure: str) -> dict[str, Any]:
-    """Least squares of a plateau figure's median (KiB, as bytes) against concurrency."""
-    return linear_fit(
-        [float(p["concurrency"]) for p in points],
-        [p[figure]["median"] * 1024.0 for p in points],
-    ).as_dict()
+def _plateau_bytes(run: dict[str, Any], field: str) -> float | None:
+    value = run_plateau(run).get(field)
+    return None if value is None else float(value) * 1024.0
 
 
-def memory_per_connection(points: list[dict[str, Any]], min_concurrency: int) -> dict[str, Any]:
-    """Slopes against concurrency, with R²: held (plateau RSS, USS and kernel memory) and
-    peak (the whole run's peak RSS, what a user must provision)."""
+def _peak_bytes(run: dict[str, Any]) -> float | None:
+    return float(run["crawl"]["max_rss_kib"]) * 1024.0
+
+
+def _kernel_bytes(run: dict[str, Any]) -> float | None:
+    delta = kernel_delta_kib(run)
+    return None if delta is None else delta * 1024.0
+
+
+def _tcp_bytes(run: dict[str, Any]) -> float | None:
+    tcp = run_plateau(run).get("tcp_mem_kib")
+    if tcp is None:
+        return None
+    return float(tcp - run["kernel_before"]["sockstat"].get("mem_kib", 0)) * 1024.0
+
+
+def _fit_runs(
+    runs: list[dict[str, Any]], figure: Callable[[dict[str, Any]], float | None]
+) -> dict[str, Any]:
+    """Least squares of one figure of every run (bytes) against its concurrency: each run is
+    an independent process, so the slope's interval holds the scatter from run to run."""
+    pairs = [(r["params"]["concurrency"], y) for r in runs if (y := figure(r)) is not None]
+    return linear_fit([float(c) for c, _ in pairs], [y for _, y in pairs]).as_dict()
+
+
+def _per_url(runs: list[dict[str, Any]], rss_slope: float | None) -> dict[str, Any] | None:
+    """Bytes per URL held in the frontier, apart from bytes per connection: plateau RSS against
+    concurrency and the site's pages together. At the first wave's plateau the root page has
+    queued every page of the site, so a point with more pages per connection (more waves) at
+    the same C tells the two apart; without one they move together and cannot be told apart."""
+    rows = [
+        (float(r["params"]["concurrency"]), float(r["params"]["server"]["pages"]), y)
+        for r in runs
+        if (y := _plateau_bytes(r, "rss_kib")) is not None
+    ]
+    fit = plane_fit([c for c, _, _ in rows], [p for _, p, _ in rows], [y for _, _, y in rows])
+    if not math.isfinite(fit.slope_z):
+        return None
+    base = [p / c for c, p, _ in rows]
+    return {
+        "runs": fit.n,
+        "bytes_per_url": fit.slope_z,
+        "bytes_per_url_ci95": _as_list(fit.slope_z_ci95),
+        "net_rss_bytes": fit.slope_x,
+        "net_rss_bytes_ci95": _as_list(fit.slope_x_ci95),
+        "urls_per_connection": min(base),
+        "gross_rss_bytes": rss_slope,
+    }
+
+
+def _as_list(interval: Interval | None) -> list[float] | None:
+    return None if interval is None else interval.as_list()
+
+
+def memory_per_connection(
+    points: list[dict[str, Any]],
+    min_concurrency: int,
+    runs: list[dict[str, Any]],
+    url_runs: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Slopes against concurrency over every run, with R² and 95% intervals: held (plateau
+    RSS, USS and kernel memory), peak (the whole run's peak RSS, what a user must provision),
+    the independent check (smaps_rollup's anonymous memory) and the per-URL share."""
     chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
-    fit = _fit(chosen, "plateau_rss_kib")
+    fitted = [r for r in runs if r["params"]["concurrency"] >= min_concurrency and run_plateau(r)]
+    fit = _fit_runs(fitted, lambda r: _plateau_bytes(r, "rss_kib"))
     result: dict[str, Any] = {
         "from_concurrency": min_concurrency,
         "concurrencies": [p["concurrency"] for p in chosen],
+        "runs": len(fitted),
         "rss_bytes": fit,
-        "peak_rss_bytes": _fit(chosen, "max_rss_kib"),
+        "peak_rss_bytes": _fit_runs(fitted, _peak_bytes),
     }
-    with_tcp = [p for p in chosen if p.get("plateau_tcp_mem_delta_kib")]
-    if len(with_tcp) >= 2:
-        result["kernel_tcp_bytes"] = _fit(with_tcp, "plateau_tcp_mem_delta_kib")
-    with_uss = [p for p in chosen if p.get("plateau_uss_kib")]
-    if len(with_uss) >= 2:
-        result["uss_bytes"] = _fit(with_uss, "plateau_uss_kib")
-    # Every kernel field sampled (stacks, slab, page tables, TCP), over the same points.
-    kernel = _fit(
-        [p for p in chosen if p.get("plateau_kernel_delta_kib")], "plateau_kernel_delta_kib"
-    )
+    tcp = _fit_runs(fitted, _tcp_bytes)
+    uss = _fit_runs(fitted, lambda r: _plateau_bytes(r, "uss_kib"))
+    result |= {"kernel_tcp_bytes": tcp} if tcp["slope"] is not None else {}
+    result |= {"uss_bytes": uss} if uss["slope"] is not None else {}
+    check = _fit_runs(fitted, lambda r: _plateau_bytes(r, "anon_kib"))
+    result["check_anon_bytes"] = check
+    result["check_gap"] = relative_gap(check["slope"], fit["slope"])
+    # Every kernel field sampled (stacks, slab, page tables, TCP), over the same runs.
+    kernel = _fit_runs(fitted, _kernel_bytes)
     result["kernel_bytes"] = kernel
     slope = fit["slope"]
     # A negative kernel slope is noise from the rest of the machine, not a saving.
-    result["total_bytes"] = None if slope is None else slope + max(0.0, kernel["slope"] or 0.0)
+    extra = max(0.0, kernel["slope"] or 0.0)
+    result["total_bytes"] = None if slope is None else slope + extra
+    low_high = fit.get("slope_ci95")
+    result["total_bytes_ci95"] = None if not low_high else [v + extra for v in low_high]
+    per_url_runs = fitted + [
+        r for r in url_runs or [] if r["params"]["concurrency"] >= min_concurrency
+    ]
+    result["per_url"] = _per_url(per_url_runs, slope) if url_runs else None
     return result
+
+
+def _split_url_points(
+    groups: dict[tuple[int, str, int], list[dict[str, Any]]],
+) -> tuple[list[tuple[int, str, int]], list[tuple[int, str, int]]]:
+    """Per concurrency, the point with the fewest pages is the scenario's own; one with more
+    pages per connection at the same C only measures the per-URL share of memory."""
+    fewest: dict[int, int] = {}
+    for c, _, pages in groups:
+        fewest[c] = min(pages, fewest.get(c, pages))
+    base = [k for k in groups if k[2] == fewest[k[0]]]
+    return base, [k for k in groups if k[2] != fewest[k[0]]]
 
 
 def derive_crawl_scenario(
@@ -179,10 +265,20 @@ def derive_crawl_scenario(
         for r in valid:
             if r["model"] == model:
                 groups[_point_key(r)].append(r)
-        points = [crawl_point(groups[key]) for key in sorted(groups, key=_sort_key)]
-        entry: dict[str, Any] = {"runs_by_status": _counts(runs, scenario, model), "points": points}
+        base, extra = list(groups), list[tuple[int, str, int]]()
         if fit_min_concurrency is not None:
-            entry["memory_per_connection"] = memory_per_connection(points, fit_min_concurrency)
+            base, extra = _split_url_points(groups)
+        points = [crawl_point(groups[key]) for key in sorted(base, key=_sort_key)]
+        entry: dict[str, Any] = {"runs_by_status": _counts(runs, scenario, model), "points": points}
+        if extra:
+            entry["url_points"] = [crawl_point(groups[k]) for k in sorted(extra, key=_sort_key)]
+        if fit_min_concurrency is not None:
+            entry["memory_per_connection"] = memory_per_connection(
+                points,
+                fit_min_concurrency,
+                [r for k in base for r in groups[k]],
+                [r for k in extra for r in groups[k]],
+            )
         table[model] = entry
     return table
 

@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from bench.harness.analysis import run_plateau
 from bench.harness.plan import mean_latency
 from c10k import catalog
 from c10k.stats import (
@@ -427,7 +428,7 @@ def not_counted(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "latency": latency,
                 "mean_latency_s": mean_latency(latency or "0"),
                 "pages_per_s": crawl.get("pages_per_s"),
-                "plateau_rss_kib": (run.get("plateau") or {}).get("rss_kib"),
+                "plateau_rss_kib": run_plateau(run).get("rss_kib"),
                 "cpu_us_per_page": crawl.get("cpu_us_per_page"),
             }
         )

@@ -15,6 +15,10 @@ def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
     return f"{value * scale:,.{digits}f}"
 
 
+def _percent(fraction: float | None) -> float | None:
+    return None if fraction is None else 100 * fraction
+
+
 def _m(figure: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
     """A summary's median and 95% interval, '734 [701,760]' (the median alone for one run),
     marked '~' when its CV is over CV_FLAG."""
@@ -126,13 +130,24 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
         fit = entry.get("memory_per_connection")
         if fit and fit["rss_bytes"]["slope"] is not None:
             peak = fit.get("peak_rss_bytes") or {}
+            interval = fit["rss_bytes"].get("slope_ci95")
+            per_url = fit.get("per_url") or {}
             out.append(
-                f"  {model:<14} memory per connection held {_num(fit['rss_bytes']['slope'])} B "
-                f"(R² {_num(fit['rss_bytes']['r2'], 3)}), peak {_num(peak.get('slope'))} B "
+                f"  {model:<14} memory per connection held {_num(fit['rss_bytes']['slope'])}"
+                + (f" [{_num(interval[0])}, {_num(interval[1])}]" if interval else "")
+                + f" B (R² {_num(fit['rss_bytes']['r2'], 3)}, {fit.get('runs', '-')} runs), "
+                f"check {_num(_percent(fit.get('check_gap')), 1)}%, "
+                f"peak {_num(peak.get('slope'))} B "
                 f"(R² {_num(peak.get('r2'), 3)}), C {fit['concurrencies']}"
                 + (
                     f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
                     if fit.get("kernel_tcp_bytes")
+                    else ""
+                )
+                + (
+                    f", {_num(per_url['bytes_per_url'])} B per URL, net "
+                    f"{_num(per_url['net_rss_bytes'])} B"
+                    if per_url
                     else ""
                 )
             )

@@ -14,7 +14,7 @@ from bench.report.figures import (
     stopped_by_a_limit,
 )
 from bench.report.palette import model_order
-from bench.report.text import kib, number, problem_lines, rank
+from bench.report.text import kib, kib_interval, number, percent_gap, problem_lines, rank
 from c10k import catalog
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -95,6 +95,26 @@ def memory_per_connection_caption(document: dict[str, Any]) -> str:
             f"chapter's 50 KiB per thread."
         )
     memory = memory_per_connection(document)
+    held = [
+        f"{m} {kib_interval(memory[m].rss_bytes, memory[m].rss_ci95)}"
+        + (
+            f" (check {percent_gap(memory[m].check_gap)})"
+            if memory[m].check_gap is not None
+            else ""
+        )
+        for m in model_order(list(memory))
+        if memory[m].rss_bytes is not None
+    ]
+    if held:
+        text += f" RSS slopes with their 95% intervals over the runs: {', '.join(held)}."
+    per_url = [
+        f"{m} {kib_interval(memory[m].url_bytes, memory[m].url_ci95, 2)} per URL, "
+        f"{kib_interval(memory[m].net_bytes, memory[m].net_ci95)} per connection net of them"
+        for m in model_order(list(memory))
+        if memory[m].url_bytes is not None
+    ]
+    if per_url:
+        text += f" Per URL held in the frontier: {'; '.join(per_url)}."
     peak = {m: memory[m].peak_bytes for m in model_order(list(memory))}
     peaks = [f"{m} {kib(value)}" for m, value in peak.items() if value]
     if peaks:

@@ -81,7 +81,23 @@ def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
         bar: dict[str, Any] = {"width": BAR_WIDTH, "hatch": s.hatch}
         ax.bar(held_x, rss, color=s.colour, edgecolor="black", label=model, **bar)
         ax.bar(held_x, kernel, bottom=rss, color="white", edgecolor=s.colour, **bar)
-        ax.text(held_x, rss + kernel, f"{rss + kernel:,.1f}", ha="center", va="bottom", fontsize=8)
+        top = rss + kernel
+        if m.total_ci95 is not None:
+            # The 95% interval of the held total, over the runs: the RSS slope's interval
+            # with the kernel slope added.
+            low, high = (max(0.0, v) / KIB for v in (m.total_ci95.low, m.total_ci95.high))
+            ax.errorbar(
+                held_x,
+                top,
+                yerr=[[max(0.0, top - low)], [max(0.0, high - top)]],
+                fmt="none",
+                ecolor="black",
+                capsize=3,
+                linewidth=1,
+                zorder=4,
+            )
+            top = max(top, high)
+        ax.text(held_x, top, f"{rss + kernel:,.1f}", ha="center", va="bottom", fontsize=8)
         if m.peak_bytes is not None:
             peak = max(0.0, m.peak_bytes) / KIB
             ax.bar(peak_x, peak, color=s.colour, alpha=PEAK_ALPHA, edgecolor="black", **bar)
@@ -91,8 +107,8 @@ def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
     ax.set_xticks(range(len(models)), models, rotation=20)
     ax.set_ylabel("KiB per connection")
     ax.set_title(
-        "left: held (plateau RSS slope, filled; kernel slope stacked, white); "
-        "right, pale: peak (slope of the runs' peak RSS)",
+        "left: held (plateau RSS slope, filled; kernel slope, white; bar: 95% interval); "
+        "right, pale: peak (runs' peak RSS)",
         fontsize=10,
     )
     figure.supxlabel(captions.memory_fit_label(document), fontsize=8)

@@ -9,7 +9,7 @@ from typing import Any
 
 from bench.report.figures import derived, highlights, memory_per_connection, points
 from bench.report.palette import model_order
-from bench.report.text import finite, kib, number
+from bench.report.text import finite, kib, kib_interval, number, percent_gap
 from c10k import catalog
 
 
@@ -47,30 +47,40 @@ def sections(document: dict[str, Any]) -> list[Section]:
 
 MEMORY_HEADER = [
     "model",
-    "fitted C",
+    "fitted C (runs)",
     "held: RSS slope",
     "R²",
+    "check: smaps anon slope",
+    "gap",
     "held: kernel slope",
     "held: total",
+    "per URL",
+    "held: net of URLs",
     "peak: peak-RSS slope",
     "R²",
 ]
 
 
 def memory_rows(document: dict[str, Any]) -> list[list[str]]:
-    """One row per sleepy model: the held slopes (plateau) beside the peak slope."""
+    """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
+    independent check and its gap, the per-URL share and the net slope, the peak slope."""
     memory = memory_per_connection(document)
     rows = []
     for model in model_order(list(memory)):
         m = memory[model]
+        fitted = ", ".join(f"{c:,}" for c in m.concurrencies) or "-"
         rows.append(
             [
                 model,
-                ", ".join(f"{c:,}" for c in m.concurrencies) or "-",
-                kib(m.rss_bytes),
+                f"{fitted} ({m.runs})" if m.runs else fitted,
+                kib_interval(m.rss_bytes, m.rss_ci95),
                 number(m.rss_r2, 3),
+                kib(m.check_bytes),
+                percent_gap(m.check_gap),
                 kib(m.kernel_bytes),
-                kib(m.total_bytes),
+                kib_interval(m.total_bytes, m.total_ci95),
+                "-" if m.url_bytes is None else kib_interval(m.url_bytes, m.url_ci95, 2),
+                kib_interval(m.net_bytes, m.net_ci95),
                 kib(m.peak_bytes),
                 number(m.peak_r2, 3),
             ]
@@ -86,13 +96,21 @@ def memory_section(document: dict[str, Any]) -> Section:
     fitted = highlights(document, catalog.SLEEPY.name).get("fit_concurrencies") or []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the "
-        "plateau RSS (every connection open, no response read yet) against C, with the kernel "
-        "slope (stacks, slab, page tables, TCP buffers; machine-wide, both ends) beside it. "
-        "Peak is what a user must provision: the slope of each run's peak RSS (the crawler's "
-        "ru_maxrss), reached while responses are read and the next wave opens. Kernel memory "
-        f"is not sampled at the peak. Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
+        "plateau RSS (every connection open and the crawler waiting, before the first "
+        "response is read) of every run against C, with its 95% interval (each run is its own "
+        "process), and the kernel slope (stacks, slab, page tables, TCP buffers; "
+        "machine-wide, both ends) beside it. The check is the same fit of the anonymous "
+        "memory that the harness reads from /proc/PID/smaps_rollup at the same samples, a "
+        "count the kernel makes by walking the page tables; the gap is its distance from the "
+        "RSS slope. Per URL is what the crawler holds for each URL in its frontier (a point "
+        "with more pages per connection at the same C tells it apart); net of URLs is the "
+        "slope with the URLs held fixed. Peak is what a user must provision: the slope of "
+        "each run's peak RSS (the crawler's ru_maxrss), reached while responses are read and "
+        "the next wave opens. Kernel memory is not sampled at the peak. "
+        f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
     )
-    return Section(title, [lead], [Table("", MEMORY_HEADER, rows, {2, 3, 4, 5, 6, 7})])
+    columns = set(range(2, len(MEMORY_HEADER)))
+    return Section(title, [lead], [Table("", MEMORY_HEADER, rows, columns)])
 
 
 # -- cores -----------------------------------------------------------------------------------

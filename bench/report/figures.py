@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from c10k import catalog
-from c10k.stats import recorded_median
+from c10k.stats import Interval, recorded_interval, recorded_median
 
 KIB = 1024.0
 
@@ -102,6 +102,16 @@ class MemoryPerConnection:
     points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
     peak_bytes: float | None = None  # the slope of the runs' peak RSS
     peak_r2: float | None = None
+    runs: int | None = None  # runs fitted (each an independent process)
+    rss_ci95: Interval | None = None  # the RSS slope's 95% interval, over the runs
+    total_ci95: Interval | None = None  # the same shifted by the kernel slope
+    check_bytes: float | None = None  # the independent check: smaps_rollup's anonymous slope
+    check_gap: float | None = None  # (check - RSS slope) / RSS slope
+    url_bytes: float | None = None  # bytes held per URL in the frontier
+    url_ci95: Interval | None = None
+    net_bytes: float | None = None  # per connection, net of the URLs it brings
+    net_ci95: Interval | None = None
+    urls_per_connection: float | None = None
 
 
 def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnection]:
@@ -112,6 +122,7 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
         rss = fit.get("rss_bytes") or {}
         kernel = fit.get("kernel_bytes") or {}
         peak = fit.get("peak_rss_bytes") or {}
+        per_url = fit.get("per_url") or {}
         result[model] = MemoryPerConnection(
             model=model,
             concurrencies=[int(c) for c in fit.get("concurrencies") or []],
@@ -127,6 +138,16 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
             ],
             peak_bytes=peak.get("slope"),
             peak_r2=peak.get("r2"),
+            runs=fit.get("runs"),
+            rss_ci95=recorded_interval(rss.get("slope_ci95")),
+            total_ci95=recorded_interval(fit.get("total_bytes_ci95")),
+            check_bytes=(fit.get("check_anon_bytes") or {}).get("slope"),
+            check_gap=fit.get("check_gap"),
+            url_bytes=per_url.get("bytes_per_url"),
+            url_ci95=recorded_interval(per_url.get("bytes_per_url_ci95")),
+            net_bytes=per_url.get("net_rss_bytes"),
+            net_ci95=recorded_interval(per_url.get("net_rss_bytes_ci95")),
+            urls_per_connection=per_url.get("urls_per_connection"),
         )
     return result
 

@@ -21,6 +21,22 @@ def kib(value_bytes: float | None, digits: int = 1) -> str:
     return f"{value_bytes / KIB:,.{digits}f} KiB"
 
 
+def kib_interval(value_bytes: float | None, interval: Interval | None, digits: int = 1) -> str:
+    """Bytes as KiB with their 95% interval: '12.5 [11.9, 13.1] KiB'; the figure alone
+    without an interval, '-' without a figure."""
+    if value_bytes is None or not finite(value_bytes):
+        return "-"
+    if interval is None:
+        return kib(value_bytes, digits)
+    low, high = (number(v / KIB, digits) for v in (interval.low, interval.high))
+    return f"{value_bytes / KIB:,.{digits}f} [{low}, {high}] KiB"
+
+
+def percent_gap(gap: float | None) -> str:
+    """A relative gap as a signed percentage, '+1.2%'; '-' when there is none."""
+    return "-" if gap is None or not finite(gap) else f"{gap * 100:+.1f}%"
+
+
 def number(value: float | None, digits: int = 0) -> str:
     if value is None or not finite(value):
         return "-"

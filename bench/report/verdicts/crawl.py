@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.report.figures import (
+    MemoryPerConnection,
     Problem,
     comparison,
     derived,
@@ -13,13 +14,14 @@ from bench.report.figures import (
     memory_per_connection,
     problems,
 )
-from bench.report.text import kib, span, with_interval
+from bench.report.text import kib_interval, span, with_interval
 from bench.report.verdicts.base import (
     ASYNCIO,
     CONTRADICTED,
     CRAWLER_FAILURES,
     FEW_ACTIVE,
     GIL_GAIN,
+    INCONCLUSIVE,
     MANY_CONNECTIONS,
     MODERATE_RANGE,
     NOT_MEASURABLE,
@@ -157,20 +159,50 @@ def _close_mode_beside(document: dict[str, Any]) -> str:
     )
 
 
-def _c7_judged(
-    found: dict[str, Any], threads_failed_there: bool, mine: float | None, theirs: float | None
-) -> str:
+CHEAPER, COSTLIER, OVERLAP = "cheaper", "costlier", "overlap"
+
+
+def _held(memory: MemoryPerConnection | None) -> str:
+    return "-" if memory is None else kib_interval(memory.total_bytes, memory.total_ci95)
+
+
+def memory_order(mine: MemoryPerConnection | None, theirs: MemoryPerConnection | None) -> str:
+    """How one model's held memory per connection (RSS + kernel slopes) compares with
+    another's on their 95% intervals: CHEAPER or COSTLIER when the intervals are apart,
+    OVERLAP when they overlap. A fit without an interval counts as its value alone; a model
+    without a fit is not a cost to compare (CHEAPER, as before intervals)."""
+    if mine is None or theirs is None or mine.total_bytes is None or theirs.total_bytes is None:
+        return CHEAPER
+    low, high = _total_range(mine)
+    their_low, their_high = _total_range(theirs)
+    if high < their_low:
+        return CHEAPER
+    if low > their_high:
+        return COSTLIER
+    return OVERLAP
+
+
+def _total_range(memory: MemoryPerConnection) -> tuple[float, float]:
+    total = memory.total_bytes or 0.0
+    interval = memory.total_ci95
+    return (total, total) if interval is None else (interval.low, interval.high)
+
+
+def _c7_judged(found: dict[str, Any], threads_failed_there: bool, order: str) -> str:
     """asyncio against threads where both were asked to hold that many connections: memory
-    per connection (fits, one run per point) as it is, speed on the interval of asyncio's
-    plateau pages/s over the threads' (paired by round)."""
-    cheaper = mine is None or theirs is None or mine < theirs
-    if threads_failed_there or not cheaper:
-        return REPRODUCED if cheaper else CONTRADICTED
+    per connection on the intervals of the two slopes (overlapping: inconclusive), speed on
+    the interval of asyncio's plateau pages/s over the threads' (paired by round)."""
+    if order == COSTLIER:
+        return CONTRADICTED
+    if threads_failed_there:
+        return REPRODUCED if order == CHEAPER else INCONCLUSIVE
     ratio = found.get("asyncio_over_threads")
     if ratio is None:  # a file written before intervals: the fractions as they are
         faster = found["asyncio_fraction_of_ideal"] >= found["threads_fraction_of_ideal"]
-        return REPRODUCED if faster else CONTRADICTED
-    return on_interval(ratio, recorded_interval(found.get("asyncio_over_threads_ci95")), 1.0)
+        speed = REPRODUCED if faster else CONTRADICTED
+    else:
+        speed = on_interval(ratio, recorded_interval(found.get("asyncio_over_threads_ci95")), 1.0)
+    return INCONCLUSIVE if order == OVERLAP and speed == REPRODUCED else speed
 
 
 def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
@@ -180,10 +212,11 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     asyncio has a verified run. Reproduced if threads could not hold that many connections
     (their run there failed), or if asyncio's throughput there is at least the threads' (the
     whole 95% interval of asyncio's plateau pages/s over the threads', paired by round, at
-    1x or above) and its memory per connection (RSS + kernel slopes) is lower. Contradicted
-    if asyncio is not cheaper, or slower (the interval below 1x), or failed by itself
-    (verification, crash, limit, timeout) at a larger concurrency of 1,000 or more.
-    Inconclusive (within noise) when it is cheaper and the interval straddles 1x. Not
+    1x or above) and its memory per connection (RSS + kernel slopes) is lower, the two
+    slopes' 95% intervals apart. Contradicted if asyncio's memory interval lies wholly above
+    the threads', or it is slower (the interval below 1x), or failed by itself (verification,
+    crash, limit, timeout) at a larger concurrency of 1,000 or more. Inconclusive (within
+    noise) when the memory intervals overlap or the speed interval straddles 1x. Not
     measurable below 1,000 connections or without a threads run to compare with. The
     fraction of the ideal C/L is shown, not judged: on a small machine the CPU of crawler and
     server together caps every model below C/L."""
@@ -198,8 +231,7 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
         return verdict("C7", "-", why + _sleepy_failures(document, SLEEPY), NOT_MEASURABLE)
     concurrency = found["concurrency"]
     memory = memory_per_connection(document)
-    mine = memory[ASYNCIO].total_bytes if ASYNCIO in memory else None
-    theirs = memory[THREADS].total_bytes if THREADS in memory else None
+    mine, theirs = memory.get(ASYNCIO), memory.get(THREADS)
     threads_there = found["threads_fraction_of_ideal"] is not None
     failed_there = [
         p for p in _crawler_failures(document, THREADS, scenario) if p.concurrency == concurrency
@@ -218,8 +250,9 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     )
     conditions = (
         f"{scenario}: C {concurrency:,}, latency {found['latency']}, {found['pages']:,} pages"
-        f"{speed}; memory per connection ({SLEEPY}, one fit each) {ASYNCIO} {kib(mine)}, "
-        f"{THREADS} {kib(theirs)}{_sleepy_failures(document, scenario)}{beside}; "
+        f"{speed}; memory per connection ({SLEEPY}, RSS + kernel slopes over the runs) "
+        f"{ASYNCIO} {_held(mine)}, {THREADS} {_held(theirs)}"
+        f"{_sleepy_failures(document, scenario)}{beside}; "
         f"{profile_name(document)}"
     )
     shown = _ratio(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
@@ -240,7 +273,7 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
             else f"no {THREADS} run at that concurrency to compare with"
         )
         return verdict("C7", measured, f"{why}; " + conditions, NOT_MEASURABLE)
-    outcome = _c7_judged(found, bool(failed_there), mine, theirs)
+    outcome = _c7_judged(found, bool(failed_there), memory_order(mine, theirs))
     return verdict("C7", measured, conditions, outcome)
 
 

@@ -1,0 +1,124 @@
+"""Memory per connection in derived figures: the slope over every run with its interval, the
+per-URL share apart, and the independent check's gap.
+
+No crawl runs here: every plateau below is a crafted input of a recorded run, with a known
+cost per connection and per URL, and the assertions check what derive() finds from them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bench.harness.derive import derive
+from c10k import catalog
+
+SLEEPY, ASYNCIO = catalog.SLEEPY.name, catalog.ASYNCIO.name
+KIB = 1024.0
+PER_CONNECTION, PER_URL, BASE = 9000.0, 1500.0, 20e6
+
+
+def sleepy_run(
+    concurrency: int, waves: int, rep: int = 0, noise: float = 0.0, anon_offset: float = 0.0
+) -> dict[str, Any]:
+    """A sleepy run whose plateau RSS is BASE + PER_CONNECTION x C + PER_URL x pages (+ noise),
+    as the harness records it, reduced to what derive reads."""
+    pages = waves * concurrency
+    rss = (BASE + PER_CONNECTION * concurrency + PER_URL * pages + noise) / KIB
+    return {
+        "id": f"{SLEEPY}/{ASYNCIO}/c{concurrency}/s{waves}/measured{rep}",
+        "scenario": SLEEPY,
+        "model": ASYNCIO,
+        "kind": "measured",
+        "repetition": rep,
+        "round": rep,
+        "status": "ok",
+        "reason": None,
+        "params": {
+            "concurrency": concurrency,
+            "server": {"pages": pages, "latency": "2s", "shape": "wide", "preset": None},
+        },
+        "crawl": {
+            "pages": pages + 1,
+            "wall_s": 2.0 * (waves + 1),
+            "pages_per_s": 1000.0,
+            "cpu_us_per_page": 100.0,
+            "latency_s": {"p50": 2.0, "p99": 2.1},
+            "max_rss_kib": rss * 1.2,
+        },
+        "server": {"saturated": False},
+        "verification": {"server_peak_in_flight": concurrency},
+        "kernel_before": {"meminfo_kib": {}, "sockstat": {}},
+        "plateau": {"rss_kib": rss, "anon_kib": rss - 9000.0 + anon_offset * concurrency / KIB},
+    }
+
+
+def memory(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    found = derive(runs, {SLEEPY: 1000})
+    fit: dict[str, Any] = found[SLEEPY][ASYNCIO]["memory_per_connection"]
+    return fit
+
+
+BASE_POINTS = (1000, 3000, 10_000)
+
+
+def test_the_slope_is_fitted_over_every_run_with_an_interval_that_holds_the_scatter() -> None:
+    scatter = {0: 2e5, 1: -3e5, 2: 1e5}
+    runs = [
+        sleepy_run(c, 2, rep, noise=scatter[rep] * (1 if c != 3000 else -1))
+        for rep in range(3)
+        for c in BASE_POINTS
+    ]
+    fit = memory(runs)
+    gross = PER_CONNECTION + 2 * PER_URL
+    assert fit["runs"] == 9 and fit["rss_bytes"]["n"] == 9
+    low, high = fit["rss_bytes"]["slope_ci95"]
+    assert low < gross < high and low < fit["rss_bytes"]["slope"] < high
+    assert high - low < 0.05 * gross  # 9 runs with 0.3 MB of scatter: a narrow interval
+    assert fit["total_bytes_ci95"] == [low, high]  # no kernel memory in these runs
+
+
+def test_more_scatter_between_runs_gives_a_wider_interval() -> None:
+    def width(scale: float) -> float:
+        runs = [
+            sleepy_run(c, 2, rep, noise=scale * (rep - 1) * (c % 7000))
+            for rep in range(3)
+            for c in BASE_POINTS
+        ]
+        low, high = memory(runs)["rss_bytes"]["slope_ci95"]
+        return float(high - low)
+
+    assert width(10.0) == pytest.approx(10 * width(1.0))
+
+
+def test_the_per_url_share_is_told_apart_by_a_point_with_more_pages_per_connection() -> None:
+    runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in BASE_POINTS]
+    runs += [sleepy_run(3000, 4, rep) for rep in range(2)]
+    found = derive(runs, {SLEEPY: 1000})[SLEEPY][ASYNCIO]
+    # The point with more pages per connection only measures the per-URL share: it is not
+    # one of the scenario's points and not in the gross slope.
+    assert [p["pages"] for p in found["points"]] == [2001, 6001, 20_001]
+    assert [p["pages"] for p in found["url_points"]] == [12_001]
+    fit = found["memory_per_connection"]
+    assert fit["rss_bytes"]["slope"] == pytest.approx(PER_CONNECTION + 2 * PER_URL)
+    per_url = fit["per_url"]
+    assert per_url["bytes_per_url"] == pytest.approx(PER_URL)
+    assert per_url["net_rss_bytes"] == pytest.approx(PER_CONNECTION)
+    assert per_url["urls_per_connection"] == 2
+    assert per_url["runs"] == 8
+
+
+def test_without_a_point_of_more_pages_the_per_url_share_is_not_claimed() -> None:
+    fit = memory([sleepy_run(c, 2) for c in BASE_POINTS])
+    assert fit["per_url"] is None
+    assert fit["rss_bytes"]["slope"] == pytest.approx(PER_CONNECTION + 2 * PER_URL)
+
+
+def test_the_check_reports_its_gap_from_the_slope() -> None:
+    agree = memory([sleepy_run(c, 2) for c in BASE_POINTS])
+    assert agree["check_anon_bytes"]["slope"] == pytest.approx(agree["rss_bytes"]["slope"])
+    assert agree["check_gap"] == pytest.approx(0.0, abs=1e-9)
+    gross = PER_CONNECTION + 2 * PER_URL
+    apart = memory([sleepy_run(c, 2, anon_offset=-0.2 * gross) for c in BASE_POINTS])
+    assert apart["check_gap"] == pytest.approx(-0.2)
