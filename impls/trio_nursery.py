@@ -37,20 +37,25 @@ class JobChannel:
 
 
 def release(sock: Socket | None, frontier: Frontier) -> None:
-    """Close a connection (None: its connect failed); either way it is counted closed."""
+    """Close a connection and count it closed (None: no connection, nothing to do)."""
     if sock is not None:
         sock.close()
-    frontier.closed()
+        frontier.closed()
 
 
 async def connect(frontier: Frontier) -> Socket:
-    """A trio socket connected to the origin's address (an IP literal: no resolver thread)."""
+    """A trio socket connected to the origin's address (an IP literal: no resolver thread),
+    counted open just before; a connect that fails, socket() included, counts itself closed."""
     host = frontier.config.connect_host
-    sock = trio.socket.socket(address_family(host))
+    frontier.opened()
+    sock: Socket | None = None
     try:
+        sock = trio.socket.socket(address_family(host))
         await sock.connect((host, frontier.origin.port))
-    except BaseException:
-        sock.close()
+    except BaseException:  # EMFILE too, which fetch() turns into a ResourceLimit
+        if sock is not None:
+            sock.close()
+        frontier.closed()
         raise
     return sock
 
@@ -77,7 +82,6 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Socket]) -> Response:
         try:
             with trio.fail_at(deadline):
                 if sock is None:
-                    frontier.opened()
                     sock = await connect(frontier)
                 await send_all(sock, job.request)
                 while True:
@@ -100,7 +104,7 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Socket]) -> Response:
             else:
                 release(sock, frontier)
             return response
-        release(sock, frontier)  # with None, the connect failed: nothing else is open
+        release(sock, frontier)  # None: the connect failed, and counted itself closed
         sock = None
         if not retry_on_fresh_connection(reused, parser.received, failure.kind):
             raise failure
