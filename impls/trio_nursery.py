@@ -61,6 +61,7 @@ async def connect(frontier: Frontier) -> Socket:
 
 
 async def send_all(sock: Socket, data: bytes) -> None:
+    """A trio socket has no sendall(): send until every byte is gone (one send, nearly always)."""
     view = memoryview(data)
     while view:
         view = view[await sock.send(view) :]
