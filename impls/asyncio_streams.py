@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Coroutine
 from typing import Any
 
 from c10k.system import LoopFactory, uvloop_loop_factory
+from impls.async_models import Fetch, fetch_and_record
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.sockets import READ_SIZE
 
-Fetch = Callable[[Job], Awaitable[Response]]  # one try of one job; raises FetchError
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
@@ -79,14 +78,7 @@ async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> N
     close): in keep-alive mode a connection outlives a fetch."""
     while True:
         job = await queue.get()
-        started = time.perf_counter()
-        try:
-            response = await fetch(job)
-        except FetchError as exc:
-            new_jobs = frontier.on_error(job, exc.kind, time.perf_counter() - started)
-        else:
-            new_jobs = frontier.on_response(job, response, time.perf_counter() - started)
-        for new_job in new_jobs:
+        for new_job in await fetch_and_record(frontier, job, fetch):
             queue.put_nowait(new_job)
         queue.task_done()
 

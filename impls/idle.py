@@ -173,6 +173,37 @@ def park_generators_model(count: int, steps: int) -> list[dict[str, Any]]:
     return points
 
 
+def park_trio_tasks(count: int, steps: int) -> list[dict[str, Any]]:
+    """trio tasks in one nursery, each blocked on one shared trio.Event."""
+    try:  # not imported at the top: the other kinds' processes should not carry trio
+        import trio
+        import trio.testing
+    except ImportError:
+        raise Unavailable("trio is not installed") from None
+
+    async def parked(event: trio.Event) -> None:
+        await event.wait()
+
+    async def main() -> list[dict[str, Any]]:
+        event = trio.Event()
+        parked_so_far = 0
+        started = time.perf_counter()
+        points = [snapshot(0, started)]
+        async with trio.open_nursery() as nursery:
+            for batch in step_counts(count, steps):
+                for _ in range(batch):
+                    nursery.start_soon(parked, event)
+                parked_so_far += batch
+                # trio runs a batch of tasks in random order: wait until every new task has
+                # reached its await, not merely for one pass of the loop.
+                await trio.testing.wait_all_tasks_blocked()
+                points.append(snapshot(parked_so_far, started))
+            event.set()
+        return points
+
+    return trio.run(main)
+
+
 def park_default_stack_threads(count: int, steps: int) -> list[dict[str, Any]]:
     return park_threads(count, steps, 0)
 

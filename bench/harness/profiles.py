@@ -65,12 +65,12 @@ def idle_specs(
     thread_cap: int,
     other_loop_units: int | None = None,
 ) -> tuple[IdleSpec, ...]:
-    """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop and
+    """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop, trio and
     generators-model tasks, whose 1,000,000 cost half a minute each and add no claim:
     C4 is settled by asyncio tasks and bare coroutines at unit_count."""
     thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
     coroutine_kinds = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
-    other_loops = (catalog.UVLOOP_TASK.name, catalog.GENERATORS_TASK.name)
+    other_loops = (catalog.UVLOOP_TASK.name, catalog.GENERATORS_TASK.name, catalog.TRIO_TASK.name)
     specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
     specs += [
         IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)

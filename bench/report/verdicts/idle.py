@@ -66,8 +66,8 @@ def c1_thread_memory(document: dict[str, Any]) -> Verdict:
 
 
 def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
-    """Reproduced if every coroutine kind measured (asyncio and uvloop tasks, the generators
-    model's tasks, bare generators and coroutines) costs at most 2 x 3 KiB of RSS plus
+    """Reproduced if every coroutine kind measured (asyncio, uvloop and trio tasks, the
+    generators model's tasks, bare generators and coroutines) costs at most 2 x 3 KiB of RSS plus
     kernel memory per unit ("barely 3k" is an upper bound: cheaper agrees with it);
     contradicted if one costs more; not measurable without any valid coroutine slope run."""
     units = idle_units(document)
