@@ -8,7 +8,15 @@ from typing import Any
 
 from c10k.system import LoopFactory, uvloop_loop_factory
 from impls.async_models import Fetch, fetch_and_record
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core import (
+    ErrorKind,
+    FetchError,
+    Frontier,
+    Job,
+    ResourceLimit,
+    ResponseParser,
+    classify_os_error,
+)
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.sockets import READ_SIZE
@@ -52,8 +60,12 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
                         break
         except TimeoutError:  # before OSError: TimeoutError is one
             failure = FetchError(ErrorKind.TIMEOUT, f"no response within {config.timeout} s")
-        except OSError as exc:  # EMFILE raises ResourceLimit from classify_os_error
-            failure = FetchError(classify_os_error(exc, connecting=stream is None), str(exc))
+        except OSError as exc:
+            try:
+                failure = FetchError(classify_os_error(exc, connecting=stream is None), str(exc))
+            except ResourceLimit:  # EMFILE: the crawl ends, with this connection counted closed
+                release(stream, frontier)
+                raise
         except FetchError as exc:
             failure = exc
         except BaseException:  # cancelled: the crawl is ending

@@ -1,0 +1,81 @@
+"""Running out of file descriptors while other fetches wait, in the async/await models: the
+crawl ends with the ResourceLimit itself, and every connection it counted open is closed."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import trio
+
+from impls import asyncio_streams, trio_nursery
+from impls.core import CrawlConfig, Frontier, ResourceLimit
+from tests.tinysite import HANG, Behaviour, TinySite, page
+
+EMFILE = OSError(errno.EMFILE, "Too many open files")
+
+
+def fail_nth_call(real: Callable[..., Any], n: int) -> Callable[..., Any]:
+    """`real`, except that its nth call raises EMFILE (an async function stays async)."""
+    calls: list[int] = []
+
+    def check() -> None:
+        calls.append(1)
+        if len(calls) == n:
+            raise EMFILE
+
+    if asyncio.iscoroutinefunction(real):
+
+        async def failing_async(*args: Any, **kwargs: Any) -> Any:
+            check()
+            return await real(*args, **kwargs)
+
+        return failing_async
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        check()
+        return real(*args, **kwargs)
+
+    return failing
+
+
+# (the model's run, the module and the name of what opens each connection)
+MODELS = {
+    "asyncio": (asyncio_streams.run, asyncio, "open_connection"),
+    "asyncio-uvloop": (asyncio_streams.run_uvloop, asyncio, "open_connection"),
+    "trio": (trio_nursery.run, trio.socket, "socket"),
+}
+
+
+@pytest.mark.parametrize("keep_alive", [False, True], ids=["close", "keep-alive"])
+@pytest.mark.parametrize("model", MODELS)
+def test_out_of_descriptors_ends_the_crawl_and_closes_every_connection(
+    monkeypatch: pytest.MonkeyPatch, model: str, keep_alive: bool
+) -> None:
+    """/c's connection fails with EMFILE while /a and /b hang: the crawl raises the
+    ResourceLimit itself (trio: not an exception group, which the CLI would not know), the
+    hanging fetches are cancelled, and every connection, the failed one too, is counted
+    closed."""
+    run, module, opener = MODELS[model]
+    # Close mode: a connection each for /, /a, /b, /c; keep-alive: /a goes on the root's.
+    monkeypatch.setattr(
+        module, opener, fail_nth_call(getattr(module, opener), 3 if keep_alive else 4)
+    )
+    routes: dict[str, Behaviour] = {
+        "/": page("/a", "/b", "/c"),
+        "/a": HANG,
+        "/b": HANG,
+        "/c": page(),
+    }
+    with TinySite(routes, hang_for=5.0) as site:
+        config = CrawlConfig(
+            root=site.root, connect_host="127.0.0.1", concurrency=3, keep_alive=keep_alive
+        )
+        frontier = Frontier(config)
+        with pytest.raises(ResourceLimit):
+            run(frontier)
+    assert frontier.fetched == {site.root: 200}  # /a and /b were cancelled, not recorded
+    assert (frontier.peak_in_flight, frontier.in_flight) == (3, 0)
