@@ -1,0 +1,170 @@
+"""What the Scrapy peer adds to Scrapy to keep the crawl contract and to count like a model.
+
+The spider (scrapy_spider.py) is written as a Scrapy user writes one; everything here is
+the glue a benchmark needs and a user would not write: the contract's outcome per try,
+the same-origin rule Scrapy's `allowed_domains` cannot say (it ignores scheme and port),
+and counting the connections of Scrapy's HTTP/1.1 pool. docs/contract.md, "The Scrapy peer".
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from scrapy import Request, signals
+from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.crawler import Crawler
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    ResponseDataLossError,
+)
+from scrapy.http import Response
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet import error as tx_error
+from twisted.web._newclient import ResponseNeverReceived
+
+from impls.core.frontier import Frontier
+from impls.core.outcomes import ErrorKind
+from impls.core.urls import normalize
+
+# The exceptions the contract retries (connection errors and timeouts), as Scrapy raises
+# them: RETRY_EXCEPTIONS. Scrapy's default also retries DownloadFailedError (a response that
+# is garbage or cut short) and data loss, which the contract never retries.
+RETRY_EXCEPTIONS = [
+    DownloadTimeoutError,
+    DownloadConnectionRefusedError,
+    CannotResolveHostError,
+    ResponseNeverReceived,  # reset or closed before any byte: Scrapy's default misses it
+    tx_error.TimeoutError,
+    tx_error.ConnectError,
+    tx_error.ConnectionLost,
+    tx_error.ConnectionDone,
+]
+_KINDS: tuple[tuple[tuple[type[BaseException], ...], ErrorKind], ...] = (
+    ((DownloadTimeoutError, tx_error.TimeoutError), ErrorKind.TIMEOUT),
+    (
+        (DownloadConnectionRefusedError, CannotResolveHostError, tx_error.ConnectError),
+        ErrorKind.CONNECT,
+    ),
+    ((ResponseNeverReceived, tx_error.ConnectionLost, tx_error.ConnectionDone), ErrorKind.RESET),
+    ((DownloadCancelledError,), ErrorKind.TOO_LARGE),  # DOWNLOAD_MAXSIZE is its only cause here
+    ((DownloadFailedError, ResponseDataLossError), ErrorKind.PROTOCOL),
+)
+
+
+def error_kind(exc: BaseException) -> ErrorKind | None:
+    """The contract's kind for an exception of Scrapy's downloader; None: not a fetch error."""
+    for types, kind in _KINDS:
+        if isinstance(exc, types):
+            return kind
+    return None
+
+
+def record_key(url: str) -> str:
+    """The fetched map's key for a Scrapy request URL: its fragment dropped (Scrapy never
+    sends one, and its duplicate filter ignores it). Scrapy's percent-encoding is kept."""
+    return normalize(url) or url
+
+
+class Deviations(Counter[str]):
+    """Places where Scrapy did not keep the contract, by kind, counted as they happen."""
+
+
+class SameOriginMiddleware:
+    """Drop every request (link or redirect target) whose scheme, host or port differ from
+    ROOT's: `allowed_domains` compares host names only, so another port would be fetched."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> SameOriginMiddleware:
+        return cls(crawler)
+
+    def process_request(self, request: Request) -> None:
+        frontier: Frontier = self.crawler.spider.frontier  # type: ignore[union-attr]
+        if not frontier.origin.allows(record_key(request.url)):
+            raise IgnoreRequest(f"not the origin of ROOT: {request.url}")
+
+
+class OutcomeRecorder:
+    """Closest to the downloader: sees every try once, before retry and redirect act on it,
+    and records it in the Frontier as a model would (fetched, tries, latency per try)."""
+
+    START = "c10k_try_started"
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        crawler.signals.connect(self.try_started, signal=signals.request_reached_downloader)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> OutcomeRecorder:
+        return cls(crawler)
+
+    @property
+    def frontier(self) -> Frontier:
+        frontier: Frontier = self.crawler.spider.frontier  # type: ignore[union-attr]
+        return frontier
+
+    def try_started(self, request: Request, **_: Any) -> None:
+        request.meta[self.START] = time.perf_counter()
+
+    def _elapsed(self, request: Request) -> float:
+        started = request.meta.pop(self.START, None)
+        return time.perf_counter() - started if started is not None else 0.0
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        frontier = self.frontier
+        frontier.tries += 1
+        frontier.latencies.append(self._elapsed(request))
+        frontier.fetched[record_key(request.url)] = response.status
+        return response
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        kind = error_kind(exception)
+        if kind is None:
+            return  # not a fetch (IgnoreRequest from another middleware): nothing to record
+        frontier = self.frontier
+        frontier.tries += 1
+        frontier.latencies.append(self._elapsed(request))
+        # Overwritten by the next try, if Scrapy makes one: the last try's kind stays.
+        frontier.fetched[record_key(request.url)] = kind.outcome
+
+
+class CountingDownloadHandler(HTTP11DownloadHandler):
+    """Scrapy's HTTP/1.1 handler, its connection pool counting connections for the Frontier:
+    open from just before the connect to the connection's loss (peak_in_flight)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        pool = self._pool
+        new_connection = pool._newConnection
+
+        def counted(key: Any, endpoint: Any) -> Any:
+            frontier: Frontier = crawler.spider.frontier  # type: ignore[union-attr]
+            frontier.opened()
+            connecting = new_connection(key, endpoint)
+
+            def connected(protocol: Any) -> Any:
+                lost = protocol.connectionLost
+
+                def connection_lost(reason: Any) -> Any:
+                    frontier.closed()
+                    return lost(reason)
+
+                protocol.connectionLost = connection_lost
+                return protocol
+
+            def failed(failure: Any) -> Any:
+                frontier.closed()
+                return failure
+
+            return connecting.addCallbacks(connected, failed)
+
+        pool._newConnection = counted  # type: ignore[method-assign]
