@@ -15,6 +15,7 @@ from typing import Any
 from scrapy import Request, signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import (
     CannotResolveHostError,
     DownloadCancelledError,
@@ -33,14 +34,14 @@ from impls.core.frontier import Frontier
 from impls.core.outcomes import ErrorKind
 from impls.core.urls import normalize
 
-# The exceptions the contract retries (connection errors and timeouts), as Scrapy raises
-# them: RETRY_EXCEPTIONS. Scrapy's default also retries DownloadFailedError (a response that
-# is garbage or cut short) and data loss, which the contract never retries.
+# Scrapy's RETRY_EXCEPTIONS, cut to what the contract retries (connection errors and
+# timeouts). Scrapy's default also retries ResponseDataLossError (a body cut short). Its
+# DownloadFailedError stays, though it means two things: ContractRetryMiddleware tells them apart.
 RETRY_EXCEPTIONS = [
     DownloadTimeoutError,
     DownloadConnectionRefusedError,
     CannotResolveHostError,
-    ResponseNeverReceived,  # reset or closed before any byte: Scrapy's default misses it
+    DownloadFailedError,
     tx_error.TimeoutError,
     tx_error.ConnectError,
     tx_error.ConnectionLost,
@@ -59,11 +60,31 @@ _KINDS: tuple[tuple[tuple[type[BaseException], ...], ErrorKind], ...] = (
 
 
 def error_kind(exc: BaseException) -> ErrorKind | None:
-    """The contract's kind for an exception of Scrapy's downloader; None: not a fetch error."""
+    """The contract's kind for an exception of Scrapy's downloader; None: not a fetch error.
+
+    Scrapy raises one DownloadFailedError for Twisted's ResponseFailed, whether the peer
+    reset the connection before any byte (its cause a ResponseNeverReceived: a reset) or
+    sent bytes that are not HTTP (a ParseError: a protocol error); the cause tells.
+    """
+    if isinstance(exc, DownloadFailedError) and isinstance(exc.__cause__, ResponseNeverReceived):
+        return ErrorKind.RESET
     for types, kind in _KINDS:
         if isinstance(exc, types):
             return kind
     return None
+
+
+class ContractRetryMiddleware(RetryMiddleware):
+    """Scrapy's RetryMiddleware, but a DownloadFailedError is retried only when it was a reset
+    (error_kind): Scrapy chooses by exception class, and its class covers garbage too."""
+
+    def process_exception(
+        self, request: Request, exception: Exception, spider: Any = None
+    ) -> Request | Response | None:
+        kind = error_kind(exception)
+        if kind is not None and not kind.retryable:
+            return None
+        return super().process_exception(request, exception)
 
 
 def record_key(url: str) -> str:

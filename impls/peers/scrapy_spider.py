@@ -46,6 +46,8 @@ def settings(config: CrawlConfig) -> dict[str, Any]:
         "DOWNLOAD_HANDLERS": {"http": f"{ADAPTERS}.CountingDownloadHandler"},
         "DOWNLOADER_MIDDLEWARES": {
             f"{ADAPTERS}.SameOriginMiddleware": 50,  # before anything is sent
+            "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+            f"{ADAPTERS}.ContractRetryMiddleware": 550,  # Scrapy's own place for retries
             f"{ADAPTERS}.OutcomeRecorder": 1000,  # after every other: sees each try
         },
     }
