@@ -196,9 +196,7 @@ def crawl_main(argv: list[str]) -> int:
     try:
         model = CRAWLERS.get(args.model)
         if model is None:
-            raise UsageError(
-                f"unknown model {args.model!r}; choose one of: {', '.join(CRAWLERS)}"
-            )
+            raise UsageError(f"unknown model {args.model!r}; choose one of: {', '.join(CRAWLERS)}")
         peer = PEERS.get(model.name)
         if peer is not None and peer.missing():
             raise UsageError(peer.install_hint())
@@ -253,7 +251,11 @@ def crawl_main(argv: list[str]) -> int:
     )
     if peer is not None:
         result["peer"] = True
-        result["deviations"] = dict(sorted((deviations or {}).items()))
+        counted = dict(deviations or {})
+        if peer.keep_alive and not args.keep_alive:
+            # Close mode was asked; every try went over the peer's kept connections.
+            counted["keep-alive-not-close"] = frontier.tries
+        result["deviations"] = dict(sorted(counted.items()))
     if args.json:
         json.dump(result, sys.stdout)
         sys.stdout.write("\n")

@@ -16,6 +16,7 @@ from scrapy import Request, signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.dupefilters import RFPDupeFilter
 from scrapy.exceptions import (
     CannotResolveHostError,
     DownloadCancelledError,
@@ -94,7 +95,34 @@ def record_key(url: str) -> str:
 
 
 class Deviations(Counter[str]):
-    """Places where Scrapy did not keep the contract, by kind, counted as they happen."""
+    """Places where Scrapy did not keep the contract, by kind, counted as they happen
+    (docs/contract.md, "The Scrapy peer", names each kind)."""
+
+
+class CountingDupeFilter(RFPDupeFilter):
+    """Scrapy's duplicate filter, counting the URLs it drops though the contract would fetch
+    them: its fingerprint canonicalises (query arguments sorted, %7E read as ~), so two
+    URLs the contract tells apart are one request to Scrapy."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.exact: set[str] = set()
+        self.deviations: Deviations | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> CountingDupeFilter:
+        made = super().from_crawler(crawler)
+        made.crawler = crawler  # type: ignore[attr-defined]
+        return made
+
+    def request_seen(self, request: Request) -> bool:
+        key = record_key(request.url)
+        seen = super().request_seen(request)
+        if seen and key not in self.exact:
+            spider = self.crawler.spider  # type: ignore[attr-defined]
+            spider.deviations["merged-by-fingerprint"] += 1
+        self.exact.add(key)
+        return seen
 
 
 class SameOriginMiddleware:

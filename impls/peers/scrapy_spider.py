@@ -8,6 +8,8 @@ from typing import Any
 import scrapy
 from scrapy.crawler import CrawlerProcess
 from scrapy.http import Response
+from scrapy.linkextractors import LinkExtractor
+from scrapy.utils.response import get_base_url
 
 from impls.core.frontier import CrawlConfig, Frontier
 from impls.peers import scrapy_adapters
@@ -43,6 +45,7 @@ def settings(config: CrawlConfig) -> dict[str, Any]:
         "LOG_INSTALL_ROOT_HANDLER": False,
         "USER_AGENT": "c10k-bench",
         "DEFAULT_REQUEST_HEADERS": {"Accept": "*/*"},
+        "DUPEFILTER_CLASS": f"{ADAPTERS}.CountingDupeFilter",
         "DOWNLOAD_HANDLERS": {"http": f"{ADAPTERS}.CountingDownloadHandler"},
         "DOWNLOADER_MIDDLEWARES": {
             f"{ADAPTERS}.SameOriginMiddleware": 50,  # before anything is sent
@@ -57,6 +60,11 @@ class ContractSpider(scrapy.Spider):
     """Follow every <a href> of every HTML page of one origin."""
 
     name = "c10k"
+    # Scrapy's link extractor, as CrawlSpider uses it, limited to <a href>. Not
+    # response.follow_all(css="a::attr(href)"): a mailto: or tel: href raises there and the
+    # page's remaining links are lost. deny_extensions=(): its default skips .pdf, .png, ...
+    # links that the contract follows.
+    links = LinkExtractor(tags=("a",), attrs=("href",), deny_extensions=())
 
     def __init__(
         self, frontier: Frontier, deviations: scrapy_adapters.Deviations, **kwargs: Any
@@ -72,9 +80,18 @@ class ContractSpider(scrapy.Spider):
         content_type = response.headers.get("Content-Type", b"").split(b";")[0].strip()
         if response.status != 200 or content_type.lower() != b"text/html":
             return
-        yield from response.follow_all(
-            css="a::attr(href)", callback=self.parse, errback=self.failed
-        )
+        self.count_deviations(response)
+        for link in self.links.extract_links(response):
+            yield scrapy.Request(link.url, callback=self.parse, errback=self.failed)
+
+    def count_deviations(self, response: Response) -> None:
+        """Pages whose links Scrapy reads otherwise than the contract: decoded with another
+        encoding than UTF-8 (a declared or guessed charset), or resolved against <base>."""
+        encoding = getattr(response, "encoding", "utf-8").lower().replace("_", "-")
+        if encoding not in ("utf-8", "utf8") and not response.body.isascii():
+            self.deviations["decoded-not-utf-8"] += 1
+        if get_base_url(response) != response.url:  # cached: the link extractor reads it too
+            self.deviations["base-href"] += 1
 
     def failed(self, failure: Any) -> None:
         """Every failed try is recorded by the OutcomeRecorder; nothing is left to do."""
