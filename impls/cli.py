@@ -268,7 +268,7 @@ def models_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="c10k models", description="List the crawler models.")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     args = parser.parse_args(argv)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"name": m.name, "style": m.description, "missing": m.missing(), "peer": m.name in PEERS}
         for m in CRAWLERS.values()
     ]

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.tinysite import CLOSE, HANG, RESET, TinySite, Trickle, page, redirect, response
+from tests import tinysite as kit
+from tests.tinysite import TinySite, page, redirect, response
 
 pytest.importorskip("scrapy")
 
@@ -89,11 +90,11 @@ def test_prohibited_origins_are_never_fetched() -> None:
 
 
 def test_faults_get_the_contracts_outcomes_and_tries() -> None:
-    routes = {
+    routes: dict[str, kit.Behaviour] = {
         "/": page("/reset", "/close", "/hang", "/garbage", "/cut", "/big", "/500"),
-        "/reset": RESET,
-        "/close": CLOSE,
-        "/hang": HANG,
+        "/reset": kit.RESET,
+        "/close": kit.CLOSE,
+        "/hang": kit.HANG,
         "/garbage": b"this is not HTTP at all\r\n\r\n",
         "/cut": b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\ntruncated",
         "/big": response(body=b"x" * 5000),
@@ -121,14 +122,17 @@ def test_faults_get_the_contracts_outcomes_and_tries() -> None:
 def test_trickle_within_the_timeout_and_chunked_bodies() -> None:
     chunked = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n"
     chunked += b'9\r\n<a href="\r\n8\r\n/chunk">\r\n0\r\n\r\n'
-    routes = {"/": Trickle(page("/c"), piece=16, pause=0.01), "/c": chunked}
+    routes: dict[str, kit.Behaviour] = {
+        "/": kit.Trickle(page("/c"), piece=16, pause=0.01),
+        "/c": chunked,
+    }
     with TinySite(routes) as site:
         assert set(scrapy_crawl(site.root)["fetched"]) == {"/", "/c", "/chunk"}
 
 
 def test_connections_are_counted_and_kept_alive() -> None:
-    routes = {"/": page(*[f"/p{i}" for i in range(30)])}
-    routes |= {f"/p{i}": Trickle(page(), piece=64, pause=0.02) for i in range(30)}
+    routes: dict[str, kit.Behaviour] = {"/": page(*[f"/p{i}" for i in range(30)])}
+    routes |= {f"/p{i}": kit.Trickle(page(), piece=64, pause=0.02) for i in range(30)}
     with TinySite(routes) as site:
         document = scrapy_crawl(site.root, concurrency=5)
         assert len(document["fetched"]) == 31

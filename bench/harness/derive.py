@@ -294,7 +294,12 @@ def derive(
     fit_min: dict[str, int],
     environment: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C."""
+    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C.
+
+    A peer's runs never enter the models' tables (nor any comparison or verdict read from
+    them): they get their own section, `peers`, the report's reference rows."""
+    everything = runs
+    runs = [r for r in everything if r["model"] not in catalog.PEERS]
     tables: dict[str, Any] = {}
     scenarios = []
     for r in runs:
@@ -307,7 +312,45 @@ def derive(
             tables[scenario] = derive_instructions(runs)
         else:
             tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
-    return tables | overview(tables, runs, environment or {}) | {"harness_cost": harness_cost(runs)}
+    return (
+        tables
+        | overview(tables, everything, environment or {})
+        | {"peers": derive_peers(everything, fit_min), "harness_cost": harness_cost(everything)}
+    )
+
+
+def derive_peers(runs: list[dict[str, Any]], fit_min: dict[str, int]) -> dict[str, Any]:
+    """Per peer and scenario, the same table as a model's, plus the deviations its runs
+    counted (summed) and the differences from the manifest; per peer, why it did not run."""
+    peers: dict[str, Any] = {}
+    for name in catalog.PEERS:
+        mine = [r for r in runs if r["model"] == name]
+        if not mine:
+            continue
+        entry: dict[str, Any] = {"scenarios": {}}
+        skipped = [r for r in mine if r["status"] == "skipped"]
+        if skipped and len(skipped) == len(mine):
+            entry["not_run"] = skipped[0].get("reason")
+        for scenario in dict.fromkeys(r["scenario"] for r in mine):
+            table = derive_crawl_scenario(mine, scenario, fit_min.get(scenario)).get(name, {})
+            table["deviations"] = _summed(
+                r["verification"].get("deviations") or {}
+                for r in mine
+                if r["scenario"] == scenario and r.get("verification")
+            )
+            entry["scenarios"][scenario] = table
+        peers[name] = entry
+    return peers
+
+
+def _summed(found: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Deviations of several runs added up: counted (by the peer) and differences."""
+    total: dict[str, dict[str, int]] = {"counted": {}, "differences": {}}
+    for deviations in found:
+        for part in total:
+            for kind, n in (deviations.get(part) or {}).items():
+                total[part][kind] = total[part].get(kind, 0) + n
+    return total
 
 
 def derive_document(document: dict[str, Any]) -> dict[str, Any]:

@@ -27,7 +27,6 @@ from scrapy.exceptions import (
     ResponseDataLossError,
 )
 from scrapy.http import Response
-from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as tx_error
 from twisted.web._newclient import ResponseNeverReceived
 
@@ -94,6 +93,12 @@ def record_key(url: str) -> str:
     return normalize(url) or url
 
 
+def spider_of(crawler: Crawler) -> Any:
+    """The crawl's ContractSpider (its frontier and deviations), typed loosely: the adapters
+    are loaded by Scrapy by name, before and apart from the spider module."""
+    return crawler.spider
+
+
 class Deviations(Counter[str]):
     """Places where Scrapy did not keep the contract, by kind, counted as they happen
     (docs/contract.md, "The Scrapy peer", names each kind)."""
@@ -107,20 +112,19 @@ class CountingDupeFilter(RFPDupeFilter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.exact: set[str] = set()
-        self.deviations: Deviations | None = None
+        self.crawler: Crawler | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CountingDupeFilter:
-        made = super().from_crawler(crawler)
-        made.crawler = crawler  # type: ignore[attr-defined]
+        made: CountingDupeFilter = super().from_crawler(crawler)
+        made.crawler = crawler
         return made
 
     def request_seen(self, request: Request) -> bool:
         key = record_key(request.url)
-        seen = super().request_seen(request)
-        if seen and key not in self.exact:
-            spider = self.crawler.spider  # type: ignore[attr-defined]
-            spider.deviations["merged-by-fingerprint"] += 1
+        seen: bool = super().request_seen(request)
+        if seen and key not in self.exact and self.crawler is not None:
+            spider_of(self.crawler).deviations["merged-by-fingerprint"] += 1
         self.exact.add(key)
         return seen
 
@@ -137,7 +141,7 @@ class SameOriginMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Request) -> None:
-        frontier: Frontier = self.crawler.spider.frontier  # type: ignore[union-attr]
+        frontier: Frontier = spider_of(self.crawler).frontier
         if not frontier.origin.allows(record_key(request.url)):
             raise IgnoreRequest(f"not the origin of ROOT: {request.url}")
 
@@ -158,7 +162,7 @@ class OutcomeRecorder:
 
     @property
     def frontier(self) -> Frontier:
-        frontier: Frontier = self.crawler.spider.frontier  # type: ignore[union-attr]
+        frontier: Frontier = spider_of(self.crawler).frontier
         return frontier
 
     def try_started(self, request: Request, **_: Any) -> None:
@@ -192,11 +196,11 @@ class CountingDownloadHandler(HTTP11DownloadHandler):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        pool = self._pool
+        pool: Any = self._pool  # its _newConnection is replaced: Twisted has no hook for it
         new_connection = pool._newConnection
 
         def counted(key: Any, endpoint: Any) -> Any:
-            frontier: Frontier = crawler.spider.frontier  # type: ignore[union-attr]
+            frontier: Frontier = spider_of(crawler).frontier
             frontier.opened()
             connecting = new_connection(key, endpoint)
 
@@ -216,4 +220,4 @@ class CountingDownloadHandler(HTTP11DownloadHandler):
 
             return connecting.addCallbacks(connected, failed)
 
-        pool._newConnection = counted  # type: ignore[method-assign]
+        pool._newConnection = counted

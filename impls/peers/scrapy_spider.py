@@ -7,7 +7,7 @@ from typing import Any
 
 import scrapy
 from scrapy.crawler import CrawlerProcess
-from scrapy.http import Response
+from scrapy.http import Response, TextResponse
 from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.response import get_base_url
 
@@ -77,17 +77,18 @@ class ContractSpider(scrapy.Spider):
         yield scrapy.Request(self.frontier.origin.root, callback=self.parse, errback=self.failed)
 
     def parse(self, response: Response) -> Iterator[scrapy.Request]:
-        content_type = response.headers.get("Content-Type", b"").split(b";")[0].strip()
+        content_type = (response.headers.get("Content-Type") or b"").split(b";")[0].strip()
         if response.status != 200 or content_type.lower() != b"text/html":
             return
+        assert isinstance(response, TextResponse)  # Scrapy makes text/html an HtmlResponse
         self.count_deviations(response)
         for link in self.links.extract_links(response):
             yield scrapy.Request(link.url, callback=self.parse, errback=self.failed)
 
-    def count_deviations(self, response: Response) -> None:
+    def count_deviations(self, response: TextResponse) -> None:
         """Pages whose links Scrapy reads otherwise than the contract: decoded with another
         encoding than UTF-8 (a declared or guessed charset), or resolved against <base>."""
-        encoding = getattr(response, "encoding", "utf-8").lower().replace("_", "-")
+        encoding = response.encoding.lower().replace("_", "-")
         if encoding not in ("utf-8", "utf8") and not response.body.isascii():
             self.deviations["decoded-not-utf-8"] += 1
         if get_base_url(response) != response.url:  # cached: the link extractor reads it too
