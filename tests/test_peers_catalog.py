@@ -84,7 +84,7 @@ def test_bench_and_report_show_a_peer_not_installed(
     ]
     document = {"derived": {"peers": derive_module.derive_peers(runs, {})}}
     [row] = peer_rows(document)
-    assert "not installed" in row[7] and "scrapy" in row[0]
+    assert "not installed" in row[8] and "scrapy" in row[0]
 
 
 def test_a_peers_runs_stay_out_of_the_models_tables() -> None:
@@ -95,13 +95,14 @@ def test_a_peers_runs_stay_out_of_the_models_tables() -> None:
         "status": "failed-verification",
         "reason": "x",
         "id": "few-active/scrapy/c1",
-        "params": {"concurrency": 1, "server": {"latency": "0", "pages": 10}},
+        "params": {"concurrency": 1, "server": {"latency": "0", "pages": 10, "shape": "deep"}},
         "verification": {"deviations": {"counted": {"base-href": 2}, "differences": {}}},
     }
     derived = derive_module.derive([run], {})
     assert PEER not in derived.get(catalog.FEW_ACTIVE.name, {})
-    peer = derived["peers"][PEER]["scenarios"][catalog.FEW_ACTIVE.name]
-    assert peer["deviations"]["counted"] == {"base-href": 2}
+    [point] = derived["peers"][PEER]["scenarios"][catalog.FEW_ACTIVE.name]["by_point"]
+    assert point["deviations"]["counted"] == {"base-href": 2}
+    assert point["runs_by_status"] == {"failed-verification": 1}
 
 
 def test_verification_says_why_a_peer_differs() -> None:

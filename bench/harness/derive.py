@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -320,24 +320,36 @@ def derive(
 
 
 def derive_peers(runs: list[dict[str, Any]], fit_min: dict[str, int]) -> dict[str, Any]:
-    """Per peer and scenario, the same table as a model's, plus the deviations its runs
-    counted (summed) and the differences from the manifest; per peer, why it did not run."""
+    """Per peer and scenario, the same table as a model's, plus `by_point`: each point's
+    runs by status and the deviations they counted (summed), verified or not; per peer, why
+    it did not run."""
     peers: dict[str, Any] = {}
     for name in catalog.PEERS:
-        mine = [r for r in runs if r["model"] == name]
+        mine = [r for r in runs if r["model"] == name and r["kind"] == "measured"]
         if not mine:
             continue
         entry: dict[str, Any] = {"scenarios": {}}
-        skipped = [r for r in mine if r["status"] == "skipped"]
-        if skipped and len(skipped) == len(mine):
-            entry["not_run"] = skipped[0].get("reason")
+        if all(r["status"] == "skipped" for r in mine):
+            entry["not_run"] = mine[0].get("reason")
         for scenario in dict.fromkeys(r["scenario"] for r in mine):
             table = derive_crawl_scenario(mine, scenario, fit_min.get(scenario)).get(name, {})
-            table["deviations"] = _summed(
-                r["verification"].get("deviations") or {}
-                for r in mine
-                if r["scenario"] == scenario and r.get("verification")
-            )
+            groups: dict[tuple[int, str, int], list[dict[str, Any]]] = defaultdict(list)
+            for r in mine:
+                if r["scenario"] == scenario and r.get("params"):
+                    groups[_point_key(r)].append(r)
+            table["by_point"] = [
+                {
+                    "site": group[0]["params"]["server"].get("preset")
+                    or group[0]["params"]["server"]["shape"],
+                    "concurrency": key[0],
+                    "latency": key[1],
+                    "runs_by_status": dict(Counter(r["status"] for r in group)),
+                    "deviations": _summed(
+                        (r.get("verification") or {}).get("deviations") or {} for r in group
+                    ),
+                }
+                for key, group in sorted(groups.items(), key=lambda kv: _sort_key(kv[0]))
+            ]
             entry["scenarios"][scenario] = table
         peers[name] = entry
     return peers

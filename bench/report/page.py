@@ -103,7 +103,7 @@ def _closing_sections(document: dict[str, Any]) -> list[Section]:
     realistic = Table("", REALISTIC_HEADER, realistic_rows(document), set(range(2, 10)))
     counted = Table("", INSTRUCTION_HEADER, instruction_rows(document), set(range(1, 6)))
     not_counted = Table("", ["run", "status", "reason"], problem_rows(document))
-    peers = Table("", PEER_HEADER, peer_rows(document), {2, 3, 4, 5})
+    peers = Table("", PEER_HEADER, peer_rows(document), {3, 4, 5, 6})
     instructions_note = instructions_caption(document) if counted.rows else ""
     return [
         *conditions.sections(document),

@@ -42,11 +42,12 @@ def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
 PEER_HEADER = [
     "peer",
     "scenario",
+    "site",
     "C",
     "pages/s",
     "CPU µs/page",
     "max RSS MiB",
-    "runs",
+    "runs by status",
     "deviations counted by the peer",
     "differences from the manifest",
 ]
@@ -64,36 +65,31 @@ def _counts_text(counts: dict[str, int]) -> str:
 
 
 def peer_rows(document: dict[str, Any]) -> list[list[str]]:
-    """Per peer, scenario and point: its medians, and its deviations; one row saying why a
-    peer did not run (not installed) instead."""
+    """Per peer, scenario and point: its medians (where a run verified), its runs by status
+    and its deviations; or one row saying why a peer did not run (not installed)."""
     rows = []
     for name, entry in peers(document).items():
         if entry.get("not_run"):
-            rows.append([label(name), "-", "-", "-", "-", "-", "0", entry["not_run"], "-"])
+            rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", entry["not_run"], "-"])
             continue
         for scenario, table in entry["scenarios"].items():
-            deviations = table.get("deviations") or {}
-            counted = _counts_text(deviations.get("counted") or {})
-            differences = _counts_text(deviations.get("differences") or {})
-            for p in table.get("points") or []:
+            medians = {(p["concurrency"], p["latency"]): p for p in table.get("points") or []}
+            for point in table.get("by_point") or []:
+                p = medians.get((point["concurrency"], point["latency"]))
+                deviations = point.get("deviations") or {}
                 rows.append(
                     [
                         label(name),
                         scenario,
-                        f"{p['concurrency']:,}",
-                        cell(p["pages_per_s"]),
-                        cell(p["cpu_us_per_page"]),
-                        cell(p["max_rss_kib"], 1, 1 / 1024.0),
-                        str(p["runs"]),
-                        counted,
-                        differences,
+                        point["site"],
+                        f"{point['concurrency']:,}",
+                        cell(p["pages_per_s"]) if p else "-",
+                        cell(p["cpu_us_per_page"]) if p else "-",
+                        cell(p["max_rss_kib"], 1, 1 / 1024.0) if p else "-",
+                        _counts_text(point.get("runs_by_status") or {}),
+                        _counts_text(deviations.get("counted") or {}),
+                        _counts_text(deviations.get("differences") or {}),
                     ]
-                )
-            if not table.get("points"):
-                runs = table.get("runs_by_status") or {}
-                status = _counts_text(runs)
-                rows.append(
-                    [label(name), scenario, "-", "-", "-", "-", status, counted, differences]
                 )
     return rows
 
