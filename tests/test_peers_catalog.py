@@ -47,6 +47,13 @@ def test_the_plan_runs_a_peer_only_in_its_scenarios_and_up_to_its_ceiling() -> N
     assert max(r.point.concurrency for r in mine if r.point) <= catalog.SCRAPY.max_concurrency
     sleepy = profile.scenario(catalog.SLEEPY.name)
     assert any(p.concurrency > catalog.SCRAPY.max_concurrency for p in sleepy.points)
+    assert all(r.kind == "measured" and r.repetition < catalog.SCRAPY.repetitions for r in mine)
+
+
+def test_the_default_run_with_the_peer_fits_its_budget() -> None:
+    profile = PROFILE_TABLE["default"]
+    plan = sc.build_plan(profile, sc.ALL_CRAWLERS, sc.SCENARIOS)
+    assert sc.plan_estimate_s(plan) <= profile.budget_s
 
 
 def test_crawl_without_the_extra_is_one_line_and_exit_2(

@@ -241,13 +241,18 @@ def build_plan(
             here = [m for m in models if runs_at(m, scenario.name, point.concurrency)]
             if index == 0:
                 for w in range(scenario.warmups):
-                    plan += [_crawl_run(scenario, model, "warmup", w, point, key) for model in here]
+                    plan += [
+                        _crawl_run(scenario, model, "warmup", w, point, key)
+                        for model in here
+                        if model not in catalog.PEERS
+                    ]
             # A counted scenario adds the core alone (a replay, no I/O) beside the models.
             counted_models = [*here, catalog.CORE_REPLAY] if scenario.counted else here
             for rep in range(scenario.repetitions):
                 plan += [
                     _crawl_run(scenario, model, "measured", rep, point, key)
                     for model in counted_models
+                    if rep < repetitions_of(model, scenario.repetitions)
                 ]
     return plan
 
@@ -256,6 +261,13 @@ def runs_at(crawler: str, scenario: str, concurrency: int) -> bool:
     """A model runs everywhere; a peer only in its scenarios and up to its ceiling."""
     peer = catalog.PEERS.get(crawler)
     return peer is None or (scenario in peer.scenarios and concurrency <= peer.max_concurrency)
+
+
+def repetitions_of(crawler: str, repetitions: int) -> int:
+    """A peer is a reference line, not a measured comparison: no warm-up and at most
+    Peer.repetitions runs per point (it keeps the default profile within its budget)."""
+    peer = catalog.PEERS.get(crawler)
+    return repetitions if peer is None else min(repetitions, peer.repetitions)
 
 
 def _crawl_run(
