@@ -13,6 +13,7 @@ from bench.harness import derive as derive_module
 from bench.harness import plan as sc
 from bench.harness.analysis import verification_failures, verify
 from bench.harness.profiles import PROFILE_TABLE
+from bench.regress.suites import support
 from bench.report.tables import peer_rows
 from c10k import catalog
 from impls.cli import crawl_main
@@ -124,3 +125,12 @@ def test_verification_says_why_a_peer_differs() -> None:
     }
     assert "merged-by-fingerprint 1" in verification_failures(found)
     assert "deviations" not in verify(fetched, manifest, 1, None, False)
+
+
+def test_the_regression_suite_never_runs_a_peer(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [
+        {"name": m.name, "missing": [], "peer": m.name in catalog.PEERS}
+        for m in catalog.CRAWLERS.values()
+    ]
+    monkeypatch.setattr(support, "listed_models", lambda: rows)
+    assert support.available_models() == list(catalog.MODELS)
