@@ -56,6 +56,29 @@ class Model:
 
 
 @dataclass(frozen=True)
+class Peer(Model):
+    """A crawler a user would pick instead of writing one (Scrapy): not a model.
+
+    It runs like a model (`c10k crawl --model NAME`, `entry(frontier)`) and is verified
+    against the same manifest, but it lives in PEERS, never in MODELS: no verdict, no
+    comparison between models and no regression suite includes it. The harness runs it
+    in `scenarios` only, up to `max_concurrency`, and the report draws it as a reference.
+    """
+
+    extra: str = "peers"  # the pip extra that installs `requires`
+    # The scenarios the harness runs it in, and the most connections it is asked to hold.
+    scenarios: tuple[str, ...] = ()
+    max_concurrency: int = 0
+    # Runs per point at most, and no warm-up: a reference needs no interval to compare by.
+    repetitions: int = 1
+    # The connection mode it really uses, whatever the scenario asks (a peer keeps its own).
+    keep_alive: bool = True
+
+    def install_hint(self) -> str:
+        return f"{self.name} is not installed: pip install 'c10k-bench[{self.extra}]'"
+
+
+@dataclass(frozen=True)
 class IdleKind:
     """A unit of waiting that `python -m impls.idle --kind NAME` parks without sockets."""
 
@@ -336,6 +359,33 @@ SCENARIOS: dict[str, Scenario] = {
     )
 }
 
+# -- peers: what a user would use instead (not models) -------------------------------------
+SCRAPY = Peer(
+    "scrapy",
+    "impls.peers.scrapy_spider:run",
+    "Scrapy spider on Twisted (a peer: what a user would use instead)",
+    Style("#555555", "p", (0, (1, 1)), ".."),
+    startup_s=0.9,
+    cpu_per_page_s=8000e-6,  # 6.5-9 ms on the quick sites, 74 ms on the docs preset
+    requires=("scrapy",),
+    scenarios=(FEW_ACTIVE.name, SLEEPY.name, REALISTIC.name),
+    # The sleepy site at L = 2 s on the 2-core dev VM: C = 1,000 held (server peak 1,000); at
+    # C = 2,000 and 3,000 the server's peak stays at 1,200, as Scrapy is CPU-bound (about
+    # 8 ms of CPU per page: ~125 pages/s, so ~250-1,200 fetches in flight at 2 s).
+    max_concurrency=1000,
+)
+PEERS: dict[str, Peer] = {SCRAPY.name: SCRAPY}
+# Every crawler `c10k crawl --model` runs, models first: for lookups by name, never for loops
+# that compare models.
+CRAWLERS: dict[str, Model] = {**MODELS, **PEERS}
+
+
+def peer_runs_in(name: str, scenario: str) -> bool:
+    """True if NAME is a peer the harness runs in SCENARIO (a model: always True)."""
+    peer = PEERS.get(name)
+    return peer is None or scenario in peer.scenarios
+
+
 # -- the cost model behind the plan's estimates (seconds; measured on the 2-core dev VM) ----
 SWEEP_CPU_PER_PAGE_S = 500e-6  # sizes latency-sweep sites (one site serves every model)
 CONNECT_S = 60e-6  # opening one connection during a ramp (threads: starting one thread)
@@ -361,7 +411,8 @@ def _catalog_order(names: list[str] | set[str], known: dict[str, Any]) -> list[s
 
 
 def model_order(names: list[str] | set[str]) -> list[str]:
-    return _catalog_order(names, MODELS)
+    """Models in the catalog's order, then peers, then unknown names."""
+    return _catalog_order(names, CRAWLERS)
 
 
 def idle_order(names: list[str] | set[str]) -> list[str]:

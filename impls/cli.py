@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from c10k.catalog import MODELS
+from c10k.catalog import CRAWLERS, PEERS
 from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from c10k.system import raise_open_files_limit
 from impls.core.frontier import CrawlConfig, Frontier, MiB
@@ -74,7 +74,7 @@ def crawl_parser() -> argparse.ArgumentParser:
         description="Crawl a site with one concurrency model and report what was fetched.",
     )
     parser.add_argument("root", metavar="ROOT", help="the start URL, e.g. http://127.0.0.1:8080/")
-    parser.add_argument("--model", required=True, help="one of: " + ", ".join(MODELS))
+    parser.add_argument("--model", required=True, help="one of: " + ", ".join(CRAWLERS))
     parser.add_argument(
         "--concurrency",
         type=positive_int,
@@ -194,9 +194,12 @@ def crawl_main(argv: list[str]) -> int:
     parser = crawl_parser()
     args = parser.parse_args(argv)
     try:
-        model = MODELS.get(args.model)
+        model = CRAWLERS.get(args.model)
         if model is None:
-            raise UsageError(f"unknown model {args.model!r}; choose one of: {', '.join(MODELS)}")
+            raise UsageError(f"unknown model {args.model!r}; choose one of: {', '.join(CRAWLERS)}")
+        peer = PEERS.get(model.name)
+        if peer is not None and peer.missing():
+            raise UsageError(peer.install_hint())
         if missing := model.missing():
             raise UsageError(
                 f"model {model.name} needs {', '.join(missing)}, which is not installed"
@@ -215,7 +218,8 @@ def crawl_main(argv: list[str]) -> int:
         max_pages=args.max_pages,
         connect_host=connect_host,
         stack_size=args.stack_size,
-        keep_alive=args.keep_alive,
+        # A peer keeps its own connection mode: the document says the one really used.
+        keep_alive=peer.keep_alive if peer is not None else args.keep_alive,
     )
     runner = model.load()
     frontier = Frontier(config)
@@ -224,7 +228,7 @@ def crawl_main(argv: list[str]) -> int:
     try:
         if args.mark_crawl:
             mark_crawl_boundary()
-        runner(frontier)
+        deviations = runner(frontier)  # a peer returns its deviations from the contract
         if args.mark_crawl:
             mark_crawl_boundary()
     except KeyboardInterrupt:
@@ -245,6 +249,13 @@ def crawl_main(argv: list[str]) -> int:
         cpu_sys_s=after.ru_stime - before.ru_stime,
         max_rss_kib=peak_rss_kib(),
     )
+    if peer is not None:
+        result["peer"] = True
+        counted = dict(deviations or {})
+        if peer.keep_alive and not args.keep_alive:
+            # Close mode was asked; every try went over the peer's kept connections.
+            counted["keep-alive-not-close"] = frontier.tries
+        result["deviations"] = dict(sorted(counted.items()))
     if args.json:
         json.dump(result, sys.stdout)
         sys.stdout.write("\n")
@@ -257,15 +268,18 @@ def models_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="c10k models", description="List the crawler models.")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     args = parser.parse_args(argv)
-    rows = [
-        {"name": m.name, "style": m.description, "missing": m.missing()} for m in MODELS.values()
+    rows: list[dict[str, Any]] = [
+        {"name": m.name, "style": m.description, "missing": m.missing(), "peer": m.name in PEERS}
+        for m in CRAWLERS.values()
     ]
     if args.json:
         json.dump(rows, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    width = max(len(m) for m in MODELS)
+    width = max(len(m) for m in CRAWLERS)
     for row in rows:
         note = f"  [missing: {', '.join(row['missing'])}]" if row["missing"] else ""
+        if row["peer"] and row["missing"]:
+            note = f"  [{PEERS[row['name']].install_hint()}]"
         print(f"{row['name']:<{width}}  {row['style']}{note}")
     return 0

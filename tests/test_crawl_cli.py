@@ -98,8 +98,8 @@ def test_user_mistakes_get_one_line_and_exit_2(args: list[str], message: str) ->
 def test_models_lists_every_model() -> None:
     done = c10k("models", "--json")
     assert done.returncode == 0
-    names = [row["name"] for row in json.loads(done.stdout)]
-    assert names == [
+    rows = json.loads(done.stdout)
+    assert [row["name"] for row in rows] == [
         "threads",
         "callbacks",
         "generators",
@@ -108,7 +108,9 @@ def test_models_lists_every_model() -> None:
         "aiohttp",
         "aiohttp-uvloop",
         "trio",
+        "scrapy",
     ]
+    assert [row["name"] for row in rows if row["peer"]] == ["scrapy"]
 
 
 def test_unknown_command_exit_2() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 # The crawler waits while it uses at most this share of a core between two samples; CPU
 # time moves in 10 ms ticks, so at 0.1 s a sample this allows two ticks of noise.
@@ -98,8 +99,12 @@ def verify(
     concurrency: int,
     server_stats: dict[str, Any] | None,
     check_peak: bool,
+    deviations: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """fetched must equal the manifest; in sleepy the server's peak must reach C (±1%)."""
+    """fetched must equal the manifest; in sleepy the server's peak must reach C (±1%).
+
+    deviations (a peer's crawl document only): the places where the peer said it left the
+    contract; recorded with the differences from the manifest sorted by why."""
     expected: dict[str, Any] = manifest.get("urls", {})
     got = fetched or {}
     missing = sorted(set(expected) - set(got))
@@ -118,6 +123,11 @@ def verify(
         },
         "manifest_ok": fetched is not None and not (missing or extra or differ),
     }
+    if deviations is not None:
+        result["deviations"] = {
+            "counted": deviations,
+            "differences": why_different(missing, extra, len(differ)),
+        }
     peak = (server_stats or {}).get("peak_in_flight")
     result["server_peak_in_flight"] = peak
     result["peak_required"] = None
@@ -130,6 +140,21 @@ def verify(
     return result
 
 
+def why_different(missing: list[str], extra: list[str], different: int) -> dict[str, int]:
+    """A peer's differences from the manifest by cause: a URL fetched under its
+    percent-encoded spelling (the same request, another key: Scrapy's URLs are encoded), or
+    URLs missing, extra or with another outcome for a reason the document's counts give."""
+    decoded_missing = {unquote(u) for u in missing}
+    respelled = [u for u in extra if unquote(u) in decoded_missing]
+    reasons = {
+        "percent-encoded": len(respelled),
+        "missing": len(missing) - len(respelled),
+        "extra": len(extra) - len(respelled),
+        "other-outcome": different,
+    }
+    return {why: n for why, n in reasons.items() if n}
+
+
 def verification_failures(verification: dict[str, Any]) -> str:
     """Why a verification failed, in one line."""
     why = []
@@ -138,6 +163,9 @@ def verification_failures(verification: dict[str, Any]) -> str:
             f"fetched != manifest (missing {verification['missing']}, extra "
             f"{verification['extra']}, different {verification['different']})"
         )
+        if deviations := verification.get("deviations"):
+            counted = ", ".join(f"{k} {n}" for k, n in deviations["counted"].items()) or "none"
+            why.append(f"a peer's deviations: {counted}")
     if not verification["peak_ok"]:
         why.append(
             f"server peak in flight {verification['server_peak_in_flight']} < "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -403,7 +403,12 @@ def derive(
     fit_min: dict[str, int],
     environment: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C."""
+    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C.
+
+    A peer's runs never enter the models' tables (nor any comparison or verdict read from
+    them): they get their own section, `peers`, the report's reference rows."""
+    everything = runs
+    runs = [r for r in everything if r["model"] not in catalog.PEERS]
     tables: dict[str, Any] = {}
     scenarios = []
     for r in runs:
@@ -418,7 +423,57 @@ def derive(
             tables[scenario] = derive_instructions(runs)
         else:
             tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
-    return tables | overview(tables, runs, environment or {}) | {"harness_cost": harness_cost(runs)}
+    return (
+        tables
+        | overview(tables, everything, environment or {})
+        | {"peers": derive_peers(everything, fit_min), "harness_cost": harness_cost(everything)}
+    )
+
+
+def derive_peers(runs: list[dict[str, Any]], fit_min: dict[str, int]) -> dict[str, Any]:
+    """Per peer and scenario, the same table as a model's, plus `by_point`: each point's
+    runs by status and the deviations they counted (summed), verified or not; per peer, why
+    it did not run."""
+    peers: dict[str, Any] = {}
+    for name in catalog.PEERS:
+        mine = [r for r in runs if r["model"] == name and r["kind"] == "measured"]
+        if not mine:
+            continue
+        entry: dict[str, Any] = {"scenarios": {}}
+        if all(r["status"] == "skipped" for r in mine):
+            entry["not_run"] = mine[0].get("reason")
+        for scenario in dict.fromkeys(r["scenario"] for r in mine):
+            table = derive_crawl_scenario(mine, scenario, fit_min.get(scenario)).get(name, {})
+            groups: dict[tuple[int, str, int], list[dict[str, Any]]] = defaultdict(list)
+            for r in mine:
+                if r["scenario"] == scenario and r.get("params"):
+                    groups[_point_key(r)].append(r)
+            table["by_point"] = [
+                {
+                    "site": group[0]["params"]["server"].get("preset")
+                    or group[0]["params"]["server"]["shape"],
+                    "concurrency": key[0],
+                    "latency": key[1],
+                    "runs_by_status": dict(Counter(r["status"] for r in group)),
+                    "deviations": _summed(
+                        (r.get("verification") or {}).get("deviations") or {} for r in group
+                    ),
+                }
+                for key, group in sorted(groups.items(), key=lambda kv: _sort_key(kv[0]))
+            ]
+            entry["scenarios"][scenario] = table
+        peers[name] = entry
+    return peers
+
+
+def _summed(found: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Deviations of several runs added up: counted (by the peer) and differences."""
+    total: dict[str, dict[str, int]] = {"counted": {}, "differences": {}}
+    for deviations in found:
+        for part in total:
+            for kind, n in (deviations.get(part) or {}).items():
+                total[part][kind] = total[part].get(kind, 0) + n
+    return total
 
 
 def derive_document(document: dict[str, Any]) -> dict[str, Any]:

@@ -23,6 +23,9 @@ from c10k.catalog import (
 from server.specs import parse_duration
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
+# What `c10k bench --models` accepts and runs by default: the models, then the peers (each
+# only in its own scenarios, up to its concurrency ceiling: runs_at).
+ALL_CRAWLERS: tuple[str, ...] = tuple(catalog.CRAWLERS)
 SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
 
 
@@ -46,7 +49,7 @@ def _native_costs(model: str) -> tuple[float, float]:
     """The cost model's start-up and CPU per page (seconds) of a model or the core replay."""
     if model == catalog.CORE_REPLAY:
         return CORE_REPLAY_STARTUP_S, CORE_REPLAY_CPU_PER_PAGE_S
-    entry = catalog.MODELS.get(model)
+    entry = catalog.CRAWLERS.get(model)
     if entry is None:
         return UNKNOWN_STARTUP_S, UNKNOWN_CPU_PER_PAGE_S
     return entry.startup_s, entry.cpu_per_page_s
@@ -73,7 +76,7 @@ class CrawlPoint:
         waiting = generations * latency
         startup, cpu_per_page = _native_costs(model)
         computing = urls * cpu_per_page + urls / SERVER_RATE / 2
-        model_entry = catalog.MODELS.get(model)
+        model_entry = catalog.CRAWLERS.get(model)
         per_worker = (
             catalog.THREAD_CEILING_S_PER_THREAD
             if model_entry is not None and model_entry.thread_per_worker
@@ -249,19 +252,36 @@ def build_plan(
             continue
         for index, point in enumerate(scenario.points):
             key = server_keys.setdefault(point.server, len(server_keys))
+            here = [m for m in models if runs_at(m, scenario.name, point.concurrency)]
             if index == 0:
                 for w in range(scenario.warmups):
                     plan += [
-                        _crawl_run(scenario, model, "warmup", w, point, key) for model in models
+                        _crawl_run(scenario, model, "warmup", w, point, key)
+                        for model in here
+                        if model not in catalog.PEERS
                     ]
             # A counted scenario adds the core alone (a replay, no I/O) beside the models.
-            counted_models = [*models, catalog.CORE_REPLAY] if scenario.counted else models
+            counted_models = [*here, catalog.CORE_REPLAY] if scenario.counted else here
             for rep in range(scenario.repetitions):
                 plan += [
                     _crawl_run(scenario, model, "measured", rep, point, key)
                     for model in counted_models
+                    if rep < repetitions_of(model, scenario.repetitions)
                 ]
     return plan
+
+
+def runs_at(crawler: str, scenario: str, concurrency: int) -> bool:
+    """A model runs everywhere; a peer only in its scenarios and up to its ceiling."""
+    peer = catalog.PEERS.get(crawler)
+    return peer is None or (scenario in peer.scenarios and concurrency <= peer.max_concurrency)
+
+
+def repetitions_of(crawler: str, repetitions: int) -> int:
+    """A peer is a reference line, not a measured comparison: no warm-up and at most
+    Peer.repetitions runs per point (it keeps the default profile within its budget)."""
+    peer = catalog.PEERS.get(crawler)
+    return repetitions if peer is None else min(repetitions, peer.repetitions)
 
 
 def _crawl_run(

@@ -143,7 +143,14 @@ def run_crawl(
             status=EXIT_STATUS.get(finished.code, "crashed"), reason=_exit_reason(finished)
         )
     if crawl is not None:
-        verification = verify(fetched, server.manifest, point.concurrency, stats, point.check_peak)
+        verification = verify(
+            fetched,
+            server.manifest,
+            point.concurrency,
+            stats,
+            point.check_peak,
+            crawl.get("deviations") if crawl.get("peer") else None,
+        )
         record["verification"] = verification
         if verification["ok"]:
             record.update(status="ok", reason=None)

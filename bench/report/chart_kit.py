@@ -20,8 +20,8 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from matplotlib.transforms import offset_copy
 
 from bench.report import captions
-from bench.report.figures import Problem, points, problems
-from bench.report.palette import model_order, style
+from bench.report.figures import Problem, peer_points, points, problems
+from bench.report.palette import label, model_order, style
 from c10k import catalog
 from c10k.stats import Interval, recorded_interval, recorded_median
 
@@ -182,7 +182,13 @@ def crossed(ax: Axes, model: str, xs: list[float], ys: list[float | None]) -> No
 def model_key(model: str) -> Line2D:
     s = style(model)
     return Line2D(
-        [], [], color=s.colour, marker=s.marker, linestyle=s.linestyle, markersize=7, label=model
+        [],
+        [],
+        color=s.colour,
+        marker=s.marker,
+        linestyle=s.linestyle,
+        markersize=7,
+        label=label(model),
     )
 
 
@@ -190,10 +196,11 @@ def legend(figure: Figure, axes: list[Axes], extra: list[Line2D] | None = None) 
     """One legend per figure: every model drawn (marker and line as in the palette)."""
     handles: dict[str, Any] = {}
     for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            handles.setdefault(label, handle)
+        for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(name, handle)
     labels = model_order([h for h in handles if not h.startswith("ideal")])
     ordered: list[Any] = [model_key(m) for m in labels]
+    labels = [label(m) for m in labels]
     labels += [h for h in handles if h.startswith("ideal")]
     ordered += [handles[h] for h in handles if h.startswith("ideal")]
     for marker in extra or []:
@@ -287,10 +294,10 @@ def crawl_lines(
     intervals as bars; hollow server-bound points; crossed runs that did not count."""
     xs_all: list[float] = []
     saturated_any = bars = False
-    for model in model_order(list(points(document, scenario))):
-        entries = [
-            p for p in points(document, scenario)[model] if recorded_median(summary(p)) is not None
-        ]
+    # The models, then each peer as a reference line (its own marker and label).
+    lines = points(document, scenario) | peer_points(document, scenario)
+    for model in model_order(list(lines)):
+        entries = [p for p in lines[model] if recorded_median(summary(p)) is not None]
         xs = [x(p) for p in entries]
         ys = [float(recorded_median(summary(p)) or 0.0) * scale for p in entries]
         xs_all += xs

@@ -35,6 +35,21 @@ def points(document: dict[str, Any], scenario: str) -> dict[str, list[dict[str, 
     }
 
 
+def peers(document: dict[str, Any]) -> dict[str, Any]:
+    """derived.peers: per peer, its scenarios' tables (and why it did not run, if so)."""
+    table: dict[str, Any] = (document.get("derived") or {}).get("peers") or {}
+    return table
+
+
+def peer_points(document: dict[str, Any], scenario: str) -> dict[str, list[dict[str, Any]]]:
+    """Peer -> its verified points in a crawl scenario, as points() gives a model's."""
+    return {
+        name: (entry["scenarios"].get(scenario) or {}).get("points") or []
+        for name, entry in peers(document).items()
+        if scenario in entry.get("scenarios", {})
+    }
+
+
 def highlights(document: dict[str, Any], scenario: str) -> dict[str, Any]:
     """derived.highlights.<scenario>: the figures a scenario's chart and verdicts quote."""
     table: dict[str, Any] = derived(document, "highlights").get(scenario) or {}

@@ -17,9 +17,12 @@ from bench.report.figures import scenarios_not_run
 from bench.report.tables import (
     INSTRUCTION_HEADER,
     MEDIAN_NOTE,
+    PEER_HEADER,
+    PEER_NOTE,
     REALISTIC_HEADER,
     environment_rows,
     instruction_rows,
+    peer_rows,
     problem_rows,
     realistic_rows,
 )
@@ -32,6 +35,9 @@ REALISTIC_TITLE = (
     "Realistic sites (deep: lognormal latency, bandwidth limit, faults; "
     "docs: lognormal latency, 50-200 KB pages, 300 links a page)"
 )
+
+
+PEERS_TITLE = "Peers: what a user would use instead (a reference, not a model)"
 
 
 @dataclass(frozen=True)
@@ -97,11 +103,13 @@ def _closing_sections(document: dict[str, Any]) -> list[Section]:
     realistic = Table("", REALISTIC_HEADER, realistic_rows(document), set(range(2, 10)))
     counted = Table("", INSTRUCTION_HEADER, instruction_rows(document), set(range(1, 6)))
     not_counted = Table("", ["run", "status", "reason"], problem_rows(document))
+    peers = Table("", PEER_HEADER, peer_rows(document), {3, 4, 5, 6})
     instructions_note = instructions_caption(document) if counted.rows else ""
     return [
         *conditions.sections(document),
         table_section(REALISTIC_TITLE, realistic, MEDIAN_NOTE),
         table_section(INSTRUCTIONS_TITLE, counted, instructions_note),
+        table_section(PEERS_TITLE, peers, PEER_NOTE, empty="No peer ran."),
         table_section("Runs that did not count", not_counted, empty="None: every run counted."),
     ]
 

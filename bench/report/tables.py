@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from bench.report.conditions import pinning_text
-from bench.report.figures import KIB, derived, points, problems
-from bench.report.palette import model_order
+from bench.report.figures import KIB, derived, peer_points, peers, points, problems
+from bench.report.palette import PEER_MARK, label, model_order
 from bench.report.text import cell, kib, number, plain
 from c10k import catalog
 from c10k.stats import recorded_median
@@ -17,12 +17,14 @@ def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
     """The realistic scenario as table rows: one per model and point, each median with its
     95% interval."""
     rows = []
+    # The models, then each peer as a reference row (its name marked: not a model).
     table = points(document, catalog.REALISTIC.name)
+    table |= peer_points(document, catalog.REALISTIC.name)
     for model in model_order(list(table)):
         for p in table[model]:
             rows.append(
                 [
-                    model,
+                    label(model),
                     p.get("site", "deep"),
                     f"{p['concurrency']:,}",
                     f"{p['pages']:,}",
@@ -34,6 +36,61 @@ def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
                     str(p["runs"]),
                 ]
             )
+    return rows
+
+
+PEER_HEADER = [
+    "peer",
+    "scenario",
+    "site",
+    "C",
+    "pages/s",
+    "CPU µs/page",
+    "max RSS MiB",
+    "runs by status",
+    "deviations counted by the peer",
+    "differences from the manifest",
+]
+PEER_NOTE = (
+    f"{PEER_MARK} A peer is what a user would use instead of writing a crawler: it runs "
+    "beside the models in a few scenarios, up to its own concurrency ceiling, is verified "
+    "against the same manifest, and is drawn as a reference line in the charts; no verdict, "
+    "comparison or regression gate reads it. Deviations are the places where it cannot keep "
+    'the crawl contract (docs/contract.md, "The Scrapy peer"), summed over its runs.'
+)
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{kind} {n:,}" for kind, n in counts.items()) or "none"
+
+
+def peer_rows(document: dict[str, Any]) -> list[list[str]]:
+    """Per peer, scenario and point: its medians (where a run verified), its runs by status
+    and its deviations; or one row saying why a peer did not run (not installed)."""
+    rows = []
+    for name, entry in peers(document).items():
+        if entry.get("not_run"):
+            rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", entry["not_run"], "-"])
+            continue
+        for scenario, table in entry["scenarios"].items():
+            medians = {(p["concurrency"], p["latency"]): p for p in table.get("points") or []}
+            for point in table.get("by_point") or []:
+                p = medians.get((point["concurrency"], point["latency"]))
+                deviations = point.get("deviations") or {}
+                rows.append(
+                    [
+                        label(name),
+                        scenario,
+                        point["site"],
+                        f"{point['concurrency']:,}",
+                        cell(p["pages_per_s"]) if p else "-",
+                        cell(p["cpu_us_per_page"]) if p else "-",
+                        cell(p["max_rss_kib"], 1, 1 / 1024.0) if p else "-",
+                        _counts_text(point.get("runs_by_status") or {}),
+                        _counts_text(deviations.get("counted") or {}),
+                        _counts_text(deviations.get("differences") or {}),
+                    ]
+                )
     return rows
 
 

@@ -105,8 +105,11 @@ def core_instruction_count(server: Server) -> InstructionCount:
 
 
 def available_models() -> list[str]:
-    """The catalog's models whose dependencies are installed, asked of `c10k models`."""
-    return [entry["name"] for entry in listed_models() if not entry["missing"]]
+    """The catalog's models whose dependencies are installed, asked of `c10k models`; never a
+    peer (Scrapy): the regression gate judges the models only."""
+    return [
+        entry["name"] for entry in listed_models() if not entry["missing"] and not entry.get("peer")
+    ]
 
 
 def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
