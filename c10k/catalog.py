@@ -151,10 +151,29 @@ AIOHTTP_UVLOOP = Model(
     cpu_per_page_s=1200e-6,
     requires=("aiohttp", "uvloop"),
 )
-# In the chapter's order (threads first): the order of every table, legend and plan.
+GEVENT = Model(
+    "gevent",
+    "impls.gevent_greenlets:run",
+    "the threads model's code on greenlets, gevent sockets",
+    Style("#A6761D", "p", (0, (4, 2, 4, 2, 1, 2)), "\\\\|"),
+    startup_s=0.3,
+    cpu_per_page_s=900e-6,
+    requires=("gevent",),
+)
+# In the chapter's order (threads first), then the models it does not cover: the order of
+# every table, legend and plan.
 MODELS: dict[str, Model] = {
     m.name: m
-    for m in (THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP)
+    for m in (
+        THREADS,
+        CALLBACKS,
+        GENERATORS,
+        ASYNCIO,
+        ASYNCIO_UVLOOP,
+        AIOHTTP,
+        AIOHTTP_UVLOOP,
+        GEVENT,
+    )
 }
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
 # impls.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
