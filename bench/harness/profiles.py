@@ -60,11 +60,12 @@ def idle_specs(
     other_loop_units: int | None = None,
 ) -> tuple[IdleSpec, ...]:
     """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop and
-    generators-model tasks, whose 1,000,000 cost half a minute each and add no claim:
-    C4 is settled by asyncio tasks and bare coroutines at unit_count."""
+    generators-model tasks and the greenlets, whose 1,000,000 cost half a minute each (a
+    greenlet: over a minute and 8 GB) and add no claim: C4 is settled by asyncio tasks and
+    bare coroutines at unit_count, and the others join it from 100,000 units."""
     thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
     coroutine_kinds = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
-    other_loops = (catalog.UVLOOP_TASK.name, catalog.GENERATORS_TASK.name)
+    other_loops = (catalog.UVLOOP_TASK.name, catalog.GENERATORS_TASK.name, catalog.GREENLET.name)
     specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
     specs += [
         IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
