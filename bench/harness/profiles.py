@@ -167,7 +167,9 @@ PROFILE_TABLE: dict[str, Profile] = {
     "quick": Profile(
         "quick",
         "every model and scenario at tiny scale: a CI smoke test, not a measurement",
-        budget_s=90.0,
+        # The cost model's estimate, not the measured time: 1:25 estimated ran in 1:01 with
+        # seven models (docs/results.md), so eight estimated at 1:37 stay within issue 9's 90 s.
+        budget_s=100.0,
         sample_interval_s=0.05,
         scenarios=_scenarios(
             idle=idle_specs(300, 20_000, 200, 2_000, thread_cap=500),
@@ -188,8 +190,9 @@ PROFILE_TABLE: dict[str, Profile] = {
         "default",
         "what `tox -e bench` runs: every claim at 10,000 connections, in both connection modes",
         # Issue 9 asks for 12 minutes; both modes at 10,000 connections alone take about 5
-        # (measured: 167 s and 160 s over the seven models), so the default is over it.
-        budget_s=1020.0,
+        # (measured: 167 s and 160 s over the seven models), so the default is over it; the
+        # gevent model adds about 2.5 minutes.
+        budget_s=1110.0,
         sample_interval_s=0.1,
         scenarios=_scenarios(
             idle=idle_specs(
@@ -217,7 +220,10 @@ PROFILE_TABLE: dict[str, Profile] = {
         budget_s=14400.0,  # it takes what it needs (issue 9); the cap catches a runaway plan
         sample_interval_s=0.1,
         scenarios=_scenarios(
-            idle=idle_specs(20_000, 2_000_000, 5_000, 100_000, thread_cap=100_000),
+            # 2,000,000 greenlets would hold 16 GB: the other loops' units stop at 1,000,000.
+            idle=idle_specs(
+                20_000, 2_000_000, 5_000, 100_000, thread_cap=100_000, other_loop_units=1_000_000
+            ),
             few_active=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
             few_reps=5,
             few_warmups=1,
