@@ -174,6 +174,15 @@ AIOHTTP_UVLOOP = Model(
     cpu_per_page_s=1200e-6,
     requires=("aiohttp", "uvloop"),
 )
+GEVENT = Model(
+    "gevent",
+    "impls.gevent_greenlets:run",
+    "the threads model's code on greenlets, gevent sockets",
+    Style("#A6761D", "p", (0, (4, 2, 4, 2, 1, 2)), "\\\\|"),
+    startup_s=0.25,
+    cpu_per_page_s=900e-6,
+    requires=("gevent",),
+)
 # Structured concurrency: trio's own run loop, not the chapter's kind of event loop, so it
 # stays out of C6's median (the chapter's three designs against its threads).
 TRIO = Model(
@@ -185,7 +194,7 @@ TRIO = Model(
     cpu_per_page_s=750e-6,
     requires=("trio",),
 )
-# In the chapter's order (threads first), the models it did not know after: the order of
+# In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
 MODELS: dict[str, Model] = {
     m.name: m
@@ -197,6 +206,7 @@ MODELS: dict[str, Model] = {
         ASYNCIO_UVLOOP,
         AIOHTTP,
         AIOHTTP_UVLOOP,
+        GEVENT,
         TRIO,
     )
 }
@@ -255,6 +265,10 @@ COROUTINE = IdleKind(
     2e-6,
     suite_count=10_000,
 )
+# A parked greenlet keeps a copy of its slice of the C stack: ~8 KB and ~75 us to park.
+GREENLET = IdleKind(
+    "greenlet", "impls.idle:park_greenlets", GEVENT.style, 80e-6, suite_count=10_000
+)
 TRIO_TASK = IdleKind(
     "trio-task", "impls.idle:park_trio_tasks", TRIO.style, 30e-6, suite_count=10_000
 )
@@ -268,6 +282,7 @@ IDLE_KINDS: dict[str, IdleKind] = {
         GENERATORS_TASK,
         GENERATOR,
         COROUTINE,
+        GREENLET,
         TRIO_TASK,
     )
 }

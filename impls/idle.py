@@ -173,6 +173,27 @@ def park_generators_model(count: int, steps: int) -> list[dict[str, Any]]:
     return points
 
 
+def park_greenlets(count: int, steps: int) -> list[dict[str, Any]]:
+    """gevent greenlets, each blocked on one shared gevent.event.Event (the gevent model's
+    unit of waiting: a greenlet parked in the hub)."""
+    try:
+        import gevent
+        import gevent.event
+    except ImportError:
+        raise Unavailable("gevent is not installed") from None
+    event = gevent.event.Event()
+    greenlets: list[gevent.Greenlet] = []
+    started = time.perf_counter()
+    points = [snapshot(0, started)]
+    for batch in step_counts(count, steps):
+        greenlets += [gevent.spawn(event.wait) for _ in range(batch)]
+        gevent.sleep(0)  # one hub pass runs every new greenlet up to its wait
+        points.append(snapshot(len(greenlets), started))
+    event.set()
+    gevent.joinall(greenlets)
+    return points
+
+
 def park_trio_tasks(count: int, steps: int) -> list[dict[str, Any]]:
     """trio tasks in one nursery, each blocked on one shared trio.Event."""
     try:  # not imported at the top: the other kinds' processes should not carry trio

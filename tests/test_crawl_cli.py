@@ -107,6 +107,7 @@ def test_models_lists_every_model() -> None:
         "asyncio-uvloop",
         "aiohttp",
         "aiohttp-uvloop",
+        "gevent",
         "trio",
         "scrapy",
     ]

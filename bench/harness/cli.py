@@ -313,7 +313,7 @@ def _peer_known(run: dict[str, Any]) -> bool:
     """A peer's run that --check lets pass: skipped as not installed (CI runs without the
     [peers] extra), or failed verification where the peer counted a deviation that changes
     which URLs it fetches (docs/contract.md, "The Scrapy peer"). It stays in the report."""
-    if run["model"] not in catalog.PEERS:
+    if run.get("model") not in catalog.PEERS:
         return False
     if run["status"] == "skipped":
         return True
@@ -324,15 +324,9 @@ def _peer_known(run: dict[str, Any]) -> bool:
 
 
 def check_runs(document: dict[str, Any]) -> int:
-    """For --check: 0 when every run ended ok, else 1 with one line per run that did not.
-    A peer skipped because it is not installed is an absence the report shows, not a failure:
-    CI runs without the [peers] extra."""
-    bad = [
-        run
-        for run in document["runs"]
-        if run["status"] != "ok"
-        and not (run["status"] == "skipped" and run["model"] in catalog.PEERS)
-    ]
+    """For --check: 0 when every run ended ok (or is a peer's known absence or deviation,
+    _peer_known), else 1 with one line per run that did not."""
+    bad = [run for run in document["runs"] if run["status"] != "ok" and not _peer_known(run)]
     for run in bad:
         sys.stderr.write(f"c10k bench --check: {run['id']}: {run['status']}: {run['reason']}\n")
     if bad:

@@ -1,0 +1,154 @@
+"""The blocking style the threads and gevent models share: a worker's connection and its fetch.
+
+Each call blocks its caller until the socket is ready: an OS thread in the threads model, a
+greenlet in the gevent model (whose hub runs another greenlet meanwhile). The two models
+pass their own connect function and lock, and run this same code.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core.outcomes import Response
+from impls.sockets import READ_SIZE, HeldConnection
+
+Lock = AbstractContextManager[Any]  # threading.Lock, or nullcontext() where nothing preempts
+# create_connection's shape: (address, timeout) -> a connected socket with that timeout.
+Connect = Callable[[tuple[str, int], float], socket.socket]
+
+
+class Connection(HeldConnection):
+    """A worker's blocking socket; the frontier's connection count under the model's lock."""
+
+    def __init__(self, frontier: Frontier, counting: Lock, connect: Connect) -> None:
+        super().__init__(frontier)
+        self.counting = counting
+        self.connect = connect
+
+    def open(self, timeout: float) -> socket.socket:
+        with self.counting:
+            self.frontier.opened()
+        try:
+            self.sock = self.connect(self.address, timeout)
+        except OSError:
+            with self.counting:
+                self.frontier.closed()  # the connect failed: there is nothing to close
+            raise
+        return self.sock
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+            with self.counting:
+                self.frontier.closed()
+
+
+def time_left(deadline: float, timeout: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:  # a trickle of bytes must not stretch the fetch
+        raise FetchError(ErrorKind.TIMEOUT, f"no response within {timeout} s")
+    return remaining
+
+
+def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
+    """One try of one URL, all of it within the config's timeout (a stale retry included)."""
+    config = frontier.config
+    deadline = time.monotonic() + config.timeout
+    while True:
+        reused = conn.sock is not None
+        parser = ResponseParser(config.max_body, config.keep_alive)
+        connecting = not reused
+        try:
+            try:
+                sock = conn.sock or conn.open(time_left(deadline, config.timeout))
+                connecting = False
+                # A reused socket still has its last fetch's timeout: the request is far
+                # smaller than the socket's buffer, so sendall does not wait on it.
+                sock.sendall(job.request)
+                while True:
+                    sock.settimeout(time_left(deadline, config.timeout))
+                    data = sock.recv(READ_SIZE)
+                    response = parser.feed(data) if data else parser.feed_eof()
+                    if response is not None:
+                        conn.finish(parser)
+                        return response
+            except OSError as exc:
+                raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
+        except FetchError as exc:
+            if not conn.fail(reused, parser, exc.kind):
+                raise
+
+
+class JobQueue(Protocol):
+    """queue.Queue's part the workers use (gevent's JoinableQueue has it too)."""
+
+    def get(self) -> Job | None: ...
+
+    def put(self, item: Job | None) -> None: ...
+
+    def task_done(self) -> None: ...
+
+
+@dataclass
+class Workers:
+    """What the workers of one blocking crawl share: the frontier under its lock, the queue
+    (None tells a worker to stop) and the first failure, after which the queue drains."""
+
+    frontier: Frontier
+    jobs: JobQueue
+    lock: Lock  # the frontier's, held while it takes a result
+    counting: Lock  # its connection count, apart: held only for an increment
+    connect: Connect
+    failures: list[BaseException] = field(default_factory=list)
+
+    def queue_root(self) -> None:
+        for job in self.frontier.start():
+            self.jobs.put(job)
+
+    def work(self) -> None:
+        """A worker: take a job, fetch it, queue what the frontier says; until it takes None.
+        Its connection outlives a fetch in keep-alive mode and is closed at the end."""
+        conn = Connection(self.frontier, self.counting, self.connect)
+        jobs = self.jobs
+        try:
+            while (job := jobs.get()) is not None:
+                try:
+                    if not self.failures:  # after a failure, drain the queue so join() returns
+                        self.crawl_one(job, conn)
+                except BaseException as exc:
+                    self.failures.append(exc)
+                finally:
+                    jobs.task_done()
+            jobs.task_done()
+        finally:
+            conn.close()
+
+    def crawl_one(self, job: Job, conn: Connection) -> None:
+        frontier = self.frontier
+        started = time.perf_counter()
+        try:
+            response = fetch(job, frontier, conn)
+        except FetchError as exc:
+            with self.lock:
+                new_jobs = frontier.on_error(job, exc.kind, time.perf_counter() - started)
+        else:
+            with self.lock:
+                new_jobs = frontier.on_response(job, response, time.perf_counter() - started)
+        for new_job in new_jobs:
+            self.jobs.put(new_job)
+
+    def stop(self, workers: int) -> None:
+        """Once the queue is joined: one None per worker."""
+        for _ in range(workers):
+            self.jobs.put(None)
+
+    def raise_failure(self) -> None:
+        if self.failures:
+            raise self.failures[0]
