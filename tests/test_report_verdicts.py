@@ -251,6 +251,13 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         v.CONTRADICTED,
     ),
     ("C2", document({"idle": {"thread": idle_kind(16 * KIB)}}), v.NOT_MEASURABLE),
+    # A stackful greenlet is listed, not judged; alone it decides nothing.
+    (
+        "C2",
+        document({"idle": {"asyncio-task": idle_kind(1.1 * KIB), "greenlet": idle_kind(8 * KIB)}}),
+        v.REPRODUCED,
+    ),
+    ("C2", document({"idle": {"greenlet": idle_kind(8 * KIB)}}), v.NOT_MEASURABLE),
     # C3: a machine limit below 100,000 threads
     ("C3", threads_stopped(22_000, "vm.max_map_count"), v.REPRODUCED),
     ("C3", threads_stopped(30_000, "pid-reserve"), v.REPRODUCED),
