@@ -7,7 +7,8 @@ import dataclasses
 import ipaddress
 import socket
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 from c10k.system import raise_open_files_limit
 from server.app import Delivery, SiteHandler, Stats, listen_backlog
@@ -23,6 +24,7 @@ from server.specs import (
 )
 
 PROG = "c10k serve"
+T = TypeVar("T")
 DEFAULT_HOST = "127.0.0.1"
 MAX_LISTEN = 256  # addresses in --listen: every worker holds a listening socket on each
 # Site ratios settable with --ratio NAME=VALUE (faults have their own option).
@@ -33,13 +35,15 @@ class UsageError(Exception):
     """A bad option; reported as one line, exit code 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class UsageParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors raise UsageError (one line, exit 2)."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = UsageParser(
         prog=PROG,
         description=(
             "Serve the deterministic test site. The root URL (e.g. http://127.0.0.1:43127/) "
@@ -82,6 +86,12 @@ def _add_network_options(net: argparse._ArgumentGroup) -> None:
         help="processes sharing the port (SO_REUSEPORT); each holds at most about as many "
         "connections as its open-file limit (20,000 on the development machine), so 100,000 "
         "connections need 5 or more",
+    )
+    net.add_argument(
+        "--agent",
+        action="store_true",
+        help="run instead a control endpoint that starts site servers on request, for "
+        "`c10k bench --server` on another host (`c10k serve --agent --help`)",
     )
     net.add_argument(
         "--loop",
@@ -323,17 +333,29 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of `c10k serve ARGS` and `python -m server ARGS`; returns the exit code."""
     if argv is None:
         argv = sys.argv[1:]
+    if "--agent" in argv:
+        from server import agent
+
+        return _command(agent.PROG, agent.parse_agent_options, agent.run_agent, argv)
+    return _command(PROG, parse_options, run, argv)
+
+
+def _command(
+    prog: str, parse: Callable[[list[str]], T], serve: Callable[[T], None], argv: list[str]
+) -> int:
+    """Parse, then serve until a signal: a bad option is one line and exit 2, a server that
+    cannot start one line and exit 1."""
     try:
-        opts = parse_options(argv)
+        opts = parse(argv)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0
     try:
-        run(opts)
+        serve(opts)
     except (ServeError, OSError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # a Ctrl-C before the loop took over the signal
         return 0
