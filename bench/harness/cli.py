@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
@@ -27,7 +28,7 @@ from bench.harness.processes import listed_models, terminate_all
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
 from bench.harness.results import ResultsStore, new_document
-from bench.harness.site import Server, ServerError
+from bench.harness.site import RemoteServer, Server, ServerError, SiteClient, agent_state
 from bench.harness.summary import summary_table
 from c10k import catalog, probes
 from c10k.system import raise_open_files_limit
@@ -77,6 +78,12 @@ def parser() -> argparse.ArgumentParser:
         default="on",
         help="on (default): the server and the harness on one half of the CPUs, the crawler on "
         "the other (sched_setaffinity); off: every process on every CPU",
+    )
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        help="start each test site through the agent at URL (`c10k serve --agent` on another "
+        "host, docs/two-hosts.md) instead of here; the crawler may then use every local CPU",
     )
     p.add_argument(
         "--dry-run",
@@ -193,11 +200,12 @@ def execute(
     store: ResultsStore,
     skip: dict[str, str],
     pinning: Pinning,
+    agent: str | None = None,
 ) -> None:
-    """Run the plan in order; one server per distinct site; results saved after every run;
-    each side on its CPUs when pinned."""
+    """Run the plan in order; one server per distinct site (here, or through the agent at
+    `agent`); results saved after every run; each side on its CPUs when pinned."""
     progress = Progress(plan, sys.stderr)
-    server: Server | None = None
+    server: SiteClient | None = None
     server_key = -1
     server_error: str | None = None
     cpus = pinning.sets
@@ -209,7 +217,11 @@ def execute(
                     server.stop()
                 server, server_key, server_error = None, run.server_key, None
                 if any(r.server_key == server_key and r.model not in skip for r in plan[index:]):
-                    server = Server(run.point.server, pinning.server)
+                    server = (
+                        RemoteServer(agent, run.point.server)
+                        if agent
+                        else Server(run.point.server, pinning.server)
+                    )
                     try:
                         server.start()
                     except (ServerError, OSError, ValueError) as exc:  # start() stopped it
@@ -249,7 +261,13 @@ def main(argv: list[str] | None = None) -> int:
         print(describe_plan(profile, plan))
         return 0
     sys.stderr.write(describe_plan(profile, plan) + "\n")
-    pinning = plan_pinning(args.pin)
+    remote = None
+    if args.server is not None:
+        try:
+            remote = remote_server(args.server)
+        except ValueError as exc:
+            parser().exit(2, f"c10k bench: error: {exc}\n")
+    pinning = plan_pinning(args.pin, remote=remote is not None)
     sys.stderr.write(pinning_line(pinning) + "\n")
     skip = missing_models(args.models)
     raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
@@ -265,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
             "definition": profile.definition(),
         },
         command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
-        environment=probes.environment() | {"pinning": pinning.as_dict()},
+        environment=probes.environment()
+        | {
+            "pinning": pinning.as_dict(),
+            "server": remote or {"remote": False, "agent": None, "host": None},
+        },
         plan=[
             {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
             for r in plan
@@ -276,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
         with this_thread_on(pinning.server):
-            execute(profile, plan, store, skip, pinning)
+            execute(profile, plan, store, skip, pinning, args.server)
     except KeyboardInterrupt:
         stopped = terminate_all()
         sys.stderr.write(
@@ -293,6 +315,27 @@ def main(argv: list[str] | None = None) -> int:
     if code == 0 and args.check:
         code = check_runs(store.document)
     return code
+
+
+def remote_server(url: str) -> dict[str, Any]:
+    """environment.server for `--server URL`: where the agent is and what it says of itself;
+    ValueError (one line) when URL is no http URL or no agent answers there."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname or parts.port is None:
+        raise ValueError(
+            f"--server must be an agent's URL such as http://10.0.0.2:8700/, got {url!r}"
+        )
+    try:
+        state = agent_state(url)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"no `c10k serve --agent` answers at {url}: {exc}") from None
+    return {
+        "remote": True,
+        "agent": url,
+        "host": state.get("host"),
+        "max_servers": state.get("max_servers"),
+        "idle_timeout_s": state.get("idle_timeout_s"),
+    }
 
 
 def pinning_line(pinning: Pinning) -> str:

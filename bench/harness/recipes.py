@@ -27,7 +27,7 @@ from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
 from bench.harness.results import utc_now
 from bench.harness.sampler import Sampler
-from bench.harness.site import Server
+from bench.harness.site import SiteClient
 from c10k import catalog, probes
 
 EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
@@ -42,10 +42,14 @@ def crawl_argv(
     max_tries: int | None = None,
     keep_alive: bool = False,
     mark_crawl: bool = False,
+    remote: bool = False,
 ) -> list[str]:
     """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N]
-    [--keep-alive] [--mark-crawl] --json`."""
+    [--keep-alive] [--mark-crawl] [--allow-non-loopback] --json` (the last for a remote
+    server, which is on another host's address)."""
     argv = python_command("crawl", root, "--model", model, "--concurrency", str(concurrency))
+    if remote:
+        argv.append("--allow-non-loopback")
     if keep_alive:
         argv.append("--keep-alive")
     if timeout_s is not None:
@@ -90,7 +94,7 @@ def base_record(run: PlannedRun) -> dict[str, Any]:
 
 
 def run_crawl(
-    run: PlannedRun, server: Server, sample_interval: float, cpus: CpuSets | None = None
+    run: PlannedRun, server: SiteClient, sample_interval: float, cpus: CpuSets | None = None
 ) -> dict[str, Any]:
     """One crawler process against a running server: sampled, verified, summarised; the
     crawler on cpus.crawler when pinned."""
@@ -106,6 +110,7 @@ def run_crawl(
         timeout_s=point.timeout_s,
         max_tries=point.max_tries,
         keep_alive=run.keep_alive,
+        remote=server.remote,
     )
     record["argv"] = argv[1:]
     finished, sampler = _sampled_run(
@@ -130,6 +135,11 @@ def run_crawl(
     record["busy"] = _busy(crawl, sampler, record["pinning"], point.server.workers)
     # Throttled by the server: the same figure as the CPU-bound side, so the two never differ.
     record["server"]["saturated"] = bool(record["busy"] and record["busy"]["server"] >= BUSY_SHARE)
+    if server.remote:
+        # No server process here: its CPU comes only from its /__stats__ (since the reset);
+        # per-process cores and the busy share are unknown, and so is saturation.
+        record["server"].update(remote=True, cpu_cores=None, saturated=None)
+        record["server"]["cpu_s"] = stats.get("cpu_seconds") if isinstance(stats, dict) else None
     if sampler:
         record["samples"] = sampler.columns
         if point.check_peak:  # a plateau exists only where all C connections open at once
@@ -159,7 +169,7 @@ def run_crawl(
     return record
 
 
-def run_counted(run: PlannedRun, server: Server, cpus: CpuSets | None = None) -> dict[str, Any]:
+def run_counted(run: PlannedRun, server: SiteClient, cpus: CpuSets | None = None) -> dict[str, Any]:
     """One crawl under callgrind, cut at its marks: instructions per page, verified; on
     cpus.crawler when pinned.
 
@@ -184,6 +194,7 @@ def run_counted(run: PlannedRun, server: Server, cpus: CpuSets | None = None) ->
                 run.point.concurrency,
                 keep_alive=run.keep_alive,
                 mark_crawl=True,
+                remote=server.remote,
             )
         out_file = Path(tmp) / "callgrind.out"
         record["argv"] = argv[1:]
@@ -218,7 +229,7 @@ def run_counted(run: PlannedRun, server: Server, cpus: CpuSets | None = None) ->
 
 
 def recorded_replay(
-    server: Server, workdir: Path, timeout: float, cpus: Collection[int] | None = None
+    server: SiteClient, workdir: Path, timeout: float, cpus: Collection[int] | None = None
 ) -> tuple[list[str], Finished | None]:
     """Record the site's responses into workdir; the replay's argv, or how recording failed."""
     urls, recording = workdir / "urls.json", workdir / "site.rec"
@@ -289,7 +300,7 @@ def _run_reporting_program(
     return record
 
 
-def _ended(finished: Finished, cpus: CpuSets | None, server: Server | None) -> dict[str, Any]:
+def _ended(finished: Finished, cpus: CpuSets | None, server: SiteClient | None) -> dict[str, Any]:
     """How a run's process ended, the CPUs each side ran on (read back from the OS) and what
     the harness spent meanwhile."""
     return {
