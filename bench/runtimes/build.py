@@ -296,7 +296,8 @@ class Fetcher:
         if wanted is not None:
             if not url_exists(pool_url(self.mirror, f"{PACKAGE}_{wanted}.dsc")):
                 raise BuildFailed(f"fetch: the pool has no {PACKAGE}_{wanted}.dsc ({self.mirror})")
-            version, why = wanted, f"--version {wanted}, not in the {self.suite} index"
+            elsewhere = "apt-get could not fetch it" if wanted in known else "not in the index"
+            version, why = wanted, f"--version {wanted}: {elsewhere}"
         else:
             version, missing = pool_candidates(
                 known, lambda name: url_exists(pool_url(self.mirror, name))
