@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -83,12 +85,16 @@ def test_bad_input_is_one_line_and_exit_2(
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
+# The fake build is this interpreter: its tag must match its GIL, or the check refuses it.
+TAG = "3.14t" if sysconfig.get_config_var("Py_GIL_DISABLED") else "3.14"
+
+
 def fake_cpython(tree: Path, install_fails: bool = False) -> None:
-    """A configure that writes a Makefile whose install links python3.14 to this interpreter."""
+    """A configure that writes a Makefile whose install links python<TAG> to this interpreter."""
     tree.mkdir(parents=True)
     install = [
         "mkdir -p $(DESTDIR)$(PREFIX)/bin",
-        f"ln -s {sys.executable} $(DESTDIR)$(PREFIX)/bin/python3.14",
+        f"ln -s {sys.executable} $(DESTDIR)$(PREFIX)/bin/python{TAG}",
     ]
     if install_fails:
         install.append("false")
@@ -108,50 +114,48 @@ def fake_source(tmp_path: Path) -> Source:
 
 def test_a_build_lands_whole_with_its_record_and_then_counts_as_built(tmp_path: Path) -> None:
     layout = Layout(tmp_path / "cache")
-    flags = build.configure_flags(layout.prefix("3.14"), "3.14", optimizations=False)
+    flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
     fake_cpython(tmp_path / "src")
-    assert not build.usable_build(layout, "3.14", flags, None)
+    assert not build.usable_build(layout, TAG, flags, None)
     record = build.build_one(
-        "3.14", tmp_path / "src", fake_source(tmp_path), layout, flags, 1, Progress()
+        TAG, tmp_path / "src", fake_source(tmp_path), layout, flags, 1, Progress()
     )
-    on_disk = json.loads((layout.prefix("3.14") / build.RECORD).read_text())
+    on_disk = json.loads((layout.prefix(TAG) / build.RECORD).read_text())
     assert on_disk == record
     assert on_disk["debian_version"] == "3.14.7-4"
     assert on_disk["configure_flags"] == flags
     assert on_disk["sys_version"] == sys.version
-    assert build.usable_build(layout, "3.14", flags, None)
-    assert build.usable_build(layout, "3.14", flags, "3.14.7-4")
-    assert not build.usable_build(layout, "3.14", flags, "3.14.6-1")
-    other_flags = build.configure_flags(layout.prefix("3.14"), "3.14", optimizations=True)
-    assert not build.usable_build(layout, "3.14", other_flags, None)
+    assert build.usable_build(layout, TAG, flags, None)
+    assert build.usable_build(layout, TAG, flags, "3.14.7-4")
+    assert not build.usable_build(layout, TAG, flags, "3.14.6-1")
+    other_flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=True)
+    assert not build.usable_build(layout, TAG, other_flags, None)
     # Only the install is left: no stage, no build tree.
     assert sorted(p.name for p in layout.work.iterdir()) == ["logs"]
 
 
 def test_a_failed_install_leaves_the_previous_install_alone(tmp_path: Path) -> None:
     layout = Layout(tmp_path / "cache")
-    flags = build.configure_flags(layout.prefix("3.14"), "3.14", optimizations=False)
+    flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
     fake_cpython(tmp_path / "good")
-    build.build_one("3.14", tmp_path / "good", fake_source(tmp_path), layout, flags, 1, Progress())
-    before = (layout.prefix("3.14") / build.RECORD).read_text()
+    build.build_one(TAG, tmp_path / "good", fake_source(tmp_path), layout, flags, 1, Progress())
+    before = (layout.prefix(TAG) / build.RECORD).read_text()
     fake_cpython(tmp_path / "bad", install_fails=True)
-    with pytest.raises(build.BuildFailed, match=r"3\.14 install failed .*3\.14\.log"):
-        build.build_one(
-            "3.14", tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress()
-        )
-    assert (layout.prefix("3.14") / build.RECORD).read_text() == before
-    assert build.usable_build(layout, "3.14", flags, None)
+    with pytest.raises(
+        build.BuildFailed, match=f"{re.escape(TAG)} install failed .*{re.escape(TAG)}"
+    ):
+        build.build_one(TAG, tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress())
+    assert (layout.prefix(TAG) / build.RECORD).read_text() == before
+    assert build.usable_build(layout, TAG, flags, None)
 
 
 def test_a_failed_first_build_leaves_no_prefix(tmp_path: Path) -> None:
     layout = Layout(tmp_path / "cache")
-    flags = build.configure_flags(layout.prefix("3.14"), "3.14", optimizations=False)
+    flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
     fake_cpython(tmp_path / "bad", install_fails=True)
     with pytest.raises(build.BuildFailed):
-        build.build_one(
-            "3.14", tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress()
-        )
-    assert not layout.prefix("3.14").exists()
+        build.build_one(TAG, tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress())
+    assert not layout.prefix(TAG).exists()
 
 
 @pytest.mark.skipif(shutil.which("apt-get") is None, reason="needs apt-get (Debian)")
