@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import platform
 import signal
-import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,14 +24,20 @@ from bench.harness.plan import (
     estimate_by_scenario,
     plan_estimate_s,
 )
-from bench.harness.processes import listed_models, terminate_all
+from bench.harness.processes import missing_models, terminate_all
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
-from bench.harness.results import ResultsStore, new_document
+from bench.harness.results import ResultsStore, new_document, write_atomic
+from bench.harness.runtimes import RUNTIMES_JSON, RUNTIMES_MD, compare_runtimes, runtime_outcome
 from bench.harness.site import Server, ServerError
 from bench.harness.summary import summary_table
+from bench.runtimes.discover import NoSuchRuntime, Runtime, resolve
+from bench.runtimes.venvs import PrepareFailed, prepare
 from c10k import catalog, probes
 from c10k.system import raise_open_files_limit
+
+# The checkout each runtime's venv installs (editable): the one this harness runs from.
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
@@ -83,31 +90,27 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the plan and its expected duration, run nothing",
     )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--python",
+        metavar="SPEC",
+        help="run every crawler, idle program and CPU loop under this interpreter, in a venv "
+        "of its own with the project (a tag from `c10k runtimes`: 3.12, 3.14t; a version: "
+        "3.11.7; or a path); the harness stays on its own",
+    )
+    which.add_argument(
+        "--pythons",
+        metavar="A,B,...",
+        type=lambda t: [n.strip() for n in t.split(",") if n.strip()],
+        help="run the profile once per interpreter, one after the other, into OUT/<tag>/, "
+        "then their key figures side by side in OUT/runtimes.json and OUT/runtimes.md",
+    )
     p.add_argument(
         "--check",
         action="store_true",
         help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
     )
     return p
-
-
-def missing_models(models: Sequence[str]) -> dict[str, str]:
-    """Models whose dependencies are missing, asked of `c10k models --json` (no import here)."""
-    try:
-        rows = listed_models()
-    except (subprocess.SubprocessError, OSError, ValueError) as exc:
-        return {m: f"`c10k models` failed: {exc}" for m in models}
-    known = {row["name"]: row["missing"] for row in rows}
-    problems = {}
-    for model in models:
-        if model not in known:
-            problems[model] = "not listed by `c10k models`"
-        elif peer := catalog.PEERS.get(model):
-            if known[model]:
-                problems[model] = peer.install_hint()
-        elif known[model]:
-            problems[model] = "missing " + ", ".join(known[model])
-    return problems
 
 
 def describe_plan(profile: Profile, plan: list[PlannedRun]) -> str:
@@ -193,9 +196,14 @@ def execute(
     store: ResultsStore,
     skip: dict[str, str],
     pinning: Pinning,
+    runtime: dict[str, Any] | None = None,
 ) -> None:
-    """Run the plan in order; one server per distinct site; results saved after every run;
-    each side on its CPUs when pinned."""
+    """Run the plan in order, every crawler and program under the runtime's interpreter
+    (this one when None); one server per distinct site; results saved after
+    every run; each side on its CPUs when pinned."""
+    runtime = runtime or harness_runtime()
+    python = runtime["executable"]
+    per_run = {k: runtime[k] for k in ("tag", "version", "gil_disabled", "executable")}
     progress = Progress(plan, sys.stderr)
     server: Server | None = None
     server_key = -1
@@ -217,16 +225,17 @@ def execute(
             if run.model in skip:
                 record = _skipped(run, skip[run.model])
             elif run.idle is not None:
-                record = run_idle(run, cpus)
+                record = run_idle(run, cpus, python)
             elif run.loop:
-                record = run_loop(run, cpus)
+                record = run_loop(run, cpus, python)
             elif server is None:
                 record = _skipped(run, server_error or "no server")
                 record["status"] = "server-error"
             elif run.counted:
-                record = run_counted(run, server, cpus)
+                record = run_counted(run, server, cpus, python)
             else:
-                record = run_crawl(run, server, profile.sample_interval_s, cpus)
+                record = run_crawl(run, server, profile.sample_interval_s, cpus, python)
+            record["runtime"] = per_run
             store.add_run(record)
             store.set_derived(derive_document(store.document))
             progress.finished(run, record["status"])
@@ -240,6 +249,26 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def harness_runtime() -> dict[str, Any]:
+    """The runtime record of a run without --python: the harness's own interpreter."""
+    gil_disabled = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    return {
+        "tag": f"{sys.version_info[0]}.{sys.version_info[1]}{'t' if gil_disabled else ''}",
+        "version": platform.python_version(),
+        "gil_disabled": gil_disabled,
+        "executable": sys.executable,
+        "origin": "harness",
+        "build": " ".join(sys.version.split()[1:]),
+        "dependencies": None,
+        "unavailable_models": {},
+    }
+
+
+def _stderr_line(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     profile = PROFILE_TABLE[args.profile]
@@ -248,10 +277,47 @@ def main(argv: list[str] | None = None) -> int:
         print(plan_table(plan))
         print(describe_plan(profile, plan))
         return 0
+    command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
+    specs = args.pythons or ([args.python] if args.python else [])
+    try:
+        chosen = [resolve(spec) for spec in specs]
+    except NoSuchRuntime as exc:
+        sys.stderr.write(f"c10k bench: error: {exc}\n")
+        return 2
+    if args.pythons is not None:
+        return run_each_runtime(args, profile, plan, chosen, command)
+    runtime = None
+    if chosen:
+        try:
+            runtime = prepare(chosen[0], PROJECT_DIR, _stderr_line).as_dict()
+        except PrepareFailed as exc:
+            sys.stderr.write(f"c10k bench: error: {exc}\n")
+            return 1
+    code, _ = run_profile(args, profile, plan, args.out, runtime, command)
+    return code
+
+
+def run_profile(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    out: Path,
+    runtime: dict[str, Any] | None,
+    command: list[str],
+) -> tuple[int, dict[str, Any]]:
+    """The profile's runs into out/results.json, under the runtime (None: the harness's
+    own interpreter); the exit code and the results document."""
+    runtime = runtime or harness_runtime()
     sys.stderr.write(describe_plan(profile, plan) + "\n")
+    sys.stderr.write(
+        f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
+    )
     pinning = plan_pinning(args.pin)
     sys.stderr.write(pinning_line(pinning) + "\n")
-    skip = missing_models(args.models)
+    skip = missing_models(args.models, runtime["executable"])
+    for model, reason in runtime["unavailable_models"].items():
+        if model in skip:
+            skip[model] = f"unavailable on {runtime['tag']}: {reason}"
     raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     document = new_document(
@@ -264,19 +330,20 @@ def main(argv: list[str] | None = None) -> int:
             "estimate_s": plan_estimate_s(plan),
             "definition": profile.definition(),
         },
-        command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
+        command=command,
         environment=probes.environment() | {"pinning": pinning.as_dict()},
         plan=[
             {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
             for r in plan
         ],
     )
-    store = ResultsStore(args.out, document)
+    document["runtime"] = runtime
+    store = ResultsStore(out, document)
     status, code = "complete", 0
     try:
         # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
         with this_thread_on(pinning.server):
-            execute(profile, plan, store, skip, pinning)
+            execute(profile, plan, store, skip, pinning, runtime)
     except KeyboardInterrupt:
         stopped = terminate_all()
         sys.stderr.write(
@@ -292,6 +359,42 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nresults: {store.path}")
     if code == 0 and args.check:
         code = check_runs(store.document)
+    return code, store.document
+
+
+def run_each_runtime(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    chosen: list[Runtime],
+    command: list[str],
+) -> int:
+    """--pythons: the profile once per runtime into OUT/<tag>/, then the side-by-side table
+    (OUT/runtimes.json, OUT/runtimes.md), rewritten after each runtime so that a failure or
+    Ctrl-C half-way keeps what the others measured."""
+    from bench.report.runtimes import runtimes_markdown  # rendering, only for --pythons
+
+    outcomes: list[dict[str, Any]] = []
+    code = 0
+    for n, runtime in enumerate(chosen, 1):
+        _stderr_line(f"c10k bench: runtime {n}/{len(chosen)}: {runtime.tag} ({runtime.executable})")
+        out = args.out / runtime.tag
+        try:
+            prepared = prepare(runtime, PROJECT_DIR, _stderr_line).as_dict()
+        except PrepareFailed as exc:
+            _stderr_line(f"c10k bench: {exc}; going on with the next runtime")
+            outcomes.append(runtime_outcome(runtime.as_dict(), out, None, str(exc)))
+            code = code or 1
+        else:
+            run_code, document = run_profile(args, profile, plan, out, prepared, command)
+            outcomes.append(runtime_outcome(prepared, out, document, None))
+            code = code or run_code
+        side_by_side = compare_runtimes(outcomes, [r.tag for r in chosen])
+        write_atomic(args.out / RUNTIMES_JSON, side_by_side)
+        (args.out / RUNTIMES_MD).write_text(runtimes_markdown(side_by_side))
+        if code == 130:
+            break
+    print(f"\nruntimes side by side: {args.out / RUNTIMES_MD}")
     return code
 
 

@@ -133,18 +133,21 @@ def candidates(
 def find_runtimes(
     root: Path | None = None, path: Sequence[str] | None = None, cache: Path | None = None
 ) -> list[Runtime]:
-    """Every interpreter found, once per real executable, old ones included (`supported`
+    """Every interpreter found, once per file, old ones included (`supported`
     says which the project runs on). Defaults: pyenv's root, $PATH and cache_dir()."""
     root = pyenv_root() if root is None else root
     path = os.environ.get("PATH", "").split(os.pathsep) if path is None else path
     cache = cache_dir() if cache is None else cache
-    seen: set[Path] = set()
+    seen: set[tuple[int, int]] = set()
     found: list[Runtime] = []
     for executable, origin in candidates(root, path, cache):
-        real = executable.resolve()
-        if real in seen or not os.access(executable, os.X_OK):
+        try:
+            info = executable.stat()  # one file by any name: symlinks and hard links
+        except OSError:
             continue
-        seen.add(real)
+        if (info.st_dev, info.st_ino) in seen or not os.access(executable, os.X_OK):
+            continue
+        seen.add((info.st_dev, info.st_ino))
         runtime = probe(executable, origin)
         if runtime is not None:
             found.append(runtime)
