@@ -52,6 +52,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A checkout whose dependencies are a wheel, a package built from its source and one
     whose build fails."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)  # `python -m c10k.cli` finds the fake checkout's, not ours
     wheeled = package(tmp_path / "wheeled", "wheeled")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp_path, wheeled],
