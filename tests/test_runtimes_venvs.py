@@ -52,7 +52,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A checkout whose dependencies are a wheel, a package built from its source and one
     whose build fails."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.chdir(tmp_path)  # `python -m c10k.cli` finds the fake checkout's, not ours
+    # `python -m c10k.cli` puts the working directory first: an empty one, so that it finds
+    # the fake checkout's c10k, not ours, and no package directory made below.
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
     wheeled = package(tmp_path / "wheeled", "wheeled")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp_path, wheeled],
