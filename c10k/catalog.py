@@ -352,6 +352,14 @@ REALISTIC = Scenario(
     "a deep site with lognormal latency, a bandwidth limit and faults; and a documentation "
     "site (the docs preset: 50-200 KB pages, 300 links a page)",
 )
+MANY_LINKS_KEEP_ALIVE = Scenario(
+    "many-links-keep-alive",
+    ("C8",),
+    "the few-active site with hundreds of links a page, one persistent connection per "
+    "worker: the crawler's CPU (parsing, links, frontier) limits, not the server's, so the "
+    "GIL binds the threads model",
+    keep_alive=True,
+)
 INSTRUCTIONS = Scenario(
     "instructions",
     ("C6", "C9"),
@@ -369,6 +377,7 @@ SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
         SLEEPY,
         SLEEPY_KEEP_ALIVE,
         REALISTIC,
+        MANY_LINKS_KEEP_ALIVE,
     )
 )
 SCENARIOS: dict[str, Scenario] = {
@@ -382,6 +391,7 @@ SCENARIOS: dict[str, Scenario] = {
         SLEEPY_KEEP_ALIVE,
         LATENCY_SWEEP,
         REALISTIC,
+        MANY_LINKS_KEEP_ALIVE,
         INSTRUCTIONS,
     )
 }

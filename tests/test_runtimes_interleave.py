@@ -12,6 +12,7 @@ import pytest
 
 from bench.harness import cli as bench_cli
 from bench.harness.plan import CrawlPoint, IdleSpec, PlannedRun, Profile, Scenario, build_plan
+from bench.harness.profiles import PROFILE_TABLE
 from bench.harness.recipes import base_record
 from bench.harness.site import ServeOptions
 from bench.runtimes.discover import Runtime
@@ -133,3 +134,9 @@ def test_a_runtime_whose_venv_fails_is_recorded_and_the_others_run(
     side = json.loads((tmp_path / "runtimes.json").read_text())
     failed = [r for r in side["runtimes"] if r["tag"] == "broken"]
     assert failed[0]["status"] == "failed" and "venv failed" in failed[0]["reason"]
+
+
+def test_the_free_threading_profile_is_unpinned_unless_asked() -> None:
+    assert bench_cli.parser().parse_args([]).pin is None  # main() takes the profile's
+    assert PROFILE_TABLE["free-threading"].pin == "off"
+    assert PROFILE_TABLE["default"].pin == "on"
