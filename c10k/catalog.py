@@ -224,10 +224,6 @@ UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
     (AIOHTTP, AIOHTTP_UVLOOP),
 )
-# Models a free-threaded CPython would bring (claim C8); none is built yet, so C8 reads
-# "not measurable here" until a results file holds one of these.
-FREE_THREADED_MODELS: tuple[str, ...] = ("threads-free-threaded", "threads-nogil")
-
 # -- idle kinds ---------------------------------------------------------------------------
 # Idle kinds borrow the colour of the model that parks work that way.
 THREAD = IdleKind(

@@ -7,13 +7,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.harness.overview import point_ratio
 from c10k import catalog
-from c10k.stats import recorded_interval, recorded_median
+from c10k.stats import Ratio, combined_ratio, recorded_interval, recorded_median
 
 SCHEMA = "c10k-bench-runtimes/1"
 RUNTIMES_JSON, RUNTIMES_MD = "runtimes.json", "runtimes.md"
 C10K = 10_000  # the sleepy point the C10K throughput is read at (else the largest there is)
 FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog.IDLE.name
+# C8's scenarios: the pages/s and CPU per page of each model, free-threaded over GIL.
+FREE_THREADING_SCENARIOS = (FEW_ACTIVE, catalog.MANY_LINKS_KEEP_ALIVE.name)
+RATIO_FIGURES = ("pages_per_s", "cpu_us_per_page")
 Cell = dict[str, Any]  # {"value", "ci95", "at"} or {"value": None, "missing": why}
 
 
@@ -99,6 +103,26 @@ FIGURES: dict[str, tuple[str, str, bool, Callable[[dict[str, Any]], dict[str, Ce
 }
 
 
+def gil_at_end(document: dict[str, Any]) -> dict[str, Any]:
+    """Per scenario and model, whether the GIL was enabled at the end of each crawl that ran
+    (its crawl JSON's python.gil_enabled): how many crawls, how many with it off, and the
+    ids of the runs with it on or not reported."""
+    found: dict[str, Any] = {}
+    for run in document.get("runs") or []:
+        if not run.get("crawl"):
+            continue
+        entry = found.setdefault(run["scenario"], {}).setdefault(
+            run["model"], {"crawls": 0, "gil_disabled": 0, "gil_enabled": [], "unknown": []}
+        )
+        on = (run["crawl"].get("python") or {}).get("gil_enabled")
+        entry["crawls"] += 1
+        if on is False:
+            entry["gil_disabled"] += 1
+        else:
+            entry["gil_enabled" if on else "unknown"].append(run["id"])
+    return found
+
+
 def runtime_outcome(
     runtime: dict[str, Any], out: Path, document: dict[str, Any] | None, failure: str | None
 ) -> dict[str, Any]:
@@ -119,7 +143,10 @@ def runtime_outcome(
         "reason": None,
         "results": str(out / "results.json"),
         "models": (document.get("profile") or {}).get("models") or [],
+        "gil_at_end": gil_at_end(document),
         "figures": figures,
+        # What the free-threading comparison pairs by round (not written to runtimes.json).
+        "points": {s: _crawl_points(derived, s) for s in FREE_THREADING_SCENARIOS},
     }
 
 
@@ -168,7 +195,88 @@ def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) ->
     return {
         "schema": SCHEMA,
         "tags": list(tags),
-        "runtimes": [{k: v for k, v in o.items() if k != "figures"} for o in outcomes],
+        "runtimes": [
+            {k: v for k, v in o.items() if k not in ("figures", "points")} for o in outcomes
+        ],
         "not_run": [tag for tag in tags if tag not in by_tag],
         "figures": figures,
+        "free_threading": free_threading(outcomes),
     }
+
+
+# -- C8: a free-threaded build beside the GIL build of the same version ---------------------
+
+
+def _listed(ratio: Ratio | None) -> tuple[float | None, list[float] | None]:
+    if ratio is None:
+        return None, None
+    interval = ratio.interval()
+    return ratio.value, (interval.as_list() if interval else None)
+
+
+def ratio_over_runtimes(
+    mine: list[dict[str, Any]], theirs: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Per shared concurrency, mine over theirs for pages/s and CPU per page, paired by round
+    (rep k of both ran back to back); over the points, the geometric mean of each with its
+    95% interval (none when a point has a single round). None when no point is shared."""
+    by_c = {int(p["concurrency"]): p for p in theirs}
+    points: list[dict[str, Any]] = []
+    kept: dict[str, list[Ratio]] = {figure: [] for figure in RATIO_FIGURES}
+    for point in sorted(mine, key=lambda p: p["concurrency"]):
+        other = by_c.get(int(point["concurrency"]))
+        if other is None:
+            continue
+        row: dict[str, Any] = {"concurrency": int(point["concurrency"])}
+        for figure in RATIO_FIGURES:
+            ratio = point_ratio(point, other, figure)
+            row[figure], row[f"{figure}_ci95"] = _listed(ratio)
+            row[f"{figure}_rounds"] = ratio.n if ratio else 0
+            if ratio is not None:
+                kept[figure].append(ratio)
+        points.append(row)
+    if not points:
+        return None
+    found: dict[str, Any] = {"points": points, "concurrencies": [p["concurrency"] for p in points]}
+    for figure, ratios in kept.items():
+        value, interval = combined_ratio(ratios) if ratios else (None, None)
+        found[figure] = value
+        found[f"{figure}_ci95"] = interval.as_list() if interval else None
+    return found
+
+
+def _idle_thread(outcome: dict[str, Any]) -> Cell | None:
+    return (outcome["figures"].get("idle_bytes_per_unit") or {}).get(catalog.THREAD.name)
+
+
+def free_threading_pair(gil: dict[str, Any], free: dict[str, Any]) -> dict[str, Any]:
+    """The free-threaded runtime over the GIL one: per model and scenario, pages/s and CPU
+    per page (ratio_over_runtimes); the idle thread's bytes on each; and whether the GIL
+    stayed off at the end of the free-threaded crawls."""
+    models: dict[str, Any] = {}
+    for scenario in FREE_THREADING_SCENARIOS:
+        theirs = gil["points"].get(scenario) or {}
+        for model, points in (free["points"].get(scenario) or {}).items():
+            if found := ratio_over_runtimes(points, theirs.get(model) or []):
+                models.setdefault(model, {})[scenario] = found
+    return {
+        "version": free["version"],
+        "gil": gil["tag"],
+        "free_threaded": free["tag"],
+        "models": {m: models[m] for m in catalog.model_order(list(models))},
+        "idle_thread_bytes": {"gil": _idle_thread(gil), "free_threaded": _idle_thread(free)},
+        "gil_at_end": free.get("gil_at_end"),
+    }
+
+
+def free_threading(outcomes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every pair of runtimes of the same version that differ only in the GIL (3.14 and
+    3.14t), both of which ran: the free-threaded one over the GIL one (free_threading_pair)."""
+    ran = [o for o in outcomes if o.get("status") != "failed" and "points" in o]
+    return [
+        free_threading_pair(gil, free)
+        for gil in ran
+        if not gil.get("gil_disabled")
+        for free in ran
+        if free.get("gil_disabled") and free.get("version") == gil.get("version")
+    ]

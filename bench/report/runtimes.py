@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.report.text import number, with_interval
+from bench.report.verdicts import c8_free_threading
 from c10k.stats import Interval, recorded_interval
 
 KIB = 1024.0
@@ -67,4 +68,82 @@ def runtimes_markdown(document: dict[str, Any]) -> str:
             for row, cells in figure["rows"].items()
         ]
         lines += _table(["", *tags], rows)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + free_threading_lines(document)) + "\n"
+
+
+def _times(found: dict[str, Any], key: str) -> str:
+    """A ratio with its 95% interval: '1.32x [1.20x, 1.45x]'."""
+    interval = recorded_interval(found.get(f"{key}_ci95"))
+    return with_interval(found.get(key), interval, lambda r: f"{r:.2f}x", "one round")
+
+
+def free_threading_lines(document: dict[str, Any]) -> list[str]:
+    """C8's verdict, then per free-threaded/GIL pair: per model and scenario the ratios over
+    the points and at each point, the idle thread on both, and the GIL at the crawls' end."""
+    c8 = c8_free_threading(document)
+    lines = ["", "## C8: without a GIL, threads would do even better", ""]
+    lines += _table(
+        ["claim", "measured", "conditions", "verdict", "rule"],
+        [[c8.claim, c8.measured, c8.conditions, f"**{c8.verdict}**", c8.rule]],
+    )
+    for pair in document.get("free_threading") or []:
+        free, gil = pair["free_threaded"], pair["gil"]
+        lines += [
+            "",
+            f"### {free} over {gil} (Python {pair['version']})",
+            "",
+            "Ratios of the free-threaded build's figure over the GIL build's, paired by round, "
+            "with 95% intervals; over the points, their geometric mean.",
+            "",
+        ]
+        rows = []
+        for model, scenarios in pair["models"].items():
+            for scenario, found in scenarios.items():
+                at = "; ".join(
+                    f"C {p['concurrency']}: {_times(p, 'pages_per_s')}" for p in found["points"]
+                )
+                rows.append(
+                    [
+                        model,
+                        scenario,
+                        _times(found, "pages_per_s"),
+                        _times(found, "cpu_us_per_page"),
+                        at,
+                    ]
+                )
+        lines += _table(
+            [
+                "model",
+                "scenario",
+                "pages/s (geo. mean)",
+                "CPU per page (geo. mean)",
+                "pages/s per point",
+            ],
+            rows,
+        )
+        idle = pair["idle_thread_bytes"]
+        shown = TITLES["idle_bytes_per_unit"][1]
+        lines += [
+            "",
+            f"The idle thread (RSS + kernel, KiB): {gil} {_cell(idle['gil'] or {}, shown)}, "
+            f"{free} {_cell(idle['free_threaded'] or {}, shown)}. Shown, not judged.",
+            "",
+            f"The GIL at the end of each crawl on {free} (`python.gil_enabled` in its crawl JSON):",
+            "",
+        ]
+        gil_rows = [
+            [
+                scenario,
+                model,
+                str(e["crawls"]),
+                str(e["gil_disabled"]),
+                ", ".join(e["gil_enabled"]) or "none",
+                ", ".join(e["unknown"]) or "none",
+            ]
+            for scenario, models in (pair.get("gil_at_end") or {}).items()
+            for model, e in models.items()
+        ]
+        lines += _table(
+            ["scenario", "model", "crawls", "GIL off", "GIL on", "not reported"], gil_rows
+        )
+    return lines
