@@ -77,6 +77,14 @@ def _times(found: dict[str, Any], key: str) -> str:
     return with_interval(found.get(key), interval, lambda r: f"{r:.2f}x", "one round")
 
 
+def _some(run_ids: list[str], shown: int = 3) -> str:
+    """How many runs, and the first few ids: 'none', or '12: a, b, c, ...'."""
+    if not run_ids:
+        return "none"
+    more = ", ..." if len(run_ids) > shown else ""
+    return f"{len(run_ids)}: {', '.join(run_ids[:shown])}{more}"
+
+
 def free_threading_lines(document: dict[str, Any]) -> list[str]:
     """C8's verdict, then per free-threaded/GIL pair: per model and scenario the ratios over
     the points and at each point, the idle thread on both, and the GIL at the crawls' end."""
@@ -137,8 +145,8 @@ def free_threading_lines(document: dict[str, Any]) -> list[str]:
                 model,
                 str(e["crawls"]),
                 str(e["gil_disabled"]),
-                ", ".join(e["gil_enabled"]) or "none",
-                ", ".join(e["unknown"]) or "none",
+                _some(e["gil_enabled"]),
+                _some(e["unknown"]),
             ]
             for scenario, models in (pair.get("gil_at_end") or {}).items()
             for model, e in models.items()
