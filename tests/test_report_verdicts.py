@@ -321,7 +321,8 @@ def test_rule_gives_the_expected_verdict(claim: str, doc: dict[str, Any], expect
 
 def test_every_verdict_of_every_claim_is_reachable() -> None:
     reached = {(claim, expected) for claim, _, expected in CASES}
-    for claim in [f"C{n}" for n in range(1, 10)]:
+    # C8 is judged beside the runtimes: test_runtimes_free_threading reaches each outcome.
+    for claim in [f"C{n}" for n in range(1, 10) if n != 8]:
         for outcome in (v.REPRODUCED, v.CONTRADICTED, v.NOT_MEASURABLE):
             assert (claim, outcome) in reached, (claim, outcome)
 
