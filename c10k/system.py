@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import resource
+import select
+import signal
+import subprocess
+import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     import asyncio
@@ -35,3 +39,24 @@ def uvloop_loop_factory() -> LoopFactory:
 
     factory: LoopFactory = uvloop.new_event_loop
     return factory
+
+
+def read_line(stream: IO[bytes], timeout: float) -> bytes:
+    """The next line of a child's pipe, or b"" when none comes within timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([stream], [], [], 0.1)
+        if ready:
+            return stream.readline()
+    return b""
+
+
+def stop_process(process: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM a child, then SIGKILL it if it has not exited after grace seconds; reaped."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -139,8 +139,12 @@ class Workers:
             with self.lock:
                 new_jobs = frontier.on_error(job, exc.kind, time.perf_counter() - started)
         else:
+            elapsed = time.perf_counter() - started
+            # The page is parsed before the lock is taken: without a GIL, threads parse in
+            # parallel, and the lock guards only the crawl's shared state.
+            urls = frontier.offered_urls(job, response)
             with self.lock:
-                new_jobs = frontier.on_response(job, response, time.perf_counter() - started)
+                new_jobs = frontier.on_response(job, response, elapsed, urls)
         for new_job in new_jobs:
             self.jobs.put(new_job)
 

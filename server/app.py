@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import ipaddress
 import itertools
 import json
 import multiprocessing
@@ -11,7 +12,7 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,17 +61,27 @@ class Stats:
     """Request counters in shared memory, so that every worker adds to the same numbers.
 
     Create it in the parent before forking the workers. One lock guards the counters:
-    peak_in_flight needs the sum over all workers at each arrival.
+    peak_in_flight needs the sum over all workers at each arrival. With `addresses` (the
+    server's --listen), requests are also counted per address they arrived on.
     """
 
     _FIELDS = ("requests", "in_flight", "peak_in_flight", "bytes_sent", "faults")
 
-    def __init__(self, workers: int = 1) -> None:
+    def __init__(
+        self, workers: int = 1, addresses: Sequence[str] | None = None, open_files: int = 0
+    ) -> None:
         ctx = multiprocessing.get_context("fork")
         self.workers = workers
+        self.addresses = list(addresses or [])
+        self.open_files = open_files
+        # Local addresses as the socket reports them, to their slot in _by_address.
+        self._address_slot = {
+            ipaddress.ip_address(a).compressed: i for i, a in enumerate(self.addresses)
+        }
         self._lock = ctx.Lock()
         self._counts: Any = ctx.RawArray("q", len(self._FIELDS))
         self._by_worker: Any = ctx.RawArray("q", workers)
+        self._by_address: Any = ctx.RawArray("q", max(1, len(self.addresses)))
         self._pids: Any = ctx.RawArray("q", workers)
         self._cpu_base: Any = ctx.RawArray("d", 1)
         self._index = 0  # this process's worker slot
@@ -81,7 +92,11 @@ class Stats:
         self._index = index
         self._pids[index] = pid
 
-    def begin(self) -> None:
+    def address_slot(self, local_address: str) -> int:
+        """The slot of the address a connection arrived on (0 if not a listed one)."""
+        return self._address_slot.get(local_address.partition("%")[0], 0)
+
+    def begin(self, address_slot: int = 0) -> None:
         counts = self._counts
         with self._lock:
             counts[0] += 1
@@ -89,6 +104,7 @@ class Stats:
             if counts[1] > counts[2]:
                 counts[2] = counts[1]
             self._by_worker[self._index] += 1
+            self._by_address[address_slot] += 1
 
     def fault(self) -> None:
         with self._lock:
@@ -120,8 +136,13 @@ class Stats:
         with self._lock:
             values = list(self._counts)
             by_worker = list(self._by_worker)
+            by_address = list(self._by_address)
         out: dict[str, Any] = dict(zip(self._FIELDS, values, strict=True))
         out["requests_by_worker"] = by_worker
+        if self.addresses:  # --listen: the doors to the site, each one's requests
+            out["addresses"] = self.addresses
+            out["requests_by_address"] = by_address
+            out["open_files_per_worker"] = self.open_files
         out["workers"] = self.workers
         out["pids"] = self.pids()
         out["cpu_seconds"] = round(self._cpu_seconds() - self._cpu_base[0], 3)
@@ -138,6 +159,8 @@ class Stats:
             counts[4] = 0
             for i in range(self.workers):
                 self._by_worker[i] = 0
+            for i in range(len(self._by_address)):
+                self._by_address[i] = 0
             self._cpu_base[0] = cpu
 
 
@@ -193,7 +216,7 @@ class SiteHandler:
         path = request.raw_path
         if path.startswith("/__"):
             return self._control(request, path)
-        self.stats.begin()
+        self.stats.begin(self._address_slot(request))
         sent = 0
         try:
             due = arrived + self._latency(path)
@@ -221,6 +244,13 @@ class SiteHandler:
             return resp
         finally:
             self.stats.end(sent)
+
+    def _address_slot(self, request: web.BaseRequest) -> int:
+        """Which --listen address the request came in on (0 when there is only one)."""
+        if len(self.stats.addresses) < 2 or request.transport is None:
+            return 0
+        local = request.transport.get_extra_info("sockname")
+        return self.stats.address_slot(str(local[0])) if local else 0
 
     def _latency(self, path: str) -> float:
         """This try's latency for path: the n-th try of a path draws the n-th delay."""
@@ -344,9 +374,13 @@ def _arrival(request: web.BaseRequest) -> float | None:
 
 
 async def start_server(
-    handler: SiteHandler, sock: socket.socket, *, shutdown_timeout: float = 1.0
+    handler: SiteHandler,
+    socks: socket.socket | Sequence[socket.socket],
+    *,
+    shutdown_timeout: float = 1.0,
 ) -> web.ServerRunner:
-    """Serve handler on an already listening socket; stop with `await runner.cleanup()`."""
+    """Serve handler on already listening sockets (one or several: every address of
+    --listen); stop with `await runner.cleanup()`."""
     # The low-level server: no router or middlewares, no access log, no TCP keepalive
     # (one connection per fetch), and a handler cancelled when its client goes away so
     # that in_flight drops when the connection does.
@@ -358,6 +392,6 @@ async def start_server(
     )
     runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=shutdown_timeout)
     await runner.setup()
-    site = web.SockSite(runner, sock, backlog=handler.delivery.backlog)
-    await site.start()
+    for sock in [socks] if isinstance(socks, socket.socket) else socks:
+        await web.SockSite(runner, sock, backlog=handler.delivery.backlog).start()
     return runner

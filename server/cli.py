@@ -7,11 +7,12 @@ import dataclasses
 import ipaddress
 import socket
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 from c10k.system import raise_open_files_limit
-from server.app import Delivery, SiteHandler, Stats, listen_backlog, make_listener
-from server.serve import ServeError, serve_here, serve_workers
+from server.app import Delivery, SiteHandler, Stats, listen_backlog
+from server.serve import ServeError, listen_all, serve_here, serve_workers
 from server.site import Site
 from server.site_params import FAULT_KINDS, PRESETS, SHAPES, SLOT_KINDS, SiteParams
 from server.specs import (
@@ -23,6 +24,9 @@ from server.specs import (
 )
 
 PROG = "c10k serve"
+T = TypeVar("T")
+DEFAULT_HOST = "127.0.0.1"
+MAX_LISTEN = 256  # addresses in --listen: every worker holds a listening socket on each
 # Site ratios settable with --ratio NAME=VALUE (faults have their own option).
 VARIETY = (*SLOT_KINDS, "fragment", "relative", "absolute", "odd_markup")
 
@@ -31,13 +35,15 @@ class UsageError(Exception):
     """A bad option; reported as one line, exit code 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class UsageParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors raise UsageError (one line, exit 2)."""
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = UsageParser(
         prog=PROG,
         description=(
             "Serve the deterministic test site. The root URL (e.g. http://127.0.0.1:43127/) "
@@ -58,15 +64,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_network_options(net: argparse._ArgumentGroup) -> None:
-    net.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    net.add_argument("--host", help=f"address to bind (default {DEFAULT_HOST})")
     net.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
+    net.add_argument(
+        "--listen",
+        metavar="ADDRS",
+        help="instead of --host: listen on several addresses, all on the same port, e.g. "
+        "127.0.0.1-127.0.0.8 or 127.0.0.1,::1 (IP literals, ranges of IPv4 addresses, "
+        f"at most {MAX_LISTEN}); the URLs name the first, the others are extra doors to the "
+        "same site (each gives a client its own 28,232 ephemeral ports); /__stats__ lists them",
+    )
     net.add_argument(
         "--allow-non-loopback",
         action="store_true",
-        help="allow --host to be an address that is not loopback",
+        help="allow --host (or a --listen address) to be an address that is not loopback",
     )
     net.add_argument(
-        "--workers", type=int, default=1, help="processes sharing the port (SO_REUSEPORT)"
+        "--workers",
+        type=int,
+        default=1,
+        help="processes sharing the port (SO_REUSEPORT); each holds at most about as many "
+        "connections as its open-file limit (20,000 on the development machine), so 100,000 "
+        "connections need 5 or more",
+    )
+    net.add_argument(
+        "--agent",
+        action="store_true",
+        help="run instead a control endpoint that starts site servers on request, for "
+        "`c10k bench --server` on another host (`c10k serve --agent --help`)",
     )
     net.add_argument(
         "--loop",
@@ -139,6 +164,13 @@ class Options:
     loop: str
     params: SiteParams
     delivery: Delivery
+    # --listen's addresses, host first; empty without --listen (only host is bound).
+    listen: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def addresses(self) -> list[str]:
+        """Every address to bind."""
+        return self.listen or [self.host]
 
 
 def parse_options(argv: list[str]) -> Options:
@@ -156,10 +188,49 @@ def parse_options(argv: list[str]) -> Options:
             raise ValueError(f"--port must be 0..65535, got {args.port}")
         if not 1 <= args.workers <= 64:
             raise ValueError(f"--workers must be 1..64, got {args.workers}")
-        check_host(args.host, args.allow_non_loopback)
+        listen: list[str] = []
+        if args.listen is not None:
+            if args.host is not None:
+                raise ValueError(
+                    "--host and --listen exclude each other: --listen's first "
+                    "address is the one the URLs name"
+                )
+            listen = parse_listen(args.listen)
+        host = listen[0] if listen else args.host or DEFAULT_HOST
+        for address in listen or [host]:
+            check_host(address, args.allow_non_loopback, "--listen" if listen else "--host")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return Options(args.host, args.port, args.workers, args.loop, params, delivery)
+    return Options(host, args.port, args.workers, args.loop, params, delivery, listen)
+
+
+def parse_listen(text: str) -> list[str]:
+    """`--listen` addresses in order: IP literals and IPv4 ranges FIRST-LAST, comma-separated;
+    raises ValueError on anything else, a repeated address or more than MAX_LISTEN."""
+    addresses: list[str] = []
+    for item in text.split(","):
+        item = item.strip()
+        first, dash, last = item.partition("-")
+        try:
+            start = ipaddress.ip_address(first.strip())
+            end = ipaddress.ip_address(last.strip()) if dash else start
+        except ValueError:
+            raise ValueError(
+                f"bad --listen item {item!r}: expected an IP address or an IPv4 range "
+                "such as 127.0.0.1-127.0.0.8"
+            ) from None
+        if dash and not (start.version == end.version == 4 and int(start) <= int(end)):
+            raise ValueError(f"bad --listen range {item!r}: two IPv4 addresses, low to high")
+        if int(end) - int(start) >= MAX_LISTEN:
+            raise ValueError(f"--listen range {item!r} has more than {MAX_LISTEN} addresses")
+        for number in range(int(start), int(end) + 1):
+            address = str(type(start)(number))
+            if address in addresses:
+                raise ValueError(f"--listen names {address} twice")
+            addresses.append(address)
+        if len(addresses) > MAX_LISTEN:
+            raise ValueError(f"--listen has more than {MAX_LISTEN} addresses")
+    return addresses
 
 
 def site_params(args: argparse.Namespace) -> SiteParams:
@@ -185,17 +256,17 @@ def site_params(args: argparse.Namespace) -> SiteParams:
     return SiteParams(**values)
 
 
-def check_host(host: str, allow_non_loopback: bool) -> None:
+def check_host(host: str, allow_non_loopback: bool, option: str = "--host") -> None:
     """Refuse an address that is not loopback unless explicitly allowed."""
     try:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise ValueError(f"cannot resolve --host {host!r}: {exc}") from None
+        raise ValueError(f"cannot resolve {option} {host!r}: {exc}") from None
     for info in infos:
         address = ipaddress.ip_address(str(info[4][0]).partition("%")[0])
         if not address.is_loopback and not allow_non_loopback:
             raise ValueError(
-                f"--host {host} is not a loopback address ({address}); "
+                f"{option} {host} is not a loopback address ({address}); "
                 "add --allow-non-loopback to serve it"
             )
 
@@ -208,9 +279,10 @@ def root_url(host: str, port: int) -> str:
 
 def run(opts: Options) -> None:
     """Build the site and serve it until a signal; raises ServeError or OSError."""
-    raise_open_files_limit()  # 10,000 connections need 10,000 descriptors
+    open_files = raise_open_files_limit()  # 10,000 connections need 10,000 descriptors
     site = Site(opts.params)
-    handler = SiteHandler(site, Stats(opts.workers), opts.delivery)
+    stats = Stats(opts.workers, opts.listen or None, open_files)
+    handler = SiteHandler(site, stats, opts.delivery)
     p = opts.params
     info = (
         f"{PROG}: {p.pages} pages ({p.shape}, {p.links} links, seed {p.seed}), "
@@ -221,23 +293,26 @@ def run(opts: Options) -> None:
     def ready(port: int) -> None:
         url = root_url(opts.host, port)
         print(url, flush=True)
-        print(f"{info}, serving {url}", file=sys.stderr, flush=True)
+        doors = ""
+        if opts.listen:
+            doors = (
+                f" on {len(opts.listen)} addresses ({opts.listen[0]}..{opts.listen[-1]}, "
+                f"/__stats__ lists them), at most ~{opts.workers * open_files:,} connections "
+                f"(open-file limit {open_files:,} per worker)"
+            )
+        print(f"{info}, serving {url}{doors}", file=sys.stderr, flush=True)
 
     if opts.workers == 1:
-        try:
-            sock = make_listener(
-                opts.host, opts.port, reuse_port=False, backlog=opts.delivery.backlog
-            )
-        except OSError as exc:
-            reason = exc.strerror or exc
-            raise ServeError(f"cannot listen on {opts.host}:{opts.port}: {reason}") from None
-        port = sock.getsockname()[1]
+        socks = listen_all(
+            opts.addresses, opts.port, reuse_port=False, backlog=opts.delivery.backlog
+        )
+        port = socks[0].getsockname()[1]
         warm(handler, root_url(opts.host, port))
-        serve_here(handler, sock, lambda: ready(port), opts.loop)
+        serve_here(handler, socks, lambda: ready(port), opts.loop)
     else:
         serve_workers(
             handler,
-            opts.host,
+            opts.addresses,
             opts.port,
             opts.workers,
             ready,
@@ -258,17 +333,29 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of `c10k serve ARGS` and `python -m server ARGS`; returns the exit code."""
     if argv is None:
         argv = sys.argv[1:]
+    if "--agent" in argv:
+        from server import agent
+
+        return _command(agent.PROG, agent.parse_agent_options, agent.run_agent, argv)
+    return _command(PROG, parse_options, run, argv)
+
+
+def _command(
+    prog: str, parse: Callable[[list[str]], T], serve: Callable[[T], None], argv: list[str]
+) -> int:
+    """Parse, then serve until a signal: a bad option is one line and exit 2, a server that
+    cannot start one line and exit 1."""
     try:
-        opts = parse_options(argv)
+        opts = parse(argv)
     except UsageError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0
     try:
-        run(opts)
+        serve(opts)
     except (ServeError, OSError) as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # a Ctrl-C before the loop took over the signal
         return 0

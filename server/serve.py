@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
 import socket
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from c10k.system import LoopFactory, uvloop_loop_factory
@@ -20,6 +21,7 @@ from server.app import SiteHandler, make_listener, start_server
 _PR_SET_PDEATHSIG = 1
 _READY_TIMEOUT = 60.0
 _STOP_TIMEOUT = 5.0
+_PORT_TRIES = 20  # --port 0 on several addresses: free on the first, maybe taken on another
 
 
 class ServeError(Exception):
@@ -42,10 +44,38 @@ def _run(main: Coroutine[Any, Any, None], loop: str) -> None:
         runner.run(main)
 
 
+def listen_all(
+    hosts: Sequence[str], port: int, *, reuse_port: bool, backlog: int, listen: bool = True
+) -> list[socket.socket]:
+    """A socket on each host, all on one port (with port 0, the first host's free port: tried
+    again a few times when another host has it taken); raises ServeError."""
+    verb = "listen on" if listen else "bind"
+    for _ in range(_PORT_TRIES if port == 0 and len(hosts) > 1 else 1):
+        socks: list[socket.socket] = []
+        chosen = port
+        try:
+            for host in hosts:
+                socks.append(
+                    make_listener(
+                        host, chosen, reuse_port=reuse_port, backlog=backlog, listen=listen
+                    )
+                )
+                chosen = socks[0].getsockname()[1]
+            return socks
+        except OSError as exc:
+            for sock in socks:
+                sock.close()
+            failed = hosts[len(socks)]
+            if exc.errno == errno.EADDRINUSE and port == 0 and socks:
+                continue  # the first host's free port is taken on another: draw again
+            raise ServeError(f"cannot {verb} {failed}:{chosen}: {exc.strerror or exc}") from None
+    raise ServeError(f"no port free on all of {', '.join(hosts)} in {_PORT_TRIES} tries")
+
+
 async def _serve_until_signal(
-    handler: SiteHandler, sock: socket.socket, on_ready: Callable[[], None]
+    handler: SiteHandler, socks: Sequence[socket.socket], on_ready: Callable[[], None]
 ) -> None:
-    runner = await start_server(handler, sock)
+    runner = await start_server(handler, socks)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -59,13 +89,13 @@ async def _serve_until_signal(
 
 def serve_here(
     handler: SiteHandler,
-    sock: socket.socket,
+    socks: Sequence[socket.socket],
     on_ready: Callable[[], None],
     loop: str = "auto",
 ) -> None:
-    """Serve in this process until SIGINT or SIGTERM."""
+    """Serve on every socket in this process until SIGINT or SIGTERM."""
     handler.stats.register(0, os.getpid())
-    _run(_serve_until_signal(handler, sock, on_ready), loop)
+    _run(_serve_until_signal(handler, socks, on_ready), loop)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -80,7 +110,7 @@ def _die_with_parent(parent: int) -> None:
 def _worker(
     index: int,
     handler: SiteHandler,
-    host: str,
+    hosts: Sequence[str],
     port: int,
     parent: int,
     conn: multiprocessing.connection.Connection,
@@ -92,13 +122,13 @@ def _worker(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
     try:
-        sock = make_listener(host, port, reuse_port=True, backlog=handler.delivery.backlog)
-    except OSError as exc:
-        conn.send(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        socks = listen_all(hosts, port, reuse_port=True, backlog=handler.delivery.backlog)
+    except ServeError as exc:
+        conn.send(str(exc))
         return
     handler.stats.register(index, os.getpid())
     try:
-        _run(_serve_until_signal(handler, sock, lambda: conn.send("ok")), loop)
+        _run(_serve_until_signal(handler, socks, lambda: conn.send("ok")), loop)
     except ServeError as exc:
         conn.send(str(exc))
 
@@ -109,14 +139,15 @@ def _raise_stop(signum: int, frame: object) -> None:
 
 def serve_workers(
     handler: SiteHandler,
-    host: str,
+    hosts: Sequence[str],
     port: int,
     workers: int,
     on_ready: Callable[[int], None],
     loop: str = "auto",
     before_fork: Callable[[int], None] | None = None,
 ) -> None:
-    """Run `workers` processes sharing one port (SO_REUSEPORT) until SIGINT or SIGTERM.
+    """Run `workers` processes sharing one port (SO_REUSEPORT) on every host until SIGINT or
+    SIGTERM.
 
     before_fork(port) runs once the port is known (what it caches, every worker
     inherits); on_ready(port) once every worker listens. Raises ServeError when a
@@ -124,19 +155,16 @@ def serve_workers(
     """
     # Reserve the port (bound, not listening, so it takes no connections) so that
     # --port 0 gives every worker the same port and nobody else takes it meanwhile.
-    try:
-        reserve = make_listener(host, port, reuse_port=True, backlog=0, listen=False)
-    except OSError as exc:
-        raise ServeError(f"cannot bind {host}:{port}: {exc.strerror or exc}") from None
-    port = reserve.getsockname()[1]
+    reserved = listen_all(hosts, port, reuse_port=True, backlog=0, listen=False)
+    port = reserved[0].getsockname()[1]
     if before_fork is not None:
         before_fork(port)
     procs: list[multiprocessing.process.BaseProcess] = []
     old = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        conns = _start_workers(procs, handler, host, port, workers, loop)
+        conns = _start_workers(procs, handler, hosts, port, workers, loop)
         _await_ready(conns, procs)
-        reserve.close()
+        _close_all(reserved)
         on_ready(port)
         multiprocessing.connection.wait([p.sentinel for p in procs])
         dead = [p for p in procs if not p.is_alive()]
@@ -146,16 +174,21 @@ def serve_workers(
     finally:
         for sig in old:
             signal.signal(sig, signal.SIG_IGN)
-        reserve.close()
+        _close_all(reserved)
         _stop_workers(procs)
         for sig, handler_ in old.items():
             signal.signal(sig, handler_)
 
 
+def _close_all(socks: Sequence[socket.socket]) -> None:
+    for sock in socks:
+        sock.close()
+
+
 def _start_workers(
     procs: list[multiprocessing.process.BaseProcess],
     handler: SiteHandler,
-    host: str,
+    hosts: Sequence[str],
     port: int,
     workers: int,
     loop: str,
@@ -168,7 +201,7 @@ def _start_workers(
         parent_end, child_end = ctx.Pipe(duplex=False)
         proc = ctx.Process(
             target=_worker,
-            args=(i, handler, host, port, os.getpid(), child_end, loop),
+            args=(i, handler, hosts, port, os.getpid(), child_end, loop),
             name=f"c10k-serve-{i}",
         )
         proc.start()

@@ -85,6 +85,14 @@ def test_workers_die_with_their_parent() -> None:
         ["--preset", "docs", "--shape", "deep"],  # a body size range needs docs
         ["--body-size", "10k..20k"],
         ["--shape", "docs", "--body-size", "20k..10k"],
+        ["--listen", "127.0.0.1,10.1.2.3"],  # not loopback
+        ["--listen", "127.0.0.3-127.0.0.1"],
+        ["--listen", "localhost"],  # IP literals only
+        ["--listen", "127.0.0.1,,127.0.0.2"],
+        ["--listen", "127.0.0.1,127.0.0.1"],
+        ["--listen", "127.0.0.1-::1"],
+        ["--listen", "127.0.0.0-127.0.4.0"],  # more than 256
+        ["--listen", "127.0.0.1", "--host", "127.0.0.1"],
     ],
 )
 def test_bad_options_are_refused_with_exit_2(

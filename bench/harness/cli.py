@@ -8,6 +8,7 @@ import signal
 import sys
 import sysconfig
 import time
+import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
 from bench.harness.results import ResultsStore, new_document, write_atomic
 from bench.harness.runtimes import RUNTIMES_JSON, RUNTIMES_MD, compare_runtimes, runtime_outcome
-from bench.harness.site import Server, ServerError
+from bench.harness.site import RemoteServer, Server, ServerError, SiteClient, agent_state
 from bench.harness.summary import summary_table
 from bench.runtimes.discover import NoSuchRuntime, Runtime, resolve
 from bench.runtimes.venvs import PrepareFailed, prepare
@@ -86,6 +87,12 @@ def parser() -> argparse.ArgumentParser:
         help="on: the server and the harness on one half of the CPUs, the crawler on the other "
         "(sched_setaffinity); off: every process on every CPU. Default: on, but off for the "
         "free-threading profile (a crawler on one CPU cannot run threads in parallel)",
+    )
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        help="start each test site through the agent at URL (`c10k serve --agent` on another "
+        "host, docs/two-hosts.md) instead of here; the crawler may then use every local CPU",
     )
     p.add_argument(
         "--dry-run",
@@ -219,7 +226,7 @@ def one_run(
     profile: Profile,
     run: PlannedRun,
     lane: Lane,
-    server: Server | None,
+    server: SiteClient | None,
     server_error: str | None,
     pinning: Pinning,
 ) -> dict[str, Any]:
@@ -245,13 +252,17 @@ def one_run(
 
 
 def execute(
-    profile: Profile, plan: list[PlannedRun], lanes: Sequence[Lane], pinning: Pinning
+    profile: Profile,
+    plan: list[PlannedRun],
+    lanes: Sequence[Lane],
+    pinning: Pinning,
+    agent: str | None = None,
 ) -> None:
     """Run the plan in order, each planned run once per lane, back to back (lane_order);
-    one server per distinct site, shared by the lanes; each lane's results saved after
-    every run; each side on its CPUs when pinned."""
+    one server per distinct site (here, or through the agent at `agent`), shared by the
+    lanes; each lane's results saved after every run; each side on its CPUs when pinned."""
     progress = Progress(plan, sys.stderr, len(lanes))
-    server: Server | None = None
+    server: SiteClient | None = None
     server_key = -1
     server_error: str | None = None
     try:
@@ -263,7 +274,11 @@ def execute(
                 server, server_key, server_error = None, run.server_key, None
                 wanted = [r for r in plan[index:] if r.server_key == server_key]
                 if any(r.model not in lane.skip for r in wanted for lane in lanes):
-                    server = Server(run.point.server, pinning.server)
+                    server = (
+                        RemoteServer(agent, run.point.server)
+                        if agent
+                        else Server(run.point.server, pinning.server)
+                    )
                     try:
                         server.start()
                     except (ServerError, OSError, ValueError) as exc:  # start() stopped it
@@ -313,6 +328,12 @@ def main(argv: list[str] | None = None) -> int:
         print(describe_plan(profile, plan, len(args.pythons or [None])))
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
+    args.remote = None  # environment.server for --server: asked before any venv is made
+    if args.server is not None:
+        try:
+            args.remote = remote_server(args.server)
+        except ValueError as exc:
+            parser().exit(2, f"c10k bench: error: {exc}\n")
     specs = args.pythons or ([args.python] if args.python else [])
     try:
         chosen = [resolve(spec) for spec in specs]
@@ -346,7 +367,7 @@ def _announce(
         sys.stderr.write(
             f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
         )
-    pinning = plan_pinning(args.pin)
+    pinning = plan_pinning(args.pin, remote=args.remote is not None)
     sys.stderr.write(pinning_line(pinning) + "\n")
     return pinning
 
@@ -362,6 +383,7 @@ def new_lane(
 ) -> Lane:
     """A runtime's lane: its empty results document in out/results.json and the models it
     skips (not installed, or unavailable on the runtime)."""
+    remote = args.remote
     skip = missing_models(args.models, runtime["executable"])
     for model, reason in runtime["unavailable_models"].items():
         if model in skip:
@@ -377,7 +399,11 @@ def new_lane(
             "definition": profile.definition(),
         },
         command=command,
-        environment=probes.environment() | {"pinning": pinning.as_dict()},
+        environment=probes.environment()
+        | {
+            "pinning": pinning.as_dict(),
+            "server": remote or {"remote": False, "agent": None, "host": None},
+        },
         plan=[
             {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
             for r in plan
@@ -402,7 +428,7 @@ def run_lanes(
     try:
         # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
         with this_thread_on(pinning.server):
-            execute(profile, plan, lanes, pinning)
+            execute(profile, plan, lanes, pinning, args.server)
     except KeyboardInterrupt:
         stopped = terminate_all()
         where = ", ".join(str(lane.store.path) for lane in lanes)
@@ -467,6 +493,27 @@ def run_interleaved(
     (args.out / RUNTIMES_MD).write_text(runtimes_markdown(side_by_side))
     print(f"\nruntimes side by side: {args.out / RUNTIMES_MD}")
     return code
+
+
+def remote_server(url: str) -> dict[str, Any]:
+    """environment.server for `--server URL`: where the agent is and what it says of itself;
+    ValueError (one line) when URL is no http URL or no agent answers there."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname or parts.port is None:
+        raise ValueError(
+            f"--server must be an agent's URL such as http://10.0.0.2:8700/, got {url!r}"
+        )
+    try:
+        state = agent_state(url)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"no `c10k serve --agent` answers at {url}: {exc}") from None
+    return {
+        "remote": True,
+        "agent": url,
+        "host": state.get("host"),
+        "max_servers": state.get("max_servers"),
+        "idle_timeout_s": state.get("idle_timeout_s"),
+    }
 
 
 def pinning_line(pinning: Pinning) -> str:

@@ -44,6 +44,7 @@ class Pinning:
     requested: str  # "on" or "off"
     usable: tuple[int, ...]  # the harness's CPUs when it started
     sets: CpuSets | None  # None: every process runs on every usable CPU
+    remote: bool = False  # the server runs on another host (c10k bench --server)
 
     @property
     def server(self) -> tuple[int, ...] | None:
@@ -55,6 +56,8 @@ class Pinning:
 
     @property
     def note(self) -> str | None:
+        if self.remote:
+            return "the server runs on another host: the crawler may use every local CPU"
         if self.requested == "on" and self.sets is None:
             return f"{len(self.usable)} CPU usable: pinning is impossible, ran unpinned"
         return None
@@ -76,12 +79,14 @@ def _listed(cpus: Collection[int] | None) -> list[int] | None:
     return None if cpus is None else sorted(cpus)
 
 
-def plan_pinning(mode: str, usable: Iterable[int] | None = None) -> Pinning:
-    """The sets for `--pin mode` on the usable CPUs (default: this process's affinity)."""
+def plan_pinning(mode: str, usable: Iterable[int] | None = None, remote: bool = False) -> Pinning:
+    """The sets for `--pin mode` on the usable CPUs (default: this process's affinity); with
+    the server remote, none: nothing here competes with the crawler but the harness."""
     if mode not in PIN_MODES:
         raise ValueError(f"--pin must be one of {', '.join(PIN_MODES)}, got {mode!r}")
     cpus = tuple(sorted(os.sched_getaffinity(0) if usable is None else set(usable)))
-    return Pinning(mode, cpus, split_cpus(cpus) if mode == "on" else None)
+    split = split_cpus(cpus) if mode == "on" and not remote else None
+    return Pinning(mode, cpus, split, remote)
 
 
 @contextlib.contextmanager

@@ -64,6 +64,9 @@ class CrawlPoint:
     timeout_s: float = 10.0  # the crawler's --timeout for one fetch
     max_tries: int = 4
     check_peak: bool = False  # verify the server's peak in flight reaches the concurrency
+    # Runs of every model at this point; None: the scenario's repetitions. The sleepy
+    # memory fit repeats its points so that its interval holds the spread between runs.
+    repetitions: int | None = None
 
     def estimate_s(self, model: str) -> float:
         """Expected seconds for one run: start, then the slower of waiting and computing."""
@@ -263,11 +266,12 @@ def build_plan(
                     ]
             # A counted scenario adds the core alone (a replay, no I/O) beside the models.
             counted_models = [*here, catalog.CORE_REPLAY] if scenario.counted else here
-            for rep in range(scenario.repetitions):
+            repetitions = point.repetitions or scenario.repetitions
+            for rep in range(repetitions):
                 plan += [
                     _crawl_run(scenario, model, "measured", rep, point, key)
                     for model in counted_models
-                    if rep < repetitions_of(model, scenario.repetitions)
+                    if rep < repetitions_of(model, repetitions)
                 ]
     return plan
 

@@ -27,7 +27,7 @@ from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
 from bench.harness.results import utc_now
 from bench.harness.sampler import Sampler
-from bench.harness.site import Server
+from bench.harness.site import SiteClient
 from c10k import catalog, probes
 
 EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
@@ -42,13 +42,17 @@ def crawl_argv(
     max_tries: int | None = None,
     keep_alive: bool = False,
     mark_crawl: bool = False,
+    remote: bool = False,
     python: str = sys.executable,
 ) -> list[str]:
     """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N]
-    [--keep-alive] [--mark-crawl] --json`, under the interpreter python."""
+    [--keep-alive] [--mark-crawl] [--allow-non-loopback] --json`, under the interpreter
+    python (--allow-non-loopback for a remote server, which is on another host's address)."""
     argv = python_command(
         "crawl", root, "--model", model, "--concurrency", str(concurrency), python=python
     )
+    if remote:
+        argv.append("--allow-non-loopback")
     if keep_alive:
         argv.append("--keep-alive")
     if timeout_s is not None:
@@ -98,7 +102,7 @@ def base_record(run: PlannedRun) -> dict[str, Any]:
 
 def run_crawl(
     run: PlannedRun,
-    server: Server,
+    server: SiteClient,
     sample_interval: float,
     cpus: CpuSets | None = None,
     python: str = sys.executable,
@@ -117,6 +121,7 @@ def run_crawl(
         timeout_s=point.timeout_s,
         max_tries=point.max_tries,
         keep_alive=run.keep_alive,
+        remote=server.remote,
         python=python,
     )
     record["argv"] = argv[1:]
@@ -142,6 +147,11 @@ def run_crawl(
     record["busy"] = _busy(crawl, sampler, record["pinning"], point.server.workers)
     # Throttled by the server: the same figure as the CPU-bound side, so the two never differ.
     record["server"]["saturated"] = bool(record["busy"] and record["busy"]["server"] >= BUSY_SHARE)
+    if server.remote:
+        # No server process here: its CPU comes only from its /__stats__ (since the reset);
+        # per-process cores and the busy share are unknown, and so is saturation.
+        record["server"].update(remote=True, cpu_cores=None, saturated=None)
+        record["server"]["cpu_s"] = stats.get("cpu_seconds") if isinstance(stats, dict) else None
     if sampler:
         record["samples"] = sampler.columns
         if point.check_peak:  # a plateau exists only where all C connections open at once
@@ -173,7 +183,7 @@ def run_crawl(
 
 def run_counted(
     run: PlannedRun,
-    server: Server,
+    server: SiteClient,
     cpus: CpuSets | None = None,
     python: str = sys.executable,
 ) -> dict[str, Any]:
@@ -201,6 +211,7 @@ def run_counted(
                 run.point.concurrency,
                 keep_alive=run.keep_alive,
                 mark_crawl=True,
+                remote=server.remote,
                 python=python,
             )
         out_file = Path(tmp) / "callgrind.out"
@@ -236,7 +247,7 @@ def run_counted(
 
 
 def recorded_replay(
-    server: Server,
+    server: SiteClient,
     workdir: Path,
     timeout: float,
     cpus: Collection[int] | None = None,
@@ -317,7 +328,7 @@ def _run_reporting_program(
     return record
 
 
-def _ended(finished: Finished, cpus: CpuSets | None, server: Server | None) -> dict[str, Any]:
+def _ended(finished: Finished, cpus: CpuSets | None, server: SiteClient | None) -> dict[str, Any]:
     """How a run's process ended, the CPUs each side ran on (read back from the OS) and what
     the harness spent meanwhile."""
     return {

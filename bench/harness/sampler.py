@@ -94,14 +94,15 @@ class Sampler(threading.Thread):
                 # reads, or the independent check has nothing to fit.
                 self.uss_every = min(2 * self.uss_every, USS_MAX_EVERY)
         private = [rollup.get("Private_Clean"), rollup.get("Private_Dirty")]
-        server_cpu = 0.0
+        # None without a server process here (a remote server: docs/two-hosts.md).
+        server_cpu: float | None = 0.0 if self.server else None
         for server in self.server:
             with contextlib.suppress(psutil.Error):
                 times = server.cpu_times()
                 used = times.user + times.system
                 self.server_cpu_first.setdefault(server.pid, used)
                 self.server_cpu_last[server.pid] = used
-                server_cpu += used
+                server_cpu = (server_cpu or 0.0) + used
         tcp = probes.sockstat()
         kernel = probes.meminfo(tuple(probes.KERNEL_GROWTH_FIELDS))
         row = {
@@ -115,7 +116,7 @@ class Sampler(threading.Thread):
             "cpu_sys_s": cpu.system,
             "threads": threads,
             "fds": fds,
-            "server_cpu_s": round(server_cpu, 3),
+            "server_cpu_s": None if server_cpu is None else round(server_cpu, 3),
             "tcp_inuse": tcp.get("inuse"),
             "tcp_tw": tcp.get("tw"),
             "tcp_mem_kib": tcp.get("mem_kib"),

@@ -1,15 +1,14 @@
-"""The test website as a process: the options of `c10k serve`, and starting and stopping it."""
+"""The test website as a process: the options of `c10k serve`, and starting and stopping it
+here, or asking a remote agent (`c10k serve --agent`) to."""
 
 from __future__ import annotations
 
 import contextlib
 import json
-import select
-import signal
 import subprocess
 import tempfile
 import threading
-import time
+import urllib.error
 import urllib.request
 from collections import deque
 from collections.abc import Collection
@@ -20,6 +19,7 @@ import psutil
 
 from bench.harness.cores import this_thread_on
 from bench.harness.processes import STDERR_TAIL, STOP_GRACE_S, python_command, track, untrack
+from c10k.system import read_line, stop_process
 
 SERVER_READY_S = 60.0  # a large site's manifest is built before the server says it is ready
 
@@ -67,9 +67,13 @@ class ServeOptions:
         return int(self.pages * 1.15) + 1
 
 
-def http_json(url: str, method: str = "GET", timeout: float = 30.0) -> Any:
-    """GET (or POST, empty) a URL of the server; its JSON body, or None when it is empty."""
-    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
+def http_json(url: str, method: str = "GET", timeout: float = 30.0, document: Any = None) -> Any:
+    """GET (or POST, DELETE) a URL of the server, POST with document as its JSON body (or
+    empty); the JSON answer, or None when it is empty."""
+    data = json.dumps(document).encode() if document is not None else b""
+    request = urllib.request.Request(url, method=method, data=data if method == "POST" else None)
+    if document is not None:
+        request.add_header("Content-Type", "application/json")
     with _opener.open(request, timeout=timeout) as response:
         body = response.read()
     return json.loads(body) if body.strip() else None
@@ -79,7 +83,35 @@ class ServerError(Exception):
     """The test website did not start or answer."""
 
 
-class Server:
+class SiteClient:
+    """What the harness asks of a running site over HTTP: its URLs, stats and manifest."""
+
+    remote = False  # the server runs on another host: none of its processes is visible here
+    root = ""
+    manifest: dict[str, Any]
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def pids(self) -> list[int]:
+        """The server's processes on this machine."""
+        return []
+
+    def url(self, path: str) -> str:
+        return self.root.rstrip("/") + "/" + path
+
+    def stats(self) -> dict[str, Any]:
+        result: dict[str, Any] = http_json(self.url("__stats__"))
+        return result
+
+    def reset_stats(self) -> None:
+        http_json(self.url("__stats__/reset"), method="POST")
+
+
+class Server(SiteClient):
     """A `c10k serve` process (and its workers), started and stopped by the harness."""
 
     _next_host = 1
@@ -115,7 +147,7 @@ class Server:
             )
         track(self.process.pid)
         assert self.process.stdout is not None
-        line = _read_line(self.process.stdout, SERVER_READY_S)
+        line = read_line(self.process.stdout, SERVER_READY_S)
         if not line.startswith(b"http"):
             raise ServerError(
                 f"c10k serve gave no URL (exit {self.process.poll()}): {line[:200]!r} "
@@ -134,16 +166,6 @@ class Server:
         for line in stream:
             self._stdout_tail.append(line)
 
-    def url(self, path: str) -> str:
-        return self.root.rstrip("/") + "/" + path
-
-    def stats(self) -> dict[str, Any]:
-        result: dict[str, Any] = http_json(self.url("__stats__"))
-        return result
-
-    def reset_stats(self) -> None:
-        http_json(self.url("__stats__/reset"), method="POST")
-
     def pids(self) -> list[int]:
         return ([self.process.pid] if self.process else []) + [w.pid for w in self.workers]
 
@@ -155,13 +177,7 @@ class Server:
         """Stop the server and its workers; a stopped server stays stopped."""
         if self.process is None:
             return
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, STOP_GRACE_S)
         for worker in self.workers:  # workers outlive a killed parent: end them by PID
             with contextlib.suppress(psutil.Error):
                 if worker.is_running():
@@ -172,10 +188,73 @@ class Server:
         self._stderr.close()
 
 
-def _read_line(stream: IO[bytes], timeout: float) -> bytes:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([stream], [], [], 0.1)
-        if ready:
-            return stream.readline()
-    return b""
+class RemoteServer(SiteClient):
+    """A `c10k serve` started on request by an agent (`c10k serve --agent`) on another host:
+    the same site as Server's, its processes out of sight (no pids, no /proc); kept alive
+    against the agent's idle timeout while it runs."""
+
+    remote = True
+
+    def __init__(self, agent: str, options: ServeOptions) -> None:
+        self.agent = agent.rstrip("/") + "/"
+        self.options = options
+        self.manifest: dict[str, Any] = {}
+        self.server_id: int | None = None
+        self._error = ""
+        self._stopping = threading.Event()
+
+    def start(self) -> None:
+        """Ask the agent for this site; ServerError when it refuses or cannot be reached.
+        Whatever fails, the remote server is stopped before the error propagates."""
+        try:
+            answer = http_json(
+                self.agent + "servers",
+                method="POST",
+                timeout=SERVER_READY_S * 2,
+                document={"args": self.options.argv()},
+            )
+            self.server_id, self.root = int(answer["id"]), str(answer["url"])
+            self.manifest = http_json(self.url("__manifest__"), timeout=SERVER_READY_S)
+        except urllib.error.HTTPError as exc:
+            self._error = _agent_error(exc)
+            self.stop()
+            raise ServerError(f"the agent at {self.agent} refused: {self._error}") from None
+        except BaseException:
+            self.stop()
+            raise
+        heartbeat = agent_state(self.agent)["idle_timeout_s"] / 4
+        threading.Thread(target=self._keep_alive, args=(heartbeat,), daemon=True).start()
+
+    def _keep_alive(self, every: float) -> None:
+        # Any request resets the agent's idle clock; a long crawl makes none of its own.
+        while not self._stopping.wait(every):
+            with contextlib.suppress(OSError, ValueError):
+                http_json(f"{self.agent}servers/{self.server_id}", timeout=10)
+
+    def stderr_tail(self) -> str:
+        return self._error
+
+    def stop(self) -> None:
+        """Ask the agent to stop this server; a stopped server stays stopped."""
+        self._stopping.set()
+        if self.server_id is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            http_json(f"{self.agent}servers/{self.server_id}", method="DELETE", timeout=30)
+        self.server_id = None
+
+
+def agent_state(agent: str) -> dict[str, Any]:
+    """The agent's GET /: its host, limits and servers; OSError or ValueError when there is
+    no agent there."""
+    state = http_json(agent.rstrip("/") + "/", timeout=10)
+    if not isinstance(state, dict) or state.get("agent") != "c10k serve --agent":
+        raise ValueError(f"{agent} is not a `c10k serve --agent`")
+    return state
+
+
+def _agent_error(exc: urllib.error.HTTPError) -> str:
+    try:
+        return str(json.loads(exc.read())["error"])
+    except (ValueError, KeyError, TypeError, OSError):
+        return f"HTTP {exc.code}"

@@ -32,6 +32,11 @@ class CrawlConfig:
     keep_alive: bool = False  # each worker reuses one persistent connection (docs/contract.md)
 
 
+def is_redirect(response: Response) -> bool:
+    """A redirect status with a Location; one without is a plain response (the contract)."""
+    return response.status in REDIRECT_STATUSES and "location" in response.headers
+
+
 @dataclass(slots=True)
 class Job:
     """One URL to fetch, with its redirect budget and the number of tries already made."""
@@ -77,24 +82,41 @@ class Frontier:
         job = self._add(self.origin.root, self.config.max_redirect)
         return [job] if job else []
 
-    def on_response(self, job: Job, response: Response, elapsed: float = 0.0) -> list[Job]:
-        """Record a complete response; return the jobs for its links or redirect."""
+    def on_response(
+        self, job: Job, response: Response, elapsed: float = 0.0, urls: list[str] | None = None
+    ) -> list[Job]:
+        """Record a complete response; return the jobs for its links or redirect. `urls` is
+        offered_urls() of it, when the caller computed them before taking its lock."""
         self.tries += 1
         self.fetched[job.url] = response.status
         self.latencies.append(elapsed)
-        new_jobs: list[Job] = []
-        location = response.headers.get("location")
-        if response.status in REDIRECT_STATUSES and location is not None:
-            target = resolve(job.url, location)
+        if urls is None:
+            urls = self.offered_urls(job, response)
+        if is_redirect(response):
+            budget = job.redirects_left - 1
             # An exhausted budget does not mark the target seen: a later link may fetch it.
-            if target is not None and job.redirects_left > 0 and target not in self.seen:
-                self._offer(target, job.redirects_left - 1, new_jobs)
-        elif response.status == 200 and is_html(response.headers.get("content-type")):
-            seen = self.seen
-            for url in self.links.resolve_links(job.url, extract_links(response.body)):
-                if url not in seen:  # most links of a page were seen: skip the call
-                    self._offer(url, self.config.max_redirect, new_jobs)
+            if budget < 0:
+                return []
+        else:
+            budget = self.config.max_redirect
+        new_jobs: list[Job] = []
+        seen = self.seen
+        for url in urls:
+            if url not in seen:  # most links of a page were seen: skip the call
+                self._offer(url, budget, new_jobs)
         return new_jobs
+
+    def offered_urls(self, job: Job, response: Response) -> list[str]:
+        """The URLs a response points to, resolved and normalised: its redirect's target, or
+        the links of its HTML page. It reads no crawl state (the resolver's memo only ever
+        gains the same answers), so the threads model calls it outside the frontier's lock,
+        where a CPython without the GIL parses pages in parallel."""
+        if is_redirect(response):
+            target = resolve(job.url, response.headers["location"])
+            return [] if target is None else [target]
+        if response.status == 200 and is_html(response.headers.get("content-type")):
+            return self.links.resolve_links(job.url, extract_links(response.body))
+        return []
 
     def on_error(self, job: Job, kind: ErrorKind, elapsed: float = 0.0) -> list[Job]:
         """Record a failed try; return the job again if it deserves another try."""
