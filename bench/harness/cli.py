@@ -120,6 +120,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
     )
+    p.set_defaults(remote=None)  # main() sets environment.server for --server here
     return p
 
 
@@ -328,8 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         print(describe_plan(profile, plan, len(args.pythons or [None])))
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
-    args.remote = None  # environment.server for --server: asked before any venv is made
-    if args.server is not None:
+    if args.server is not None:  # asked before any venv is made
         try:
             args.remote = remote_server(args.server)
         except ValueError as exc:
