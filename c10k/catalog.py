@@ -224,10 +224,6 @@ UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
     (AIOHTTP, AIOHTTP_UVLOOP),
 )
-# Models a free-threaded CPython would bring (claim C8); none is built yet, so C8 reads
-# "not measurable here" until a results file holds one of these.
-FREE_THREADED_MODELS: tuple[str, ...] = ("threads-free-threaded", "threads-nogil")
-
 # -- idle kinds ---------------------------------------------------------------------------
 # Idle kinds borrow the colour of the model that parks work that way.
 THREAD = IdleKind(
@@ -352,6 +348,14 @@ REALISTIC = Scenario(
     "a deep site with lognormal latency, a bandwidth limit and faults; and a documentation "
     "site (the docs preset: 50-200 KB pages, 300 links a page)",
 )
+MANY_LINKS_KEEP_ALIVE = Scenario(
+    "many-links-keep-alive",
+    ("C8",),
+    "the few-active site with hundreds of links a page, one persistent connection per "
+    "worker: the crawler's CPU (parsing, links, frontier) limits, not the server's, so the "
+    "GIL binds the threads model",
+    keep_alive=True,
+)
 INSTRUCTIONS = Scenario(
     "instructions",
     ("C6", "C9"),
@@ -369,6 +373,7 @@ SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
         SLEEPY,
         SLEEPY_KEEP_ALIVE,
         REALISTIC,
+        MANY_LINKS_KEEP_ALIVE,
     )
 )
 SCENARIOS: dict[str, Scenario] = {
@@ -382,6 +387,7 @@ SCENARIOS: dict[str, Scenario] = {
         SLEEPY_KEEP_ALIVE,
         LATENCY_SWEEP,
         REALISTIC,
+        MANY_LINKS_KEEP_ALIVE,
         INSTRUCTIONS,
     )
 }

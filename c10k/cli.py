@@ -14,10 +14,11 @@ COMMANDS = {
     "bench": ("bench.harness.cli:main", "run the benchmark scenarios"),
     "compare": ("bench.regress.cli:main", "compare two benchmark runs and gate regressions"),
     "report": ("bench.report.cli:main", "draw the charts and the verdict table from results.json"),
+    "runtimes": ("bench.runtimes.cli:main", "list the Python interpreters found, or build one"),
 }
 
 USAGE = "usage: c10k COMMAND [options]  (c10k COMMAND --help for each)\n\ncommands:\n" + "".join(
-    f"  {name:<8} {help_text}\n" for name, (_, help_text) in COMMANDS.items()
+    f"  {name:<9} {help_text}\n" for name, (_, help_text) in COMMANDS.items()
 )
 
 

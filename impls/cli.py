@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import platform
 import resource
 import socket
 import sys
+import sysconfig
 import time
 from collections.abc import Callable
 from typing import Any
@@ -190,6 +192,19 @@ def ensure_fd_limit(concurrency: int) -> None:
         raise UsageError(f"could not raise the open-file limit to {needed} (setrlimit refused)")
 
 
+def python_block() -> dict[str, Any]:
+    """The interpreter that crawled, and whether the GIL is enabled now (call it at the end
+    of the crawl: an extension module that does not declare free-threading support turns
+    the GIL back on when it is imported). A build without sys._is_gil_enabled has a GIL."""
+    is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
+    return {
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "gil_disabled_build": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+        "gil_enabled": True if is_gil_enabled is None else bool(is_gil_enabled()),
+    }
+
+
 def crawl_main(argv: list[str]) -> int:
     parser = crawl_parser()
     args = parser.parse_args(argv)
@@ -249,6 +264,7 @@ def crawl_main(argv: list[str]) -> int:
         cpu_sys_s=after.ru_stime - before.ru_stime,
         max_rss_kib=peak_rss_kib(),
     )
+    result["python"] = python_block()
     if peer is not None:
         result["peer"] = True
         counted = dict(deviations or {})

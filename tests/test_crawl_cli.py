@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
 from bench.harness.processes import python_command
 from c10k import catalog
+from impls.cli import python_block
 from tests.tinysite import TinySite, page
 
 
@@ -39,6 +42,39 @@ def test_json_document_has_the_documented_fields() -> None:
     assert set(result["latency_s"]) >= {"p50", "p90", "p99", "max", "count"}
     for number in ("wall_s", "pages_per_s", "cpu_user_s", "cpu_sys_s", "cpu_us_per_page"):
         assert isinstance(result[number], float), number  # present and numeric, not judged
+    # The crawl ran under this interpreter (python_command), which has a GIL unless it is
+    # a free-threaded build whose GIL stayed off.
+    python = result["python"]
+    assert python["version"] == platform.python_version()
+    assert python["implementation"] == platform.python_implementation()
+    assert python["gil_disabled_build"] is bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    still_off = not getattr(sys, "_is_gil_enabled", lambda: True)()
+    assert python["gil_enabled"] is (not python["gil_disabled_build"] or not still_off)
+
+
+@pytest.mark.parametrize(
+    ("build", "is_gil_enabled", "expected"),
+    [
+        (0, None, True),  # no sys._is_gil_enabled: a GIL build before 3.13
+        (0, True, True),
+        (1, False, False),  # free-threaded, the GIL stayed off
+        (1, True, True),  # free-threaded, an extension turned the GIL back on
+    ],
+)
+def test_the_python_block_reads_the_gil_at_the_end(
+    monkeypatch: pytest.MonkeyPatch, build: int, is_gil_enabled: bool | None, expected: bool
+) -> None:
+    monkeypatch.delattr(sys, "_is_gil_enabled", raising=False)
+    if is_gil_enabled is not None:
+        monkeypatch.setattr(sys, "_is_gil_enabled", lambda: is_gil_enabled, raising=False)
+    real = sysconfig.get_config_var
+    monkeypatch.setattr(
+        sysconfig, "get_config_var", lambda name: build if name == "Py_GIL_DISABLED" else real(name)
+    )
+    block = python_block()
+    assert block["gil_enabled"] is expected
+    assert block["gil_disabled_build"] is bool(build)
+    assert block["version"] == platform.python_version()
 
 
 def test_keep_alive_is_a_flag_and_is_recorded() -> None:

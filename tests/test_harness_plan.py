@@ -15,17 +15,21 @@ from bench.harness.recipes import crawl_argv
 from bench.harness.site import ServeOptions
 from c10k import catalog
 
+# The profiles that measure every claim; free-threading measures C8 alone (its own test).
+CLAIM_PROFILES = tuple(p for p in PROFILES if p != "free-threading")
+
 
 def plan_of(profile: str) -> list[sc.PlannedRun]:
     return sc.build_plan(PROFILE_TABLE[profile], sc.ALL_MODELS, sc.SCENARIOS)
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", CLAIM_PROFILES)
 def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     plan = plan_of(profile)
     # quick leaves the callgrind counts out: two minutes under valgrind, and CI's regression
-    # gate counts the same instructions anyway.
-    left_out = {catalog.INSTRUCTIONS.name} if profile == "quick" else set()
+    # gate counts the same instructions anyway. C8's CPU-heavy crawl is free-threading's.
+    left_out = {catalog.MANY_LINKS_KEEP_ALIVE.name}
+    left_out |= {catalog.INSTRUCTIONS.name} if profile == "quick" else set()
     assert {r.scenario for r in plan} == set(sc.SCENARIOS) - left_out
     crawls = [r for r in plan if r.point is not None and not r.counted]
     assert {r.model for r in crawls} == set(sc.ALL_MODELS)
@@ -68,13 +72,33 @@ def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> 
 
 
 def test_sleepy_sites_hold_whole_waves_and_check_the_peak() -> None:
-    for profile in PROFILES:
+    for profile in CLAIM_PROFILES:
         for point in PROFILE_TABLE[profile].scenario("sleepy").points:
             server = point.server
             assert server.shape == "wide" and server.links == 0
             assert server.pages % point.concurrency == 0
             assert server.pages // point.concurrency >= 2
             assert point.check_peak
+
+
+def test_free_threading_measures_c8_small_and_unpinned() -> None:
+    profile = PROFILE_TABLE["free-threading"]
+    assert profile.pin == "off"
+    assert [s.name for s in profile.scenarios] == [
+        catalog.NOISE_FLOOR.name,
+        catalog.IDLE.name,
+        catalog.FEW_ACTIVE.name,
+        catalog.MANY_LINKS_KEEP_ALIVE.name,
+    ]
+    assert [(s.kind, s.mode) for s in profile.scenario("idle").idle] == [("thread", "slope")]
+    few, heavy = profile.scenario("few-active"), profile.scenario("many-links-keep-alive")
+    for scenario in (few, heavy):
+        assert [p.concurrency for p in scenario.points] == [2, 4, 8, 16, 32, 64]
+        assert scenario.repetitions == 3
+    assert few.warmups == 1 and not few.about.keep_alive
+    assert heavy.about.keep_alive and {p.server.links for p in heavy.points} == {200}
+    plan = sc.build_plan(profile, ["threads", "asyncio"], sc.SCENARIOS)
+    assert sc.plan_estimate_s(plan, runtimes=2) <= 6 * 60  # the issue's run, 3.14 and 3.14t
 
 
 def test_models_are_interleaved_within_a_repetition() -> None:
@@ -230,7 +254,7 @@ def test_recorded_definition_gives_derive_the_memory_fit_thresholds(profile: str
         if s.fit_min_concurrency
     }
     assert fit_thresholds({"profile": {"definition": definition}}) == expected
-    if profile != "quick":
+    if profile in ("default", "full"):
         assert expected == {catalog.SLEEPY.name: 1000, catalog.SLEEPY_KEEP_ALIVE.name: 1000}
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import platform
 import signal
-import subprocess
 import sys
+import sysconfig
 import time
 import urllib.parse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn, TextIO
@@ -24,14 +26,20 @@ from bench.harness.plan import (
     estimate_by_scenario,
     plan_estimate_s,
 )
-from bench.harness.processes import listed_models, terminate_all
+from bench.harness.processes import missing_models, terminate_all
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
-from bench.harness.results import ResultsStore, new_document
+from bench.harness.results import ResultsStore, new_document, write_atomic
+from bench.harness.runtimes import RUNTIMES_JSON, RUNTIMES_MD, compare_runtimes, runtime_outcome
 from bench.harness.site import RemoteServer, Server, ServerError, SiteClient, agent_state
 from bench.harness.summary import summary_table
+from bench.runtimes.discover import NoSuchRuntime, Runtime, resolve
+from bench.runtimes.venvs import PrepareFailed, prepare
 from c10k import catalog, probes
 from c10k.system import raise_open_files_limit
+
+# The checkout each runtime's venv installs (editable): the one this harness runs from.
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
@@ -75,9 +83,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--pin",
         choices=PIN_MODES,
-        default="on",
-        help="on (default): the server and the harness on one half of the CPUs, the crawler on "
-        "the other (sched_setaffinity); off: every process on every CPU",
+        default=None,
+        help="on: the server and the harness on one half of the CPUs, the crawler on the other "
+        "(sched_setaffinity); off: every process on every CPU. Default: on, but off for the "
+        "free-threading profile (a crawler on one CPU cannot run threads in parallel)",
     )
     p.add_argument(
         "--server",
@@ -90,45 +99,46 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the plan and its expected duration, run nothing",
     )
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--python",
+        metavar="SPEC",
+        help="run every crawler, idle program and CPU loop under this interpreter, in a venv "
+        "of its own with the project (a tag from `c10k runtimes`: 3.12, 3.14t; a version: "
+        "3.11.7; or a path); the harness stays on its own",
+    )
+    which.add_argument(
+        "--pythons",
+        metavar="A,B,...",
+        type=lambda t: [n.strip() for n in t.split(",") if n.strip()],
+        help="run each planned run once per interpreter, back to back (the order alternating "
+        "from round to round), into OUT/<tag>/results.json, then their key figures side by "
+        "side in OUT/runtimes.json and OUT/runtimes.md",
+    )
     p.add_argument(
         "--check",
         action="store_true",
         help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
     )
+    p.set_defaults(remote=None)  # main() sets environment.server for --server here
     return p
 
 
-def missing_models(models: Sequence[str]) -> dict[str, str]:
-    """Models whose dependencies are missing, asked of `c10k models --json` (no import here)."""
-    try:
-        rows = listed_models()
-    except (subprocess.SubprocessError, OSError, ValueError) as exc:
-        return {m: f"`c10k models` failed: {exc}" for m in models}
-    known = {row["name"]: row["missing"] for row in rows}
-    problems = {}
-    for model in models:
-        if model not in known:
-            problems[model] = "not listed by `c10k models`"
-        elif peer := catalog.PEERS.get(model):
-            if known[model]:
-                problems[model] = peer.install_hint()
-        elif known[model]:
-            problems[model] = "missing " + ", ".join(known[model])
-    return problems
-
-
-def describe_plan(profile: Profile, plan: list[PlannedRun]) -> str:
+def describe_plan(profile: Profile, plan: list[PlannedRun], runtimes: int = 1) -> str:
+    """The plan per scenario and in all, its runs once per runtime; the budget is per runtime."""
     lines = [f"profile {profile.name}: {profile.description}"]
-    for name, row in estimate_by_scenario(plan).items():
+    for name, row in estimate_by_scenario(plan, runtimes).items():
         lines.append(
             f"  {name:<21} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
             f"~{_clock(row['estimate_s'])}"
         )
-    total = plan_estimate_s(plan)
-    verdict = "within" if total <= profile.budget_s else "OVER"
+    total = plan_estimate_s(plan, runtimes)
+    budget = profile.budget_s * runtimes
+    verdict = "within" if total <= budget else "OVER"
+    each = f" ({runtimes} runtimes, each run once per runtime)" if runtimes > 1 else ""
     lines.append(
-        f"  {'total':<14} {len(plan):>4} runs  ~{_clock(total)} expected, "
-        f"{verdict} the {_clock(profile.budget_s)} budget"
+        f"  {'total':<14} {len(plan) * runtimes:>4} runs  ~{_clock(total)} expected{each}, "
+        f"{verdict} the {_clock(budget)} budget"
     )
     return "\n".join(lines)
 
@@ -151,8 +161,9 @@ def _clock(seconds: float) -> str:
 class Progress:
     """One status line on stderr: what runs, what is left, elapsed and ETA."""
 
-    def __init__(self, plan: list[PlannedRun], stream: TextIO) -> None:
+    def __init__(self, plan: list[PlannedRun], stream: TextIO, runtimes: int = 1) -> None:
         self.plan = plan
+        self.runtimes = runtimes  # each planned run runs once per runtime
         self.stream = stream
         self.tty = stream.isatty()
         self.started = time.monotonic()
@@ -160,7 +171,7 @@ class Progress:
         self.counts: dict[str, int] = {}
 
     def eta_s(self, index: int) -> float:
-        remaining = sum(run.estimate_s for run in self.plan[index:])
+        remaining = sum(run.estimate_s for run in self.plan[index:]) * self.runtimes
         elapsed = time.monotonic() - self.started
         # Scale the plan's estimate by how fast the runs so far went, within reason.
         ratio = elapsed / self.done_estimate if self.done_estimate > 5 else 1.0
@@ -194,21 +205,67 @@ def _skipped(run: PlannedRun, reason: str) -> dict[str, Any]:
     return base_record(run) | {"status": "skipped", "reason": reason}
 
 
+@dataclass
+class Lane:
+    """One runtime's side of a bench run: its interpreter, its results and the models it
+    skips (with why)."""
+
+    runtime: dict[str, Any]
+    store: ResultsStore
+    skip: dict[str, str]
+
+
+def lane_order(lanes: Sequence[Lane], run: PlannedRun, index: int) -> list[Lane]:
+    """The order the runtimes run one planned run in: as given in even rounds, reversed in
+    odd ones (a run with no round, by its place in the plan), so that none always goes
+    first and a drift of the machine does not favour one."""
+    turn = run.round if run.round is not None else index
+    return list(lanes) if turn % 2 == 0 else list(reversed(lanes))
+
+
+def one_run(
+    profile: Profile,
+    run: PlannedRun,
+    lane: Lane,
+    server: SiteClient | None,
+    server_error: str | None,
+    pinning: Pinning,
+) -> dict[str, Any]:
+    """One planned run under a lane's interpreter, against the shared server; its record."""
+    python, cpus = lane.runtime["executable"], pinning.sets
+    if run.model in lane.skip:
+        record = _skipped(run, lane.skip[run.model])
+    elif run.idle is not None:
+        record = run_idle(run, cpus, python)
+    elif run.loop:
+        record = run_loop(run, cpus, python)
+    elif server is None:
+        record = _skipped(run, server_error or "no server")
+        record["status"] = "server-error"
+    elif run.counted:
+        record = run_counted(run, server, cpus, python)
+    else:
+        record = run_crawl(run, server, profile.sample_interval_s, cpus, python)
+    record["runtime"] = {
+        k: lane.runtime[k] for k in ("tag", "version", "gil_disabled", "executable")
+    }
+    return record
+
+
 def execute(
     profile: Profile,
     plan: list[PlannedRun],
-    store: ResultsStore,
-    skip: dict[str, str],
+    lanes: Sequence[Lane],
     pinning: Pinning,
     agent: str | None = None,
 ) -> None:
-    """Run the plan in order; one server per distinct site (here, or through the agent at
-    `agent`); results saved after every run; each side on its CPUs when pinned."""
-    progress = Progress(plan, sys.stderr)
+    """Run the plan in order, each planned run once per lane, back to back (lane_order);
+    one server per distinct site (here, or through the agent at `agent`), shared by the
+    lanes; each lane's results saved after every run; each side on its CPUs when pinned."""
+    progress = Progress(plan, sys.stderr, len(lanes))
     server: SiteClient | None = None
     server_key = -1
     server_error: str | None = None
-    cpus = pinning.sets
     try:
         for index, run in enumerate(plan):
             progress.show(index)
@@ -216,7 +273,8 @@ def execute(
                 if server is not None:
                     server.stop()
                 server, server_key, server_error = None, run.server_key, None
-                if any(r.server_key == server_key and r.model not in skip for r in plan[index:]):
+                wanted = [r for r in plan[index:] if r.server_key == server_key]
+                if any(r.model not in lane.skip for r in wanted for lane in lanes):
                     server = (
                         RemoteServer(agent, run.point.server)
                         if agent
@@ -226,22 +284,11 @@ def execute(
                         server.start()
                     except (ServerError, OSError, ValueError) as exc:  # start() stopped it
                         server, server_error = None, f"the test server failed: {exc}"
-            if run.model in skip:
-                record = _skipped(run, skip[run.model])
-            elif run.idle is not None:
-                record = run_idle(run, cpus)
-            elif run.loop:
-                record = run_loop(run, cpus)
-            elif server is None:
-                record = _skipped(run, server_error or "no server")
-                record["status"] = "server-error"
-            elif run.counted:
-                record = run_counted(run, server, cpus)
-            else:
-                record = run_crawl(run, server, profile.sample_interval_s, cpus)
-            store.add_run(record)
-            store.set_derived(derive_document(store.document))
-            progress.finished(run, record["status"])
+            for lane in lane_order(lanes, run, index):
+                record = one_run(profile, run, lane, server, server_error, pinning)
+                lane.store.add_run(record)
+                lane.store.set_derived(derive_document(lane.store.document))
+                progress.finished(run, record["status"])
     finally:
         progress.close()
         if server is not None:
@@ -252,26 +299,95 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def harness_runtime() -> dict[str, Any]:
+    """The runtime record of a run without --python: the harness's own interpreter."""
+    gil_disabled = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    return {
+        "tag": f"{sys.version_info[0]}.{sys.version_info[1]}{'t' if gil_disabled else ''}",
+        "version": platform.python_version(),
+        "gil_disabled": gil_disabled,
+        "executable": sys.executable,
+        "origin": "harness",
+        "build": " ".join(sys.version.split()[1:]),
+        "dependencies": None,
+        "unavailable_models": {},
+    }
+
+
+def _stderr_line(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     profile = PROFILE_TABLE[args.profile]
+    args.pin = args.pin or profile.pin
     plan = build_plan(profile, args.models, args.scenarios)
     if args.dry_run:
         print(plan_table(plan))
-        print(describe_plan(profile, plan))
+        print(describe_plan(profile, plan, len(args.pythons or [None])))
         return 0
-    sys.stderr.write(describe_plan(profile, plan) + "\n")
-    remote = None
-    if args.server is not None:
+    command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
+    if args.server is not None:  # asked before any venv is made
         try:
-            remote = remote_server(args.server)
+            args.remote = remote_server(args.server)
         except ValueError as exc:
             parser().exit(2, f"c10k bench: error: {exc}\n")
-    pinning = plan_pinning(args.pin, remote=remote is not None)
+    specs = args.pythons or ([args.python] if args.python else [])
+    try:
+        chosen = [resolve(spec) for spec in specs]
+    except NoSuchRuntime as exc:
+        sys.stderr.write(f"c10k bench: error: {exc}\n")
+        return 2
+    if args.pythons is not None:
+        return run_interleaved(args, profile, plan, chosen, command)
+    runtime = None
+    if chosen:
+        try:
+            runtime = prepare(chosen[0], PROJECT_DIR, _stderr_line).as_dict()
+        except PrepareFailed as exc:
+            sys.stderr.write(f"c10k bench: error: {exc}\n")
+            return 1
+    runtime = runtime or harness_runtime()
+    pinning = _announce(args, profile, plan, [runtime])
+    lane = new_lane(args, profile, plan, args.out, runtime, command, pinning)
+    return run_lanes(args, profile, plan, [lane], pinning)
+
+
+def _announce(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    runtimes: Sequence[dict[str, Any]],
+) -> Pinning:
+    """The plan, the runtimes and the pinning on stderr before the runs; the pinning."""
+    sys.stderr.write(describe_plan(profile, plan, len(runtimes)) + "\n")
+    for runtime in runtimes:
+        sys.stderr.write(
+            f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
+        )
+    pinning = plan_pinning(args.pin, remote=args.remote is not None)
     sys.stderr.write(pinning_line(pinning) + "\n")
-    skip = missing_models(args.models)
-    raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    return pinning
+
+
+def new_lane(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    out: Path,
+    runtime: dict[str, Any],
+    command: list[str],
+    pinning: Pinning,
+) -> Lane:
+    """A runtime's lane: its empty results document in out/results.json and the models it
+    skips (not installed, or unavailable on the runtime)."""
+    remote = args.remote
+    skip = missing_models(args.models, runtime["executable"])
+    for model, reason in runtime["unavailable_models"].items():
+        if model in skip:
+            skip[model] = f"unavailable on {runtime['tag']}: {reason}"
     document = new_document(
         profile={
             "name": profile.name,
@@ -282,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
             "estimate_s": plan_estimate_s(plan),
             "definition": profile.definition(),
         },
-        command=["c10k", "bench", *(sys.argv[2:] if argv is None else argv)],
+        command=command,
         environment=probes.environment()
         | {
             "pinning": pinning.as_dict(),
@@ -293,27 +409,89 @@ def main(argv: list[str] | None = None) -> int:
             for r in plan
         ],
     )
-    store = ResultsStore(args.out, document)
+    document["runtime"] = runtime
+    return Lane(runtime, ResultsStore(out, document), skip)
+
+
+def run_lanes(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    lanes: Sequence[Lane],
+    pinning: Pinning,
+) -> int:
+    """The profile's runs into each lane's results.json; Ctrl-C or SIGTERM keeps what ran.
+    The exit code."""
+    raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     status, code = "complete", 0
     try:
         # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
         with this_thread_on(pinning.server):
-            execute(profile, plan, store, skip, pinning, args.server)
+            execute(profile, plan, lanes, pinning, args.server)
     except KeyboardInterrupt:
         stopped = terminate_all()
+        where = ", ".join(str(lane.store.path) for lane in lanes)
         sys.stderr.write(
             f"\nc10k bench: interrupted; stopped {len(stopped)} process(es) it had started; "
-            f"results so far are in {store.path}\n"
+            f"results so far are in {where}\n"
         )
         status, code = "interrupted", 130
     finally:
         signal.signal(signal.SIGTERM, previous)
         terminate_all()
-    store.finish(status)
-    print(summary_table(store.document))
-    print(f"\nresults: {store.path}")
-    if code == 0 and args.check:
-        code = check_runs(store.document)
+    for lane in lanes:
+        lane.store.finish(status)
+        if len(lanes) > 1:
+            print(f"\n{lane.runtime['tag']}:")
+        print(summary_table(lane.store.document))
+        print(f"\nresults: {lane.store.path}")
+        if code == 0 and args.check:
+            code = check_runs(lane.store.document)
+    return code
+
+
+def run_interleaved(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    chosen: list[Runtime],
+    command: list[str],
+) -> int:
+    """--pythons: every runtime's venv first (one that fails is recorded as failed, the
+    others run), then each planned run once per runtime, back to back (lane_order), each
+    runtime's records into OUT/<tag>/results.json; then the side by side (OUT/runtimes.json,
+    OUT/runtimes.md), written also when the runs stop half-way."""
+    from bench.report.runtimes import runtimes_markdown  # rendering, only for --pythons
+
+    prepared: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    for n, runtime in enumerate(chosen, 1):
+        _stderr_line(f"c10k bench: runtime {n}/{len(chosen)}: {runtime.tag} ({runtime.executable})")
+        try:
+            prepared.append(prepare(runtime, PROJECT_DIR, _stderr_line).as_dict())
+        except PrepareFailed as exc:
+            _stderr_line(f"c10k bench: {exc}; going on without it")
+            failed.append(
+                runtime_outcome(runtime.as_dict(), args.out / runtime.tag, None, str(exc))
+            )
+    code = 1 if failed else 0
+    lanes: list[Lane] = []
+    if prepared:
+        pinning = _announce(args, profile, plan, prepared)
+        lanes = [
+            new_lane(args, profile, plan, args.out / r["tag"], r, command, pinning)
+            for r in prepared
+        ]
+        code = run_lanes(args, profile, plan, lanes, pinning) or code
+    outcomes = failed + [
+        runtime_outcome(lane.runtime, args.out / lane.runtime["tag"], lane.store.document, None)
+        for lane in lanes
+    ]
+    side_by_side = compare_runtimes(outcomes, [r.tag for r in chosen])
+    write_atomic(args.out / RUNTIMES_JSON, side_by_side)
+    (args.out / RUNTIMES_MD).write_text(runtimes_markdown(side_by_side))
+    print(f"\nruntimes side by side: {args.out / RUNTIMES_MD}")
     return code
 
 

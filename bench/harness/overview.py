@@ -195,20 +195,6 @@ def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
     return {"event_loop_vs_threads": event_loop, "uvloop_speedup": uvloop}
 
 
-def free_threaded_vs_threads(table: Points) -> dict[str, Any] | None:
-    """A free-threaded threads model's pages/s over the threads', when one ran beside them."""
-    model = next((m for m in catalog.FREE_THREADED_MODELS if table.get(m)), None)
-    if model is None or not table.get(THREADS):
-        return None
-    ratio, interval, used = ratio_over_points(table, model, THREADS, "pages_per_s")
-    return {
-        "model": model,
-        "pages_per_s": ratio,
-        "pages_per_s_ci95": _listed(interval),
-        "concurrencies": used,
-    }
-
-
 def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
     """CPU per page of each model over its uvloop twin's (and the pages/s ratio), with their
     intervals, in few-active, or in sleepy when few-active has no pair."""
@@ -473,7 +459,6 @@ def overview(
         "not_counted": not_counted(runs),
         "comparisons": {
             "event_loop_vs_threads": event_loop_vs_threads(few_active),
-            "free_threaded_vs_threads": free_threaded_vs_threads(few_active),
             "uvloop": uvloop_speedups(tables),
             "asyncio_vs_threads_sleepy": asyncio_vs_threads(_points(tables, SLEEPY)),
             "asyncio_vs_threads_sleepy_keep_alive": asyncio_vs_threads(

@@ -154,6 +154,7 @@ class Profile:
     budget_s: float  # what the plan must fit in (checked by the tests)
     sample_interval_s: float
     scenarios: tuple[Scenario, ...]
+    pin: str = "on"  # `c10k bench --pin` when the user gives none
 
     def scenario(self, name: str) -> Scenario:
         for scenario in self.scenarios:
@@ -315,14 +316,17 @@ def _crawl_run(
     )
 
 
-def plan_estimate_s(plan: Sequence[PlannedRun]) -> float:
-    """The plan's expected duration: every run plus one server start per distinct site."""
+def plan_estimate_s(plan: Sequence[PlannedRun], runtimes: int = 1) -> float:
+    """The plan's expected duration: every run once per runtime, plus one server start per
+    distinct site (the runtimes share it)."""
     servers = {run.server_key for run in plan if run.point is not None}
-    return sum(run.estimate_s for run in plan) + SERVER_START_S * len(servers)
+    return sum(run.estimate_s for run in plan) * runtimes + SERVER_START_S * len(servers)
 
 
-def estimate_by_scenario(plan: Sequence[PlannedRun]) -> dict[str, dict[str, float]]:
-    """Per scenario: runs, servers and expected seconds."""
+def estimate_by_scenario(
+    plan: Sequence[PlannedRun], runtimes: int = 1
+) -> dict[str, dict[str, float]]:
+    """Per scenario: runs (once per runtime), servers and expected seconds."""
     table: dict[str, dict[str, float]] = {}
     for name in SCENARIOS:
         runs = [run for run in plan if run.scenario == name]
@@ -330,8 +334,9 @@ def estimate_by_scenario(plan: Sequence[PlannedRun]) -> dict[str, dict[str, floa
             continue
         servers = {run.server_key for run in runs if run.point is not None}
         table[name] = {
-            "runs": len(runs),
+            "runs": len(runs) * runtimes,
             "servers": len(servers),
-            "estimate_s": sum(r.estimate_s for r in runs) + SERVER_START_S * len(servers),
+            "estimate_s": sum(r.estimate_s for r in runs) * runtimes
+            + SERVER_START_S * len(servers),
         }
     return table

@@ -63,6 +63,15 @@ def few_active_points(pages: int, concurrencies: Sequence[int]) -> tuple[CrawlPo
     return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
 
 
+def many_links_points(
+    pages: int, links: int, concurrencies: Sequence[int]
+) -> tuple[CrawlPoint, ...]:
+    """The few-active shape with `links` links a page: the crawler's CPU per page (parsing,
+    link extraction, the frontier) several times the server's, so the crawler limits."""
+    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0")
+    return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
+
+
 def idle_specs(
     thread_count: int,
     unit_count: int,
@@ -283,6 +292,35 @@ PROFILE_TABLE: dict[str, Profile] = {
         ),
     ),
 }
+
+
+# Claim C8 (docs/runtimes.md, "C8"): the threads model on 3.14 and 3.14t, side by side
+# with `--pythons 3.14,3.14t`. Unpinned by default: a crawler pinned to one CPU of two cannot
+# run two threads at once, which is all that free-threading buys.
+FREE_THREADING_CONCURRENCIES = (2, 4, 8, 16, 32, 64)
+PROFILE_TABLE["free-threading"] = Profile(
+    "free-threading",
+    "claim C8: few-active and a CPU-heavy keep-alive crawl at C 2-64 and the idle thread, "
+    "for --pythons 3.14,3.14t; unpinned unless --pin is given",
+    budget_s=480.0,  # one runtime, every model; --models threads,asyncio: about 2:50
+    sample_interval_s=0.1,
+    pin="off",
+    scenarios=(
+        Scenario(catalog.NOISE_FLOOR, loops=5),
+        Scenario(catalog.IDLE, idle=(IdleSpec(catalog.THREAD.name, 3000),)),
+        Scenario(
+            catalog.FEW_ACTIVE,
+            points=few_active_points(300, FREE_THREADING_CONCURRENCIES),
+            repetitions=3,
+            warmups=1,
+        ),
+        Scenario(
+            catalog.MANY_LINKS_KEEP_ALIVE,
+            points=many_links_points(300, 200, FREE_THREADING_CONCURRENCIES),
+            repetitions=3,
+        ),
+    ),
+)
 
 
 PROFILES: tuple[str, ...] = tuple(PROFILE_TABLE)

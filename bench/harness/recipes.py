@@ -43,11 +43,14 @@ def crawl_argv(
     keep_alive: bool = False,
     mark_crawl: bool = False,
     remote: bool = False,
+    python: str = sys.executable,
 ) -> list[str]:
     """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N]
-    [--keep-alive] [--mark-crawl] [--allow-non-loopback] --json` (the last for a remote
-    server, which is on another host's address)."""
-    argv = python_command("crawl", root, "--model", model, "--concurrency", str(concurrency))
+    [--keep-alive] [--mark-crawl] [--allow-non-loopback] --json`, under the interpreter
+    python (--allow-non-loopback for a remote server, which is on another host's address)."""
+    argv = python_command(
+        "crawl", root, "--model", model, "--concurrency", str(concurrency), python=python
+    )
     if remote:
         argv.append("--allow-non-loopback")
     if keep_alive:
@@ -61,25 +64,29 @@ def crawl_argv(
     return [*argv, "--json"]
 
 
-def idle_argv(spec: IdleSpec) -> list[str]:
+def idle_argv(spec: IdleSpec, python: str = sys.executable) -> list[str]:
     """`python -m impls.idle --kind K --count N ...` for one idle spec."""
-    return [sys.executable, "-m", "impls.idle", *spec.argv()]
+    return [python, "-m", "impls.idle", *spec.argv()]
 
 
-def loop_argv() -> list[str]:
+def loop_argv(python: str = sys.executable) -> list[str]:
     """`python -m impls.cpu_loop`: the noise floor's fixed CPU loop, once."""
-    return [sys.executable, "-m", "impls.cpu_loop"]
+    return [python, "-m", "impls.cpu_loop"]
 
 
-def replay_record_argv(root: str, urls_file: str, out: str) -> list[str]:
+def replay_record_argv(
+    root: str, urls_file: str, out: str, python: str = sys.executable
+) -> list[str]:
     """`python -m impls.replay record ROOT URLS OUT`: a site's raw responses, once each."""
-    return [sys.executable, "-m", "impls.replay", "record", root, urls_file, out]
+    return [python, "-m", "impls.replay", "record", root, urls_file, out]
 
 
-def replay_argv(recording: str, mark_crawl: bool = False) -> list[str]:
+def replay_argv(
+    recording: str, mark_crawl: bool = False, python: str = sys.executable
+) -> list[str]:
     """`python -m impls.replay run REC [--mark-crawl] --json`: the core alone, fed a
     recorded crawl."""
-    argv = [sys.executable, "-m", "impls.replay", "run", recording]
+    argv = [python, "-m", "impls.replay", "run", recording]
     return [*argv, *(["--mark-crawl"] if mark_crawl else []), "--json"]
 
 
@@ -94,10 +101,14 @@ def base_record(run: PlannedRun) -> dict[str, Any]:
 
 
 def run_crawl(
-    run: PlannedRun, server: SiteClient, sample_interval: float, cpus: CpuSets | None = None
+    run: PlannedRun,
+    server: SiteClient,
+    sample_interval: float,
+    cpus: CpuSets | None = None,
+    python: str = sys.executable,
 ) -> dict[str, Any]:
-    """One crawler process against a running server: sampled, verified, summarised; the
-    crawler on cpus.crawler when pinned."""
+    """One crawler process (under the interpreter python) against a running server: sampled,
+    verified, summarised; the crawler on cpus.crawler when pinned."""
     assert run.point is not None
     point = run.point
     record = base_record(run)
@@ -111,6 +122,7 @@ def run_crawl(
         max_tries=point.max_tries,
         keep_alive=run.keep_alive,
         remote=server.remote,
+        python=python,
     )
     record["argv"] = argv[1:]
     finished, sampler = _sampled_run(
@@ -169,9 +181,14 @@ def run_crawl(
     return record
 
 
-def run_counted(run: PlannedRun, server: SiteClient, cpus: CpuSets | None = None) -> dict[str, Any]:
-    """One crawl under callgrind, cut at its marks: instructions per page, verified; on
-    cpus.crawler when pinned.
+def run_counted(
+    run: PlannedRun,
+    server: SiteClient,
+    cpus: CpuSets | None = None,
+    python: str = sys.executable,
+) -> dict[str, Any]:
+    """One crawl (under the interpreter python) under callgrind, cut at its marks:
+    instructions per page, verified; on cpus.crawler when pinned.
 
     The core replay (model "core-replay") first records the site's responses, uncounted,
     then replays them under callgrind: the core's own share of every raw-socket model.
@@ -184,7 +201,7 @@ def run_counted(run: PlannedRun, server: SiteClient, cpus: CpuSets | None = None
     crawler_cpus = cpus.crawler if cpus else None
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
         if run.model == catalog.CORE_REPLAY:
-            argv, failed = recorded_replay(server, Path(tmp), run.timeout_s, crawler_cpus)
+            argv, failed = recorded_replay(server, Path(tmp), run.timeout_s, crawler_cpus, python)
             if failed is not None:
                 return record | {"reason": f"recording the site: {_exit_reason(failed)}"}
         else:
@@ -195,6 +212,7 @@ def run_counted(run: PlannedRun, server: SiteClient, cpus: CpuSets | None = None
                 keep_alive=run.keep_alive,
                 mark_crawl=True,
                 remote=server.remote,
+                python=python,
             )
         out_file = Path(tmp) / "callgrind.out"
         record["argv"] = argv[1:]
@@ -229,14 +247,19 @@ def run_counted(run: PlannedRun, server: SiteClient, cpus: CpuSets | None = None
 
 
 def recorded_replay(
-    server: SiteClient, workdir: Path, timeout: float, cpus: Collection[int] | None = None
+    server: SiteClient,
+    workdir: Path,
+    timeout: float,
+    cpus: Collection[int] | None = None,
+    python: str = sys.executable,
 ) -> tuple[list[str], Finished | None]:
     """Record the site's responses into workdir; the replay's argv, or how recording failed."""
     urls, recording = workdir / "urls.json", workdir / "site.rec"
     urls.write_text(json.dumps(server.manifest["urls"]))
-    argv = replay_record_argv(server.root, str(urls), str(recording))
+    argv = replay_record_argv(server.root, str(urls), str(recording), python)
     done = run_process(argv, timeout, cpus=cpus)
-    return replay_argv(str(recording), mark_crawl=True), (None if done.code == 0 else done)
+    replay = replay_argv(str(recording), mark_crawl=True, python=python)
+    return replay, (None if done.code == 0 else done)
 
 
 def _sampled_run(
@@ -261,19 +284,24 @@ def _sampled_run(
     return finished, (sampler[0] if sampler else None)
 
 
-def run_idle(run: PlannedRun, cpus: CpuSets | None = None) -> dict[str, Any]:
-    """One idle program (on cpus.crawler when pinned): its costs per unit, or why there are
-    none."""
+def run_idle(
+    run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable
+) -> dict[str, Any]:
+    """One idle program (under the interpreter python, on cpus.crawler when pinned): its
+    costs per unit, or why there are none."""
     assert run.idle is not None
-    record = _run_reporting_program(run, idle_argv(run.idle), "idle", cpus)
+    record = _run_reporting_program(run, idle_argv(run.idle, python), "idle", cpus)
     if record["status"] == "ok" and record["idle"].get("available") is False:
         record.update(status="unavailable", reason=record["idle"].get("note"))
     return record
 
 
-def run_loop(run: PlannedRun, cpus: CpuSets | None = None) -> dict[str, Any]:
-    """One run of the fixed CPU loop (on cpus.crawler when pinned): its CPU and wall seconds."""
-    return _run_reporting_program(run, loop_argv(), "loop", cpus)
+def run_loop(
+    run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable
+) -> dict[str, Any]:
+    """One run of the fixed CPU loop (under the interpreter python, on cpus.crawler when
+    pinned): its CPU and wall seconds."""
+    return _run_reporting_program(run, loop_argv(python), "loop", cpus)
 
 
 def _run_reporting_program(

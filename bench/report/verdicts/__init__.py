@@ -15,6 +15,7 @@ from bench.report.verdicts.base import (
 from bench.report.verdicts.crawl import (
     c6_event_loop_speed,
     c7_sleepy_connections,
+    c8_free_threading,
     c8_without_gil,
     c9_uvloop,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "c5_threads_before_sockets",
     "c6_event_loop_speed",
     "c7_sleepy_connections",
+    "c8_free_threading",
     "c8_without_gil",
     "c9_uvloop",
     "verdicts",

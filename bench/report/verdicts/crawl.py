@@ -23,6 +23,7 @@ from bench.report.verdicts.base import (
     GIL_GAIN,
     INCONCLUSIVE,
     MANY_CONNECTIONS,
+    MANY_LINKS_KEEP_ALIVE,
     MODERATE_RANGE,
     NOT_MEASURABLE,
     REPRODUCED,
@@ -278,33 +279,68 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
 
 
 def c8_without_gil(document: dict[str, Any]) -> Verdict:
-    """Reproduced if a free-threaded threads model (named threads-free-threaded or
-    threads-nogil) makes at least 5% more pages/s than threads with the GIL in few-active
-    (geometric mean over the shared concurrencies), the whole 95% interval at 1.05x or
-    above; contradicted when the interval lies below 1.05x; inconclusive (within noise) when
-    it straddles 1.05x; not measurable here when no free-threaded CPython ran."""
-    found = comparison(document, "free_threaded_vs_threads")
-    if found is None:
-        python = (document.get("environment") or {}).get("python") or {}
-        return verdict(
-            "C8",
-            "-",
-            f"no free-threaded CPython ran: these results hold only "
-            f"{python.get('implementation', 'Python')} {python.get('version', '?')} "
-            f"{'without' if python.get('gil_disabled') else 'with'} the GIL, and no "
-            f"free-threaded model beside the threads model",
-            NOT_MEASURABLE,
-        )
-    model, ratio = found["model"], found["pages_per_s"]
-    if ratio is None:
-        why = f"no {FEW_ACTIVE} points shared by {model} and {THREADS}"
-        return verdict("C8", "-", why, NOT_MEASURABLE)
-    interval = recorded_interval(found.get("pages_per_s_ci95"))
+    """One results file holds one runtime: C8 is judged beside the runtimes side by side
+    (c8_free_threading, in runtimes.md), never here."""
+    python = (document.get("environment") or {}).get("python") or {}
+    runtime = document.get("runtime") or {}
+    version = runtime.get("version") or python.get("version", "?")
+    gil = runtime.get("gil_disabled", python.get("gil_disabled"))
     return verdict(
         "C8",
-        f"pages/s over {THREADS}': {_ratio(found, 'pages_per_s')}",
-        f"{model} vs {THREADS}; {_few_active_conditions(document, found['concurrencies'])}",
-        on_interval(ratio, interval, GIL_GAIN),
+        "-",
+        f"judged in runtimes.md, beside the results of `c10k bench --profile free-threading "
+        f"--pythons 3.14,3.14t` (docs/runtimes.md, C8): it needs the threads model on a "
+        f"free-threaded build and on the GIL build of the same version in one run; this file "
+        f"holds only {python.get('implementation', 'Python')} {version} "
+        f"{'without' if gil else 'with'} the GIL",
+        NOT_MEASURABLE,
+    )
+
+
+def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
+    """C8 on runtimes.json: the threads model on the free-threaded build over the GIL build
+    of the same version, pages/s in many-links-keep-alive (where the crawler's CPU limits,
+    so the GIL binds), geometric mean over its points paired by round. Reproduced when the
+    whole 95% interval is at 1.05x or above; contradicted when it lies wholly below 1.05x;
+    inconclusive (within noise) when it straddles 1.05x; not measurable when no such pair
+    ran, the threads model has no shared point there, or a free-threaded threads crawl there
+    ended with the GIL enabled (or did not say)."""
+    pairs = side_by_side.get("free_threading") or []
+    if not pairs:
+        why = (
+            "no free-threaded runtime beside the GIL build of the same version in this run "
+            "(`c10k bench --profile free-threading --pythons 3.14,3.14t`)"
+        )
+        return verdict("C8", "-", why, NOT_MEASURABLE)
+    pair = pairs[0]
+    names = f"{THREADS} on {pair['free_threaded']} over {pair['gil']} (Python {pair['version']})"
+    found = (pair["models"].get(THREADS) or {}).get(MANY_LINKS_KEEP_ALIVE)
+    if found is None or found.get("pages_per_s") is None:
+        why = f"no {MANY_LINKS_KEEP_ALIVE} point of {THREADS} shared by {names}"
+        return verdict("C8", "-", why, NOT_MEASURABLE)
+    measured = (
+        f"pages/s {_ratio(found, 'pages_per_s')}, CPU/page {_ratio(found, 'cpu_us_per_page')}"
+    )
+    gil = ((pair.get("gil_at_end") or {}).get(MANY_LINKS_KEEP_ALIVE) or {}).get(THREADS) or {}
+    against = gil.get("gil_enabled") or gil.get("unknown") or not gil.get("crawls")
+    conditions = (
+        f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
+        f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round"
+    )
+    if against:
+        on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
+        why = (
+            f"the GIL was enabled at the end of {on} and not reported in {unknown} of "
+            f"{gil.get('crawls', 0)} {THREADS} crawls on {pair['free_threaded']}; {conditions}"
+        )
+        return verdict("C8", measured, why, NOT_MEASURABLE)
+    interval = recorded_interval(found.get("pages_per_s_ci95"))
+    gil_note = (
+        f"; the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
+        f"{pair['free_threaded']}"
+    )
+    return verdict(
+        "C8", measured, conditions + gil_note, on_interval(found["pages_per_s"], interval, GIL_GAIN)
     )
 
 

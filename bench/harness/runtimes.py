@@ -1,0 +1,282 @@
+"""`--pythons`: the key figures of each runtime's results.json side by side (pure; the
+report's runtimes.py renders them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.harness.overview import point_ratio
+from c10k import catalog
+from c10k.stats import Ratio, combined_ratio, recorded_interval, recorded_median
+
+SCHEMA = "c10k-bench-runtimes/1"
+RUNTIMES_JSON, RUNTIMES_MD = "runtimes.json", "runtimes.md"
+C10K = 10_000  # the sleepy point the C10K throughput is read at (else the largest there is)
+FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog.IDLE.name
+# C8's scenarios: the pages/s and CPU per page of each model, free-threaded over GIL.
+FREE_THREADING_SCENARIOS = (FEW_ACTIVE, catalog.MANY_LINKS_KEEP_ALIVE.name)
+RATIO_FIGURES = ("pages_per_s", "cpu_us_per_page")
+Cell = dict[str, Any]  # {"value", "ci95", "at"} or {"value": None, "missing": why}
+
+
+def _cell(value: Any, ci95: Any = None, at: int | None = None) -> Cell | None:
+    if not isinstance(value, int | float):
+        return None
+    interval = recorded_interval(ci95)
+    return {"value": float(value), "ci95": interval.as_list() if interval else None, "at": at}
+
+
+def _crawl_points(derived: dict[str, Any], scenario: str) -> dict[str, list[dict[str, Any]]]:
+    return {m: e.get("points") or [] for m, e in (derived.get(scenario) or {}).items()}
+
+
+def _few_active(figure: str) -> Callable[[dict[str, Any]], dict[str, Cell | None]]:
+    """A few-active figure (median and interval) at the scenario's largest concurrency."""
+
+    def read(derived: dict[str, Any]) -> dict[str, Cell | None]:
+        table = _crawl_points(derived, FEW_ACTIVE)
+        top = max((p["concurrency"] for ps in table.values() for p in ps), default=0)
+        found: dict[str, Cell | None] = {}
+        for model, points in table.items():
+            at_top = [p for p in points if p["concurrency"] == top]
+            summary = at_top[0].get(figure) if at_top else None
+            found[model] = _cell(recorded_median(summary), summary, top) if summary else None
+        return found
+
+    return read
+
+
+def _c10k_share(derived: dict[str, Any]) -> dict[str, Cell | None]:
+    """Sleepy's share of the ideal C/L at 10,000 connections (else at its largest C)."""
+    found: dict[str, Cell | None] = {}
+    for model, points in _crawl_points(derived, SLEEPY).items():
+        wide = [p for p in points if p.get("fraction_of_ideal") is not None]
+        at = [p for p in wide if p["concurrency"] == C10K] or wide[-1:]
+        found[model] = (
+            _cell(
+                at[0]["fraction_of_ideal"],
+                at[0].get("fraction_of_ideal_ci95"),
+                at[0]["concurrency"],
+            )
+            if at
+            else None
+        )
+    return found
+
+
+def _memory_per_connection(derived: dict[str, Any]) -> dict[str, Cell | None]:
+    """Sleepy's fitted memory per connection (RSS and kernel), with its interval."""
+    return {
+        model: _cell(fit.get("total_bytes"), fit.get("total_bytes_ci95"))
+        for model, entry in (derived.get(SLEEPY) or {}).items()
+        for fit in [entry.get("memory_per_connection") or {}]
+    }
+
+
+def _idle_unit(derived: dict[str, Any]) -> dict[str, Cell | None]:
+    """Memory per idle unit (RSS and kernel), per idle kind."""
+    return {
+        kind: _cell(entry.get("total_bytes_per_unit"))
+        for kind, entry in (derived.get(IDLE) or {}).items()
+        if "total_bytes_per_unit" in entry or "problems" in entry
+    }
+
+
+def _thread_ceiling(derived: dict[str, Any]) -> dict[str, Cell | None]:
+    """Threads started before the first failure (idle, until-failure)."""
+    entry = (derived.get(IDLE) or {}).get(catalog.THREAD.name)
+    if entry is None:
+        return {}
+    return {catalog.THREAD.name: _cell((entry.get("max_threads") or {}).get("count"))}
+
+
+# figure -> (scenario it needs, unit, higher is better, how to read it from `derived`)
+FIGURES: dict[str, tuple[str, str, bool, Callable[[dict[str, Any]], dict[str, Cell | None]]]] = {
+    "few_active_cpu_us_per_page": (FEW_ACTIVE, "µs", False, _few_active("cpu_us_per_page")),
+    "few_active_pages_per_s": (FEW_ACTIVE, "pages/s", True, _few_active("pages_per_s")),
+    "idle_bytes_per_unit": (IDLE, "bytes", False, _idle_unit),
+    "memory_per_connection_bytes": (SLEEPY, "bytes", False, _memory_per_connection),
+    "c10k_fraction_of_ideal": (SLEEPY, "fraction of C/L", True, _c10k_share),
+    "thread_ceiling": (IDLE, "threads", True, _thread_ceiling),
+}
+
+
+def gil_at_end(document: dict[str, Any]) -> dict[str, Any]:
+    """Per scenario and model, whether the GIL was enabled at the end of each crawl that ran
+    (its crawl JSON's python.gil_enabled): how many crawls, how many with it off, and the
+    ids of the runs with it on or not reported."""
+    found: dict[str, Any] = {}
+    for run in document.get("runs") or []:
+        if not run.get("crawl"):
+            continue
+        entry = found.setdefault(run["scenario"], {}).setdefault(
+            run["model"], {"crawls": 0, "gil_disabled": 0, "gil_enabled": [], "unknown": []}
+        )
+        on = (run["crawl"].get("python") or {}).get("gil_enabled")
+        entry["crawls"] += 1
+        if on is False:
+            entry["gil_disabled"] += 1
+        else:
+            entry["gil_enabled" if on else "unknown"].append(run["id"])
+    return found
+
+
+def runtime_outcome(
+    runtime: dict[str, Any], out: Path, document: dict[str, Any] | None, failure: str | None
+) -> dict[str, Any]:
+    """One runtime's line in runtimes.json: what it is, how its run ended, its figures."""
+    kept = ("tag", "version", "gil_disabled", "executable", "dependencies", "unavailable_models")
+    outcome = {k: runtime.get(k) for k in kept}
+    if document is None:
+        return outcome | {"status": "failed", "reason": failure, "results": None, "figures": {}}
+    derived = document.get("derived") or {}
+    scenarios = (document.get("profile") or {}).get("scenarios") or []
+    figures = {
+        name: read(derived)
+        for name, (scenario, _, _, read) in FIGURES.items()
+        if scenario in scenarios
+    }
+    return outcome | {
+        "status": document.get("status"),
+        "reason": None,
+        "results": str(out / "results.json"),
+        "models": (document.get("profile") or {}).get("models") or [],
+        "gil_at_end": gil_at_end(document),
+        "figures": figures,
+        # What the free-threading comparison pairs by round (not written to runtimes.json).
+        "points": {s: _crawl_points(derived, s) for s in FREE_THREADING_SCENARIOS},
+    }
+
+
+def _missing(outcome: dict[str, Any] | None, row: str) -> str:
+    """Why a runtime has no figure for a row."""
+    if outcome is None:
+        return "not run"
+    if outcome["status"] == "failed":
+        return f"runtime failed: {outcome['reason']}"
+    if why := (outcome.get("unavailable_models") or {}).get(row):
+        return f"unavailable: {why}"
+    if outcome["status"] != "complete":
+        return f"no verified run (the run was {outcome['status']})"
+    return "no verified run"
+
+
+def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) -> dict[str, Any]:
+    """Per figure, per model (or idle kind), per runtime tag: the figure with its interval
+    and the concurrency it was read at, or why it is missing."""
+    by_tag = {o["tag"]: o for o in outcomes}
+    figures: dict[str, Any] = {}
+    for name, (scenario, unit, higher_is_better, _) in FIGURES.items():
+        measured = [o for o in outcomes if name in o["figures"]]
+        if not measured:
+            continue
+        rows = list(dict.fromkeys(r for o in measured for r in o["figures"][name]))
+        if scenario != IDLE:  # every model asked for, measured or not
+            asked = [m for o in measured for m in o.get("models") or []]
+            rows = catalog.model_order(list(dict.fromkeys([*rows, *asked])))
+        else:
+            rows = catalog.idle_order(rows)
+        figures[name] = {
+            "scenario": scenario,
+            "unit": unit,
+            "higher_is_better": higher_is_better,
+            "rows": {
+                row: {
+                    tag: (by_tag[tag]["figures"].get(name) or {}).get(row)
+                    if tag in by_tag and (by_tag[tag]["figures"].get(name) or {}).get(row)
+                    else {"value": None, "missing": _missing(by_tag.get(tag), row)}
+                    for tag in tags
+                }
+                for row in rows
+            },
+        }
+    return {
+        "schema": SCHEMA,
+        "tags": list(tags),
+        "runtimes": [
+            {k: v for k, v in o.items() if k not in ("figures", "points")} for o in outcomes
+        ],
+        "not_run": [tag for tag in tags if tag not in by_tag],
+        "figures": figures,
+        "free_threading": free_threading(outcomes),
+    }
+
+
+# -- C8: a free-threaded build beside the GIL build of the same version ---------------------
+
+
+def _listed(ratio: Ratio | None) -> tuple[float | None, list[float] | None]:
+    if ratio is None:
+        return None, None
+    interval = ratio.interval()
+    return ratio.value, (interval.as_list() if interval else None)
+
+
+def ratio_over_runtimes(
+    mine: list[dict[str, Any]], theirs: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """Per shared concurrency, mine over theirs for pages/s and CPU per page, paired by round
+    (rep k of both ran back to back); over the points, the geometric mean of each with its
+    95% interval (none when a point has a single round). None when no point is shared."""
+    by_c = {int(p["concurrency"]): p for p in theirs}
+    points: list[dict[str, Any]] = []
+    kept: dict[str, list[Ratio]] = {figure: [] for figure in RATIO_FIGURES}
+    for point in sorted(mine, key=lambda p: p["concurrency"]):
+        other = by_c.get(int(point["concurrency"]))
+        if other is None:
+            continue
+        row: dict[str, Any] = {"concurrency": int(point["concurrency"])}
+        for figure in RATIO_FIGURES:
+            ratio = point_ratio(point, other, figure)
+            row[figure], row[f"{figure}_ci95"] = _listed(ratio)
+            row[f"{figure}_rounds"] = ratio.n if ratio else 0
+            if ratio is not None:
+                kept[figure].append(ratio)
+        points.append(row)
+    if not points:
+        return None
+    found: dict[str, Any] = {"points": points, "concurrencies": [p["concurrency"] for p in points]}
+    for figure, ratios in kept.items():
+        value, interval = combined_ratio(ratios) if ratios else (None, None)
+        found[figure] = value
+        found[f"{figure}_ci95"] = interval.as_list() if interval else None
+    return found
+
+
+def _idle_thread(outcome: dict[str, Any]) -> Cell | None:
+    return (outcome["figures"].get("idle_bytes_per_unit") or {}).get(catalog.THREAD.name)
+
+
+def free_threading_pair(gil: dict[str, Any], free: dict[str, Any]) -> dict[str, Any]:
+    """The free-threaded runtime over the GIL one: per model and scenario, pages/s and CPU
+    per page (ratio_over_runtimes); the idle thread's bytes on each; and whether the GIL
+    stayed off at the end of the free-threaded crawls."""
+    models: dict[str, Any] = {}
+    for scenario in FREE_THREADING_SCENARIOS:
+        theirs = gil["points"].get(scenario) or {}
+        for model, points in (free["points"].get(scenario) or {}).items():
+            if found := ratio_over_runtimes(points, theirs.get(model) or []):
+                models.setdefault(model, {})[scenario] = found
+    return {
+        "version": free["version"],
+        "gil": gil["tag"],
+        "free_threaded": free["tag"],
+        "models": {m: models[m] for m in catalog.model_order(list(models))},
+        "idle_thread_bytes": {"gil": _idle_thread(gil), "free_threaded": _idle_thread(free)},
+        "gil_at_end": free.get("gil_at_end"),
+    }
+
+
+def free_threading(outcomes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every pair of runtimes of the same version that differ only in the GIL (3.14 and
+    3.14t), both of which ran: the free-threaded one over the GIL one (free_threading_pair)."""
+    ran = [o for o in outcomes if o.get("status") != "failed" and "points" in o]
+    return [
+        free_threading_pair(gil, free)
+        for gil in ran
+        if not gil.get("gil_disabled")
+        for free in ran
+        if free.get("gil_disabled") and free.get("version") == gil.get("version")
+    ]

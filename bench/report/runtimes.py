@@ -1,0 +1,157 @@
+"""`--pythons`' runtimes.md: each key figure, one row per model, one column per runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bench.report.text import number, with_interval
+from bench.report.verdicts import c8_free_threading
+from c10k.stats import Interval, recorded_interval
+
+KIB = 1024.0
+# figure -> (title, how a value is shown)
+TITLES: dict[str, tuple[str, Callable[[float], str]]] = {
+    "few_active_cpu_us_per_page": ("few-active: CPU µs per page", lambda v: number(v)),
+    "few_active_pages_per_s": ("few-active: pages/s", lambda v: number(v)),
+    "idle_bytes_per_unit": ("idle: KiB per idle unit (RSS + kernel)", lambda v: number(v / KIB, 1)),
+    "memory_per_connection_bytes": (
+        "sleepy: KiB per connection (fitted slope, RSS + kernel)",
+        lambda v: number(v / KIB, 1),
+    ),
+    "c10k_fraction_of_ideal": ("sleepy: % of the ideal C/L", lambda v: number(100 * v, 1)),
+    "thread_ceiling": ("idle: threads started before the first failure", lambda v: number(v)),
+}
+
+
+def _cell(found: dict[str, Any], shown: Callable[[float], str]) -> str:
+    if found.get("value") is None:
+        return f"- ({found.get('missing') or 'missing'})"
+    interval: Interval | None = recorded_interval(found.get("ci95"))
+    text = with_interval(found["value"], interval, shown, "none recorded")
+    if interval is None:
+        text = shown(found["value"])
+    return text + (f" at C {found['at']:,}" if found.get("at") else "")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+
+
+def runtimes_markdown(document: dict[str, Any]) -> str:
+    """runtimes.json as markdown: the runtimes and how their runs ended, then per figure a
+    table with its 95% interval in brackets where it has one, and why a cell is empty."""
+    tags = document["tags"]
+    lines = ["# Runtimes side by side", ""]
+    lines += _table(
+        ["runtime", "version", "GIL", "run", "unavailable models", "results"],
+        [
+            [
+                r["tag"],
+                r.get("version") or "-",
+                "free-threaded" if r.get("gil_disabled") else "GIL",
+                r["status"] + (f": {r['reason']}" if r.get("reason") else ""),
+                ", ".join(sorted(r.get("unavailable_models") or {})) or "none",
+                r.get("results") or "-",
+            ]
+            for r in document["runtimes"]
+        ]
+        + [[tag, "-", "-", "not run", "-", "-"] for tag in document.get("not_run") or []],
+    )
+    for name, figure in document["figures"].items():
+        title, shown = TITLES.get(name, (name, lambda v: number(v, 2)))
+        better = "higher is better" if figure["higher_is_better"] else "lower is better"
+        lines += ["", f"## {title} ({better})", ""]
+        rows = [
+            [row, *(_cell(cells[tag], shown) for tag in tags)]
+            for row, cells in figure["rows"].items()
+        ]
+        lines += _table(["", *tags], rows)
+    return "\n".join(lines + free_threading_lines(document)) + "\n"
+
+
+def _times(found: dict[str, Any], key: str) -> str:
+    """A ratio with its 95% interval: '1.32x [1.20x, 1.45x]'."""
+    interval = recorded_interval(found.get(f"{key}_ci95"))
+    return with_interval(found.get(key), interval, lambda r: f"{r:.2f}x", "one round")
+
+
+def _some(run_ids: list[str], shown: int = 3) -> str:
+    """How many runs, and the first few ids: 'none', or '12: a, b, c, ...'."""
+    if not run_ids:
+        return "none"
+    more = ", ..." if len(run_ids) > shown else ""
+    return f"{len(run_ids)}: {', '.join(run_ids[:shown])}{more}"
+
+
+def free_threading_lines(document: dict[str, Any]) -> list[str]:
+    """C8's verdict, then per free-threaded/GIL pair: per model and scenario the ratios over
+    the points and at each point, the idle thread on both, and the GIL at the crawls' end."""
+    c8 = c8_free_threading(document)
+    lines = ["", "## C8: without a GIL, threads would do even better", ""]
+    lines += _table(
+        ["claim", "measured", "conditions", "verdict", "rule"],
+        [[c8.claim, c8.measured, c8.conditions, f"**{c8.verdict}**", c8.rule]],
+    )
+    for pair in document.get("free_threading") or []:
+        free, gil = pair["free_threaded"], pair["gil"]
+        lines += [
+            "",
+            f"### {free} over {gil} (Python {pair['version']})",
+            "",
+            "Ratios of the free-threaded build's figure over the GIL build's, paired by round, "
+            "with 95% intervals; over the points, their geometric mean.",
+            "",
+        ]
+        rows = []
+        for model, scenarios in pair["models"].items():
+            for scenario, found in scenarios.items():
+                at = "; ".join(
+                    f"C {p['concurrency']}: {_times(p, 'pages_per_s')}" for p in found["points"]
+                )
+                rows.append(
+                    [
+                        model,
+                        scenario,
+                        _times(found, "pages_per_s"),
+                        _times(found, "cpu_us_per_page"),
+                        at,
+                    ]
+                )
+        lines += _table(
+            [
+                "model",
+                "scenario",
+                "pages/s (geo. mean)",
+                "CPU per page (geo. mean)",
+                "pages/s per point",
+            ],
+            rows,
+        )
+        idle = pair["idle_thread_bytes"]
+        shown = TITLES["idle_bytes_per_unit"][1]
+        lines += [
+            "",
+            f"The idle thread (RSS + kernel, KiB): {gil} {_cell(idle['gil'] or {}, shown)}, "
+            f"{free} {_cell(idle['free_threaded'] or {}, shown)}. Shown, not judged.",
+            "",
+            f"The GIL at the end of each crawl on {free} (`python.gil_enabled` in its crawl JSON):",
+            "",
+        ]
+        gil_rows = [
+            [
+                scenario,
+                model,
+                str(e["crawls"]),
+                str(e["gil_disabled"]),
+                _some(e["gil_enabled"]),
+                _some(e["unknown"]),
+            ]
+            for scenario, models in (pair.get("gil_at_end") or {}).items()
+            for model, e in models.items()
+        ]
+        lines += _table(
+            ["scenario", "model", "crawls", "GIL off", "GIL on", "not reported"], gil_rows
+        )
+    return lines
