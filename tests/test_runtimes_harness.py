@@ -142,6 +142,20 @@ def test_side_by_side_table_from_two_results_documents(tmp_path: Path) -> None:
     assert "| 3.13 | - | - | not run | - | - |" in text
 
 
+def test_a_profile_without_a_fit_or_a_ceiling_says_so(tmp_path: Path) -> None:
+    """quick fits no memory per connection and caps the threads it starts: those cells say
+    why they are empty, not that a run failed, and a capped count is no ceiling."""
+    document = results(500, 300, 8192)
+    del document["derived"]["sleepy"]["threads"]["memory_per_connection"]
+    document["derived"]["idle"]["thread"]["max_threads"] = {"count": 500, "stopped_by": "cap"}
+    outcomes = [runtime_outcome(runtime("3.12"), tmp_path / "3.12", document, None)]
+    table = compare_runtimes(outcomes, ["3.12"])
+    memory = table["figures"]["memory_per_connection_bytes"]["rows"]["threads"]["3.12"]
+    assert memory["value"] is None and memory["missing"].startswith("not fitted")
+    ceiling = table["figures"]["thread_ceiling"]["rows"]["thread"]["3.12"]
+    assert ceiling == {"value": None, "missing": "not reached: the profile stops at 500 threads"}
+
+
 def test_a_runtime_that_failed_keeps_the_others(tmp_path: Path) -> None:
     outcomes = [
         runtime_outcome(runtime("3.12"), tmp_path / "3.12", results(500, 300, 8192), None),

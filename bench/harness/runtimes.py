@@ -66,10 +66,16 @@ def _c10k_share(derived: dict[str, Any]) -> dict[str, Cell | None]:
     return found
 
 
+NOT_FITTED = "not fitted: the profile has no sleepy points from C 1,000 up (quick)"
+
+
 def _memory_per_connection(derived: dict[str, Any]) -> dict[str, Cell | None]:
-    """Sleepy's fitted memory per connection (RSS and kernel), with its interval."""
+    """Sleepy's fitted memory per connection (RSS and kernel), with its interval; a profile
+    without a fit (quick) says so rather than leave the cell to read as a failed run."""
     return {
         model: _cell(fit.get("total_bytes"), fit.get("total_bytes_ci95"))
+        if "memory_per_connection" in entry and entry["memory_per_connection"] is not None
+        else {"value": None, "missing": NOT_FITTED}
         for model, entry in (derived.get(SLEEPY) or {}).items()
         for fit in [entry.get("memory_per_connection") or {}]
     }
@@ -89,7 +95,15 @@ def _thread_ceiling(derived: dict[str, Any]) -> dict[str, Cell | None]:
     entry = (derived.get(IDLE) or {}).get(catalog.THREAD.name)
     if entry is None:
         return {}
-    return {catalog.THREAD.name: _cell((entry.get("max_threads") or {}).get("count"))}
+    ceiling = entry.get("max_threads") or {}
+    if ceiling.get("stopped_by") == "cap":  # the harness stopped first: no ceiling found
+        return {
+            catalog.THREAD.name: {
+                "value": None,
+                "missing": f"not reached: the profile stops at {ceiling.get('count'):,} threads",
+            }
+        }
+    return {catalog.THREAD.name: _cell(ceiling.get("count"))}
 
 
 # figure -> (scenario it needs, unit, higher is better, how to read it from `derived`)
