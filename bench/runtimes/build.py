@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from bench.runtimes.discover import cache_dir
+
 PACKAGE = "python3.14"
 SERIES = "3.14"
 TAGS = ("3.14t", "3.14")
@@ -104,11 +106,6 @@ class Source:
     tarball: Path
     sha256: str
     how: str  # how it was fetched, and why that way
-
-
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "c10k-bench"
 
 
 def configure_flags(prefix: Path, tag: str, optimizations: bool) -> list[str]:
@@ -570,7 +567,7 @@ def validated(args: argparse.Namespace) -> argparse.Namespace:
         raise BadInput(f"--version {args.debian_version}: not a {PACKAGE} version like 3.14.7-4")
     if args.jobs < 1:
         raise BadInput("--jobs must be at least 1")
-    cache = args.cache_dir if args.cache_dir is not None else default_cache_dir()
+    cache = args.cache_dir if args.cache_dir is not None else cache_dir()
     if cache.exists() and not cache.is_dir():
         raise BadInput(f"--cache-dir {cache}: not a directory")
     args.layout = Layout(cache.absolute())
