@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import IO, Any
 
 from c10k.system import read_line, stop_process
-from server.cli import UsageError, UsageParser, check_host, parse_options
+from server.cli import DEFAULT_HOST, UsageError, UsageParser, check_host, parse_options
 from server.specs import parse_duration
 
 PROG = "c10k serve --agent"
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("--agent", action="store_true", help="run the agent (this mode)")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=0, help="port (default 0: a free one)")
     p.add_argument(
         "--allow-non-loopback",
