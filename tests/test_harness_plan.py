@@ -268,3 +268,11 @@ def test_keep_alive_scenarios_and_only_they_crawl_with_keep_alive() -> None:
     root = "http://127.0.0.1:1/"
     assert "--keep-alive" in crawl_argv(root, "threads", 10, keep_alive=True)
     assert "--keep-alive" not in crawl_argv(root, "threads", 10)
+
+
+@pytest.mark.parametrize("profile", ["quick", "default", "full"])
+def test_only_the_sleepy_memory_fit_runs_under_the_steady_heap(profile: str) -> None:
+    plan = sc.build_plan(PROFILE_TABLE[profile], list(catalog.MODELS), list(catalog.SCENARIOS))
+    steady = {run.scenario for run in plan if run.steady_heap}
+    assert steady == {catalog.SLEEPY.name}
+    assert all(run.steady_heap for run in plan if run.scenario == catalog.SLEEPY.name)

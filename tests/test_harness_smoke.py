@@ -10,6 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from bench.harness.heap import PINNED_MALLOC
 from bench.harness.processes import python_command
 from tests.server_helpers import wait_for
 
@@ -106,4 +107,6 @@ def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Pa
     document = json.loads(results.read_text())
     assert document["status"] == "interrupted"
     assert document["runs"][0]["status"] == "ok"
+    # A sleepy run is fitted for memory: it ran with glibc's thresholds pinned (heap.py).
+    assert document["runs"][0]["heap"]["malloc"] == PINNED_MALLOC
     assert not [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]

@@ -141,6 +141,9 @@ class Scenario:
     counted: bool = False  # each run under callgrind (instructions), the core replay beside
     fit_min_concurrency: int = 0  # sleepy: fit memory per connection from this C up
     loops: int = 0  # noise-floor: runs of the fixed CPU loop, each in a fresh process
+    # sleepy: crawls under bench.harness.heap's conditions (glibc's thresholds pinned, the
+    # heap's layout varied), so that memory per connection holds still between sessions.
+    steady_heap: bool = False
 
     @property
     def name(self) -> str:
@@ -195,6 +198,7 @@ class PlannedRun:
     round: int | None = None
     keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
     loop: bool = False  # a run of the fixed CPU loop (`python -m impls.cpu_loop`)
+    steady_heap: bool = False  # its scenario's steady_heap
 
     @property
     def timeout_s(self) -> float:
@@ -313,6 +317,7 @@ def _crawl_run(
         counted=counted,
         round=rep if kind == "measured" else None,
         keep_alive=keep_alive,
+        steady_heap=scenario.steady_heap,
     )
 
 

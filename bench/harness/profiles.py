@@ -178,6 +178,7 @@ def _scenarios(
             points=sleepy,
             repetitions=sleepy_reps,
             fit_min_concurrency=fit_from(sleepy),
+            steady_heap=True,
         ),
         Scenario(
             catalog.SLEEPY_KEEP_ALIVE,

@@ -23,6 +23,7 @@ from bench.harness.cores import (
     run_busy,
     server_capacity,
 )
+from bench.harness.heap import memory_env
 from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
 from bench.harness.results import utc_now
@@ -125,8 +126,11 @@ def run_crawl(
         python=python,
     )
     record["argv"] = argv[1:]
+    env = None
+    if run.steady_heap:
+        env, record["heap"] = memory_env()
     finished, sampler = _sampled_run(
-        argv, run.timeout_s, server.pids(), sample_interval, cpus.crawler if cpus else None
+        argv, run.timeout_s, server.pids(), sample_interval, cpus.crawler if cpus else None, env
     )
     record.update(_ended(finished, cpus, server))
     if sampler:
@@ -268,8 +272,10 @@ def _sampled_run(
     server_pids: list[int],
     interval: float,
     cpus: Collection[int] | None,
+    env: dict[str, str] | None = None,
 ) -> tuple[Finished, Sampler | None]:
-    """Run argv with a sampler on it from its start; the sampler is None if it never started."""
+    """Run argv (in env; None: the harness's) with a sampler on it from its start; the
+    sampler is None if it never started."""
     sampler: list[Sampler] = []
 
     def start_sampling(pid: int) -> None:
@@ -277,7 +283,7 @@ def _sampled_run(
         sampler[0].start()
 
     try:
-        finished = run_process(argv, timeout, start_sampling, cpus=cpus)
+        finished = run_process(argv, timeout, start_sampling, env=env, cpus=cpus)
     finally:
         if sampler:
             sampler[0].stop()

@@ -1,0 +1,34 @@
+"""How crawls whose memory is fitted run: glibc's thresholds pinned, the heap layout varied."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Mapping
+from typing import Any
+
+# glibc moves its mmap and trim thresholds up after the first large block is freed, so
+# whether megabytes of freed pages stay in the heap depends on what the process allocated
+# before the crawl: an editable install and a wheel of the same commit held the same sleepy
+# point 11 MB apart (docs/results.md, "Where the drift came from"). Setting the thresholds
+# turns the adjustment off; these are glibc's own starting values.
+PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
+# The environment's size shifts the heap's layout, and the layout moves the plateau by a few
+# hundred KiB: constant within one session, so runs of one session agreed and sessions did
+# not. A padding of random length in each run samples layouts, so the repeated points'
+# interval holds that spread too.
+LAYOUT_PAD_VARIABLE = "C10K_LAYOUT_PAD"
+LAYOUT_PAD_MAX = 8192  # bytes: two pages, beyond which the measured spread did not grow
+
+_draws = random.SystemRandom()
+
+
+def memory_env(
+    base: Mapping[str, str] | None = None, pad: int | None = None
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """The environment of one fitted crawl (base: the harness's) and its record: the pinned
+    thresholds and the padding's length, drawn afresh unless given."""
+    length = _draws.randrange(LAYOUT_PAD_MAX) if pad is None else pad
+    env = {**(os.environ if base is None else base), **PINNED_MALLOC}
+    env[LAYOUT_PAD_VARIABLE] = "x" * length
+    return env, {"malloc": dict(PINNED_MALLOC), "layout_pad_bytes": length}
