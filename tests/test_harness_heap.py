@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 
+import pytest
+
 from bench.harness.heap import LAYOUT_PAD_MAX, LAYOUT_PAD_VARIABLE, PINNED_MALLOC, memory_env
+from bench.harness.heap_check import condition_env
 from bench.harness.processes import run_process
 
 
@@ -34,3 +38,43 @@ def test_the_child_process_runs_in_that_environment() -> None:
     assert done.code == 0
     assert {k: seen[k] for k in PINNED_MALLOC} == PINNED_MALLOC
     assert len(seen[LAYOUT_PAD_VARIABLE]) == record["layout_pad_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("condition", "pinned", "padded"),
+    [
+        ("as-is", False, False),
+        ("padded", False, True),
+        ("pinned", True, False),
+        ("steady", True, True),
+    ],
+)
+def test_the_check_runs_each_condition_as_named(condition: str, pinned: bool, padded: bool) -> None:
+    env, record = condition_env(condition)
+    if env is None:
+        assert (pinned, padded, record) == (False, False, {})
+        return
+    assert all((env.get(k) == v) == pinned for k, v in PINNED_MALLOC.items())
+    assert record["malloc"] == (PINNED_MALLOC if pinned else {})
+    assert len(env[LAYOUT_PAD_VARIABLE]) == record["layout_pad_bytes"]
+    if not padded:
+        assert record["layout_pad_bytes"] == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--model", "nope"],
+        ["--model", "trio", "--conditions", "x"],
+        ["--model", "trio", "--runs", "0"],
+    ],
+)
+def test_bad_input_to_the_check_is_one_line_and_exit_2(args: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.harness.heap_check", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "error" in done.stderr

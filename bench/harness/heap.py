@@ -24,11 +24,12 @@ _draws = random.SystemRandom()
 
 
 def memory_env(
-    base: Mapping[str, str] | None = None, pad: int | None = None
+    base: Mapping[str, str] | None = None, pad: int | None = None, pinned: bool = True
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """The environment of one fitted crawl (base: the harness's) and its record: the pinned
-    thresholds and the padding's length, drawn afresh unless given."""
+    thresholds (unless not pinned) and a padding of the given length (None: drawn afresh)."""
     length = _draws.randrange(LAYOUT_PAD_MAX) if pad is None else pad
-    env = {**(os.environ if base is None else base), **PINNED_MALLOC}
-    env[LAYOUT_PAD_VARIABLE] = "x" * length
-    return env, {"malloc": dict(PINNED_MALLOC), "layout_pad_bytes": length}
+    env = {**(os.environ if base is None else base), LAYOUT_PAD_VARIABLE: "x" * length}
+    if pinned:
+        env.update(PINNED_MALLOC)
+    return env, {"malloc": dict(PINNED_MALLOC) if pinned else {}, "layout_pad_bytes": length}

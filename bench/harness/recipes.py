@@ -107,8 +107,10 @@ def run_crawl(
     sample_interval: float,
     cpus: CpuSets | None = None,
     python: str = sys.executable,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """One crawler process (under the interpreter python) against a running server: sampled,
+    """One crawler process (under the interpreter python, in env: None for the harness's
+    own, or the steady heap's if the run asks for it) against a running server: sampled,
     verified, summarised; the crawler on cpus.crawler when pinned."""
     assert run.point is not None
     point = run.point
@@ -126,8 +128,7 @@ def run_crawl(
         python=python,
     )
     record["argv"] = argv[1:]
-    env = None
-    if run.steady_heap:
+    if env is None and run.steady_heap:
         env, record["heap"] = memory_env()
     finished, sampler = _sampled_run(
         argv, run.timeout_s, server.pids(), sample_interval, cpus.crawler if cpus else None, env
