@@ -192,6 +192,7 @@ GEVENT = Model(
     startup_s=0.25,
     cpu_per_page_s=900e-6,
     requires=("gevent",),
+    processes=True,
 )
 # Structured concurrency: trio's own run loop, not the chapter's kind of event loop, so it
 # stays out of C6's median (the chapter's three designs against its threads).

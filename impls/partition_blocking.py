@@ -3,16 +3,19 @@
 The reader (a thread, or a greenlet) takes the coordinator's messages and queues the
 forwarded URLs this process owns; the workers call `finished()` after each job, which
 sends the outbox and, when no job is left, an Idle report. Every use of the link's state,
-and every send, happens under the frontier's lock, so the bytes leave in the order the
-state produced them (a Forwarded before the Idle that follows it).
+and every send, happens under one lock (the threads model's: the frontier's; the gevent
+model's: a semaphore, as a send may yield), so the bytes leave in the order the state
+produced them (a Forwarded before the Idle that follows it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
-from typing import Protocol
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
-from impls.blocking import Workers
+from impls.blocking import Lock, Workers
 from impls.core.partition import CoordinatorLost, LineBuffer, WorkerLink, decode
 from impls.sockets import READ_SIZE
 
@@ -32,19 +35,20 @@ class BlockingLink:
     """The link of one blocking crawl: its workers (`crew`), its socket and an event set
     when the coordinator says the crawl is over."""
 
-    def __init__(self, crew: Workers, sock: socket.socket, over: Event) -> None:
+    def __init__(self, crew: Workers, sock: socket.socket, over: Event, lock: Lock) -> None:
         partition = crew.frontier.partition
         assert partition is not None, "a link needs a partitioned frontier"
         self.crew = crew
         self.sock = sock
         self.over = over
+        self.lock = lock
         self.state = WorkerLink(partition)
         crew.link = self
 
     def queue_root(self) -> None:
         """The crawl's first job, if this process owns the root; an Idle report if not."""
         crew = self.crew
-        with crew.lock:
+        with self.lock:
             jobs = crew.frontier.start()
             self.state.queued(len(jobs))
             self._send()
@@ -53,7 +57,7 @@ class BlockingLink:
 
     def finished(self, new_jobs: int) -> None:
         """A worker ended a job that queued new_jobs: send what is due."""
-        with self.crew.lock:
+        with self.lock:
             self.state.finished(new_jobs)
             self._send()
 
@@ -67,7 +71,7 @@ class BlockingLink:
                 if not data:
                     raise CoordinatorLost("the coordinator closed this worker's socket")
                 for line in lines.feed(data):
-                    with crew.lock:
+                    with self.lock:
                         jobs = [
                             job
                             for url, budget in self.state.take(decode(line))
@@ -90,3 +94,24 @@ class BlockingLink:
     def _send(self) -> None:
         if data := self.state.outgoing():
             self.sock.sendall(data)
+
+
+Unit = TypeVar("Unit")  # a worker: a thread, a greenlet
+
+
+def crawl_partitioned(
+    link: BlockingLink,
+    spawn_reader: Callable[[Callable[[], None]], object],
+    start_workers: Callable[[], list[Unit]],
+) -> list[Unit]:
+    """A blocking crawl as one process of many: the root (if owned), the reader, the
+    workers, until the coordinator says Done (or a worker fails); then one None per worker.
+    The workers, for the caller to join."""
+    link.queue_root()
+    spawn_reader(link.read)
+    workers = start_workers()
+    link.wait()
+    link.crew.stop(len(workers))
+    with contextlib.suppress(OSError):  # ends the reader, should it still wait
+        link.sock.shutdown(socket.SHUT_RDWR)
+    return workers

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import queue
 import socket
 import threading
+from collections.abc import Callable
 
 from impls.blocking import Workers
 from impls.core import Frontier, Job, ResourceLimit
-from impls.partition_blocking import BlockingLink
+from impls.partition_blocking import BlockingLink, crawl_partitioned
 
 
 def start_threads(crew: Workers) -> list[threading.Thread]:
@@ -31,6 +31,10 @@ def start_threads(crew: Workers) -> list[threading.Thread]:
     return workers
 
 
+def start_daemon(target: Callable[[], None]) -> None:
+    threading.Thread(target=target, daemon=True).start()
+
+
 def run(frontier: Frontier) -> None:
     jobs: queue.Queue[Job | None] = queue.Queue()
     # Two locks: the frontier, shared by every worker, and its connection count apart.
@@ -42,14 +46,8 @@ def run(frontier: Frontier) -> None:
         crew.stop(len(workers))
     else:  # one process of many: the crawl ends when the coordinator says so
         with socket.socket(fileno=frontier.partition.channel_fd) as channel:
-            link = BlockingLink(crew, channel, threading.Event())
-            link.queue_root()
-            threading.Thread(target=link.read, daemon=True).start()
-            workers = start_threads(crew)
-            link.wait()
-            crew.stop(len(workers))
-            with contextlib.suppress(OSError):  # ends the reader, should it still wait
-                channel.shutdown(socket.SHUT_RDWR)
+            link = BlockingLink(crew, channel, threading.Event(), crew.lock)
+            workers = crawl_partitioned(link, start_daemon, lambda: start_threads(crew))
     for thread in workers:
         thread.join()
     crew.raise_failure()
