@@ -134,6 +134,7 @@ CALLBACKS = Model(
     startup_s=0.2,
     cpu_per_page_s=450e-6,
     event_loop=True,
+    processes=True,
 )
 GENERATORS = Model(
     "generators",
