@@ -144,6 +144,7 @@ GENERATORS = Model(
     startup_s=0.2,
     cpu_per_page_s=550e-6,
     event_loop=True,
+    processes=True,
 )
 ASYNCIO = Model(
     "asyncio",

@@ -15,7 +15,7 @@ from bench.harness.processes import python_command
 from c10k.catalog import CRAWLERS, MODELS
 from impls.core.partition import owner, shares
 from tests.server_helpers import get_json, serve_process, wait_for
-from tests.tinysite import HANG, TinySite, model_modes, page
+from tests.tinysite import HANG, TinySite, model_modes, page, skip_if_missing
 
 PARTITIONED = [name for name, model in MODELS.items() if model.processes]
 # Redirects (slash, chains of 2..12 across the budget of 10, cycles), 404s, non-HTML, queries
@@ -176,7 +176,7 @@ def assert_ended(crawl: subprocess.Popen[str], workers: list[int]) -> str:
     return stderr
 
 
-@pytest.mark.parametrize("model", ["threads", "asyncio"])
+@pytest.mark.parametrize("model", [pytest.param(m, marks=skip_if_missing(m)) for m in PARTITIONED])
 def test_a_killed_worker_stops_the_crawl_with_one_line(model: str) -> None:
     with TinySite({"/": page("/h", "/a", "/b", "/c"), "/h": HANG}, hang_for=60) as tiny:
         crawl, workers = hanging_crawl(tiny, model)
