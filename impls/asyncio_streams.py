@@ -19,6 +19,7 @@ from impls.core import (
 )
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
+from impls.core.partition import WorkerLink
 from impls.partition_asyncio import AsyncioLink
 from impls.sockets import READ_SIZE
 
@@ -85,7 +86,7 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
 
 
 async def work(
-    frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, link: AsyncioLink | None
+    frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, link: WorkerLink | None
 ) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled.
 
@@ -113,8 +114,9 @@ async def crawl(frontier: Frontier, fetch: Fetch) -> None:
     else:
         link = AsyncioLink(frontier, queue)
         await link.open()
+    state = None if link is None else link.state
     workers = [
-        asyncio.create_task(work(frontier, queue, fetch, link))
+        asyncio.create_task(work(frontier, queue, fetch, state))
         for _ in range(frontier.config.concurrency)
     ]
     # The chapter awaits queue.join(); a worker only ever ends by raising (ResourceLimit or a

@@ -151,8 +151,8 @@ class Crawler:
         if frontier.partition is None:
             self.pending.extend(frontier.start())
         else:
-            self.link = SelectorLink(frontier, self.selector, self.pending.extend)
-            self.pending.extend(self.link.start())
+            self.link = SelectorLink(frontier, self.selector, self.pending.append)
+            self.link.state.start()
         self.idle: list[socket.socket] = []  # kept-alive connections between fetches
         self.in_flight = 0
         # (deadline, order, fetcher); a finished fetcher's entry stays until popped or swept.
@@ -205,7 +205,7 @@ class Crawler:
         self.in_flight -= 1
         self.pending.extend(new_jobs)
         if self.link is not None:
-            self.link.finished(len(new_jobs))
+            self.link.state.finished(len(new_jobs))
 
     def time_to_next_deadline(self) -> float | None:
         if not self.deadlines:

@@ -8,6 +8,7 @@ from typing import Any
 
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
+from impls.core.partition import WorkerLink
 from impls.generators_loop import Coro, EventLoop, Future, Queue
 from impls.partition_generators import GeneratorsLink
 from impls.sockets import READ_SIZE, HeldConnection, address_family
@@ -92,7 +93,7 @@ def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) ->
 
 
 def work(
-    loop: EventLoop, frontier: Frontier, queue: Queue[Job], link: GeneratorsLink | None
+    loop: EventLoop, frontier: Frontier, queue: Queue[Job], link: WorkerLink | None
 ) -> Coro[None]:
     conn = Connection(loop, frontier)
     try:
@@ -118,6 +119,7 @@ def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
             queue.put_nowait(job)
     else:
         link = GeneratorsLink(loop, frontier, queue)
+    state = None if link is None else link.state
     main = loop.current_task
     assert main is not None
 
@@ -127,7 +129,7 @@ def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
             main.throw(exc)
 
     workers = [
-        loop.create_task(work(loop, frontier, queue, link))
+        loop.create_task(work(loop, frontier, queue, state))
         for _ in range(frontier.config.concurrency)
     ]
     for worker in workers:

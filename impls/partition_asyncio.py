@@ -1,10 +1,11 @@
 """An asyncio worker process's link to its coordinator: one task reads, the workers report.
 
-`serve()` is the task: it reads the coordinator's messages and queues the forwarded URLs
-this process owns, and returns when the coordinator says the crawl is over; the crawl
-awaits it instead of the queue's join(). The workers call `finished()` after each job,
-which writes the outbox and, when no job is left, an Idle report. One loop runs it all, so
-the state needs no lock and the writes leave in the order the state produced them.
+`serve()` is the task: it reads the coordinator's lines into the link's state, which queues
+the forwarded URLs this process owns, and returns when the coordinator says the crawl is
+over; the crawl awaits it instead of the queue's join(). The workers call
+`state.finished()` after each job, which writes the outbox and, when no job is left, an
+Idle report. One loop runs it all, so the state needs no lock and the writes leave in the
+order the state produced them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 import socket
 
 from impls.core import Frontier, Job
-from impls.core.partition import CoordinatorLost, WorkerLink, decode
+from impls.core.partition import CoordinatorLost, WorkerLink
 
 # The longest line the coordinator may send: a batch of forwarded URLs from one page.
 LINE_LIMIT = 64 * 1024 * 1024
@@ -22,10 +23,8 @@ LINE_LIMIT = 64 * 1024 * 1024
 class AsyncioLink:
     def __init__(self, frontier: Frontier, queue: asyncio.Queue[Job]) -> None:
         assert frontier.partition is not None, "a link needs a partitioned frontier"
-        self.frontier = frontier
-        self.queue = queue
-        self.state = WorkerLink(frontier.partition)
         self.channel = socket.socket(fileno=frontier.partition.channel_fd)
+        self.state = WorkerLink(frontier, queue.put_nowait, self.write)
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -34,35 +33,21 @@ class AsyncioLink:
         self.reader, self.writer = await asyncio.open_connection(
             sock=self.channel, limit=LINE_LIMIT
         )
-        self.queue_jobs(self.frontier.start())
+        self.state.start()
 
     async def serve(self) -> None:
-        """Read the coordinator's messages until Done; queue the forwarded URLs."""
-        assert self.reader is not None, "open() first"
+        """Read the coordinator's lines until Done."""
+        assert self.reader is not None and self.writer is not None, "open() first"
         try:
             while not self.state.done:
                 line = await self.reader.readline()
                 if not line.endswith(b"\n"):
                     raise CoordinatorLost("the coordinator closed this worker's socket")
-                urls = self.state.take(decode(line))
-                receive = self.frontier.receive
-                self.queue_jobs([job for url, b in urls if (job := receive(url, b)) is not None])
+                self.state.take_line(line)
         finally:
-            if self.writer is not None:
-                self.writer.close()
+            self.writer.close()
 
-    def finished(self, new_jobs: int) -> None:
-        """A worker ended a job that queued new_jobs: write what is due."""
-        self.state.finished(new_jobs)
-        self._send()
-
-    def queue_jobs(self, jobs: list[Job]) -> None:
-        for job in jobs:
-            self.queue.put_nowait(job)
-        self.state.queued(len(jobs))
-        self._send()
-
-    def _send(self) -> None:
+    def write(self, data: bytes) -> None:
         # The coordinator always reads, so the transport's buffer stays short: no drain.
-        if (data := self.state.outgoing()) and self.writer is not None:
-            self.writer.write(data)
+        assert self.writer is not None, "open() first"
+        self.writer.write(data)

@@ -1,11 +1,11 @@
 """A blocking worker process's link to its coordinator (threads, gevent): a reader, a writer.
 
-The reader (a thread, or a greenlet) takes the coordinator's messages and queues the
-forwarded URLs this process owns; the workers call `finished()` after each job, which
-sends the outbox and, when no job is left, an Idle report. Every use of the link's state,
-and every send, happens under one lock (the threads model's: the frontier's; the gevent
-model's: a semaphore, as a send may yield), so the bytes leave in the order the state
-produced them (a Forwarded before the Idle that follows it).
+The reader (a thread, or a greenlet) feeds the coordinator's lines to the link's state,
+which queues the forwarded URLs this process owns; the workers call `finished()` after
+each job, which sends the outbox and, when no job is left, an Idle report. Every use of the
+state, and every send, happens under one lock (the threads model's: the frontier's; the
+gevent model's: a semaphore, as a send may yield), so the bytes leave in the order the
+state produced them (a Forwarded before the Idle that follows it).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from impls.blocking import Lock, Workers
-from impls.core.partition import CoordinatorLost, LineBuffer, WorkerLink, decode
+from impls.core.partition import CoordinatorLost, LineBuffer, WorkerLink
 from impls.sockets import READ_SIZE
 
 # How often the waiting main thread (or greenlet) looks for a worker's failure.
@@ -32,38 +32,27 @@ class Event(Protocol):
 
 
 class BlockingLink:
-    """The link of one blocking crawl: its workers (`crew`), its socket and an event set
-    when the coordinator says the crawl is over."""
+    """The link of one blocking crawl: its workers (`crew`), its socket, an event set
+    when the coordinator says the crawl is over, and the lock around the state."""
 
     def __init__(self, crew: Workers, sock: socket.socket, over: Event, lock: Lock) -> None:
-        partition = crew.frontier.partition
-        assert partition is not None, "a link needs a partitioned frontier"
         self.crew = crew
         self.sock = sock
         self.over = over
         self.lock = lock
-        self.state = WorkerLink(partition)
+        self.state = WorkerLink(crew.frontier, crew.jobs.put, sock.sendall)
         crew.link = self
 
     def queue_root(self) -> None:
-        """The crawl's first job, if this process owns the root; an Idle report if not."""
-        crew = self.crew
         with self.lock:
-            jobs = crew.frontier.start()
-            self.state.queued(len(jobs))
-            self._send()
-        for job in jobs:
-            crew.jobs.put(job)
+            self.state.start()
 
     def finished(self, new_jobs: int) -> None:
-        """A worker ended a job that queued new_jobs: send what is due."""
         with self.lock:
             self.state.finished(new_jobs)
-            self._send()
 
     def read(self) -> None:
-        """The reader: queue the URLs forwarded here, until Done (or a failure, recorded)."""
-        crew = self.crew
+        """The reader: take the coordinator's lines until Done (or a failure, recorded)."""
         lines = LineBuffer()
         try:
             while not self.state.done:
@@ -72,17 +61,9 @@ class BlockingLink:
                     raise CoordinatorLost("the coordinator closed this worker's socket")
                 for line in lines.feed(data):
                     with self.lock:
-                        jobs = [
-                            job
-                            for url, budget in self.state.take(decode(line))
-                            if (job := crew.frontier.receive(url, budget)) is not None
-                        ]
-                        self.state.queued(len(jobs))
-                        self._send()
-                    for job in jobs:
-                        crew.jobs.put(job)
+                        self.state.take_line(line)
         except Exception as exc:  # the main thread raises it once the workers stop
-            crew.failures.append(exc)
+            self.crew.failures.append(exc)
         finally:
             self.over.set()
 
@@ -90,10 +71,6 @@ class BlockingLink:
         """Until the coordinator says the crawl is over, or a worker fails."""
         while not self.over.wait(FAILURE_POLL_S) and not self.crew.failures:
             pass
-
-    def _send(self) -> None:
-        if data := self.state.outgoing():
-            self.sock.sendall(data)
 
 
 Unit = TypeVar("Unit")  # a worker: a thread, a greenlet

@@ -187,26 +187,35 @@ def test_more_taken_in_than_sent_is_a_protocol_error() -> None:
 
 
 def test_the_link_sends_forwards_before_its_idle_report_and_each_report_once() -> None:
-    partition = Partition(0, 2)
-    link = WorkerLink(partition)
-    link.queued(1)
-    assert link.outgoing() == b""  # busy, nothing to forward
-    partition.outbox.append((f"{ROOT}x", 10))
+    frontier = frontier_of(0, 2)
+    queued: list[Job] = []
+    sent: list[bytes] = []
+    link = WorkerLink(frontier, queued.append, sent.append)
+    link.queue_jobs([Job(ROOT, 10, b"")])
+    assert sent == []  # busy, nothing to forward
+    theirs = next(url for url in URLS if owner(url, 2) == 1)
+    frontier.on_response(Job(ROOT, 10, b""), page(theirs))
     link.finished(0)  # the job ended, queueing nothing here
-    assert link.outgoing() == encode(Forwarded([(f"{ROOT}x", 10)])) + encode(Idle(0))
-    assert link.outgoing() == b""  # said already
-    assert link.take(decode(encode(Forwarded([(f"{ROOT}a", 4), (f"{ROOT}b", 4)])))) == [
-        (f"{ROOT}a", 4),
-        (f"{ROOT}b", 4),
-    ]
-    link.queued(0)  # both seen here already: still idle, with a new count to report
-    assert link.outgoing() == encode(Idle(2))
-    assert link.take(Done()) == [] and link.done
+    assert sent == [encode(Forwarded([(theirs, 10)])) + encode(Idle(0))]
+    link.flush()
+    assert len(sent) == 1  # said already
+    new, known, later = [url for url in URLS if owner(url, 2) == 0][:3]
+    frontier.seen.add(known)
+    link.take_line(encode(Forwarded([(new, 4), (known, 4)])))
+    assert [(job.url, job.redirects_left) for job in queued[1:]] == [(new, 4)]
+    assert len(sent) == 1  # busy again
+    link.finished(0)
+    assert sent[1:] == [encode(Idle(2))]
+    link.take_line(encode(Forwarded([(known, 9)])))  # seen: still idle, a new count to report
+    assert sent[2:] == [encode(Idle(3))] and len(queued) == 2
+    link.take_line(encode(Done()))
+    assert link.done and later not in frontier.seen
 
 
 def test_a_worker_does_not_take_an_idle_report() -> None:
+    link = WorkerLink(frontier_of(0, 2), print, print)
     with pytest.raises(ProtocolError):
-        WorkerLink(Partition(0, 2)).take(Idle(0))
+        link.take_line(encode(Idle(0)))
 
 
 # -- the frontier with a partition -----------------------------------------------------------
@@ -286,23 +295,17 @@ def partitioned_crawl(
     message still in transit, fails the test."""
     rng = random.Random(seed)
     frontiers = [Frontier(CrawlConfig(root=ROOT, **options)) for _ in range(processes)]  # type: ignore[arg-type]
-    links = []
-    for index, frontier in enumerate(frontiers):
-        frontier.partition = Partition(index, processes)
-        links.append(WorkerLink(frontier.partition))
     queues: list[list[Job]] = [[] for _ in range(processes)]
     up: list[deque[bytes]] = [deque() for _ in range(processes)]  # worker -> coordinator
     down: list[deque[bytes]] = [deque() for _ in range(processes)]  # coordinator -> worker
+    links = []
+    for index, frontier in enumerate(frontiers):
+        frontier.partition = Partition(index, processes)
+        links.append(WorkerLink(frontier, queues[index].append, up[index].append))
     rule = Termination(processes)
     fetches = 0
-
-    def queue_jobs(index: int, jobs: list[Job]) -> None:
-        queues[index].extend(jobs)
-        links[index].queued(len(jobs))
-        up[index].append(links[index].outgoing())
-
-    for index, frontier in enumerate(frontiers):
-        queue_jobs(index, frontier.start())
+    for link in links:
+        link.start()
     while not rule.over:
         steps = [("fetch", i) for i in range(processes) if queues[i]]
         steps += [("up", i) for i in range(processes) if up[i]]
@@ -315,7 +318,6 @@ def partitioned_crawl(
             new_jobs = answer(frontiers[index], job, site)
             queues[index].extend(new_jobs)
             links[index].finished(len(new_jobs))
-            up[index].append(links[index].outgoing())
         elif kind == "up":
             for line in LineBuffer().feed(up[index].popleft()):
                 message = decode(line)
@@ -327,9 +329,7 @@ def partitioned_crawl(
                     assert isinstance(message, Idle)
                     rule.idle(index, message.received)
         else:
-            urls = links[index].take(decode(down[index].popleft()))
-            receive = frontiers[index].receive
-            queue_jobs(index, [j for url, b in urls if (j := receive(url, b)) is not None])
+            links[index].take_line(down[index].popleft())
     assert not any(queues) and not any(down), "Done while work was left"
     assert not any(line for pending in up for line in pending), "Done with reports unread"
     merged: dict[str, Outcome] = {}
