@@ -206,6 +206,7 @@ TRIO = Model(
     startup_s=0.4,  # asyncio's, plus 0.11 s of importing trio
     cpu_per_page_s=750e-6,
     requires=("trio",),
+    processes=True,
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.

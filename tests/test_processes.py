@@ -3,6 +3,7 @@ every URL fetched once, --connect-to, its errors, and a worker that dies or a Ct
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import subprocess
@@ -13,11 +14,12 @@ import pytest
 
 from bench.harness.processes import python_command
 from c10k.catalog import CRAWLERS, MODELS
+from impls.cli import UsageError, check_processes, crawl_parser
 from impls.core.partition import owner, shares
 from tests.server_helpers import get_json, serve_process, wait_for
 from tests.tinysite import HANG, TinySite, model_modes, page, skip_if_missing
 
-PARTITIONED = [name for name, model in MODELS.items() if model.processes]
+PARTITIONED = [name for name, model in MODELS.items() if model.processes]  # every model
 # Redirects (slash, chains of 2..12 across the budget of 10, cycles), 404s, non-HTML, queries
 # and non-retryable faults: no URL is asked twice, so the server's count of requests says
 # that each URL was fetched once.
@@ -134,16 +136,21 @@ def test_mistakes_get_one_line_and_exit_2(args: list[str], message: str) -> None
     assert last.startswith("c10k crawl: error:") and message in last
 
 
-def test_the_catalog_names_the_models_that_refuse() -> None:
-    assert {"threads", "asyncio", "asyncio-uvloop"} <= set(PARTITIONED)
+def test_a_model_without_the_capability_is_refused_in_one_line() -> None:
+    refusing = dataclasses.replace(MODELS["threads"], processes=False)
+    args = crawl_parser().parse_args(["http://127.0.0.1:9/", "--model", "x", "--processes", "2"])
+    with pytest.raises(UsageError, match=r"^model threads does not support --processes$"):
+        check_processes(args, refusing)
+
+
+def test_the_catalog_names_the_crawlers_that_refuse() -> None:
     refusing = [name for name, model in CRAWLERS.items() if not model.processes]
-    assert "scrapy" in refusing  # a peer is never one process of many
+    assert refusing == ["scrapy"]  # a peer runs as Scrapy does: one process
     for name in refusing:
-        if CRAWLERS[name].missing():
-            continue  # refused for that first
-        done = c10k_crawl("http://127.0.0.1:9/", "--model", name, "--processes", "2")
-        assert done.returncode == 2
-        assert done.stderr.strip().endswith(f"model {name} does not support --processes")
+        if not CRAWLERS[name].missing():  # else refused for that first
+            done = c10k_crawl("http://127.0.0.1:9/", "--model", name, "--processes", "2")
+            assert done.returncode == 2
+            assert done.stderr.strip().endswith(f"model {name} does not support --processes")
 
 
 def hanging_crawl(tiny: TinySite, model: str) -> tuple[subprocess.Popen[str], list[int]]:
