@@ -140,6 +140,7 @@ def crawl_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--processes",
+        metavar="P",
         type=positive_int,
         default=1,
         help="share the crawl among P processes of the model, each with its own open-file "
