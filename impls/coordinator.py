@@ -70,6 +70,7 @@ class Worker:
     stderr: IO[bytes]
     lines: LineBuffer = field(default_factory=LineBuffer)
     unsent: bytearray = field(default_factory=bytearray)
+    waiting_to_write: bool = False  # registered for EVENT_WRITE too
     ended: bool = False  # its socket reached EOF
 
     def name(self) -> str:
@@ -214,8 +215,10 @@ class Coordinator:
             raise worker.failure(f"stopped reading its socket ({exc})") from exc
         del worker.unsent[:sent]
         # Watch for room to write only while bytes wait: a full buffer must not block us.
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if worker.unsent else 0)
-        self.selector.modify(worker.channel, events, worker)
+        if worker.waiting_to_write != bool(worker.unsent):
+            worker.waiting_to_write = bool(worker.unsent)
+            events = selectors.EVENT_READ | (selectors.EVENT_WRITE if worker.unsent else 0)
+            self.selector.modify(worker.channel, events, worker)
 
     def check_exits(self) -> None:
         """A worker that exited before Done failed, whatever its socket says yet."""
