@@ -26,7 +26,8 @@ class Partition:
     """This process's share of the crawl: the URLs it owns, and an outbox for the others.
 
     The Frontier hands an unseen URL owned by another process to forward() (it has marked
-    it seen, so it leaves this process once); the model sends the outbox to the coordinator.
+    it seen, so it leaves this process once); the WorkerLink sends the outbox to the
+    coordinator.
     """
 
     index: int
