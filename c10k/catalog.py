@@ -46,6 +46,8 @@ class Model:
     # The plan's cost model: each worker is an OS thread, started and torn down per crawl
     # (THREAD_CEILING_S_PER_THREAD each) rather than a connection opened (CONNECT_S).
     thread_per_worker: bool = False
+    # `c10k crawl --processes P` can run it as P processes sharing one crawl (docs/contract.md).
+    processes: bool = False
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""
@@ -122,6 +124,7 @@ THREADS = Model(
     startup_s=0.2,
     cpu_per_page_s=700e-6,
     thread_per_worker=True,
+    processes=True,
 )
 CALLBACKS = Model(
     "callbacks",
@@ -131,6 +134,7 @@ CALLBACKS = Model(
     startup_s=0.2,
     cpu_per_page_s=450e-6,
     event_loop=True,
+    processes=True,
 )
 GENERATORS = Model(
     "generators",
@@ -140,6 +144,7 @@ GENERATORS = Model(
     startup_s=0.2,
     cpu_per_page_s=550e-6,
     event_loop=True,
+    processes=True,
 )
 ASYNCIO = Model(
     "asyncio",
@@ -149,6 +154,7 @@ ASYNCIO = Model(
     startup_s=0.25,
     cpu_per_page_s=650e-6,
     event_loop=True,
+    processes=True,
 )
 ASYNCIO_UVLOOP = Model(
     "asyncio-uvloop",
@@ -158,6 +164,7 @@ ASYNCIO_UVLOOP = Model(
     startup_s=0.25,
     cpu_per_page_s=550e-6,
     requires=("uvloop",),
+    processes=True,
 )
 AIOHTTP = Model(
     "aiohttp",
@@ -167,6 +174,7 @@ AIOHTTP = Model(
     startup_s=0.45,
     cpu_per_page_s=1300e-6,
     requires=("aiohttp",),
+    processes=True,
 )
 AIOHTTP_UVLOOP = Model(
     "aiohttp-uvloop",
@@ -176,6 +184,7 @@ AIOHTTP_UVLOOP = Model(
     startup_s=0.45,
     cpu_per_page_s=1200e-6,
     requires=("aiohttp", "uvloop"),
+    processes=True,
 )
 GEVENT = Model(
     "gevent",
@@ -185,6 +194,7 @@ GEVENT = Model(
     startup_s=0.25,
     cpu_per_page_s=900e-6,
     requires=("gevent",),
+    processes=True,
 )
 # Structured concurrency: trio's own run loop, not the chapter's kind of event loop, so it
 # stays out of C6's median (the chapter's three designs against its threads).
@@ -196,6 +206,7 @@ TRIO = Model(
     startup_s=0.4,  # asyncio's, plus 0.11 s of importing trio
     cpu_per_page_s=750e-6,
     requires=("trio",),
+    processes=True,
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.

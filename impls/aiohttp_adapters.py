@@ -76,7 +76,8 @@ def new_session(frontier: Frontier) -> aiohttp.ClientSession:
         # The whole fetch, the hidden retry of keep-alive mode included.
         timeout=aiohttp.ClientTimeout(total=config.timeout, ceil_threshold=math.inf),
         cookie_jar=aiohttp.DummyCookieJar(),
-        headers=REQUEST_HEADERS if config.keep_alive else CLOSE_HEADERS,
+        headers=(REQUEST_HEADERS if config.keep_alive else CLOSE_HEADERS)
+        | {"Host": frontier.origin.netloc},
         skip_auto_headers=("Accept-Encoding",),  # ask for no compression ...
         auto_decompress=False,  # ... and hand over the bytes as sent, as the core does
         # The core accepts header lines as long as its whole head limit; aiohttp's default

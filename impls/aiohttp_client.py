@@ -15,8 +15,12 @@ from impls.core.outcomes import Response
 async def fetch(session: aiohttp.ClientSession, job: Job, frontier: Frontier) -> Response:
     """One try of one URL: aiohttp's response, converted to the core's Response."""
     origin, config = frontier.origin, frontier.config
+    # The URL names the address to connect to (aiohttp resolves no IP literal, so its
+    # resolver cannot redirect one: --connect-to); the session's Host header names ROOT's.
     # encoded=True: the target goes on the wire as the other models send it, not quoted again.
-    url = URL(f"{origin.scheme}://{origin.netloc}{origin.request_target(job.url)}", encoded=True)
+    host = config.connect_host
+    authority = f"[{host}]:{origin.port}" if ":" in host else f"{host}:{origin.port}"
+    url = URL(f"{origin.scheme}://{authority}{origin.request_target(job.url)}", encoded=True)
     try:
         async with session.get(url, allow_redirects=False) as response:
             headers = convert_headers(response.raw_headers)

@@ -19,6 +19,8 @@ from impls.core import (
 )
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
+from impls.core.partition import WorkerLink
+from impls.partition_asyncio import AsyncioLink
 from impls.sockets import READ_SIZE
 
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -83,39 +85,52 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
             raise failure
 
 
-async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> None:
+async def work(
+    frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, link: WorkerLink | None
+) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled.
 
     The fetch counts its connections in the frontier (opened before connect, closed after
-    close): in keep-alive mode a connection outlives a fetch."""
+    close): in keep-alive mode a connection outlives a fetch. As one process of many, it
+    tells the link of each job's end."""
     while True:
         job = await queue.get()
-        for new_job in await fetch_and_record(frontier, job, fetch):
+        new_jobs = await fetch_and_record(frontier, job, fetch)
+        for new_job in new_jobs:
             queue.put_nowait(new_job)
         queue.task_done()
+        if link is not None:
+            link.finished(len(new_jobs))
 
 
 async def crawl(frontier: Frontier, fetch: Fetch) -> None:
-    """The chapter's crawl(): N workers on one queue, until the queue is joined."""
+    """The chapter's crawl(): N workers on one queue, until the queue is joined; as one
+    process of many (a partitioned frontier), until the coordinator says the crawl is over."""
     queue: asyncio.Queue[Job] = asyncio.Queue()
-    for job in frontier.start():
-        queue.put_nowait(job)
+    link = None
+    if frontier.partition is None:
+        for job in frontier.start():
+            queue.put_nowait(job)
+    else:
+        link = AsyncioLink(frontier, queue)
+        await link.open()
+    state = None if link is None else link.state
     workers = [
-        asyncio.create_task(work(frontier, queue, fetch))
+        asyncio.create_task(work(frontier, queue, fetch, state))
         for _ in range(frontier.config.concurrency)
     ]
     # The chapter awaits queue.join(); a worker only ever ends by raising (ResourceLimit or a
     # bug), and then join() would wait forever, so wait for whichever comes first.
-    joined = asyncio.create_task(queue.join())
+    joined = asyncio.create_task(queue.join() if link is None else link.serve())
     try:
         await asyncio.wait([joined, *workers], return_when=asyncio.FIRST_COMPLETED)
     finally:
         for task in [joined, *workers]:
             task.cancel()
         await asyncio.gather(joined, *workers, return_exceptions=True)
-    for worker in workers:
-        if not worker.cancelled() and worker.exception() is not None:
-            worker.result()  # re-raise the first failure
+    for task in [*workers, joined]:
+        if not task.cancelled() and task.exception() is not None:
+            task.result()  # re-raise the first failure (the link's: a lost coordinator)
 
 
 async def crawl_streams(frontier: Frontier) -> None:

@@ -86,6 +86,12 @@ def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
                 raise
 
 
+class JobsFinished(Protocol):
+    """Told of each job's end (a partitioned crawl's link to its coordinator)."""
+
+    def finished(self, new_jobs: int) -> None: ...
+
+
 class JobQueue(Protocol):
     """queue.Queue's part the workers use (gevent's JoinableQueue has it too)."""
 
@@ -107,6 +113,7 @@ class Workers:
     counting: Lock  # its connection count, apart: held only for an increment
     connect: Connect
     failures: list[BaseException] = field(default_factory=list)
+    link: JobsFinished | None = None  # one process of many (c10k crawl --processes)
 
     def queue_root(self) -> None:
         for job in self.frontier.start():
@@ -147,6 +154,8 @@ class Workers:
                 new_jobs = frontier.on_response(job, response, elapsed, urls)
         for new_job in new_jobs:
             self.jobs.put(new_job)
+        if self.link is not None:
+            self.link.finished(len(new_jobs))
 
     def stop(self, workers: int) -> None:
         """Once the queue is joined: one None per worker."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import os
 import platform
 import resource
 import socket
@@ -15,11 +16,12 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from c10k.catalog import CRAWLERS, PEERS
+from c10k.catalog import CRAWLERS, PEERS, Model
 from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from c10k.system import raise_open_files_limit
 from impls.core.frontier import CrawlConfig, Frontier, MiB
 from impls.core.outcomes import ResourceLimit
+from impls.core.partition import CoordinatorLost, Partition, ProtocolError, shares
 from impls.core.summary import build_result, format_summary
 
 # Sockets the crawler may need beside its connections: stdio, the event loop's own
@@ -134,9 +136,47 @@ def crawl_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow-non-loopback",
         action="store_true",
-        help="allow a ROOT that is not on a loopback address",
+        help="allow a ROOT (and --connect-to addresses) not on a loopback address",
     )
+    parser.add_argument(
+        "--processes",
+        metavar="P",
+        type=positive_int,
+        default=1,
+        help="share the crawl among P processes of the model, each with its own open-file "
+        "limit; URLs are partitioned by a hash, --concurrency is the total (default 1)",
+    )
+    parser.add_argument(
+        "--connect-to",
+        metavar="ADDR[,ADDR...]",
+        type=address_list,
+        default=[],
+        help="IP addresses to connect to instead of ROOT's host (the requests still name "
+        "ROOT); process i connects to the (i mod n)-th, so more addresses give more ports",
+    )
+    # A worker of `--processes`, started by the coordinator (impls/coordinator.py).
+    parser.add_argument("--partition", type=partition_spec, help=argparse.SUPPRESS)
+    parser.add_argument("--channel-fd", type=non_negative_int, help=argparse.SUPPRESS)
     return parser
+
+
+def address_list(text: str) -> list[str]:
+    """'127.0.0.2,127.0.0.3' -> the addresses, each an IP literal (checked for loopback later)."""
+    addresses = [part.strip() for part in text.split(",")]
+    for address in addresses:
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an IP address: {address!r}") from None
+    return addresses
+
+
+def partition_spec(text: str) -> tuple[int, int]:
+    """'I/P' -> (I, P): this worker's index among P processes."""
+    index, _, processes = text.partition("/")
+    if not (index.isdigit() and processes.isdigit() and int(index) < int(processes)):
+        raise argparse.ArgumentTypeError(f"not INDEX/PROCESSES: {text!r}")
+    return int(index), int(processes)
 
 
 def is_loopback_host(host: str) -> bool:
@@ -174,6 +214,33 @@ def resolve_root(root: str, allow_non_loopback: bool) -> str:
     if not allow_non_loopback and not ipaddress.ip_address(address).is_loopback:
         raise UsageError(f"ROOT {host!r} resolves to {address}, not a loopback address")
     return address
+
+
+def check_connect_to(addresses: list[str], allow_non_loopback: bool) -> None:
+    for address in addresses:
+        if not allow_non_loopback and not ipaddress.ip_address(address).is_loopback:
+            raise UsageError(
+                f"--connect-to {address} is not a loopback address "
+                "(pass --allow-non-loopback to connect to it)"
+            )
+
+
+def check_processes(args: argparse.Namespace, model: Model) -> None:
+    """What --processes P > 1 asks that cannot be done, in one line."""
+    if not model.processes:
+        raise UsageError(f"model {model.name} does not support --processes")
+    if args.processes > args.concurrency:
+        raise UsageError(
+            f"--processes {args.processes} is more than --concurrency {args.concurrency}: "
+            "each process needs at least one"
+        )
+    if args.max_pages is not None:
+        raise UsageError(
+            "--max-pages cannot be used with --processes: no process knows how many "
+            "URLs the others queued"
+        )
+    if args.mark_crawl:
+        raise UsageError("--mark-crawl counts one process: it cannot be used with --processes")
 
 
 def ensure_fd_limit(concurrency: int) -> None:
@@ -220,9 +287,21 @@ def crawl_main(argv: list[str]) -> int:
                 f"model {model.name} needs {', '.join(missing)}, which is not installed"
             )
         connect_host = resolve_root(args.root, args.allow_non_loopback)
-        ensure_fd_limit(args.concurrency)
+        check_connect_to(args.connect_to, args.allow_non_loopback)
+        if (args.partition is None) != (args.channel_fd is None):
+            raise UsageError("--partition and --channel-fd go together")
+        if args.processes > 1:
+            check_processes(args, model)
+        # Each process needs its own share of the files, within its own limit.
+        ensure_fd_limit(max(shares(args.concurrency, args.processes)))
     except UsageError as exc:
         parser.exit(2, f"c10k crawl: error: {exc}\n")
+    if args.processes > 1:
+        from impls.coordinator import coordinate  # the parent of the worker processes
+
+        return coordinate(args, model)
+    if args.connect_to:
+        connect_host = args.connect_to[0]
     config = CrawlConfig(
         root=args.root,
         concurrency=args.concurrency,
@@ -238,6 +317,9 @@ def crawl_main(argv: list[str]) -> int:
     )
     runner = model.load()
     frontier = Frontier(config)
+    if args.partition is not None:
+        index, processes = args.partition
+        frontier.partition = Partition(index, processes, channel_fd=args.channel_fd)
     before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     try:
@@ -254,6 +336,9 @@ def crawl_main(argv: list[str]) -> int:
             f"c10k crawl: error: {model.name} hit a limit of this machine: {exc}", file=sys.stderr
         )
         return 3
+    except (CoordinatorLost, ProtocolError) as exc:
+        print(f"c10k crawl: error: worker {args.partition[0]}: {exc}", file=sys.stderr)
+        return 1
     wall_s = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
     result = build_result(
@@ -272,12 +357,23 @@ def crawl_main(argv: list[str]) -> int:
             # Close mode was asked; every try went over the peer's kept connections.
             counted["keep-alive-not-close"] = frontier.tries
         result["deviations"] = dict(sorted(counted.items()))
-    if args.json:
+    if args.partition is not None:  # what the coordinator merges (impls/core/summary.py)
+        result |= {
+            "pid": os.getpid(),
+            "connect_to": args.connect_to[0] if args.connect_to else "",
+            "latencies_s": frontier.latencies,
+        }
+    print_result(result, args.json)
+    return 0
+
+
+def print_result(result: dict[str, Any], as_json: bool) -> None:
+    """The crawl document on stdout, or the summary for a person."""
+    if as_json:
         json.dump(result, sys.stdout)
         sys.stdout.write("\n")
     else:
         print(format_summary(result))
-    return 0
 
 
 def models_main(argv: list[str]) -> int:

@@ -8,7 +8,9 @@ from typing import Any
 
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
+from impls.core.partition import WorkerLink
 from impls.generators_loop import Coro, EventLoop, Future, Queue
+from impls.partition_generators import GeneratorsLink
 from impls.sockets import READ_SIZE, HeldConnection, address_family
 
 
@@ -65,8 +67,9 @@ def fetch(loop: EventLoop, conn: Connection, job: Job) -> Coro[Response]:
                 raise
 
 
-def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) -> Coro[None]:
-    """Fetch a job within the timeout, record its outcome, queue the jobs it leads to."""
+def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) -> Coro[int]:
+    """Fetch a job within the timeout, record its outcome, queue the jobs it leads to; how
+    many."""
     frontier = conn.frontier
     task = loop.current_task
     assert task is not None
@@ -86,26 +89,37 @@ def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) ->
         timer.cancel()
     for new_job in new_jobs:
         queue.put_nowait(new_job)
+    return len(new_jobs)
 
 
-def work(loop: EventLoop, frontier: Frontier, queue: Queue[Job]) -> Coro[None]:
+def work(
+    loop: EventLoop, frontier: Frontier, queue: Queue[Job], link: WorkerLink | None
+) -> Coro[None]:
     conn = Connection(loop, frontier)
     try:
         while True:
             job = yield from queue.get()
             try:
-                yield from crawl_one(loop, conn, queue, job)
+                new_jobs = yield from crawl_one(loop, conn, queue, job)
             finally:
                 queue.task_done()
+            if link is not None:  # one process of many: tell the coordinator what is due
+                link.finished(new_jobs)
     finally:  # cancelled when the crawl ends, or in the middle of a fetch
         conn.close()
 
 
 def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
-    """Start N workers, wait until the queue is joined, then cancel them (as in the chapter)."""
+    """Start N workers, wait until the queue is joined, then cancel them (as in the chapter);
+    as one process of many, wait until the coordinator says the crawl is over instead."""
     queue: Queue[Job] = Queue()
-    for job in frontier.start():
-        queue.put_nowait(job)
+    link = None
+    if frontier.partition is None:
+        for job in frontier.start():
+            queue.put_nowait(job)
+    else:
+        link = GeneratorsLink(loop, frontier, queue)
+    state = None if link is None else link.state
     main = loop.current_task
     assert main is not None
 
@@ -115,12 +129,13 @@ def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
             main.throw(exc)
 
     workers = [
-        loop.create_task(work(loop, frontier, queue)) for _ in range(frontier.config.concurrency)
+        loop.create_task(work(loop, frontier, queue, state))
+        for _ in range(frontier.config.concurrency)
     ]
     for worker in workers:
         worker.add_done_callback(stop_on_failure)
     try:
-        yield from queue.join()
+        yield from queue.join() if link is None else link.serve()
     finally:
         for worker in workers:
             worker.cancel()

@@ -11,11 +11,14 @@ import contextlib
 import socket
 
 import gevent
+import gevent.event
+import gevent.lock
 import gevent.queue
 import gevent.socket
 
 from impls.blocking import Workers
 from impls.core import Frontier
+from impls.partition_blocking import BlockingLink, crawl_partitioned
 from impls.sockets import address_family
 
 
@@ -39,9 +42,19 @@ def run(frontier: Frontier) -> None:
     # A greenlet runs until it blocks on a socket or the queue, so nothing preempts the
     # frontier's code: no locks.
     crew = Workers(frontier, jobs, contextlib.nullcontext(), contextlib.nullcontext(), connect)
-    crew.queue_root()
-    workers = [gevent.spawn(crew.work) for _ in range(frontier.config.concurrency)]
-    jobs.join()
-    crew.stop(len(workers))
+
+    def start_workers() -> list[gevent.Greenlet]:
+        return [gevent.spawn(crew.work) for _ in range(frontier.config.concurrency)]
+
+    if frontier.partition is None:
+        crew.queue_root()
+        workers = start_workers()
+        jobs.join()
+        crew.stop(len(workers))
+    else:  # one process of many: the crawl ends when the coordinator says so
+        with gevent.socket.socket(fileno=frontier.partition.channel_fd) as channel:
+            # A send to the coordinator may yield: a semaphore keeps the link's bytes in order.
+            link = BlockingLink(crew, channel, gevent.event.Event(), gevent.lock.Semaphore())
+            workers = crawl_partitioned(link, gevent.spawn, start_workers)
     gevent.joinall(workers)
     crew.raise_failure()

@@ -5,20 +5,20 @@ from __future__ import annotations
 import queue
 import socket
 import threading
+from collections.abc import Callable
 
 from impls.blocking import Workers
 from impls.core import Frontier, Job, ResourceLimit
+from impls.partition_blocking import BlockingLink, crawl_partitioned
 
 
-def run(frontier: Frontier) -> None:
-    config = frontier.config
-    jobs: queue.Queue[Job | None] = queue.Queue()
-    # Two locks: the frontier, shared by every worker, and its connection count apart.
-    crew = Workers(frontier, jobs, threading.Lock(), threading.Lock(), socket.create_connection)
-    crew.queue_root()
+def start_threads(crew: Workers) -> list[threading.Thread]:
+    """One thread per unit of concurrency; fewer if the machine refuses one (then the
+    failure is recorded and the crawl drains), none only by raising."""
+    config = crew.frontier.config
     if config.stack_size:
         threading.stack_size(config.stack_size)
-    workers = []
+    workers: list[threading.Thread] = []
     try:
         for _ in range(config.concurrency):
             thread = threading.Thread(target=crew.work, daemon=True)
@@ -28,8 +28,26 @@ def run(frontier: Frontier) -> None:
         crew.failures.append(ResourceLimit(f"started {len(workers)} threads, then: {exc}"))
         if not workers:
             raise crew.failures[0] from exc
-    jobs.join()
-    crew.stop(len(workers))
+    return workers
+
+
+def start_daemon(target: Callable[[], None]) -> None:
+    threading.Thread(target=target, daemon=True).start()
+
+
+def run(frontier: Frontier) -> None:
+    jobs: queue.Queue[Job | None] = queue.Queue()
+    # Two locks: the frontier, shared by every worker, and its connection count apart.
+    crew = Workers(frontier, jobs, threading.Lock(), threading.Lock(), socket.create_connection)
+    if frontier.partition is None:
+        crew.queue_root()
+        workers = start_threads(crew)
+        jobs.join()
+        crew.stop(len(workers))
+    else:  # one process of many: the crawl ends when the coordinator says so
+        with socket.socket(fileno=frontier.partition.channel_fd) as channel:
+            link = BlockingLink(crew, channel, threading.Event(), crew.lock)
+            workers = crawl_partitioned(link, start_daemon, lambda: start_threads(crew))
     for thread in workers:
         thread.join()
     crew.raise_failure()

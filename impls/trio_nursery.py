@@ -10,6 +10,8 @@ from impls.async_models import Fetch, fetch_and_record
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
+from impls.core.partition import WorkerLink
+from impls.partition_trio import TrioLink
 from impls.sockets import READ_SIZE, address_family
 
 Socket = trio.socket.SocketType
@@ -28,6 +30,10 @@ class JobChannel:
 
     def put(self, job: Job) -> None:
         self.send.send_nowait(job)
+        self.pending += 1
+
+    def hold(self) -> None:
+        """One unit more, with no job: the channel stays open until done() lets it go."""
         self.pending += 1
 
     def done(self) -> None:
@@ -111,15 +117,21 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Socket]) -> Response:
             raise failure
 
 
-async def work(frontier: Frontier, jobs: JobChannel, fetch: Fetch) -> None:
+async def work(
+    frontier: Frontier, jobs: JobChannel, fetch: Fetch, link: WorkerLink | None = None
+) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; until the channel closes.
 
     The fetch counts its connections in the frontier (opened before connect, closed after
-    close): in keep-alive mode a connection outlives a fetch."""
+    close): in keep-alive mode a connection outlives a fetch. As one process of many, it
+    tells the link of each job's end."""
     async for job in jobs.receive:
-        for new_job in await fetch_and_record(frontier, job, fetch):
+        new_jobs = await fetch_and_record(frontier, job, fetch)
+        for new_job in new_jobs:
             jobs.put(new_job)
         jobs.done()
+        if link is not None:
+            link.finished(len(new_jobs))
 
 
 async def crawl(frontier: Frontier) -> None:
@@ -128,15 +140,25 @@ async def crawl(frontier: Frontier) -> None:
     A worker ends early only by raising (ResourceLimit or a bug): the nursery then cancels
     the others and raises it, in an exception group."""
     jobs = JobChannel()
-    for job in frontier.start():
-        jobs.put(job)
-    if not jobs.pending:
-        return
+    link = None
+    if frontier.partition is None:
+        for job in frontier.start():
+            jobs.put(job)
+        if not jobs.pending:
+            return
+    else:  # one process of many: one unit held until the coordinator says the crawl is over
+        link = TrioLink(frontier, jobs.put)
+        jobs.hold()
     idle: list[Socket] = []
     try:
         async with trio.open_nursery() as nursery:
+            if link is not None:
+                nursery.start_soon(link.serve, jobs.done)
+            state = None if link is None else link.state
             for _ in range(frontier.config.concurrency):
-                nursery.start_soon(work, frontier, jobs, lambda job: fetch(job, frontier, idle))
+                nursery.start_soon(
+                    work, frontier, jobs, lambda job: fetch(job, frontier, idle), state
+                )
     finally:
         for sock in idle:
             release(sock, frontier)

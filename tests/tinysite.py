@@ -157,11 +157,14 @@ def skip_if_missing(name: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}")
 
 
-def model_modes(modes: Iterable[bool] = (False, True)) -> list[ParameterSet]:
-    """Every model in the connection modes (keep_alive False, True), as pytest parameters
-    for ("model", "keep_alive"), with ids like threads-close and threads-keep-alive."""
+def model_modes(
+    modes: Iterable[bool] = (False, True), models: Iterable[str] = MODELS
+) -> list[ParameterSet]:
+    """Every model (or those named) in the connection modes (keep_alive False, True), as
+    pytest parameters for ("model", "keep_alive"), with ids like threads-close and
+    threads-keep-alive."""
     cases = []
-    for name in MODELS:
+    for name in models:
         for keep_alive in modes:
             marks = [skip_if_missing(name)]
             mode = "keep-alive" if keep_alive else "close"

@@ -8,6 +8,7 @@ from typing import Any
 
 from c10k.stats import percentile
 from impls.core.frontier import Frontier
+from impls.core.outcomes import Outcome
 
 SCHEMA = "c10k-crawl/1"
 PERCENTILES = (50, 90, 99)
@@ -23,40 +24,118 @@ def build_result(
 ) -> dict[str, Any]:
     """The crawl's JSON document; field meanings are in docs/crawl-json.md."""
     config = frontier.config
-    fetched = frontier.fetched
+    options = {
+        "max_redirect": config.max_redirect,
+        "max_tries": config.max_tries,
+        "timeout": config.timeout,
+        "max_body": config.max_body,
+        "max_pages": config.max_pages,
+        "keep_alive": config.keep_alive,
+    }
+    head = {"model": model, "root": frontier.origin.root, "concurrency": config.concurrency}
+    return _document(
+        head | {"options": options},
+        frontier.fetched,
+        frontier.tries,
+        frontier.latencies,
+        wall_s=wall_s,
+        cpu_user_s=cpu_user_s,
+        cpu_sys_s=cpu_sys_s,
+        max_rss_kib=max_rss_kib,
+        peak_in_flight=frontier.peak_in_flight,
+    )
+
+
+def merge_results(
+    parts: list[dict[str, Any]], concurrency: int, coordinator: dict[str, Any]
+) -> dict[str, Any]:
+    """The documents of the processes of one partitioned crawl (each with its raw
+    `latencies_s`, its `pid` and `connect_to`) -> one document of the same shape: the URLs
+    and latencies of all, tries summed, wall time the longest, CPU and peak RSS summed with
+    the coordinator's (its `cpu_user_s`, `cpu_sys_s`, `max_rss_kib`), and the connections'
+    peak as the sum of the processes' peaks: an upper bound, as they need not coincide."""
+    fetched: dict[str, Outcome] = {}
+    for part in parts:
+        fetched.update(part["fetched"])
+    first = parts[0]
+    merged = _document(
+        {
+            "model": first["model"],
+            "root": first["root"],
+            "concurrency": concurrency,
+            "options": first["options"],
+        },
+        fetched,
+        sum(part["tries"] for part in parts),
+        [latency for part in parts for latency in part["latencies_s"]],
+        wall_s=max(part["wall_s"] for part in parts),
+        cpu_user_s=sum(part["cpu_user_s"] for part in parts) + coordinator["cpu_user_s"],
+        cpu_sys_s=sum(part["cpu_sys_s"] for part in parts) + coordinator["cpu_sys_s"],
+        max_rss_kib=sum(part["max_rss_kib"] for part in parts) + int(coordinator["max_rss_kib"]),
+        peak_in_flight=sum(part["peak_in_flight"] for part in parts),
+    )
+    merged["peak_in_flight_upper_bound"] = True
+    merged["python"] = first["python"]
+    merged["processes"] = [
+        {key: part[key] for key in PROCESS_FIELDS} | {"index": index}
+        for index, part in enumerate(parts)
+    ]
+    merged["coordinator"] = dict(coordinator)
+    return merged
+
+
+# What the merged document keeps of each process's own (docs/crawl-json.md).
+PROCESS_FIELDS = (
+    "pid",
+    "concurrency",
+    "connect_to",
+    "pages",
+    "tries",
+    "peak_in_flight",
+    "max_rss_kib",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "wall_s",
+)
+
+
+def _document(
+    head: dict[str, Any],
+    fetched: dict[str, Outcome],
+    tries: int,
+    latencies: list[float],
+    *,
+    wall_s: float,
+    cpu_user_s: float,
+    cpu_sys_s: float,
+    max_rss_kib: int,
+    peak_in_flight: int,
+) -> dict[str, Any]:
     statuses = Counter(o for o in fetched.values() if isinstance(o, int))
     errors = Counter(o.removeprefix("error:") for o in fetched.values() if isinstance(o, str))
-    latencies = frontier.latencies  # percentile sorts its own copy
     pages = len(fetched)
     cpu_s = cpu_user_s + cpu_sys_s
-    return {
-        "schema": SCHEMA,
-        "model": model,
-        "root": frontier.origin.root,
-        "concurrency": config.concurrency,
-        "options": {
-            "max_redirect": config.max_redirect,
-            "max_tries": config.max_tries,
-            "timeout": config.timeout,
-            "max_body": config.max_body,
-            "max_pages": config.max_pages,
-            "keep_alive": config.keep_alive,
-        },
-        "pages": pages,
-        "statuses": {str(code): n for code, n in sorted(statuses.items())},
-        "errors": dict(sorted(errors.items())),
-        "tries": frontier.tries,
-        "wall_s": wall_s,
-        "pages_per_s": pages / wall_s if wall_s > 0 else None,
-        "cpu_user_s": cpu_user_s,
-        "cpu_sys_s": cpu_sys_s,
-        "cpu_us_per_page": cpu_s / pages * 1e6 if pages else None,
-        "max_rss_kib": max_rss_kib,
-        "peak_in_flight": frontier.peak_in_flight,
-        "latency_s": {f"p{p}": percentile(latencies, p) for p in PERCENTILES}
-        | {"max": max(latencies, default=math.nan), "count": len(latencies)},
-        "fetched": fetched,
-    }
+    return (
+        {"schema": SCHEMA}
+        | head
+        | {
+            "pages": pages,
+            "statuses": {str(code): n for code, n in sorted(statuses.items())},
+            "errors": dict(sorted(errors.items())),
+            "tries": tries,
+            "wall_s": wall_s,
+            "pages_per_s": pages / wall_s if wall_s > 0 else None,
+            "cpu_user_s": cpu_user_s,
+            "cpu_sys_s": cpu_sys_s,
+            "cpu_us_per_page": cpu_s / pages * 1e6 if pages else None,
+            "max_rss_kib": max_rss_kib,
+            "peak_in_flight": peak_in_flight,
+            # percentile sorts its own copy
+            "latency_s": {f"p{p}": percentile(latencies, p) for p in PERCENTILES}
+            | {"max": max(latencies, default=math.nan), "count": len(latencies)},
+            "fetched": fetched,
+        }
+    )
 
 
 def format_summary(result: dict[str, Any]) -> str:
@@ -68,6 +147,13 @@ def format_summary(result: dict[str, Any]) -> str:
     per_page = result["cpu_us_per_page"]
     cpu = result["cpu_user_s"] + result["cpu_sys_s"]
     mode = "keep-alive" if result["options"]["keep_alive"] else "one connection per fetch"
+    processes = result.get("processes", [])
+    peak = f"peak {result['peak_in_flight']} connections open at once"
+    rss = f"max RSS {result['max_rss_kib'] / 1024:.1f} MiB"
+    if processes:
+        mode += f", {len(processes)} processes"
+        peak = f"peak at most {result['peak_in_flight']} connections open at once (summed)"
+        rss += " (summed)"
     lines = [
         f"{result['model']} crawled {result['root']} with concurrency {result['concurrency']}"
         f" ({mode})",
@@ -77,13 +163,19 @@ def format_summary(result: dict[str, Any]) -> str:
         f"  errors: {errors}",
         f"  CPU {cpu:.2f} s"
         + (f" ({per_page:.0f} µs per page)" if per_page is not None else "")
-        + f", peak {result['peak_in_flight']} connections open at once, "
-        f"max RSS {result['max_rss_kib'] / 1024:.1f} MiB",
+        + f", {peak}, {rss}",
         "  latency per try: "
         + ", ".join(
             f"{name} {value * 1000:.1f} ms"
             for name, value in latency.items()
             if name != "count" and not math.isnan(value)
         ),
+    ]
+    lines += [
+        f"  process {p['index']} (pid {p['pid']}): concurrency {p['concurrency']}, "
+        f"{p['pages']} URLs, peak {p['peak_in_flight']} connections, "
+        f"CPU {p['cpu_user_s'] + p['cpu_sys_s']:.2f} s, max RSS {p['max_rss_kib'] / 1024:.1f} MiB"
+        + (f", connects to {p['connect_to']}" if p["connect_to"] else "")
+        for p in processes
     ]
     return "\n".join(lines)

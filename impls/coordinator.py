@@ -1,0 +1,275 @@
+"""`c10k crawl --processes P`: start P worker processes, route their URLs, end and merge the crawl.
+
+Each worker is `c10k crawl ... --partition I/P --channel-fd FD --json` in a fresh interpreter
+(its own open-file limit), joined to this process by a socketpair. A worker forwards the
+URLs other workers own; this process routes each to its owner (a star: every forward passes
+here), tells the workers the crawl is over by the end rule of `impls/core/partition.py`,
+and merges their documents into one. Its waits are all bounded, and it stops its workers
+(by PID) when one fails or on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import resource
+import selectors
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from c10k.catalog import Model
+from c10k.probes import peak_rss_kib
+from c10k.system import stop_process
+from impls.cli import print_result
+from impls.core.partition import (
+    Done,
+    Forwarded,
+    Idle,
+    LineBuffer,
+    ProtocolError,
+    Termination,
+    decode,
+    encode,
+    route,
+    shares,
+)
+from impls.core.summary import merge_results
+
+POLL_S = 0.5  # how often the loop looks at its workers when no message comes
+EXIT_WAIT_S = 60.0  # after Done: time for a worker to end its crawl and print its document
+STOP_GRACE_S = 2.0  # SIGTERM, then SIGKILL after this long
+TAIL_CHARS = 300  # of a failed worker's stderr, in the one-line error
+
+
+class WorkerFailed(Exception):
+    """A worker died, failed or broke the protocol: the crawl cannot be merged."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass
+class Worker:
+    """One worker process and this end of its socketpair."""
+
+    index: int
+    concurrency: int
+    connect_to: str
+    process: subprocess.Popen[bytes]
+    channel: socket.socket
+    stdout: IO[bytes]
+    stderr: IO[bytes]
+    lines: LineBuffer = field(default_factory=LineBuffer)
+    unsent: bytearray = field(default_factory=bytearray)
+    waiting_to_write: bool = False  # registered for EVENT_WRITE too
+    ended: bool = False  # its socket reached EOF
+
+    def name(self) -> str:
+        return f"worker {self.index} (pid {self.process.pid})"
+
+    def stderr_tail(self) -> str:
+        self.stderr.seek(0)
+        text = self.stderr.read().decode(errors="replace").strip()
+        return " | ".join(text[-TAIL_CHARS:].splitlines()) or "no output on stderr"
+
+    def failure(self, what: str) -> WorkerFailed:
+        """The error for this worker, once it has exited (waited for, bounded)."""
+        try:
+            code = self.process.wait(STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            code = None
+        status = "is still running" if code is None else f"exited with code {code}"
+        # A limit of the machine (exit 3) stays one for the user.
+        message = f"{self.name()} {what} and {status}: {self.stderr_tail()}"
+        return WorkerFailed(message, 3 if code == 3 else 1)
+
+
+def worker_argv(args: argparse.Namespace, index: int, concurrency: int, fd: int) -> list[str]:
+    """The command line of worker `index`: the user's options, its share of the concurrency,
+    its partition and its socket, and the address it connects to."""
+    argv = [sys.executable, "-m", "c10k.cli", "crawl", args.root, "--model", args.model]
+    argv += ["--concurrency", str(concurrency), "--max-redirect", str(args.max_redirect)]
+    argv += ["--max-tries", str(args.max_tries), "--timeout", repr(args.timeout)]
+    argv += ["--max-body", str(args.max_body), "--stack-size", str(args.stack_size)]
+    argv += ["--partition", f"{index}/{args.processes}", "--channel-fd", str(fd), "--json"]
+    if args.connect_to:
+        argv += ["--connect-to", args.connect_to[index % len(args.connect_to)]]
+    argv += ["--keep-alive"] * args.keep_alive + ["--allow-non-loopback"] * args.allow_non_loopback
+    return argv
+
+
+def start_workers(args: argparse.Namespace, files: contextlib.ExitStack) -> list[Worker]:
+    """The workers, their output in temporary files that `files` closes (so no pipe fills)."""
+    workers: list[Worker] = []
+    try:
+        for index, concurrency in enumerate(shares(args.concurrency, args.processes)):
+            ours, theirs = socket.socketpair()
+            files.enter_context(ours)
+            stdout = files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115  # closed by files
+            stderr = files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+            try:
+                process = subprocess.Popen(
+                    worker_argv(args, index, concurrency, theirs.fileno()),
+                    stdin=subprocess.DEVNULL,
+                    stdout=stdout,
+                    stderr=stderr,
+                    pass_fds=(theirs.fileno(),),
+                )
+            finally:
+                theirs.close()  # the worker's copy is its own: EOF here when it exits
+            ours.setblocking(False)
+            address = args.connect_to[index % len(args.connect_to)] if args.connect_to else ""
+            workers.append(Worker(index, concurrency, address, process, ours, stdout, stderr))
+    except BaseException:
+        stop_all(workers)
+        raise
+    return workers
+
+
+def stop_all(workers: list[Worker]) -> None:
+    for worker in workers:
+        stop_process(worker.process, STOP_GRACE_S)
+
+
+class Coordinator:
+    """The loop: read each worker's messages, route the forwards, say Done at the end."""
+
+    def __init__(self, workers: list[Worker]) -> None:
+        self.workers = workers
+        self.termination = Termination(len(workers))
+        self.selector = selectors.DefaultSelector()
+        self.done_sent = False
+
+    def run(self) -> None:
+        """Until every worker has been told Done and has closed its socket."""
+        for worker in self.workers:
+            self.selector.register(worker.channel, selectors.EVENT_READ, worker)
+        deadline = math.inf  # set when Done is sent
+        try:
+            while not all(worker.ended for worker in self.workers):
+                if time.monotonic() > deadline:
+                    late = next(worker for worker in self.workers if not worker.ended)
+                    raise late.failure(f"kept its socket open {EXIT_WAIT_S:.0f} s after Done")
+                for key, events in self.selector.select(POLL_S):
+                    if events & selectors.EVENT_WRITE:
+                        self.write(key.data)
+                    if events & selectors.EVENT_READ:
+                        self.read(key.data)
+                self.check_exits()
+                if not self.done_sent and self.termination.over:
+                    self.done_sent = True
+                    deadline = time.monotonic() + EXIT_WAIT_S
+                    for worker in self.workers:
+                        self.send(worker, encode(Done()))
+        finally:
+            self.selector.close()
+
+    def read(self, worker: Worker) -> None:
+        try:
+            data = worker.channel.recv(1 << 20)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            raise worker.failure(f"broke its socket ({exc})") from exc
+        if not data:
+            if not self.done_sent or worker.lines.pending:
+                raise worker.failure("closed its socket before the crawl ended")
+            worker.ended = True
+            self.selector.unregister(worker.channel)
+            return
+        for line in worker.lines.feed(data):
+            try:
+                message = decode(line)
+                if isinstance(message, Forwarded):
+                    for owner, urls in route(message.urls, len(self.workers)).items():
+                        self.termination.forwarded(owner, len(urls))
+                        self.send(self.workers[owner], encode(Forwarded(urls)))
+                elif isinstance(message, Idle):
+                    self.termination.idle(worker.index, message.received)
+                else:
+                    raise ProtocolError("a worker sent Done")
+            except ProtocolError as exc:
+                raise worker.failure(f"broke the protocol ({exc})") from exc
+
+    def send(self, worker: Worker, data: bytes) -> None:
+        if worker.ended:
+            return
+        worker.unsent += data
+        self.write(worker)
+
+    def write(self, worker: Worker) -> None:
+        try:
+            sent = worker.channel.send(worker.unsent)
+        except BlockingIOError:
+            sent = 0
+        except OSError as exc:
+            raise worker.failure(f"stopped reading its socket ({exc})") from exc
+        del worker.unsent[:sent]
+        # Watch for room to write only while bytes wait: a full buffer must not block us.
+        if worker.waiting_to_write != bool(worker.unsent):
+            worker.waiting_to_write = bool(worker.unsent)
+            events = selectors.EVENT_READ | (selectors.EVENT_WRITE if worker.unsent else 0)
+            self.selector.modify(worker.channel, events, worker)
+
+    def check_exits(self) -> None:
+        """A worker that exited before Done failed, whatever its socket says yet."""
+        for worker in self.workers:
+            if not self.done_sent and worker.process.poll() is not None:
+                raise worker.failure("exited before the crawl ended")
+
+
+def collect(workers: list[Worker]) -> list[dict[str, Any]]:
+    """Each worker's document, once it has exited (bounded wait)."""
+    documents = []
+    for worker in workers:
+        try:
+            code = worker.process.wait(EXIT_WAIT_S)
+        except subprocess.TimeoutExpired:
+            raise worker.failure(f"did not exit {EXIT_WAIT_S:.0f} s after Done") from None
+        if code != 0:
+            raise worker.failure("failed")
+        worker.stdout.seek(0)
+        try:
+            documents.append(json.loads(worker.stdout.read()))
+        except ValueError:
+            raise worker.failure("printed no crawl document") from None
+    return documents
+
+
+def coordinate(args: argparse.Namespace, model: Model) -> int:
+    """Run the partitioned crawl; print its merged document (or summary); the exit code."""
+    workers: list[Worker] = []
+    with contextlib.ExitStack() as files:
+        try:
+            workers = start_workers(args, files)
+            Coordinator(workers).run()
+            documents = collect(workers)
+        except KeyboardInterrupt:
+            stop_all(workers)
+            print("c10k crawl: interrupted", file=sys.stderr)
+            return 130
+        except WorkerFailed as exc:
+            stop_all(workers)
+            print(f"c10k crawl: error: --processes {args.processes}: {exc}", file=sys.stderr)
+            return exc.exit_code
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, imports included
+    coordinator = {
+        "pid": os.getpid(),
+        "cpu_user_s": own.ru_utime,
+        "cpu_sys_s": own.ru_stime,
+        "max_rss_kib": peak_rss_kib(),
+        "workers_cpu_user_s": children.ru_utime,
+        "workers_cpu_sys_s": children.ru_stime,
+    }
+    print_result(merge_results(documents, args.concurrency, coordinator), args.json)
+    return 0
