@@ -162,6 +162,9 @@ def hanging_crawl(tiny: TinySite, model: str) -> tuple[subprocess.Popen[str], li
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # SIGINT at its default, as under a terminal: a shell starts background jobs (CI's,
+        # or pytest under nohup) with SIGINT ignored, and the crawler would inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert wait_for(lambda: tiny.hits["/h"] >= 1, 30), "the crawl did not reach the hang"
     workers = [child.pid for child in psutil.Process(crawl.pid).children()]
