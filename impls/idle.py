@@ -15,7 +15,7 @@ from typing import Any
 from c10k import catalog, probes
 from c10k.stats import linear_fit
 from c10k.system import LoopFactory, uvloop_loop_factory
-from impls.thread_ceiling import threads_until_failure
+from impls.thread_ceiling import threads_on_the_machine, threads_until_failure
 
 SCHEMA = "c10k-idle/1"
 SMALL_STACK = 64 * 1024  # threading.stack_size refuses less than 32 KiB on Linux
@@ -293,6 +293,13 @@ def parser() -> argparse.ArgumentParser:
         help="stop when MemAvailable falls below this (default: 10%% of MemTotal)",
     )
     p.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="until-failure: start threads in this many processes at once, each holding "
+        "them until all have stopped: the machine's ceiling, not one process's (default 1)",
+    )
+    p.add_argument(
         "--pid-reserve",
         type=int,
         default=2048,
@@ -320,7 +327,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             total = probes.meminfo(("MemTotal",)).get("MemTotal", 0)
             guard = args.memory_guard_mib * 1024 or total // 10
             stack = SMALL_STACK if args.kind == catalog.THREAD_SMALL_STACK.name else 0
-            result["failure"] = threads_until_failure(args.cap, stack, guard, args.pid_reserve)
+            if args.processes > 1:
+                result["processes"] = args.processes
+                result["failure"] = threads_on_the_machine(
+                    args.processes, args.cap, stack, guard, args.pid_reserve
+                )
+            else:
+                result["failure"] = threads_until_failure(args.cap, stack, guard, args.pid_reserve)
             return result
         if args.tracemalloc:
             tracemalloc.start()
@@ -337,8 +350,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.count < 0 or args.steps < 1:
-        parser().exit(2, "python -m impls.idle: error: --count >= 0 and --steps >= 1\n")
+    if args.count < 0 or args.steps < 1 or args.processes < 1:
+        parser().exit(
+            2, "python -m impls.idle: error: --count >= 0, --steps >= 1 and --processes >= 1\n"
+        )
+    if args.processes > 1 and not args.until_failure:
+        parser().exit(2, "python -m impls.idle: error: --processes is for --until-failure\n")
     json.dump(run(args), sys.stdout)
     sys.stdout.write("\n")
     return 0

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import errno
+import multiprocessing
+import queue
 import resource
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from c10k import probes
@@ -62,9 +65,14 @@ def pid_headroom(reserve: int) -> int:
 
 
 def threads_until_failure(
-    cap: int, stack_size: int, memory_guard_kib: int, pid_reserve: int
+    cap: int,
+    stack_size: int,
+    memory_guard_kib: int,
+    pid_reserve: int,
+    hold: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Start parked threads until one fails to start, a guard trips, or the cap is reached."""
+    """Start parked threads until one fails to start, a guard trips, or the cap is reached;
+    hold (if given) gets the result while the threads still exist, and returns to end them."""
     release = threading.Event()
     threads: list[threading.Thread] = []
     if stack_size:
@@ -98,22 +106,122 @@ def threads_until_failure(
             threads.append(thread)
         else:
             context = limit_context()
-        elapsed = time.perf_counter() - started
-        rss = probes.proc_status_kib("self") or 0
+        result = {
+            "count": len(threads),
+            "stopped_by": stopped_by,
+            "error": error_text,
+            "error_type": error_type,
+            "errno": error_errno,
+            "cap": cap,
+            "pid_reserve": pid_reserve,
+            "memory_guard_kib": memory_guard_kib,
+            "elapsed_s": time.perf_counter() - started,
+            "rss_kib": probes.proc_status_kib("self") or 0,
+            "context": context,
+        }
+        if hold is not None:
+            hold(result)
     finally:
         release.set()
         for thread in threads:
             thread.join()
+    return result
+
+
+# What stops threads on the whole machine, not in one process: when one of the processes
+# stopped for one of these, the machine's ceiling was reached (the guards step back just
+# before kernel.pid_max and memory).
+MACHINE_LIMITS = frozenset(
+    {
+        "pid-reserve",
+        "memory-guard",
+        "memory",
+        "kernel.pid_max",
+        "kernel.threads-max",
+        "RLIMIT_NPROC",
+    }
+)
+CHILD_TIMEOUT_S = 600.0
+
+
+def _hold_until_released(
+    cap: int,
+    stack_size: int,
+    memory_guard_kib: int,
+    pid_reserve: int,
+    results: Any,  # multiprocessing.Queue
+    release: Any,  # multiprocessing.Event
+) -> None:
+    # A child: report while the threads exist, so the others meet them, then wait for all.
+    def hold(result: dict[str, Any]) -> None:
+        results.put(result)
+        release.wait(CHILD_TIMEOUT_S)
+
+    threads_until_failure(cap, stack_size, memory_guard_kib, pid_reserve, hold)
+
+
+def threads_on_the_machine(
+    processes: int, cap: int, stack_size: int, memory_guard_kib: int, pid_reserve: int
+) -> dict[str, Any]:
+    """Start threads until failure in `processes` processes at once, each holding its threads
+    until every one has stopped: the machine's ceiling (kernel.pid_max, threads-max, memory),
+    past each process's own (vm.max_map_count). The cap is the total, split evenly."""
+    spawn = multiprocessing.get_context("spawn")  # a clean child, not a copy of this process
+    results, release = spawn.Queue(), spawn.Event()
+    shares = [cap // processes + (i < cap % processes) for i in range(processes)]
+    children = [
+        spawn.Process(
+            target=_hold_until_released,
+            args=(share, stack_size, memory_guard_kib, pid_reserve, results, release),
+            daemon=True,
+        )
+        for share in shares
+    ]
+    started = time.perf_counter()
+    each: list[dict[str, Any]] = []
+    try:
+        for child in children:
+            child.start()
+        while len(each) < len(children):
+            try:
+                each.append(results.get(timeout=1.0))
+            except queue.Empty:
+                if time.perf_counter() - started > CHILD_TIMEOUT_S:
+                    raise TimeoutError("the thread-starting processes did not report") from None
+                dead = [c.exitcode for c in children if c.exitcode is not None]
+                if dead:  # a child that reported waits alive, so a dead one never will
+                    raise RuntimeError(f"a thread-starting process died (exit {dead[0]})") from None
+        elapsed = time.perf_counter() - started
+        at_the_end = limit_context()  # while every thread still exists
+    finally:
+        release.set()
+        for child in children:
+            child.join(CHILD_TIMEOUT_S)
+            if child.is_alive():
+                child.kill()
+    machine = [r for r in each if r["stopped_by"] in MACHINE_LIMITS]
+    if machine:
+        stopped_by = machine[0]["stopped_by"]
+    elif all(r["stopped_by"] == "cap" for r in each):
+        stopped_by = "cap"
+    else:  # every process met a limit of its own: more processes would start more
+        stopped_by = "per-process: " + ", ".join(sorted({r["stopped_by"] for r in each}))
+    first = (machine or each)[0]
     return {
-        "count": len(threads),
+        "count": sum(r["count"] for r in each),
         "stopped_by": stopped_by,
-        "error": error_text,
-        "error_type": error_type,
-        "errno": error_errno,
+        "error": first["error"],
+        "error_type": first["error_type"],
+        "errno": first["errno"],
         "cap": cap,
         "pid_reserve": pid_reserve,
         "memory_guard_kib": memory_guard_kib,
         "elapsed_s": elapsed,
-        "rss_kib": rss,
-        "context": context,
+        "rss_kib": sum(r["rss_kib"] for r in each),
+        "context": first["context"]
+        | {"threads_on_machine_at_the_end": at_the_end["threads_on_machine"]},
+        "processes": [
+            {key: r[key] for key in ("count", "stopped_by", "error", "elapsed_s", "rss_kib")}
+            for r in each
+        ],
     }

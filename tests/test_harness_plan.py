@@ -53,9 +53,9 @@ def test_budgets_of_the_issue() -> None:
     # (docs/results.md, Profiles).
     assert PROFILE_TABLE["quick"].budget_s <= 115
     # Issue 9 asks for 12 minutes. Both connection modes at 10,000 connections, issue 16's
-    # repeated memory points and issue 12's nine models and peer need about 28.5
-    # (docs/results.md, Profiles): this caps the drift beyond that.
-    assert PROFILE_TABLE["default"].budget_s <= 28.5 * 60
+    # repeated memory points, issue 12's nine models and peer and issue 14's threads on the
+    # whole machine need about 28.5 (docs/results.md, Profiles): this caps the drift beyond.
+    assert PROFILE_TABLE["default"].budget_s <= 30 * 60
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:
@@ -65,7 +65,10 @@ def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> 
     assert sum(1 for p in sleepy.points if p.concurrency >= 1000) >= 3  # a fit needs points
     idle = profile.scenario("idle").idle
     assert max(s.count for s in idle if s.kind == "asyncio-task") >= 1_000_000
-    assert any(s.mode == "until-failure" for s in idle)
+    assert any(s.mode == "until-failure" and s.processes == 1 for s in idle)
+    # C5 on the machine: several processes at once, each under its own vm.max_map_count
+    machine = [s for s in idle if s.mode == "until-failure" and s.processes > 1]
+    assert len(machine) == 1 and "--processes" in machine[0].argv()
     few = profile.scenario("few-active")
     assert [p.concurrency for p in few.points] == [1, 10, 64]  # C 10: issue 12's figures
     assert few.repetitions >= 3 and few.warmups >= 1

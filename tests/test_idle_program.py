@@ -63,6 +63,46 @@ def test_threads_until_failure_stops_at_the_cap() -> None:
     assert failure["context"]["vm.max_map_count"] is not None
 
 
+def test_threads_on_the_machine_split_the_cap_and_hold_until_all_have_started() -> None:
+    result = run_idle(
+        "--kind", "thread", "--count", "90", "--until-failure", "--cap", "90", "--processes", "3"
+    )
+    failure = result["failure"]
+    assert (result["processes"], failure["count"], failure["stopped_by"]) == (3, 90, "cap")
+    assert [p["count"] for p in failure["processes"]] == [30, 30, 30]
+    # Read after every process reported: all 90 threads existed at once.
+    assert failure["context"]["threads_on_machine_at_the_end"] >= 90
+
+
+def test_threads_on_the_machine_name_the_machine_limit_that_stopped_them() -> None:
+    # A PID reserve larger than pid_max leaves no headroom: every process steps back at once.
+    result = run_idle(
+        *("--kind", "thread", "--count", "60", "--until-failure", "--cap", "60"),
+        *("--processes", "2", "--pid-reserve", "10000000"),
+    )
+    failure = result["failure"]
+    assert (failure["count"], failure["stopped_by"]) == (0, "pid-reserve")
+    assert {p["stopped_by"] for p in failure["processes"]} == {"pid-reserve"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--processes", "2"),  # not --until-failure
+        ("--until-failure", "--processes", "0"),
+    ],
+)
+def test_processes_bad_input_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "impls.idle", "--kind", "thread", "--count", "5", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr.count("\n") == 1 and "--processes" in done.stderr
+
+
 def test_thread_kernel_stack_is_visible_per_thread() -> None:
     result = run_idle("--kind", "thread", "--count", "200", "--steps", "2")
     # Other processes change /proc/meminfo too, so only the sign is checked.

@@ -85,6 +85,21 @@ def threads_stopped(count: int, stopped_by: str, cap: int = 60_000) -> dict[str,
     return document({"idle": {"thread": {"max_threads": ceiling(count, stopped_by, cap)}}})
 
 
+def threads_on_the_machine(
+    count: int, stopped_by: str, held: int, scenario: str = "sleepy-keep-alive"
+) -> dict[str, Any]:
+    """Threads started by four processes at once (and one process's ceiling beside), and a
+    crawl scenario whose server saw `held` connections at once."""
+    machine = ceiling(count, stopped_by) | {"processes": 4}
+    one = ceiling(22_000, "vm.max_map_count")
+    return document(
+        {
+            "idle": {"thread": {"max_threads": one, "max_threads_machine": machine}},
+            scenario: sleepy("asyncio", held, 0.9, 9e3),
+        }
+    )
+
+
 def asyncio_tasks(count: int, seconds: float = 1.0) -> dict[str, Any]:
     """An idle document with count asyncio tasks started in the given seconds."""
     return document({"idle": {"asyncio-task": idle_kind(1e3, count=count, seconds=seconds)}})
@@ -280,6 +295,16 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("C5", threads_stopped(22_000, "vm.max_map_count"), v.CONTRADICTED),
     ("C5", threads_stopped(60_000, "cap"), v.CONTRADICTED),
     ("C5", threads_stopped(500, "cap", 500), v.NOT_MEASURABLE),
+    # C5 on the machine: threads of several processes against connections held at once
+    ("C5", threads_on_the_machine(31_000, "pid-reserve", held=100_000), v.REPRODUCED),
+    ("C5", threads_on_the_machine(31_000, "kernel.pid_max", 40_000, "sleepy"), v.REPRODUCED),
+    ("C5", threads_on_the_machine(31_000, "pid-reserve", held=10_000), v.NOT_MEASURABLE),
+    (
+        "C5",
+        threads_on_the_machine(80_000, "per-process: vm.max_map_count", held=100_000),
+        v.NOT_MEASURABLE,
+    ),
+    ("C5", threads_on_the_machine(60_000, "cap", held=100_000), v.NOT_MEASURABLE),
     # C6: an event loop at 50-95% of the threads' pages/s
     ("C6", document({"few-active": few_active(threads=1000, asyncio=800)}), v.REPRODUCED),
     ("C6", document({"few-active": few_active(threads=1000, callbacks=1200)}), v.CONTRADICTED),

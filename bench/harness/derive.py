@@ -340,6 +340,7 @@ def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
                 {
                     "mode": mode,
                     "count": r["params"].get("count"),
+                    "processes": r["params"].get("processes", 1),
                     "status": r["status"],
                     "reason": r["reason"],
                 }
@@ -348,10 +349,15 @@ def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
         idle = r["idle"]
         if mode == "until-failure":
             failure = idle["failure"]
-            entry["max_threads"] = {
+            processes = r["params"].get("processes", 1)
+            # One process: its own ceiling (C3); several at once: the machine's (C5).
+            key = "max_threads_machine" if processes > 1 else "max_threads"
+            entry[key] = {
                 key: failure[key]
                 for key in ("count", "stopped_by", "error", "errno", "cap", "elapsed_s")
-            } | {"context": failure["context"]}
+            } | {"context": failure["context"], "processes": processes}
+            if processes > 1:
+                entry[key]["per_process"] = failure.get("processes")
         elif mode == "tracemalloc":
             entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
             entry["tracemalloc_count"] = idle["count"]

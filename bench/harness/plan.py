@@ -110,6 +110,9 @@ class IdleSpec:
     mode: Literal["slope", "tracemalloc", "until-failure"] = "slope"
     steps: int = 5
     cap: int = 0  # until-failure: never start more than this many threads
+    # until-failure: in this many processes at once, each holding its threads until all have
+    # stopped: the machine's ceiling (kernel.pid_max), not one process's (C5)
+    processes: int = 1
 
     def argv(self) -> list[str]:
         args = ["--kind", self.kind, "--count", str(self.count), "--steps", str(self.steps)]
@@ -117,10 +120,17 @@ class IdleSpec:
             args.append("--tracemalloc")
         if self.mode == "until-failure":
             args += ["--until-failure", "--cap", str(self.cap)]
+            if self.processes > 1:
+                args += ["--processes", str(self.processes)]
         return args
 
     def estimate_s(self) -> float:
         per_unit = catalog.IDLE_KINDS[self.kind].start_s  # start, measure and release one
+        if self.mode == "until-failure" and self.processes > 1:
+            # kernel.pid_max (32,768 here) stops them, and ending 31,000 threads in four
+            # processes took as long again as starting them (65 s in all, measured)
+            started = min(self.cap, 32_768)
+            return 0.3 + 2 * started * catalog.THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S
         if self.mode == "until-failure":  # vm.max_map_count stops threads near 22,000 here
             started = min(self.cap, 25_000)
             return 0.3 + started * catalog.THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2

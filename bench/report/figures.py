@@ -22,6 +22,13 @@ def stopped_by_a_limit(ceiling: dict[str, Any]) -> bool:
     return str(ceiling["stopped_by"]) != HARNESS_CAP
 
 
+def stopped_by_a_machine_limit(ceiling: dict[str, Any]) -> bool:
+    """Whether threads started in several processes ended at a limit of the whole machine
+    (kernel.pid_max or its reserve, threads-max, memory), not at each process's own or the cap."""
+    stopped = str(ceiling["stopped_by"])
+    return stopped != HARNESS_CAP and not stopped.startswith("per-process")
+
+
 def derived(document: dict[str, Any], scenario: str) -> dict[str, Any]:
     """derived.<scenario>, or {} when the scenario did not run."""
     table: dict[str, Any] = (document.get("derived") or {}).get(scenario) or {}
@@ -193,6 +200,7 @@ class IdleUnit:
     rss_kib_at_count: float | None
     max_threads: dict[str, Any] | None
     problems: list[dict[str, Any]]
+    max_threads_machine: dict[str, Any] | None = None  # several processes at once (C5)
 
 
 NO_UNIT = IdleUnit("", None, None, None, None, None, None, None, None, None, None, [])
@@ -214,6 +222,7 @@ def idle_units(document: dict[str, Any]) -> dict[str, IdleUnit]:
             rss_kib_at_count=entry.get("rss_kib_at_count"),
             max_threads=entry.get("max_threads"),
             problems=list(entry.get("problems") or []),
+            max_threads_machine=entry.get("max_threads_machine"),
         )
         for kind, entry in derived(document, catalog.IDLE.name).items()
     }

@@ -14,6 +14,7 @@ from bench.report.figures import (
     idle_units,
     socket_ceiling,
     stopped_by_a_limit,
+    stopped_by_a_machine_limit,
 )
 from bench.report.text import kib, number
 from bench.report.verdicts.base import (
@@ -28,6 +29,7 @@ from bench.report.verdicts.base import (
     NOT_MEASURABLE,
     REPRODUCED,
     SLEEPY,
+    SLEEPY_KEEP_ALIVE,
     TASK,
     THREAD,
     THREAD_CLAIM_BYTES,
@@ -42,6 +44,8 @@ from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 # its measured text gives instead of a 95% interval.
 ONE_RUN = "no interval (1 run)"
 A_COUNT = "no interval (a count)"
+# Where connections are held open at once, each verified by the server's peak in flight.
+CONNECTION_SCENARIOS = (SLEEPY, SLEEPY_KEEP_ALIVE)
 
 
 def c1_thread_memory(document: dict[str, Any]) -> Verdict:
@@ -113,7 +117,7 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
             (
                 f"the until-failure run was {p['status']}: {p['reason']}"
                 for p in (idle_units(document).get(THREAD) or NO_UNIT).problems
-                if p.get("mode") == "until-failure"
+                if p.get("mode") == "until-failure" and p.get("processes", 1) == 1
             ),
             "no threads-until-failure run in these results",
         )
@@ -192,10 +196,62 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
 
 
 def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
-    """Reproduced if the thread ceiling (threads started until a machine limit) is below the
-    socket ceiling of one process (the lower of the hard open-file limit and the ephemeral
-    ports to one address); contradicted if threads reached the socket ceiling (a cap at or
-    above it counts); not measurable when the cap stopped threads below the socket ceiling."""
+    """On the machine (the chapter's claim): reproduced if threads started by several processes
+    at once stopped at a limit of the machine below the connections verified open at once
+    (any crawl scenario, across its processes and addresses); not measurable when they did not
+    stop at a machine limit, or when no crawl held more connections than that ceiling. The
+    per-process figures stand beside it. Results without the machine's run are judged per
+    process, as before: threads of one process against the sockets one process can open."""
+    units = idle_units(document)
+    machine = (units.get(THREAD) or NO_UNIT).max_threads_machine
+    if machine is None:
+        return _c5_one_process(document)
+    held, where = _most_connections_held(document)
+    count, stopped = int(machine["count"]), str(machine["stopped_by"])
+    measured = (
+        f"{count:,} threads on the machine ({stopped}) vs {held:,} connections held at once"
+        f"{where}, {A_COUNT}"
+    )
+    one = _thread_ceiling(document)
+    sockets, socket_limit = socket_ceiling(document)
+    beside = (
+        f"; one process: {int(one['count']):,} threads ({one['stopped_by']}) vs "
+        f"{sockets:,} sockets ({socket_limit})"
+        if one is not None and sockets is not None
+        else ""
+    )
+    conditions = (
+        f"threads blocked on an Event in {machine.get('processes')} processes at once"
+        f"{beside}; {profile_name(document)}"
+    )
+    if not stopped_by_a_machine_limit(machine):
+        outcome = NOT_MEASURABLE
+        conditions = f"no limit of the machine stopped the threads ({stopped}); " + conditions
+    elif held > count:
+        outcome = REPRODUCED
+    else:
+        outcome = NOT_MEASURABLE
+        conditions = (
+            "no crawl held more connections than the machine's thread ceiling (the full "
+            "profile's c100k does); " + conditions
+        )
+    return verdict("C5", measured, conditions, outcome)
+
+
+def _most_connections_held(document: dict[str, Any]) -> tuple[int, str]:
+    """The largest server-verified peak in flight of any crawl scenario, and where."""
+    best, where = 0, ""
+    for scenario in CONNECTION_SCENARIOS:
+        peak = highlights(document, scenario).get("largest_peak_in_flight") or 0
+        if peak > best:
+            best, where = peak, f" ({scenario}, server-verified)"
+    return best, where
+
+
+def _c5_one_process(document: dict[str, Any]) -> Verdict:
+    """C5 per process: the thread ceiling of one process against the sockets one process can
+    open (the lower of the hard open-file limit and the ephemeral ports to one address);
+    contradicted if threads reached the socket ceiling (a cap at or above it counts)."""
     sockets, socket_limit = socket_ceiling(document)
     ceiling = _thread_ceiling(document)
     largest = highlights(document, SLEEPY).get("largest_peak_in_flight") or 0
