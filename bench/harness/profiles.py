@@ -243,7 +243,7 @@ PROFILE_TABLE: dict[str, Profile] = {
         # add 3:36 to the plan's 15:51, and issue 12's gevent, trio and the Scrapy peer take
         # it to 25:35; running the memory fit's three points twice (issue 16) to 28:03
         # (docs/results.md, Profiles); issue 14's threads on the whole machine (65 s
-        # measured) to 28:31.
+        # measured; the plan counts 92 s) to 29:35 with the peer.
         budget_s=1800.0,
         sample_interval_s=0.1,
         scenarios=_scenarios(
