@@ -216,6 +216,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "faults",
         "workers",
         "preset",
+        "addresses",
     ]
     assert options == {
         "pages": 10,
@@ -227,6 +228,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "faults": None,
         "workers": 1,
         "preset": None,
+        "addresses": 1,
     }
 
 
