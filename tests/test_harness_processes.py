@@ -136,7 +136,7 @@ def test_a_run_killed_at_its_timeout_takes_its_children_with_it() -> None:
 def _gone(pid: int) -> bool:
     """A process that has exited: reaped, or a zombie waiting for init to reap it."""
     try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return True
 
