@@ -10,6 +10,7 @@ import pytest
 from bench.harness import plan as sc
 from bench.harness.cli import plan_table
 from bench.harness.derive import fit_thresholds
+from bench.harness.plan import CrawlPoint
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import crawl_argv
 from bench.harness.site import ServeOptions
@@ -219,6 +220,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "faults",
         "workers",
         "preset",
+        "addresses",
     ]
     assert options == {
         "pages": 10,
@@ -230,6 +232,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "faults": None,
         "workers": 1,
         "preset": None,
+        "addresses": 1,
     }
 
 
@@ -242,6 +245,54 @@ def test_crawl_argv_passes_timeout_and_tries_only_when_given() -> None:
         *["crawl", root, "--model", "threads", "--concurrency", "10"],
         *["--timeout", "2.0", "--max-tries", "3", "--json"],
     ]
+
+
+def test_crawl_argv_shares_the_crawl_only_among_several_processes() -> None:
+    root = "http://127.0.0.1:1/"
+    addresses = ["127.0.3.1", "127.0.3.2"]
+    # One process: a plain crawl to ROOT's host, whatever addresses the server has.
+    assert crawl_argv(root, "threads", 10, processes=1, connect_to=addresses) == crawl_argv(
+        root, "threads", 10
+    )
+    argv = crawl_argv(root, "threads", 10, processes=3, connect_to=addresses)
+    assert argv[-11:] == [
+        *["crawl", root, "--model", "threads", "--concurrency", "10"],
+        *["--processes", "3", "--connect-to", "127.0.3.1,127.0.3.2", "--json"],
+    ]
+    assert "--connect-to" not in crawl_argv(root, "threads", 10, processes=3)
+
+
+def test_a_point_of_several_processes_is_recorded_and_told_apart() -> None:
+    site = ServeOptions(pages=60, links=0, shape="wide", latency="200ms", addresses=2)
+    plain, shared = CrawlPoint(site, concurrency=30), CrawlPoint(site, 30, processes=3)
+    assert sc.run_params(plain)["processes"] == 1
+    assert sc.run_params(shared)["processes"] == 3
+    assert sc.run_params(shared)["server"]["addresses"] == 2
+    scenario = sc.Scenario(catalog.SLEEPY, points=(plain, shared))
+    profile = sc.Profile("t", "test", 600.0, 0.1, (scenario,))
+    ids = [run.id for run in sc.build_plan(profile, ["threads"], [catalog.SLEEPY.name])]
+    assert ids == ["sleepy/threads/c30/s0/measured0", "sleepy/threads/c30/p3/s0/measured0"]
+
+
+def test_several_processes_start_more_interpreters_and_ramp_side_by_side() -> None:
+    site = ServeOptions(pages=10_000, links=0, shape="wide", latency="0")
+    model = catalog.THREADS
+    plain, shared = CrawlPoint(site, 10_000), CrawlPoint(site, 10_000, processes=4)
+    ramp = 10_000 * catalog.THREAD_CEILING_S_PER_THREAD
+    # The coordinator's and the workers' starts in place of one, three quarters of the ramp
+    # saved: each worker starts its quarter of the threads.
+    expected = 4 * model.startup_s - 0.75 * ramp
+    assert shared.estimate_s(model.name) - plain.estimate_s(model.name) == pytest.approx(expected)
+
+
+def test_a_point_needs_one_unit_of_concurrency_per_process() -> None:
+    site = ServeOptions(pages=10)
+    with pytest.raises(ValueError, match="processes"):
+        CrawlPoint(site, concurrency=2, processes=3)
+    with pytest.raises(ValueError, match="processes"):
+        CrawlPoint(site, concurrency=2, processes=0)
+    with pytest.raises(ValueError, match="addresses"):
+        ServeOptions(pages=10, addresses=0)
 
 
 @pytest.mark.parametrize("profile", PROFILES)

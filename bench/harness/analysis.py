@@ -23,6 +23,7 @@ PLATEAU_FIELDS = (
     "slab_kib",
     "kernel_stack_kib",
     "page_tables_kib",
+    "processes",  # the crawler's processes read (`c10k crawl --processes P`: P + 1)
 )
 
 
@@ -32,7 +33,7 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
     fds = columns["fds"]
     if not fds:
         return {"samples": 0}
-    base = min(fds)
+    base = min(fds[i] for i in _whole_tree(columns))
     threshold = base + 0.95 * concurrency
     above = [i for i, f in enumerate(fds) if f >= threshold]
     # The first stretch with (nearly) every connection open. In sleepy it runs on into the
@@ -68,18 +69,36 @@ def run_plateau(run: dict[str, Any]) -> dict[str, Any]:
     return run.get("plateau") or {}
 
 
+def _whole_tree(columns: dict[str, list[Any]]) -> list[int]:
+    """The samples that read the crawler's whole process tree (`c10k crawl --processes`):
+    every sample of a single process, or of a file older than the `processes` column.
+
+    The fewest fds of a partitioned crawl come first, when only the coordinator runs; taken
+    as the base, they would put the threshold below the workers' own files by P of them, and
+    the plateau could begin before every connection is open."""
+    processes = columns.get("processes") or [1] * len(columns["fds"])
+    most = max((n for n in processes if n is not None), default=1)
+    whole = [i for i, n in enumerate(processes) if n == most]
+    return whole or list(range(len(columns["fds"])))
+
+
 def _first_quiet_run(columns: dict[str, list[Any]], stretch: list[int]) -> list[int]:
     """The first consecutive samples of the stretch during which the crawler used almost no
     CPU: every connection is open and it waits for the first responses. The ramp before
-    (opening connections) and the responses after keep a core busy."""
+    (opening connections) and the responses after keep a core busy.
+
+    CPU is summed over the crawler's processes: a sample that read another set of processes
+    than the one before (a worker started or ended) has no CPU delta, and is not quiet."""
     t, user, system = columns["t"], columns["cpu_user_s"], columns["cpu_sys_s"]
+    processes = columns.get("processes") or [1] * len(t)
     run: list[int] = []
     for i in stretch:
         if i == 0:
             continue
         elapsed = t[i] - t[i - 1]
         used = (user[i] + system[i]) - (user[i - 1] + system[i - 1])
-        if elapsed > 0 and used <= QUIET_CPU_SHARE * elapsed:
+        same_tree = processes[i] == processes[i - 1]
+        if same_tree and elapsed > 0 and used <= QUIET_CPU_SHARE * elapsed:
             run.append(i)
         elif run:
             break

@@ -67,6 +67,14 @@ class CrawlPoint:
     # Runs of every model at this point; None: the scenario's repetitions. The sleepy
     # memory fit repeats its points so that its interval holds the spread between runs.
     repetitions: int | None = None
+    # `c10k crawl --processes P`: P worker processes share the crawl (and the concurrency),
+    # worker i connecting to the server's address i mod (its addresses).
+    processes: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.processes <= self.concurrency:
+            # The crawler refuses it too (each process needs one unit of the concurrency).
+            raise ValueError(f"processes must be 1..concurrency, got {self.processes}")
 
     def estimate_s(self, model: str) -> float:
         """Expected seconds for one run: start, then the slower of waiting and computing."""
@@ -78,6 +86,10 @@ class CrawlPoint:
             generations = math.ceil(urls / self.concurrency) + math.ceil(math.log(urls + 1, 3))
         waiting = generations * latency
         startup, cpu_per_page = _native_costs(model)
+        if self.processes > 1:
+            # The coordinator, then P workers, each a fresh interpreter with its imports; on
+            # the crawler's few CPUs their starts mostly queue, so count them one after another.
+            startup *= 1 + self.processes
         computing = urls * cpu_per_page + urls / SERVER_RATE / 2
         model_entry = catalog.CRAWLERS.get(model)
         per_worker = (
@@ -85,7 +97,9 @@ class CrawlPoint:
             if model_entry is not None and model_entry.thread_per_worker
             else CONNECT_S
         )
-        ramp = min(self.concurrency, urls) * per_worker
+        # The workers open their shares of the connections (or start their threads) side
+        # by side, each in its own process.
+        ramp = math.ceil(min(self.concurrency, urls) / self.processes) * per_worker
         # The fault kinds that hang cost whole timeouts at the end of the crawl.
         hang_tail = (
             self.timeout_s * self.max_tries
@@ -223,6 +237,7 @@ def run_params(point: CrawlPoint, keep_alive: bool = False) -> dict[str, Any]:
         "timeout_s": point.timeout_s,
         "max_tries": point.max_tries,
         "check_peak": point.check_peak,
+        "processes": point.processes,
         "server": asdict(point.server),
     }
 
@@ -314,8 +329,11 @@ def _crawl_run(
     """One crawl run of the plan, in its scenario's connection mode; a measured one is round
     `rep` at its point."""
     counted, keep_alive = scenario.counted, scenario.about.keep_alive
+    # Two points may differ only in their processes: the id tells them apart (a plain crawl's
+    # id is as it always was).
+    processes = f"/p{point.processes}" if point.processes > 1 else ""
     return PlannedRun(
-        id=f"{scenario.name}/{model}/c{point.concurrency}/s{key}/{kind}{rep}",
+        id=f"{scenario.name}/{model}/c{point.concurrency}{processes}/s{key}/{kind}{rep}",
         scenario=scenario.name,
         model=model,
         kind=kind,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -59,6 +61,16 @@ def terminate_all() -> list[int]:
     return [p.pid for p in processes]
 
 
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a running process started in its own session, and every process it started:
+    `c10k crawl --processes` workers would outlive a killed coordinator. Only while it runs,
+    unreaped, is its PID sure to still name its group."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
+
+
 class Finished(NamedTuple):
     """How one process ended: exit code (None when killed at the timeout) and its output; the
     CPUs it ran on (read back as it started) and the harness's own CPU seconds meanwhile."""
@@ -98,7 +110,7 @@ def run_process(
                 code = None
         finally:
             if process.poll() is None:
-                process.kill()
+                kill_group(process)
                 process.wait()
             untrack(process.pid)
         elapsed = time.perf_counter() - started

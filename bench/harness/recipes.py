@@ -7,7 +7,7 @@ import json
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -44,14 +44,22 @@ def crawl_argv(
     keep_alive: bool = False,
     mark_crawl: bool = False,
     remote: bool = False,
+    processes: int = 1,
+    connect_to: Sequence[str] = (),
     python: str = sys.executable,
 ) -> list[str]:
-    """`c10k crawl ROOT --model M --concurrency C [--timeout T] [--max-tries N]
-    [--keep-alive] [--mark-crawl] [--allow-non-loopback] --json`, under the interpreter
-    python (--allow-non-loopback for a remote server, which is on another host's address)."""
+    """`c10k crawl ROOT --model M --concurrency C [--processes P --connect-to A,B,...]
+    [--timeout T] [--max-tries N] [--keep-alive] [--mark-crawl] [--allow-non-loopback]
+    --json`, under the interpreter python (--allow-non-loopback for a remote server, which
+    is on another host's address). --processes and --connect-to only when P > 1: a plain
+    crawl connects to ROOT's host, as it always did."""
     argv = python_command(
         "crawl", root, "--model", model, "--concurrency", str(concurrency), python=python
     )
+    if processes > 1:
+        argv += ["--processes", str(processes)]
+        if connect_to:
+            argv += ["--connect-to", ",".join(connect_to)]
     if remote:
         argv.append("--allow-non-loopback")
     if keep_alive:
@@ -125,13 +133,21 @@ def run_crawl(
         max_tries=point.max_tries,
         keep_alive=run.keep_alive,
         remote=server.remote,
+        processes=point.processes,
+        connect_to=server.addresses,
         python=python,
     )
     record["argv"] = argv[1:]
     if env is None and run.steady_heap:
         env, record["heap"] = memory_env()
     finished, sampler = _sampled_run(
-        argv, run.timeout_s, server.pids(), sample_interval, cpus.crawler if cpus else None, env
+        argv,
+        run.timeout_s,
+        server.pids(),
+        sample_interval,
+        cpus.crawler if cpus else None,
+        env,
+        tree=point.processes > 1,
     )
     record.update(_ended(finished, cpus, server))
     if sampler:
@@ -202,6 +218,11 @@ def run_counted(
     record = base_record(run)
     if why := callgrind.missing():
         return record | {"status": "unavailable", "reason": why}
+    if run.point.processes > 1:  # the crawler refuses --mark-crawl with --processes too
+        return record | {
+            "status": "usage-error",
+            "reason": f"processes={run.point.processes}: callgrind counts one process",
+        }
     server.reset_stats()
     crawler_cpus = cpus.crawler if cpus else None
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
@@ -274,13 +295,14 @@ def _sampled_run(
     interval: float,
     cpus: Collection[int] | None,
     env: dict[str, str] | None = None,
+    tree: bool = False,
 ) -> tuple[Finished, Sampler | None]:
-    """Run argv (in env; None: the harness's) with a sampler on it from its start; the
-    sampler is None if it never started."""
+    """Run argv (in env; None: the harness's) with a sampler on it from its start (on its
+    process tree: tree); the sampler is None if it never started."""
     sampler: list[Sampler] = []
 
     def start_sampling(pid: int) -> None:
-        sampler.append(Sampler(pid, server_pids, interval))
+        sampler.append(Sampler(pid, server_pids, interval, tree=tree))
         sampler[0].start()
 
     try:

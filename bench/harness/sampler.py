@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import psutil
@@ -14,6 +15,7 @@ from c10k import probes
 
 USS_BUDGET = 0.2  # smaps_rollup reads may take at most this share of the sampling interval
 USS_MAX_EVERY = 4  # ... but one sample in four reads it whatever it costs
+ROLLUP_FIELDS = ("Private_Clean", "Private_Dirty", "Rss", "Anonymous")
 
 SAMPLE_FIELDS = (
     "t",
@@ -26,6 +28,7 @@ SAMPLE_FIELDS = (
     "cpu_sys_s",
     "threads",
     "fds",
+    "processes",
     "server_cpu_s",
     "tcp_inuse",
     "tcp_tw",
@@ -36,13 +39,89 @@ SAMPLE_FIELDS = (
 )
 
 
-class Sampler(threading.Thread):
-    """Samples a crawler (and the server's CPU) at a steady rate into columns."""
+@dataclass
+class Reading:
+    """One process's figures in a sample, or their sums over a process tree."""
 
-    def __init__(self, pid: int, server_pids: list[int], interval: float) -> None:
+    rss_kib: int
+    cpu_user_s: float
+    cpu_sys_s: float
+    threads: int
+    fds: int
+    processes: int = 1
+
+    def add(self, other: Reading) -> None:
+        self.rss_kib += other.rss_kib
+        self.cpu_user_s += other.cpu_user_s
+        self.cpu_sys_s += other.cpu_sys_s
+        self.threads += other.threads
+        self.fds += other.fds
+        self.processes += other.processes
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    """A sum that is unknown when a part is."""
+    return None if a is None or b is None else a + b
+
+
+def read_process(process: psutil.Process) -> Reading:
+    """A process's memory, CPU, threads and fds; psutil.NoSuchProcess once it has exited
+    (a zombie's memory reads as 0, so it counts as gone)."""
+    with process.oneshot():
+        if process.status() == psutil.STATUS_ZOMBIE:
+            raise psutil.NoSuchProcess(process.pid)
+        rss = process.memory_info().rss // 1024
+        cpu = process.cpu_times()
+        threads = process.num_threads()
+        fds = process.num_fds()
+    return Reading(rss, cpu.user, cpu.system, threads, fds)
+
+
+def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
+    """The sums over root and (tree) its descendants as they are now, and the PIDs read.
+
+    The root's exit ends sampling (psutil.Error); a child that exits between the listing and
+    its read is left out of this sample. CPU is cumulative per process, so a child's CPU
+    leaves the sums when it exits: a partitioned crawl's workers all live until its end.
+    """
+    total = read_process(root)
+    pids = [root.pid]
+    children: list[psutil.Process] = []
+    if tree:  # listed afresh every sample: the workers start after their coordinator
+        children = root.children(recursive=True)
+    for child in children:
+        try:
+            total.add(read_process(child))
+        except psutil.Error:
+            continue
+        pids.append(child.pid)
+    return total, pids
+
+
+def read_rollups(pids: list[int]) -> dict[str, int | None]:
+    """ROLLUP_FIELDS of /proc/PID/smaps_rollup summed over pids; a field is None unless it was
+    read for every one of them (a process that exits meanwhile leaves the sum unknown)."""
+    sums: dict[str, int | None] = dict.fromkeys(ROLLUP_FIELDS, 0)
+    for pid in pids:
+        rollup = probes.smaps_rollup_kib(pid) or {}
+        for field in ROLLUP_FIELDS:
+            sums[field] = _plus(sums[field], rollup.get(field))
+    return sums
+
+
+class Sampler(threading.Thread):
+    """Samples a crawler (with tree: its whole process tree, summed) and the server's CPU at
+    a steady rate into columns."""
+
+    def __init__(
+        self, pid: int, server_pids: list[int], interval: float, tree: bool = False
+    ) -> None:
         super().__init__(daemon=True)
         self.pid = pid
         self.interval = interval
+        # Listing the children scans every process of the machine: only where there are
+        # some (`c10k crawl --processes`), so that a plain crawl's sampling costs what it did.
+        self.tree = tree
         self.columns: dict[str, list[Any]] = {name: [] for name in SAMPLE_FIELDS}
         self.server = [psutil.Process(p) for p in server_pids if psutil.pid_exists(p)]
         self.server_cpu_first: dict[int, float] = {}
@@ -78,22 +157,15 @@ class Sampler(threading.Thread):
 
     def _sample(self, process: psutil.Process, n: int) -> None:
         now = time.perf_counter() - self.started_at
-        with process.oneshot():
-            if process.status() == psutil.STATUS_ZOMBIE:
-                raise psutil.NoSuchProcess(self.pid)  # exited: its memory reads as 0
-            rss = process.memory_info().rss // 1024
-            cpu = process.cpu_times()
-            threads = process.num_threads()
-            fds = process.num_fds()
-        rollup: dict[str, int] = {}
+        reading, pids = read_tree(process, self.tree)
+        rollup: dict[str, int | None] = dict.fromkeys(ROLLUP_FIELDS)
         if n % self.uss_every == 0:
             began = time.perf_counter()
-            rollup = probes.smaps_rollup_kib(self.pid) or {}
+            rollup = read_rollups(pids)  # the whole tree's reads against one budget
             if time.perf_counter() - began > USS_BUDGET * self.interval:
                 # At most every USS_MAX_EVERY-th sample: a plateau of 1-2 s must still hold
                 # reads, or the independent check has nothing to fit.
                 self.uss_every = min(2 * self.uss_every, USS_MAX_EVERY)
-        private = [rollup.get("Private_Clean"), rollup.get("Private_Dirty")]
         # None without a server process here (a remote server: docs/two-hosts.md).
         server_cpu: float | None = 0.0 if self.server else None
         for server in self.server:
@@ -105,17 +177,22 @@ class Sampler(threading.Thread):
                 server_cpu = (server_cpu or 0.0) + used
         tcp = probes.sockstat()
         kernel = probes.meminfo(tuple(probes.KERNEL_GROWTH_FIELDS))
+        vmrss: int | None = 0
+        for pid in pids:
+            vmrss = _plus(vmrss, probes.proc_status_kib(pid))
+        private = _plus(rollup["Private_Clean"], rollup["Private_Dirty"])
         row = {
             "t": round(now, 4),
-            "rss_kib": rss,
-            "vmrss_kib": probes.proc_status_kib(self.pid),
-            "uss_kib": None if None in private else sum(p for p in private if p is not None),
-            "smaps_rss_kib": rollup.get("Rss"),
-            "anon_kib": rollup.get("Anonymous"),
-            "cpu_user_s": cpu.user,
-            "cpu_sys_s": cpu.system,
-            "threads": threads,
-            "fds": fds,
+            "rss_kib": reading.rss_kib,
+            "vmrss_kib": vmrss,
+            "uss_kib": private,
+            "smaps_rss_kib": rollup["Rss"],
+            "anon_kib": rollup["Anonymous"],
+            "cpu_user_s": reading.cpu_user_s,
+            "cpu_sys_s": reading.cpu_sys_s,
+            "threads": reading.threads,
+            "fds": reading.fds,
+            "processes": reading.processes,
             "server_cpu_s": None if server_cpu is None else round(server_cpu, 3),
             "tcp_inuse": tcp.get("inuse"),
             "tcp_tw": tcp.get("tw"),

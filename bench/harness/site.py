@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import IO, Any, Literal
+from urllib.parse import urlsplit
 
 import psutil
 
@@ -22,6 +23,10 @@ from bench.harness.processes import STDERR_TAIL, STOP_GRACE_S, python_command, t
 from c10k.system import read_line, stop_process
 
 SERVER_READY_S = 60.0  # a large site's manifest is built before the server says it is ready
+# A server on several addresses takes a block 127.0.N.1..127.0.N.A (N >= 1), apart from the
+# single-address servers' 127.0.0.k: one block per /24, so at most 254 addresses.
+MAX_ADDRESSES = 254
+ADDRESS_BLOCKS = 250  # blocks cycle 127.0.1.x .. 127.0.250.x, as single hosts cycle
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
 
@@ -44,6 +49,14 @@ class ServeOptions:
     # `c10k serve --preset NAME`: its values stand where the fields above do not speak
     # (page sizes, link-kind ratios); pages, links and shape are always passed.
     preset: str | None = None
+    # Loopback addresses the site listens on (`c10k serve --listen`), all on one port: each
+    # gives the crawler its own ephemeral ports. Where it listens is not in argv(): a local
+    # Server picks the addresses, and a remote agent listens only on its own.
+    addresses: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.addresses <= MAX_ADDRESSES:
+            raise ValueError(f"addresses must be 1..{MAX_ADDRESSES}, got {self.addresses}")
 
     def argv(self) -> list[str]:
         args = ["--preset", self.preset] if self.preset is not None else []
@@ -100,6 +113,12 @@ class SiteClient:
         """The server's processes on this machine."""
         return []
 
+    @property
+    def addresses(self) -> list[str]:
+        """The addresses the site listens on, the one its URLs name first (the crawler's
+        --connect-to); a single-address site's is the host of its root."""
+        return [urlsplit(self.root).hostname or ""]
+
     def url(self, path: str) -> str:
         return self.root.rstrip("/") + "/" + path
 
@@ -115,14 +134,21 @@ class Server(SiteClient):
     """A `c10k serve` process (and its workers), started and stopped by the harness."""
 
     _next_host = 1
+    _next_block = 0
 
     def __init__(self, options: ServeOptions, cpus: Collection[int] | None = None) -> None:
         self.options = options
         self.cpus = cpus  # the server's CPU set; its workers inherit it (None: anywhere)
-        # A fresh loopback address per server: each has its own 28k ephemeral ports, so
+        # Fresh loopback addresses per server: each has its own 28k ephemeral ports, so
         # TIME_WAIT sockets left by one scenario never starve the next.
-        Server._next_host = Server._next_host % 250 + 1
-        self.host = f"127.0.0.{Server._next_host}"
+        if options.addresses == 1:
+            Server._next_host = Server._next_host % 250 + 1
+            self.listen = [f"127.0.0.{Server._next_host}"]
+        else:
+            Server._next_block = Server._next_block % ADDRESS_BLOCKS + 1
+            block = Server._next_block
+            self.listen = [f"127.0.{block}.{k}" for k in range(1, options.addresses + 1)]
+        self.host = self.listen[0]
         self.process: subprocess.Popen[bytes] | None = None
         self.workers: list[psutil.Process] = []
         self.root = ""
@@ -140,7 +166,10 @@ class Server(SiteClient):
             raise
 
     def _start(self) -> None:
-        argv = python_command("serve", "--host", self.host, "--port", "0", *self.options.argv())
+        where = ["--host", self.host]
+        if len(self.listen) > 1:
+            where = ["--listen", f"{self.listen[0]}-{self.listen[-1]}"]
+        argv = python_command("serve", *where, "--port", "0", *self.options.argv())
         with this_thread_on(self.cpus):
             self.process = subprocess.Popen(
                 argv, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True
@@ -168,6 +197,10 @@ class Server(SiteClient):
 
     def pids(self) -> list[int]:
         return ([self.process.pid] if self.process else []) + [w.pid for w in self.workers]
+
+    @property
+    def addresses(self) -> list[str]:
+        return list(self.listen)
 
     def stderr_tail(self) -> str:
         self._stderr.seek(0)
@@ -206,6 +239,12 @@ class RemoteServer(SiteClient):
     def start(self) -> None:
         """Ask the agent for this site; ServerError when it refuses or cannot be reached.
         Whatever fails, the remote server is stopped before the error propagates."""
+        if self.options.addresses > 1:
+            # The agent listens on its own --host only: it accepts no --listen.
+            raise ServerError(
+                f"addresses={self.options.addresses}: the agent at {self.agent} serves one "
+                "address only (it accepts no --listen); run such a site on this host"
+            )
         try:
             answer = http_json(
                 self.agent + "servers",
