@@ -351,13 +351,13 @@ def derive_idle(runs: list[dict[str, Any]]) -> dict[str, Any]:
             failure = idle["failure"]
             processes = r["params"].get("processes", 1)
             # One process: its own ceiling (C3); several at once: the machine's (C5).
-            key = "max_threads_machine" if processes > 1 else "max_threads"
-            entry[key] = {
+            name = "max_threads_machine" if processes > 1 else "max_threads"
+            entry[name] = {
                 key: failure[key]
                 for key in ("count", "stopped_by", "error", "errno", "cap", "elapsed_s")
             } | {"context": failure["context"], "processes": processes}
             if processes > 1:
-                entry[key]["per_process"] = failure.get("processes")
+                entry[name]["per_process"] = failure.get("processes")
         elif mode == "tracemalloc":
             entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
             entry["tracemalloc_count"] = idle["count"]
