@@ -12,6 +12,7 @@ import pytest
 from impls.core import CrawlConfig, ErrorKind, Frontier, Job, Response
 from impls.core.outcomes import Outcome
 from impls.core.partition import (
+    FORWARD_BATCH,
     Done,
     Forwarded,
     Idle,
@@ -210,6 +211,26 @@ def test_the_link_sends_forwards_before_its_idle_report_and_each_report_once() -
     assert sent[2:] == [encode(Idle(3))] and len(queued) == 2
     link.take_line(encode(Done()))
     assert link.done and later not in frontier.seen
+
+
+def test_a_page_that_links_to_a_whole_site_is_forwarded_in_bounded_lines() -> None:
+    """The wide root links to every page: its forwards leave as lines of at most
+    FORWARD_BATCH URLs, in the order found, so no process decodes the site in one piece."""
+    frontier = frontier_of(0, 2)
+    sent: list[bytes] = []
+    queued: list[Job] = []
+    link = WorkerLink(frontier, queued.append, sent.append)
+    link.queue_jobs([Job(ROOT, 10, b"")])
+    links = [f"{ROOT}w/{n}/" for n in range(3 * FORWARD_BATCH)]
+    frontier.on_response(Job(ROOT, 10, b""), page(*links))
+    link.finished(0)
+    lines = [line for data in sent for line in LineBuffer().feed(data)]
+    messages = [decode(line) for line in lines]
+    forwards = [m for m in messages if isinstance(m, Forwarded)]
+    assert len(forwards) >= 2 and all(len(m.urls) <= FORWARD_BATCH for m in forwards)
+    theirs = [url for url in links if owner(url, 2) == 1]
+    assert [url for m in forwards for url, _ in m.urls] == theirs
+    assert isinstance(messages[-1], Idle)  # after every forward
 
 
 def test_a_worker_does_not_take_an_idle_report() -> None:
