@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ import psutil
 import pytest
 
 from bench.harness.plan import CrawlPoint, Profile, Scenario, build_plan
-from bench.harness.processes import run_process
+from bench.harness.processes import run_process, terminate_all, track
 from bench.harness.recipes import run_crawl
 from bench.harness.sampler import Sampler, read_process, read_rollups, read_tree
 from bench.harness.site import RemoteServer, ServeOptions, Server, ServerError
@@ -119,18 +120,39 @@ def test_the_sampler_records_the_tree_in_every_column(family: psutil.Process) ->
     assert columns["uss_kib"][0] is not None and columns["uss_kib"][0] >= HELD_MIB * 1024
 
 
+# A process that starts a child of its own, as a coordinator starts its workers.
+SPAWNER = (
+    "import subprocess, sys, time\n"
+    "child = subprocess.Popen(['sleep', '120'])\n"
+    "print(child.pid, flush=True)\n"
+    "time.sleep(120)\n"
+)
+
+
 def test_a_run_killed_at_its_timeout_takes_its_children_with_it() -> None:
     # A coordinator's workers would outlive it: the whole session goes at the timeout.
-    spawner = (
-        "import subprocess, sys, time\n"
-        "child = subprocess.Popen(['sleep', '120'])\n"
-        "print(child.pid, flush=True)\n"
-        "time.sleep(120)\n"
-    )
-    finished = run_process([sys.executable, "-c", spawner], 5.0)
+    finished = run_process([sys.executable, "-c", SPAWNER], 5.0)
     assert finished.code is None
     child = int(finished.stdout)
     assert wait_for(lambda: not psutil.pid_exists(child) or _gone(child), 30)
+
+
+def test_ctrl_c_ends_the_processes_ours_started() -> None:
+    # terminate_all (the harness's Ctrl-C) reaches a coordinator's workers, not just it.
+    spawner = subprocess.Popen(
+        [sys.executable, "-c", SPAWNER], stdout=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        assert spawner.stdout is not None
+        child = int(read_line(spawner.stdout, 30))
+        track(spawner.pid)
+        assert spawner.pid in terminate_all()
+        assert wait_for(lambda: _gone(child), 30)
+        assert spawner.wait(30) is not None
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(spawner.pid, signal.SIGKILL)
+        spawner.wait()
 
 
 def _gone(pid: int) -> bool:

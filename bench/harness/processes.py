@@ -46,14 +46,19 @@ def untrack(pid: int) -> None:
 
 
 def terminate_all() -> list[int]:
-    """SIGTERM every process we started, SIGKILL what is left after a grace; return the PIDs."""
+    """SIGTERM every process we started and the processes they started (the workers of a
+    `c10k crawl --processes`), SIGKILL what is left after a grace; return our PIDs."""
     with _live_lock:
         processes = list(_live.values())
         _live.clear()
+    family = list(processes)
     for process in processes:
         with contextlib.suppress(psutil.Error):
+            family += process.children(recursive=True)
+    for process in family:
+        with contextlib.suppress(psutil.Error):
             process.terminate()
-    _, alive = psutil.wait_procs(processes, timeout=STOP_GRACE_S)
+    _, alive = psutil.wait_procs(family, timeout=STOP_GRACE_S)
     for process in alive:
         with contextlib.suppress(psutil.Error):
             process.kill()
