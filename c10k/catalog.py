@@ -108,6 +108,9 @@ class Scenario:
     # Every crawl of the scenario runs with `c10k crawl --keep-alive`: each worker keeps one
     # persistent connection (docs/contract.md, connection modes). False: one per fetch.
     keep_alive: bool = False
+    # False: the models with a thread per worker sit it out, as its concurrency is past the
+    # threads the machine can start (C5's ceiling, which the idle scenario measures).
+    thread_workers: bool = True
 
 
 # -- models -------------------------------------------------------------------------------
@@ -367,6 +370,15 @@ MANY_LINKS_KEEP_ALIVE = Scenario(
     "GIL binds the threads model",
     keep_alive=True,
 )
+C100K = Scenario(
+    "c100k",
+    ("C5",),
+    "keep-alive crawls past one process's open files: up to 100,000 connections held at once "
+    "by `c10k crawl --processes` against a server on several loopback addresses, and one "
+    "process up to 10,000 beside them: memory per connection at both scales",
+    keep_alive=True,
+    thread_workers=False,
+)
 INSTRUCTIONS = Scenario(
     "instructions",
     ("C6", "C9"),
@@ -385,6 +397,7 @@ SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
         SLEEPY_KEEP_ALIVE,
         REALISTIC,
         MANY_LINKS_KEEP_ALIVE,
+        C100K,
     )
 )
 SCENARIOS: dict[str, Scenario] = {
@@ -399,6 +412,7 @@ SCENARIOS: dict[str, Scenario] = {
         LATENCY_SWEEP,
         REALISTIC,
         MANY_LINKS_KEEP_ALIVE,
+        C100K,
         INSTRUCTIONS,
     )
 }

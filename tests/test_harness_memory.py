@@ -122,3 +122,46 @@ def test_the_check_reports_its_gap_from_the_slope() -> None:
     gross = PER_CONNECTION + 2 * PER_URL
     apart = memory([sleepy_run(c, 2, anon_offset=-0.2 * gross) for c in BASE_POINTS])
     assert apart["check_gap"] == pytest.approx(-0.2)
+
+
+def partitioned(run: dict[str, Any], processes: int, extra_per_connection: float) -> dict[str, Any]:
+    """run as a c100k run: crawled by `processes` processes, each connection costing
+    extra_per_connection more bytes across them."""
+    c = run["params"]["concurrency"]
+    run["scenario"] = catalog.C100K.name
+    run["params"]["processes"] = processes
+    run["plateau"]["rss_kib"] += (extra_per_connection * c + 30e6 * processes) / KIB
+    return run
+
+
+def test_c100k_fits_one_process_and_several_apart_and_compares_them() -> None:
+    """c100k's points in one process give memory_per_connection; those of six processes a
+    fit of their own (their intercept holds six interpreters), and the highlights give the
+    ratio of the two slopes and the largest verified peak."""
+    c100k = catalog.C100K.name
+    one = [partitioned(sleepy_run(c, 2, rep), 1, 0.0) for rep in range(2) for c in BASE_POINTS]
+    six = [partitioned(sleepy_run(c, 2), 6, 900.0) for c in (10_000, 30_000, 60_000, 100_000)]
+    found = derive(one + six, {c100k: 1000})
+    entry = found[c100k][ASYNCIO]
+    gross = PER_CONNECTION + 2 * PER_URL
+    assert entry["memory_per_connection"]["rss_bytes"]["slope"] == pytest.approx(gross)
+    assert entry["memory_per_connection"]["concurrencies"] == list(BASE_POINTS)
+    [across] = entry["memory_across_processes"]
+    assert across["processes"] == 6
+    assert across["concurrencies"] == [10_000, 30_000, 60_000, 100_000]
+    assert across["rss_bytes"]["slope"] == pytest.approx(gross + 900.0)
+    # C 10,000 ran both ways: two points, told apart by their processes.
+    assert [(p["concurrency"], p["processes"]) for p in entry["points"]] == [
+        (1000, 1),
+        (3000, 1),
+        (10_000, 1),
+        (10_000, 6),
+        (30_000, 6),
+        (60_000, 6),
+        (100_000, 6),
+    ]
+    highlights = found["highlights"][c100k]
+    assert highlights["largest_peak_in_flight"] == 100_000
+    model = highlights["models"][ASYNCIO]
+    assert (model["held"], model["held_processes"]) == (100_000, 6)
+    assert model["ratio"] == pytest.approx((gross + 900.0) / gross)

@@ -28,14 +28,16 @@ def plan_of(profile: str) -> list[sc.PlannedRun]:
 def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     plan = plan_of(profile)
     # quick leaves the callgrind counts out: two minutes under valgrind, and CI's regression
-    # gate counts the same instructions anyway. C8's CPU-heavy crawl is free-threading's.
+    # gate counts the same instructions anyway. C8's CPU-heavy crawl is free-threading's,
+    # and 100,000 connections (c100k, an hour and more) the full profile's.
     left_out = {catalog.MANY_LINKS_KEEP_ALIVE.name}
     left_out |= {catalog.INSTRUCTIONS.name} if profile == "quick" else set()
+    left_out |= {catalog.C100K.name} if profile != "full" else set()
     assert {r.scenario for r in plan} == set(sc.SCENARIOS) - left_out
     crawls = [r for r in plan if r.point is not None and not r.counted]
     assert {r.model for r in crawls} == set(sc.ALL_MODELS)
     counted = [r for r in plan if r.counted]
-    if not left_out:
+    if profile != "quick":
         assert [r.model for r in counted] == [*sc.ALL_MODELS, catalog.CORE_REPLAY]
         assert {r.scenario for r in counted} == {catalog.INSTRUCTIONS.name}
     assert {r.model for r in plan if r.scenario == "idle"} == set(catalog.IDLE_KINDS)
@@ -308,8 +310,14 @@ def test_recorded_definition_gives_derive_the_memory_fit_thresholds(profile: str
         if s.fit_min_concurrency
     }
     assert fit_thresholds({"profile": {"definition": definition}}) == expected
-    if profile in ("default", "full"):
+    if profile == "default":
         assert expected == {catalog.SLEEPY.name: 1000, catalog.SLEEPY_KEEP_ALIVE.name: 1000}
+    if profile == "full":
+        assert expected == {
+            catalog.SLEEPY.name: 1000,
+            catalog.SLEEPY_KEEP_ALIVE.name: 1000,
+            catalog.C100K.name: 1000,
+        }
 
 
 def test_keep_alive_scenarios_and_only_they_crawl_with_keep_alive() -> None:
@@ -325,8 +333,39 @@ def test_keep_alive_scenarios_and_only_they_crawl_with_keep_alive() -> None:
 
 
 @pytest.mark.parametrize("profile", ["quick", "default", "full"])
-def test_only_the_sleepy_memory_fit_runs_under_the_steady_heap(profile: str) -> None:
+def test_only_the_memory_fits_of_one_wave_run_under_the_steady_heap(profile: str) -> None:
+    """sleepy, and c100k (the full profile's), whose slopes in one process and across
+    several are compared under the same heap conditions."""
     plan = sc.build_plan(PROFILE_TABLE[profile], list(catalog.MODELS), list(catalog.SCENARIOS))
     steady = {run.scenario for run in plan if run.steady_heap}
-    assert steady == {catalog.SLEEPY.name}
-    assert all(run.steady_heap for run in plan if run.scenario == catalog.SLEEPY.name)
+    c100k = {catalog.C100K.name} if profile == "full" else set()
+    assert steady == {catalog.SLEEPY.name} | c100k
+    assert all(run.steady_heap for run in plan if run.scenario in steady)
+
+
+OPEN_FILES, PORTS_PER_ADDRESS, MACHINE_THREADS = 20_000, 28_232, 32_768
+
+
+def test_c100k_holds_100000_connections_within_each_processs_and_addresss_limits() -> None:
+    """Only the full profile has it. Each crawler process and each server worker stays under
+    one process's open files, each server address under its ephemeral ports; the server's
+    peak is checked; the threads model sits it out (its concurrency is past the threads the
+    machine can start) and every other model runs it."""
+    for name in ("quick", "default"):
+        assert not [r for r in plan_of(name) if r.scenario == catalog.C100K.name]
+    plan = sc.build_plan(PROFILE_TABLE["full"], list(catalog.MODELS), [catalog.C100K.name])
+    points = {run.point for run in plan if run.point is not None}
+    assert max(p.concurrency for p in points) == 100_000
+    for point in points:
+        assert point.check_peak and point.server.shape == "wide"
+        share = -(-point.concurrency // point.processes)
+        assert share < OPEN_FILES and point.concurrency // point.server.workers < OPEN_FILES
+        assert point.concurrency / point.server.addresses < PORTS_PER_ADDRESS
+    assert {p.processes for p in points} == {1, 6}
+    assert all(p.concurrency <= 10_000 for p in points if p.processes == 1)
+    assert max(p.concurrency for p in points) > 3 * MACHINE_THREADS  # past pid_max, thrice
+    models = {run.model for run in plan}
+    thread_models = {m.name for m in catalog.MODELS.values() if m.thread_per_worker}
+    assert thread_models and not models & thread_models
+    assert models == set(catalog.MODELS) - thread_models
+    assert all(run.keep_alive and run.steady_heap for run in plan)

@@ -298,6 +298,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     # C5 on the machine: threads of several processes against connections held at once
     ("C5", threads_on_the_machine(31_000, "pid-reserve", held=100_000), v.REPRODUCED),
     ("C5", threads_on_the_machine(31_000, "kernel.pid_max", 40_000, "sleepy"), v.REPRODUCED),
+    ("C5", threads_on_the_machine(31_000, "pid-reserve", 100_000, "c100k"), v.REPRODUCED),
     ("C5", threads_on_the_machine(31_000, "pid-reserve", held=10_000), v.NOT_MEASURABLE),
     (
         "C5",

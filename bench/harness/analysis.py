@@ -8,6 +8,7 @@ from urllib.parse import unquote
 # The crawler waits while it uses at most this share of a core between two samples; CPU
 # time moves in 10 ms ticks, so at 0.1 s a sample this allows two ticks of noise.
 QUIET_CPU_SHARE = 0.25
+RAMP_FROM = 0.05  # the ramp starts when this share of the connections is open
 PEAK_TOLERANCE = 0.01  # sleepy: the server's peak in flight within 1% of the concurrency
 # The figures whose median over the plateau the summary gives.
 PLATEAU_FIELDS = (
@@ -54,10 +55,19 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
     if not plateau:
         return summary
     summary.update({name: _median_of(columns.get(name), plateau) for name in PLATEAU_FIELDS})
+    summary["ramp_s"] = _ramp_s(columns, base, concurrency, stretch[0])
     summary["max_rss_kib_above_threshold"] = max(columns["rss_kib"][i] for i in above)
     summary["t_start"] = columns["t"][plateau[0]]
     summary["t_end"] = columns["t"][plateau[-1]]
     return summary
+
+
+def _ramp_s(columns: dict[str, list[Any]], base: int, concurrency: int, full: int) -> float:
+    """Seconds from the sample with RAMP_FROM of the connections open to the first with
+    (nearly) all of them: how long the crawler took to open them, to the sampling interval."""
+    fds, t = columns["fds"], columns["t"]
+    start = next(i for i, f in enumerate(fds) if f >= base + RAMP_FROM * concurrency)
+    return float(t[full] - t[start])
 
 
 def run_plateau(run: dict[str, Any]) -> dict[str, Any]:

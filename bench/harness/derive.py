@@ -35,9 +35,15 @@ def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str
     ]
 
 
-def _point_key(run: dict[str, Any]) -> tuple[int, str, int]:
+# A crawl point's identity: concurrency, latency, pages and crawler processes.
+PointKey = tuple[int, str, int, int]
+
+
+def _point_key(run: dict[str, Any]) -> PointKey:
     params = run["params"]
-    return params["concurrency"], params["server"]["latency"], params["server"]["pages"]
+    server = params["server"]
+    processes = params.get("processes", 1)  # files before `c10k crawl --processes`: one
+    return params["concurrency"], server["latency"], server["pages"], processes
 
 
 def _counts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> dict[str, int]:
@@ -88,6 +94,7 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
     figures: dict[str, Any] = {
         "site": params["server"].get("preset") or params["server"]["shape"],
         "concurrency": concurrency,
+        "processes": params.get("processes", 1),
         "latency": params["server"]["latency"],
         "mean_latency_s": latency,
         "pages": crawls[0]["pages"],
@@ -138,6 +145,8 @@ def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
             if p.get("tcp_mem_kib") is not None
         ]
         figures["plateau_tcp_mem_delta_kib"] = summarize(tcp).as_dict() if tcp else None
+        ramps = [float(p["ramp_s"]) for p in plateaus if p.get("ramp_s") is not None]
+        figures["ramp_s"] = summarize(ramps).as_dict() if ramps else None
     return figures | point_busy(runs)
 
 
@@ -243,15 +252,15 @@ def memory_per_connection(
 
 
 def _split_url_points(
-    groups: dict[tuple[int, str, int], list[dict[str, Any]]],
-) -> tuple[list[tuple[int, str, int]], list[tuple[int, str, int]]]:
-    """Per concurrency, the point with the fewest pages is the scenario's own; one with more
-    pages per connection at the same C only measures the per-URL share of memory."""
-    fewest: dict[int, int] = {}
-    for c, _, pages in groups:
-        fewest[c] = min(pages, fewest.get(c, pages))
-    base = [k for k in groups if k[2] == fewest[k[0]]]
-    return base, [k for k in groups if k[2] != fewest[k[0]]]
+    groups: dict[PointKey, list[dict[str, Any]]],
+) -> tuple[list[PointKey], list[PointKey]]:
+    """Per concurrency (and processes), the point with the fewest pages is the scenario's own;
+    one with more pages per connection at the same C only measures the per-URL share."""
+    fewest: dict[tuple[int, int], int] = {}
+    for c, _, pages, processes in groups:
+        fewest[c, processes] = min(pages, fewest.get((c, processes), pages))
+    base = [k for k in groups if k[2] == fewest[k[0], k[3]]]
+    return base, [k for k in groups if k[2] != fewest[k[0], k[3]]]
 
 
 def derive_crawl_scenario(
@@ -261,11 +270,11 @@ def derive_crawl_scenario(
     models = sorted({r["model"] for r in runs if r["scenario"] == scenario})
     table: dict[str, Any] = {}
     for model in models:
-        groups: dict[tuple[int, str, int], list[dict[str, Any]]] = defaultdict(list)
+        groups: dict[PointKey, list[dict[str, Any]]] = defaultdict(list)
         for r in valid:
             if r["model"] == model:
                 groups[_point_key(r)].append(r)
-        base, extra = list(groups), list[tuple[int, str, int]]()
+        base, extra = list(groups), list[PointKey]()
         if fit_min_concurrency is not None:
             base, extra = _split_url_points(groups)
         points = [crawl_point(groups[key]) for key in sorted(base, key=_sort_key)]
@@ -273,18 +282,43 @@ def derive_crawl_scenario(
         if extra:
             entry["url_points"] = [crawl_point(groups[k]) for k in sorted(extra, key=_sort_key)]
         if fit_min_concurrency is not None:
-            entry["memory_per_connection"] = memory_per_connection(
-                points,
-                fit_min_concurrency,
-                [r for k in base for r in groups[k]],
-                [r for k in extra for r in groups[k]],
-            )
+            entry |= _memory_fits(groups, base, extra, fit_min_concurrency)
         table[model] = entry
     return table
 
 
-def _sort_key(key: tuple[int, str, int]) -> tuple[int, float, int]:
-    return key[0], mean_latency(key[1]), key[2]
+def _memory_fits(
+    groups: dict[PointKey, list[dict[str, Any]]],
+    base: list[PointKey],
+    extra: list[PointKey],
+    fit_min_concurrency: int,
+) -> dict[str, Any]:
+    """memory_per_connection over one process's points; and, for the points that several
+    processes crawled (c100k), memory_across_processes: one fit per process count, over
+    every process of the crawl (a per-URL point belongs to the one-process fit only)."""
+
+    def fit(keys: list[PointKey], url_keys: list[PointKey]) -> dict[str, Any]:
+        ordered = sorted(keys, key=_sort_key)
+        return memory_per_connection(
+            [crawl_point(groups[k]) for k in ordered],
+            fit_min_concurrency,
+            [r for k in ordered for r in groups[k]],
+            [r for k in url_keys for r in groups[k]],
+        )
+
+    counts = sorted({k[3] for k in base})
+    fewest = counts[0] if counts else 1
+    fits: dict[str, Any] = {
+        "memory_per_connection": fit([k for k in base if k[3] == fewest], extra)
+    }
+    across = [
+        {"processes": p} | fit([k for k in base if k[3] == p], []) for p in counts if p != fewest
+    ]
+    return fits | ({"memory_across_processes": across} if across else {})
+
+
+def _sort_key(key: PointKey) -> tuple[int, int, float, int]:
+    return key[3], key[0], mean_latency(key[1]), key[2]
 
 
 def _idle_slope(idle: dict[str, Any]) -> dict[str, Any]:
@@ -450,7 +484,7 @@ def derive_peers(runs: list[dict[str, Any]], fit_min: dict[str, int]) -> dict[st
             entry["not_run"] = mine[0].get("reason")
         for scenario in dict.fromkeys(r["scenario"] for r in mine):
             table = derive_crawl_scenario(mine, scenario, fit_min.get(scenario)).get(name, {})
-            groups: dict[tuple[int, str, int], list[dict[str, Any]]] = defaultdict(list)
+            groups: dict[PointKey, list[dict[str, Any]]] = defaultdict(list)
             for r in mine:
                 if r["scenario"] == scenario and r.get("params"):
                     groups[_point_key(r)].append(r)

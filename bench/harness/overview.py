@@ -340,6 +340,43 @@ def sleepy_highlights(tables: dict[str, Any], scenario: str = SLEEPY) -> dict[st
     } | _memory_highlights(tables, scenario)
 
 
+def c100k_highlights(entries: dict[str, Any]) -> dict[str, Any]:
+    """Past one process: per model, the most connections it held (the server's verified peak)
+    and how long it took to open them; its memory per connection in one process and across
+    several, and their ratio (whether the slope holds at a hundred thousand)."""
+    models: dict[str, Any] = {}
+    for model in catalog.model_order(list(entries)):
+        entry = entries[model]
+        found = entry.get("points") or []
+        held = max(found, key=lambda p: p["server_peak_in_flight"] or 0, default=None)
+        one = (entry.get("memory_per_connection") or {}).get("rss_bytes") or {}
+        across = (entry.get("memory_across_processes") or [{}])[-1]
+        many = across.get("rss_bytes") or {}
+        ratio = None
+        if one.get("slope") and many.get("slope") and one["slope"] > 0:
+            ratio = many["slope"] / one["slope"]
+        models[model] = {
+            "held": None if held is None else int(held["server_peak_in_flight"] or 0),
+            "held_concurrency": None if held is None else held["concurrency"],
+            "held_processes": None if held is None else held.get("processes", 1),
+            "ramp_s": recorded_median((held or {}).get("ramp_s")),
+            "one_process_bytes": one.get("slope"),
+            "one_process_ci95": one.get("slope_ci95"),
+            "one_process_concurrencies": (entry.get("memory_per_connection") or {}).get(
+                "concurrencies"
+            ),
+            "processes": across.get("processes"),
+            "across_processes_bytes": many.get("slope"),
+            "across_processes_ci95": many.get("slope_ci95"),
+            "across_processes_concurrencies": across.get("concurrencies"),
+            "ratio": ratio,
+        }
+    return {
+        "largest_peak_in_flight": max((m["held"] or 0 for m in models.values()), default=0),
+        "models": models,
+    }
+
+
 def latency_sweep_highlights(table: Points) -> dict[str, Any]:
     """At the lowest and the highest latency: best and worst pages/s, best share of C/L."""
     latencies = sorted({p["latency"] for e in table.values() for p in e}, key=mean_latency)
@@ -451,6 +488,8 @@ def overview(
     for name in (SLEEPY, SLEEPY_KEEP_ALIVE):
         if name in tables:
             highlights[name] = sleepy_highlights(tables, name)
+    if catalog.C100K.name in tables:
+        highlights[catalog.C100K.name] = c100k_highlights(tables[catalog.C100K.name])
     if catalog.LATENCY_SWEEP.name in tables:
         highlights[catalog.LATENCY_SWEEP.name] = latency_sweep_highlights(
             _points(tables, catalog.LATENCY_SWEEP.name)

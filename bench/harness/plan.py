@@ -306,7 +306,12 @@ def build_plan(
 
 
 def runs_at(crawler: str, scenario: str, concurrency: int) -> bool:
-    """A model runs everywhere; a peer only in its scenarios and up to its ceiling."""
+    """A model runs everywhere but where its scenario leaves out threads (a thread per worker);
+    a peer only in its scenarios and up to its ceiling."""
+    about = catalog.SCENARIOS.get(scenario)
+    model = catalog.MODELS.get(crawler)
+    if model is not None:
+        return about is None or about.thread_workers or not model.thread_per_worker
     peer = catalog.PEERS.get(crawler)
     return peer is None or (scenario in peer.scenarios and concurrency <= peer.max_concurrency)
 

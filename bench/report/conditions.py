@@ -11,6 +11,7 @@ from bench.report.figures import derived, highlights, memory_per_connection, poi
 from bench.report.palette import model_order
 from bench.report.text import finite, kib, kib_interval, number, percent_gap
 from c10k import catalog
+from c10k.stats import recorded_interval
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,9 @@ def table_section(
 
 
 def sections(document: dict[str, Any]) -> list[Section]:
-    """The sections after the charts: memory held and peak, then cores and CPU-bound sides."""
-    return [memory_section(document), cores_section(document)]
+    """The sections after the charts: memory held and peak, past one process, then cores and
+    CPU-bound sides."""
+    return [memory_section(document), past_one_process_section(document), cores_section(document)]
 
 
 # -- memory per connection -------------------------------------------------------------------
@@ -111,6 +113,70 @@ def memory_section(document: dict[str, Any]) -> Section:
     )
     columns = set(range(2, len(MEMORY_HEADER)))
     return Section(title, [lead], [Table("", MEMORY_HEADER, rows, columns)])
+
+
+# -- past one process (c100k) ----------------------------------------------------------------
+
+PAST_ONE_PROCESS_HEADER = [
+    "model",
+    "held at once (server's peak)",
+    "C",
+    "processes",
+    "ramp",
+    "one process: RSS slope",
+    "across processes: RSS slope",
+    "ratio",
+]
+
+
+def _fitted(slope: float | None, ci95: Any, concurrencies: list[int] | None) -> str:
+    found = kib_interval(slope, recorded_interval(ci95))
+    over = ", ".join(f"{c:,}" for c in concurrencies or [])
+    return f"{found} (C {over})" if over and found != "-" else found
+
+
+def past_one_process_rows(document: dict[str, Any]) -> list[list[str]]:
+    """One row per c100k model: the most connections held and how long they took to open,
+    memory per connection in one process and across the processes, and the ratio."""
+    models = highlights(document, catalog.C100K.name).get("models") or {}
+    return [
+        [
+            model,
+            number(m["held"]),
+            number(m["held_concurrency"]),
+            number(m["held_processes"]),
+            "-" if m["ramp_s"] is None else f"{m['ramp_s']:.0f} s",
+            _fitted(m["one_process_bytes"], m["one_process_ci95"], m["one_process_concurrencies"]),
+            _fitted(
+                m["across_processes_bytes"],
+                m["across_processes_ci95"],
+                m["across_processes_concurrencies"],
+            ),
+            "-" if m["ratio"] is None else f"{m['ratio']:.2f}x",
+        ]
+        for model, m in ((name, models[name]) for name in model_order(list(models)))
+    ]
+
+
+def past_one_process_section(document: dict[str, Any]) -> Section:
+    title = "Past one process: 100,000 connections on one machine (c100k)"
+    rows = past_one_process_rows(document)
+    if not rows:
+        return Section(title, ["Not measured (the full profile's c100k scenario)."], [])
+    lead = (
+        "One process may open 20,000 files here, and one destination address gives 28,232 "
+        "ephemeral ports, so the crawl runs as several processes (`c10k crawl --processes`) "
+        "against a server of as many workers on as many loopback addresses, every worker "
+        "keeping its connections alive. Held at once is the server's peak in flight summed "
+        "over its workers, at the point where it was largest; the ramp is the time from 5% "
+        "to 95% of the connections open, from the crawler's samples. Memory per connection "
+        "is the plateau RSS slope, summed over the crawler's processes (the coordinator "
+        "included), with its 95% interval; the ratio is the slope across processes over the "
+        "slope in one process. Models with a thread per worker sit this scenario out: the "
+        "machine's threads stop near pid_max (C5)."
+    )
+    columns = set(range(1, len(PAST_ONE_PROCESS_HEADER)))
+    return Section(title, [lead], [Table("", PAST_ONE_PROCESS_HEADER, rows, columns)])
 
 
 # -- cores -----------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 THREAD, TASK = catalog.THREAD.name, catalog.ASYNCIO_TASK.name
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
+C100K = catalog.C100K.name
 MANY_LINKS_KEEP_ALIVE = catalog.MANY_LINKS_KEEP_ALIVE.name
 
 REPRODUCED = "reproduced"

@@ -19,6 +19,7 @@ from bench.report.figures import (
 from bench.report.text import kib, number
 from bench.report.verdicts.base import (
     AROUND_FACTOR,
+    C100K,
     CONTRADICTED,
     COROUTINE_CLAIM_BYTES,
     EASY_START_RATE,
@@ -45,7 +46,7 @@ from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 ONE_RUN = "no interval (1 run)"
 A_COUNT = "no interval (a count)"
 # Where connections are held open at once, each verified by the server's peak in flight.
-CONNECTION_SCENARIOS = (SLEEPY, SLEEPY_KEEP_ALIVE)
+CONNECTION_SCENARIOS = (SLEEPY, SLEEPY_KEEP_ALIVE, C100K)
 
 
 def c1_thread_memory(document: dict[str, Any]) -> Verdict:
