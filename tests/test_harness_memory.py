@@ -141,6 +141,9 @@ def test_c100k_fits_one_process_and_several_apart_and_compares_them() -> None:
     c100k = catalog.C100K.name
     one = [partitioned(sleepy_run(c, 2, rep), 1, 0.0) for rep in range(2) for c in BASE_POINTS]
     six = [partitioned(sleepy_run(c, 2), 6, 900.0) for c in (10_000, 30_000, 60_000, 100_000)]
+    # Each fit's per-URL share from a point of its own process count with twice the pages.
+    one.append(partitioned(sleepy_run(3000, 4), 1, 0.0))
+    six.append(partitioned(sleepy_run(30_000, 4), 6, 900.0))
     found = derive(one + six, {c100k: 1000})
     entry = found[c100k][ASYNCIO]
     gross = PER_CONNECTION + 2 * PER_URL
@@ -150,6 +153,14 @@ def test_c100k_fits_one_process_and_several_apart_and_compares_them() -> None:
     assert across["processes"] == 6
     assert across["concurrencies"] == [10_000, 30_000, 60_000, 100_000]
     assert across["rss_bytes"]["slope"] == pytest.approx(gross + 900.0)
+    assert across["per_url"]["bytes_per_url"] == pytest.approx(PER_URL)
+    assert across["per_url"]["net_rss_bytes"] == pytest.approx(PER_CONNECTION + 900.0)
+    per_url = entry["memory_per_connection"]["per_url"]
+    assert per_url["net_rss_bytes"] == pytest.approx(PER_CONNECTION)
+    assert [(p["concurrency"], p["processes"]) for p in entry["url_points"]] == [
+        (3000, 1),
+        (30_000, 6),
+    ]
     # C 10,000 ran both ways: two points, told apart by their processes.
     assert [(p["concurrency"], p["processes"]) for p in entry["points"]] == [
         (1000, 1),

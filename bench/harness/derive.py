@@ -295,7 +295,7 @@ def _memory_fits(
 ) -> dict[str, Any]:
     """memory_per_connection over one process's points; and, for the points that several
     processes crawled (c100k), memory_across_processes: one fit per process count, over
-    every process of the crawl (a per-URL point belongs to the one-process fit only)."""
+    every process of the crawl. A per-URL point belongs to the fit of its process count."""
 
     def fit(keys: list[PointKey], url_keys: list[PointKey]) -> dict[str, Any]:
         ordered = sorted(keys, key=_sort_key)
@@ -308,12 +308,12 @@ def _memory_fits(
 
     counts = sorted({k[3] for k in base})
     fewest = counts[0] if counts else 1
-    fits: dict[str, Any] = {
-        "memory_per_connection": fit([k for k in base if k[3] == fewest], extra)
-    }
-    across = [
-        {"processes": p} | fit([k for k in base if k[3] == p], []) for p in counts if p != fewest
-    ]
+
+    def of(keys: list[PointKey], processes: int) -> list[PointKey]:
+        return [k for k in keys if k[3] == processes]
+
+    fits: dict[str, Any] = {"memory_per_connection": fit(of(base, fewest), of(extra, fewest))}
+    across = [{"processes": p} | fit(of(base, p), of(extra, p)) for p in counts if p != fewest]
     return fits | ({"memory_across_processes": across} if across else {})
 
 

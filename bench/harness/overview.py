@@ -340,6 +340,13 @@ def sleepy_highlights(tables: dict[str, Any], scenario: str = SLEEPY) -> dict[st
     } | _memory_highlights(tables, scenario)
 
 
+def _slope_ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """numerator / denominator for two positive slopes, else None."""
+    if not numerator or not denominator or numerator <= 0 or denominator <= 0:
+        return None
+    return numerator / denominator
+
+
 def c100k_highlights(entries: dict[str, Any]) -> dict[str, Any]:
     """Past one process: per model, the most connections it held (the server's verified peak)
     and how long it took to open them; its memory per connection in one process and across
@@ -349,12 +356,10 @@ def c100k_highlights(entries: dict[str, Any]) -> dict[str, Any]:
         entry = entries[model]
         found = entry.get("points") or []
         held = max(found, key=lambda p: p["server_peak_in_flight"] or 0, default=None)
-        one = (entry.get("memory_per_connection") or {}).get("rss_bytes") or {}
+        alone = entry.get("memory_per_connection") or {}
         across = (entry.get("memory_across_processes") or [{}])[-1]
-        many = across.get("rss_bytes") or {}
-        ratio = None
-        if one.get("slope") and many.get("slope") and one["slope"] > 0:
-            ratio = many["slope"] / one["slope"]
+        one, many = alone.get("rss_bytes") or {}, across.get("rss_bytes") or {}
+        one_net, many_net = alone.get("per_url") or {}, across.get("per_url") or {}
         models[model] = {
             "held": None if held is None else int(held["server_peak_in_flight"] or 0),
             "held_concurrency": None if held is None else held["concurrency"],
@@ -369,7 +374,16 @@ def c100k_highlights(entries: dict[str, Any]) -> dict[str, Any]:
             "across_processes_bytes": many.get("slope"),
             "across_processes_ci95": many.get("slope_ci95"),
             "across_processes_concurrencies": across.get("concurrencies"),
-            "ratio": ratio,
+            "ratio": _slope_ratio(many.get("slope"), one.get("slope")),
+            # Net of the URLs each connection brings (a point with more pages per
+            # connection at each process count): what the connection alone costs.
+            "one_process_net_bytes": one_net.get("net_rss_bytes"),
+            "one_process_net_ci95": one_net.get("net_rss_bytes_ci95"),
+            "across_processes_net_bytes": many_net.get("net_rss_bytes"),
+            "across_processes_net_ci95": many_net.get("net_rss_bytes_ci95"),
+            "one_process_url_bytes": one_net.get("bytes_per_url"),
+            "across_processes_url_bytes": many_net.get("bytes_per_url"),
+            "net_ratio": _slope_ratio(many_net.get("net_rss_bytes"), one_net.get("net_rss_bytes")),
         }
     return {
         "largest_peak_in_flight": max((m["held"] or 0 for m in models.values()), default=0),

@@ -34,16 +34,16 @@ def sleepy_points(
 
 
 def past_one_process_points(
-    concurrencies: Sequence[int], latency: str, processes: int
+    concurrencies: Sequence[int], latency: str, processes: int, waves: int = 2
 ) -> tuple[CrawlPoint, ...]:
-    """Sleepy points of two waves crawled by `processes` worker processes against a server of
+    """Sleepy points of `waves` waves crawled by `processes` worker processes against a server of
     as many workers on as many loopback addresses: each process stays under its own
     open-file limit and each address under its own ephemeral ports. The latency must outlast
     the ramp (about 38 s to open 100,000 connections on the 2-core dev VM)."""
     return tuple(
         CrawlPoint(
             ServeOptions(
-                pages=2 * c,
+                pages=waves * c,
                 links=0,
                 shape="wide",
                 latency=latency,
@@ -346,7 +346,10 @@ PROFILE_TABLE: dict[str, Profile] = {
             c100k=sleepy_points((1000, 3000, 10_000), "10s", waves=2)
             + past_one_process_points((10_000,), "10s", processes=6)
             + past_one_process_points((30_000, 60_000), "40s", processes=6)
-            + past_one_process_points((100_000,), "60s", processes=6),
+            + past_one_process_points((100_000,), "60s", processes=6)
+            # The per-URL share of both fits: the same C with twice the pages per connection.
+            + per_url_point(3000, "10s", waves=4)
+            + past_one_process_points((30_000,), "40s", processes=6, waves=4),
         ),
     ),
 }

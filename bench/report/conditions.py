@@ -126,6 +126,9 @@ PAST_ONE_PROCESS_HEADER = [
     "one process: RSS slope",
     "across processes: RSS slope",
     "ratio",
+    "net of URLs: one process",
+    "across processes",
+    "ratio",
 ]
 
 
@@ -135,6 +138,10 @@ def _fitted(slope: float | None, ci95: Any, concurrencies: list[int] | None) -> 
     return f"{found} (C {over})" if over and found != "-" else found
 
 
+def _times(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}x"
+
+
 def past_one_process_rows(document: dict[str, Any]) -> list[list[str]]:
     """One row per c100k model: the most connections held and how long they took to open,
     memory per connection in one process and across the processes, and the ratio."""
@@ -142,17 +149,29 @@ def past_one_process_rows(document: dict[str, Any]) -> list[list[str]]:
     return [
         [
             model,
-            number(m["held"]),
-            number(m["held_concurrency"]),
-            number(m["held_processes"]),
-            "-" if m["ramp_s"] is None else f"{m['ramp_s']:.0f} s",
-            _fitted(m["one_process_bytes"], m["one_process_ci95"], m["one_process_concurrencies"]),
+            number(m.get("held")),
+            number(m.get("held_concurrency")),
+            number(m.get("held_processes")),
+            "-" if m.get("ramp_s") is None else f"{m['ramp_s']:.0f} s",
             _fitted(
-                m["across_processes_bytes"],
-                m["across_processes_ci95"],
-                m["across_processes_concurrencies"],
+                m.get("one_process_bytes"),
+                m.get("one_process_ci95"),
+                m.get("one_process_concurrencies"),
             ),
-            "-" if m["ratio"] is None else f"{m['ratio']:.2f}x",
+            _fitted(
+                m.get("across_processes_bytes"),
+                m.get("across_processes_ci95"),
+                m.get("across_processes_concurrencies"),
+            ),
+            _times(m.get("ratio")),
+            kib_interval(
+                m.get("one_process_net_bytes"), recorded_interval(m.get("one_process_net_ci95"))
+            ),
+            kib_interval(
+                m.get("across_processes_net_bytes"),
+                recorded_interval(m.get("across_processes_net_ci95")),
+            ),
+            _times(m.get("net_ratio")),
         ]
         for model, m in ((name, models[name]) for name in model_order(list(models)))
     ]
@@ -172,7 +191,12 @@ def past_one_process_section(document: dict[str, Any]) -> Section:
         "to 95% of the connections open, from the crawler's samples. Memory per connection "
         "is the plateau RSS slope, summed over the crawler's processes (the coordinator "
         "included), with its 95% interval; the ratio is the slope across processes over the "
-        "slope in one process. Models with a thread per worker sit this scenario out: the "
+        "slope in one process. Net of URLs is the same slope with the URLs held fixed (a "
+        "point with twice the pages per connection at each process count tells them apart): "
+        "a URL found by a process that does not own it is kept by both (the finder marks it "
+        "seen, so it forwards it once), so the gross slopes differ by more than the "
+        "connections do. "
+        "Models with a thread per worker sit this scenario out: the "
         "machine's threads stop near pid_max (C5)."
     )
     columns = set(range(1, len(PAST_ONE_PROCESS_HEADER)))

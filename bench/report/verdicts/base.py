@@ -72,7 +72,8 @@ CLAIMS: dict[str, Claim] = {
     "C5": Claim(
         "we run out of threads before we run out of sockets",
         "threads < sockets",
-        "thread ceiling below the per-process socket ceiling",
+        "threads started on the machine stop at a machine limit below the connections held"
+        " at once (older results: per process, below its socket ceiling)",
     ),
     "C6": Claim(
         "an event loop is moderately slower than threads for a few very active connections",
