@@ -77,6 +77,14 @@ def test_unknown_model_is_a_usage_error() -> None:
     assert done.returncode == 2 and "unknown model" in done.stderr
 
 
+def test_a_remote_server_cannot_run_the_scenario_of_several_addresses() -> None:
+    # Refused from the plan, before any agent is asked (nothing listens at port 9).
+    args = ("--profile", "full", "--scenarios", "c100k", "--server", "http://127.0.0.1:9/")
+    done = subprocess.run(bench(*args), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "c100k needs a server on several" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
 def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Path) -> None:
     results = tmp_path / "results.json"
     harness = subprocess.Popen(

@@ -330,6 +330,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
     if args.server is not None:  # asked before any venv is made
+        several = sorted({r.scenario for r in plan if r.point and r.point.server.addresses > 1})
+        if several:
+            parser().exit(
+                2,
+                f"c10k bench: error: --server: {', '.join(several)} needs a server on several "
+                "loopback addresses, which an agent on another host cannot give; leave it "
+                "out with --scenarios\n",
+            )
         try:
             args.remote = remote_server(args.server)
         except ValueError as exc:

@@ -367,9 +367,7 @@ def c100k_highlights(entries: dict[str, Any]) -> dict[str, Any]:
             "ramp_s": recorded_median((held or {}).get("ramp_s")),
             "one_process_bytes": one.get("slope"),
             "one_process_ci95": one.get("slope_ci95"),
-            "one_process_concurrencies": (entry.get("memory_per_connection") or {}).get(
-                "concurrencies"
-            ),
+            "one_process_concurrencies": alone.get("concurrencies"),
             "processes": across.get("processes"),
             "across_processes_bytes": many.get("slope"),
             "across_processes_ci95": many.get("slope_ci95"),

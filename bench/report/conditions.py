@@ -264,19 +264,30 @@ def noise_floor_text(document: dict[str, Any]) -> str:
     )
 
 
-def _point_key(p: dict[str, Any]) -> tuple[int, float, str]:
-    return p["concurrency"], p.get("mean_latency_s") or 0.0, p.get("site") or ""
+# A point in a CPU-bound table: processes, concurrency, mean latency, site.
+TableKey = tuple[int, int, float, str]
 
 
-def _label(key: tuple[int, float, str], latency: str, keys: list[tuple[int, float, str]]) -> str:
+def _point_key(p: dict[str, Any]) -> TableKey:
+    return (
+        p.get("processes", 1),
+        p["concurrency"],
+        p.get("mean_latency_s") or 0.0,
+        p.get("site") or "",
+    )
+
+
+def _label(key: TableKey, latency: str, keys: list[TableKey]) -> str:
     """A point's column heading: only the parts that vary within the scenario."""
-    concurrency, _, site = key
-    sites, latencies = {k[2] for k in keys}, {k[1] for k in keys}
+    processes, concurrency, _, site = key
+    sites, latencies = {k[3] for k in keys}, {k[2] for k in keys}
     parts = [site] if len(sites) > 1 else []
-    if len({k[0] for k in keys}) > 1 or len(latencies) == 1:
+    if len({k[1] for k in keys}) > 1 or len(latencies) == 1:
         parts.append(f"C {concurrency:,}")
     if len(latencies) > 1:
         parts.append(f"L {latency}")
+    if len({k[0] for k in keys}) > 1:
+        parts.append(f"P {processes}")
     return " ".join(parts)
 
 
