@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import platform
+import weakref
+from typing import ClassVar
 
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from impls.core import heap, links
 from impls.core.links import extract_links, is_html
 
 
@@ -46,3 +52,58 @@ def test_extract_links(html: bytes, expected: list[str]) -> None:
 )
 def test_is_html(content_type: str | None, expected: bool) -> None:
     assert is_html(content_type) is expected
+
+
+class _TrackedParser(LexborHTMLParser):
+    """The parser, weakly referenced: a test can tell whether the page's DOM is gone."""
+
+    made: ClassVar[list[weakref.ref[LexborHTMLParser]]] = []
+
+    def __init__(self, markup: bytes | str) -> None:
+        super().__init__(markup)
+        self.made.append(weakref.ref(self))
+
+
+def _trim_recorder(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Replace malloc_trim; each call records whether every parsed DOM was freed by then."""
+    _TrackedParser.made.clear()
+    monkeypatch.setattr(links, "LexborHTMLParser", _TrackedParser)
+    calls: list[bool] = []
+
+    def trim(pad: int) -> int:
+        assert pad == 0
+        calls.append(all(ref() is None for ref in _TrackedParser.made))
+        return 1
+
+    monkeypatch.setattr(heap, "malloc_trim", lambda: trim)
+    return calls
+
+
+def test_a_large_page_gives_its_freed_dom_back_to_the_system(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = _trim_recorder(monkeypatch)
+    hrefs = [f"/p/{i}/" for i in range(60_000)]
+    page = "".join(f'<a href="{h}">{h}</a>\n' for h in hrefs).encode()
+    assert len(page) >= heap.LARGE_PAGE_BYTES
+    assert extract_links(page) == hrefs
+    assert calls == [True]  # trimmed once, after the DOM was freed
+
+
+def test_a_small_page_leaves_the_heap_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _trim_recorder(monkeypatch)
+    assert extract_links(b'<a href="/a">a</a>' * 1000) == ["/a"] * 1000
+    assert calls == []
+
+
+def test_without_malloc_trim_a_large_page_still_parses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heap, "malloc_trim", lambda: None)
+    page = b'<a href="/a">a</a>' * (heap.LARGE_PAGE_BYTES // 18 + 1)
+    assert len(extract_links(page)) == heap.LARGE_PAGE_BYTES // 18 + 1
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_glibc_has_malloc_trim() -> None:
+    trim = heap.malloc_trim()
+    assert trim is not None
+    assert trim(0) in (0, 1)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser
 
+from impls.core.heap import after_large_page
+
 HTML_TYPE = "text/html"
 
 
@@ -21,7 +23,12 @@ def extract_links(body: bytes) -> list[str]:
     attribute quoting and entities are handled as a browser would; bodies that are not
     UTF-8 are decoded with replacement, as the contract says.
     """
-    tree = LexborHTMLParser(_utf8_markup(body))
+    links = _hrefs(LexborHTMLParser(_utf8_markup(body)))
+    after_large_page(len(body))  # the DOM was freed when _hrefs returned
+    return links
+
+
+def _hrefs(tree: LexborHTMLParser) -> list[str]:
     links = []
     for node in tree.css("a"):
         href = node.attributes.get("href")
