@@ -192,10 +192,9 @@ def past_one_process_section(document: dict[str, Any]) -> Section:
         "is the plateau RSS slope, summed over the crawler's processes (the coordinator "
         "included), with its 95% interval; the ratio is the slope across processes over the "
         "slope in one process. Net of URLs is the same slope with the URLs held fixed (a "
-        "point with twice the pages per connection at each process count tells them apart): "
-        "a URL found by a process that does not own it is kept by both (the finder marks it "
-        "seen, so it forwards it once), so the gross slopes differ by more than the "
-        "connections do. "
+        "point with twice the pages per connection at each process count tells them apart; "
+        "across processes, a URL found by a process that does not own it is kept by both, as "
+        "the finder marks it seen so that it forwards it once). "
         "Models with a thread per worker sit this scenario out: the "
         "machine's threads stop near pid_max (C5)."
     )
