@@ -341,10 +341,11 @@ def sleepy_highlights(tables: dict[str, Any], scenario: str = SLEEPY) -> dict[st
 
 
 def _slope_ratio(numerator: float | None, denominator: float | None) -> float | None:
-    """numerator / denominator for two positive slopes, else None."""
-    if not numerator or not denominator or numerator <= 0 or denominator <= 0:
-        return None
-    return numerator / denominator
+    """numerator / denominator for two positive, finite slopes, else None."""
+    found = (
+        None if numerator is None or denominator is None else single_ratio(numerator, denominator)
+    )
+    return None if found is None else found.value
 
 
 def c100k_highlights(entries: dict[str, Any]) -> dict[str, Any]:
