@@ -332,16 +332,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.server is not None:  # asked before any venv is made
         several = sorted({r.scenario for r in plan if r.point and r.point.server.addresses > 1})
         if several:
-            parser().exit(
-                2,
-                f"c10k bench: error: --server: {', '.join(several)} needs a server on several "
-                "loopback addresses, which an agent on another host cannot give; leave it "
-                "out with --scenarios\n",
+            parser().error(
+                f"--server: {', '.join(several)} needs a server on several loopback "
+                "addresses, which an agent on another host cannot give; leave it out with "
+                "--scenarios"
             )
         try:
             args.remote = remote_server(args.server)
         except ValueError as exc:
-            parser().exit(2, f"c10k bench: error: {exc}\n")
+            parser().error(str(exc))
     specs = args.pythons or ([args.python] if args.python else [])
     try:
         chosen = [resolve(spec) for spec in specs]
