@@ -27,6 +27,15 @@ _MAX_TRACKED_PATHS = 1_000_000
 _BANDWIDTH_TICK = 0.05  # seconds between two chunks of a trickled body
 
 
+# Accept queues per address in each worker: sockets on one port with SO_REUSEPORT, among
+# which the kernel spreads new connections. One queue holds at most somaxconn connections
+# not yet accepted (4096 on the dev VM, whatever listen() asks). A crawler that opens 10,000
+# at once overflowed it; each connection dropped there sent its SYN again 1 s later, and
+# again 2 s after that, by which time a 2 s site had answered its first requests, so the
+# server never saw all C in flight (docs/results.md, "Why callbacks failed at 10,000").
+ACCEPT_QUEUES = 4
+
+
 def listen_backlog() -> int:
     """The kernel's accept-queue cap (somaxconn), at least 4096: 10,000 clients connect at once."""
     try:

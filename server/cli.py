@@ -11,8 +11,14 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from c10k.system import raise_open_files_limit
-from server.app import Delivery, SiteHandler, Stats, listen_backlog
-from server.serve import ServeError, listen_all, serve_here, serve_workers
+from server.app import ACCEPT_QUEUES, Delivery, SiteHandler, Stats, listen_backlog
+from server.serve import (
+    ServeError,
+    listen_all,
+    refuse_a_taken_port,
+    serve_here,
+    serve_workers,
+)
 from server.site import Site
 from server.site_params import FAULT_KINDS, PRESETS, SHAPES, SLOT_KINDS, SiteParams
 from server.specs import (
@@ -303,8 +309,13 @@ def run(opts: Options) -> None:
         print(f"{info}, serving {url}{doors}", file=sys.stderr, flush=True)
 
     if opts.workers == 1:
+        refuse_a_taken_port(opts.addresses, opts.port)
         socks = listen_all(
-            opts.addresses, opts.port, reuse_port=False, backlog=opts.delivery.backlog
+            opts.addresses,
+            opts.port,
+            reuse_port=True,
+            backlog=opts.delivery.backlog,
+            queues=ACCEPT_QUEUES,
         )
         port = socks[0].getsockname()[1]
         warm(handler, root_url(opts.host, port))

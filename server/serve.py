@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from c10k.system import LoopFactory, uvloop_loop_factory
-from server.app import SiteHandler, make_listener, start_server
+from server.app import ACCEPT_QUEUES, SiteHandler, make_listener, start_server
 
 _PR_SET_PDEATHSIG = 1
 _READY_TIMEOUT = 60.0
@@ -45,16 +45,24 @@ def _run(main: Coroutine[Any, Any, None], loop: str) -> None:
 
 
 def listen_all(
-    hosts: Sequence[str], port: int, *, reuse_port: bool, backlog: int, listen: bool = True
+    hosts: Sequence[str],
+    port: int,
+    *,
+    reuse_port: bool,
+    backlog: int,
+    listen: bool = True,
+    queues: int = 1,
 ) -> list[socket.socket]:
-    """A socket on each host, all on one port (with port 0, the first host's free port: tried
-    again a few times when another host has it taken); raises ServeError."""
+    """`queues` sockets on each host, all on one port (with port 0, the first host's free
+    port: tried again a few times when another host has it taken); raises ServeError.
+    Several queues per host need reuse_port."""
     verb = "listen on" if listen else "bind"
+    doors = [host for host in hosts for _ in range(queues)]
     for _ in range(_PORT_TRIES if port == 0 and len(hosts) > 1 else 1):
         socks: list[socket.socket] = []
         chosen = port
         try:
-            for host in hosts:
+            for host in doors:
                 socks.append(
                     make_listener(
                         host, chosen, reuse_port=reuse_port, backlog=backlog, listen=listen
@@ -65,11 +73,20 @@ def listen_all(
         except OSError as exc:
             for sock in socks:
                 sock.close()
-            failed = hosts[len(socks)]
+            failed = doors[len(socks)]
             if exc.errno == errno.EADDRINUSE and port == 0 and socks:
                 continue  # the first host's free port is taken on another: draw again
             raise ServeError(f"cannot {verb} {failed}:{chosen}: {exc.strerror or exc}") from None
     raise ServeError(f"no port free on all of {', '.join(hosts)} in {_PORT_TRIES} tries")
+
+
+def refuse_a_taken_port(hosts: Sequence[str], port: int) -> None:
+    """Raise ServeError if another socket holds `port` on any host. The server's own sockets
+    share their port (SO_REUSEPORT), and so would a second server's: a plain bind first
+    keeps a port in use an error."""
+    if port != 0:
+        for sock in listen_all(hosts, port, reuse_port=False, backlog=0, listen=False):
+            sock.close()
 
 
 async def _serve_until_signal(
@@ -122,7 +139,9 @@ def _worker(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
     try:
-        socks = listen_all(hosts, port, reuse_port=True, backlog=handler.delivery.backlog)
+        socks = listen_all(
+            hosts, port, reuse_port=True, backlog=handler.delivery.backlog, queues=ACCEPT_QUEUES
+        )
     except ServeError as exc:
         conn.send(str(exc))
         return
@@ -155,6 +174,7 @@ def serve_workers(
     """
     # Reserve the port (bound, not listening, so it takes no connections) so that
     # --port 0 gives every worker the same port and nobody else takes it meanwhile.
+    refuse_a_taken_port(hosts, port)
     reserved = listen_all(hosts, port, reuse_port=True, backlog=0, listen=False)
     port = reserved[0].getsockname()[1]
     if before_fork is not None:
