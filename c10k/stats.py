@@ -322,6 +322,12 @@ class LinearFit:
     intercept: float
     r2: float
     slope_ci95: Interval | None = None  # slope ± t(n-2) x its standard error; None below 3 points
+    # Where the slope of a second, independent run of the same design should fall, 95% of
+    # the time: slope ± t(n-2) x √2 x its standard error (the two estimates' difference
+    # has twice the variance of either). The confidence interval above is meant to hold the
+    # true slope, and holds another run's estimate only about 88% of the time (4 degrees of
+    # freedom): what "does the next run agree?" asks is this one.
+    slope_repeat95: Interval | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -330,6 +336,9 @@ class LinearFit:
             "intercept": finite_or_none(self.intercept),
             "r2": finite_or_none(self.r2),
             "slope_ci95": None if self.slope_ci95 is None else self.slope_ci95.as_list(),
+            "slope_repeat95": (
+                None if self.slope_repeat95 is None else self.slope_repeat95.as_list()
+            ),
         }
 
 
@@ -352,11 +361,12 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
     ss_tot = math.fsum((y - my) ** 2 for y in ys)
     # A constant y is fitted exactly by a flat line (R² 1); otherwise the usual ratio.
     r2 = (1.0 if ss_res == 0 else 0.0) if ss_tot == 0 else 1.0 - ss_res / ss_tot
-    interval = None
+    interval = repeat = None
     if n > 2:
         half = _t_factor(n - 2, CONFIDENCE) * math.sqrt(ss_res / (n - 2) / sxx)
         interval = Interval(slope - half, slope + half)
-    return LinearFit(n, slope, intercept, r2, interval)
+        repeat = Interval(slope - math.sqrt(2) * half, slope + math.sqrt(2) * half)
+    return LinearFit(n, slope, intercept, r2, interval, repeat)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -211,6 +212,32 @@ def test_linear_fit_slope_interval() -> None:
     assert noisy.slope_ci95.low == pytest.approx(0.9 - half)
     assert noisy.slope_ci95.high == pytest.approx(0.9 + half)
     assert stats.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_ci95"] is None
+    # Where a second run's slope should fall: √2 times as wide, about the same slope.
+    assert noisy.slope_repeat95 is not None
+    assert noisy.slope_repeat95.as_list() == pytest.approx(
+        [0.9 - math.sqrt(2) * half, 0.9 + math.sqrt(2) * half]
+    )
+    assert stats.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_repeat95"] is None
+
+
+def test_a_repeat_runs_slope_falls_in_the_repeat_interval_95_percent_of_the_time() -> None:
+    # Pairs of runs of the default's design (three C, two runs each) drawn from one line
+    # with noise: the first run's confidence interval holds the second run's slope ~88% of
+    # the time (t with 4 degrees of freedom), its repeat interval 95%.
+    draw = random.Random(16)
+    cs = [1000.0, 1000.0, 3000.0, 3000.0, 10_000.0, 10_000.0]
+
+    def run() -> stats.LinearFit:
+        return stats.linear_fit(cs, [20e6 + 9000 * c + draw.gauss(0, 300e3) for c in cs])
+
+    pairs = [(run(), run()) for _ in range(4000)]
+    held = {"ci": 0, "repeat": 0}
+    for first, second in pairs:
+        assert first.slope_ci95 is not None and first.slope_repeat95 is not None
+        held["ci"] += first.slope_ci95.low <= second.slope <= first.slope_ci95.high
+        held["repeat"] += first.slope_repeat95.low <= second.slope <= first.slope_repeat95.high
+    assert 0.85 < held["ci"] / len(pairs) < 0.91
+    assert 0.93 < held["repeat"] / len(pairs) < 0.97
 
 
 # -- memory per connection: a plane over concurrency and URLs, and the check's gap ---------------

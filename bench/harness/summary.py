@@ -131,10 +131,12 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
         if fit and fit["rss_bytes"]["slope"] is not None:
             peak = fit.get("peak_rss_bytes") or {}
             interval = fit["rss_bytes"].get("slope_ci95")
+            repeat = fit["rss_bytes"].get("slope_repeat95")
             per_url = fit.get("per_url") or {}
             out.append(
                 f"  {model:<14} memory per connection held {_num(fit['rss_bytes']['slope'])}"
                 + (f" [{_num(interval[0])}, {_num(interval[1])}]" if interval else "")
+                + (f" (a repeat run: {_num(repeat[0])}-{_num(repeat[1])})" if repeat else "")
                 + f" B (R² {_num(fit['rss_bytes']['r2'], 3)}, {fit.get('runs', '-')} runs), "
                 f"check {_num(_percent(fit.get('check_gap')), 1)}%, "
                 f"peak {_num(peak.get('slope'))} B "

@@ -9,7 +9,7 @@ from typing import Any
 
 from bench.report.figures import derived, highlights, memory_per_connection, points
 from bench.report.palette import model_order
-from bench.report.text import finite, kib, kib_interval, number, percent_gap
+from bench.report.text import finite, kib, kib_interval, kib_range, number, percent_gap
 from c10k import catalog
 from c10k.stats import recorded_interval
 
@@ -51,6 +51,7 @@ MEMORY_HEADER = [
     "model",
     "fitted C (runs)",
     "held: RSS slope",
+    "a repeat run",
     "R²",
     "check: smaps anon slope",
     "gap",
@@ -76,6 +77,7 @@ def memory_rows(document: dict[str, Any]) -> list[list[str]]:
                 model,
                 f"{fitted} ({m.runs})" if m.runs else fitted,
                 kib_interval(m.rss_bytes, m.rss_ci95),
+                kib_range(m.rss_repeat95),
                 number(m.rss_r2, 3),
                 kib(m.check_bytes),
                 percent_gap(m.check_gap),
@@ -97,18 +99,19 @@ def memory_section(document: dict[str, Any]) -> Section:
         return Section(title, ["Not measured."], [])
     fitted = highlights(document, catalog.SLEEPY.name).get("fit_concurrencies") or []
     lead = (
-        "Held is what a connection costs while it is open: the least-squares slope of the "
-        "plateau RSS (every connection open and the crawler waiting, before the first "
-        "response is read) of every run against C, with its 95% interval (each run is its own "
-        "process), and the kernel slope (stacks, slab, page tables, TCP buffers; "
-        "machine-wide, both ends) beside it. The check is the same fit of the anonymous "
-        "memory that the harness reads from /proc/PID/smaps_rollup at the same samples, a "
-        "count the kernel makes by walking the page tables; the gap is its distance from the "
-        "RSS slope. Per URL is what the crawler holds for each URL in its frontier (a point "
-        "with more pages per connection at the same C tells it apart); net of URLs is the "
-        "slope with the URLs held fixed. Peak is what a user must provision: the slope of "
-        "each run's peak RSS (the crawler's ru_maxrss), reached while responses are read and "
-        "the next wave opens. Kernel memory is not sampled at the peak. "
+        "Held is what a connection costs while it is open: the least-squares slope of the plateau "
+        "RSS (every connection open and the crawler waiting, before the first response is read) of "
+        "every run against C, with its 95% interval (each run is its own process); a repeat run is "
+        "where the slope of a second run of this design should fall, 95% of the time (√2 times "
+        "wider: both runs' scatter); and the kernel slope (stacks, slab, page tables, TCP buffers; "
+        "machine-wide, both ends) beside it. The check is the same fit of the anonymous memory "
+        "that the harness reads from /proc/PID/smaps_rollup at the same samples, a count the "
+        "kernel makes by walking the page tables; the gap is its distance from the RSS slope. Per "
+        "URL is what the crawler holds for each URL in its frontier (a point with more pages per "
+        "connection at the same C tells it apart); net of URLs is the slope with the URLs held "
+        "fixed. Peak is what a user must provision: the slope of each run's peak RSS (the "
+        "crawler's ru_maxrss), reached while responses are read and the next wave opens. Kernel "
+        "memory is not sampled at the peak. "
         f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
     )
     columns = set(range(2, len(MEMORY_HEADER)))

@@ -144,6 +144,7 @@ class MemoryPerConnection:
     peak_r2: float | None = None
     runs: int | None = None  # runs fitted (each an independent process)
     rss_ci95: Interval | None = None  # the RSS slope's 95% interval, over the runs
+    rss_repeat95: Interval | None = None  # where a repeat run's slope should fall (95%)
     total_ci95: Interval | None = None  # the same shifted by the kernel slope
     check_bytes: float | None = None  # the independent check: smaps_rollup's anonymous slope
     check_gap: float | None = None  # (check - RSS slope) / RSS slope
@@ -180,6 +181,7 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
             peak_r2=peak.get("r2"),
             runs=fit.get("runs"),
             rss_ci95=recorded_interval(rss.get("slope_ci95")),
+            rss_repeat95=recorded_interval(rss.get("slope_repeat95")),
             total_ci95=recorded_interval(fit.get("total_bytes_ci95")),
             check_bytes=(fit.get("check_anon_bytes") or {}).get("slope"),
             check_gap=fit.get("check_gap"),

@@ -32,6 +32,13 @@ def kib_interval(value_bytes: float | None, interval: Interval | None, digits: i
     return f"{value_bytes / KIB:,.{digits}f} [{low}, {high}] KiB"
 
 
+def kib_range(interval: Interval | None, digits: int = 1) -> str:
+    """An interval of bytes as a KiB range, '11.9-13.1 KiB'; '-' without one."""
+    if interval is None:
+        return "-"
+    return f"{number(interval.low / KIB, digits)}-{number(interval.high / KIB, digits)} KiB"
+
+
 def percent_gap(gap: float | None) -> str:
     """A relative gap as a signed percentage, '+1.2%'; '-' when there is none."""
     return "-" if gap is None or not finite(gap) else f"{gap * 100:+.1f}%"
