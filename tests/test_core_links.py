@@ -11,6 +11,8 @@ from selectolax.lexbor import LexborHTMLParser
 
 from impls.core import heap, links
 from impls.core.links import extract_links, is_html
+from server.site import Site
+from server.site_params import SiteParams
 
 
 @pytest.mark.parametrize(
@@ -88,6 +90,15 @@ def test_a_large_page_gives_its_freed_dom_back_to_the_system(
     assert len(page) >= heap.LARGE_PAGE_BYTES
     assert extract_links(page) == hrefs
     assert calls == [True]  # trimmed once, after the DOM was freed
+
+
+def test_every_sleepy_root_is_a_large_page() -> None:
+    # The sleepy scenario's smallest fitted point, C 1,000: a wide site of 2,000 pages whose
+    # root links to all of them. Its free heap after the parse is given back like the
+    # larger roots', so every point of the memory fit is measured the same way.
+    site = Site(SiteParams(pages=2000, links=0, shape="wide"))
+    root = site.response("/", "127.0.0.1:8080").body
+    assert len(root) >= heap.LARGE_PAGE_BYTES
 
 
 def test_a_small_page_leaves_the_heap_alone(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,16 +6,15 @@ import ctypes
 import functools
 from collections.abc import Callable
 
-# Why: lexbor builds a page's DOM with malloc. For the c100k root page (one page linking to
-# every page of the site), from 60,000 links on, glibc served the DOM from its main heap
-# and, once it was freed, kept it: the heap shrinks only from its top, and a later small
-# allocation sits there. Parsing the test site's root page of 120,000 links grew RSS by
-# 937 B per link, 84 B with the trim (the hrefs themselves); 20,000 links grew it by 44 B
-# (CPython 3.11, glibc 2.36, the harness's pinned malloc thresholds). A memory-per-
-# connection slope counted that per connection, as the root page grows with C. The default
-# profile's widest page (sleepy's root, 20,000 links) is 858 KB: only the full profile's
-# large points take this branch.
-LARGE_PAGE_BYTES = 1 << 20
+# Why: lexbor builds a page's DOM with malloc, and glibc keeps what is freed unless it lies
+# at the top of its heap. For the c100k root page (one page linking to every page of the
+# site) that kept 937 B per link from 60,000 links on, 84 B with the trim (the hrefs
+# themselves). Below that it happens by chance: sleepy's root of 20,000 links (858 KB) left
+# about 14 MB of free heap in most trio runs and in one generators run in 18, so a plateau
+# at C 10,000 took one of two levels (docs/results.md, "The root page's free heap, by
+# chance"). Every sleepy root, 82 KB at C 1,000 and up, is over this size, so each point of
+# the memory fit is measured the same way. A trim costs about 10 µs on a 40 MB heap.
+LARGE_PAGE_BYTES = 64 << 10
 
 
 def after_large_page(body_bytes: int) -> None:
