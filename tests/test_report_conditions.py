@@ -87,7 +87,7 @@ def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> Non
     }
     (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
     assert row[1] == "1,000, 3,000, 10,000 (9)"
-    assert row[2:4] == ["12.5 [11.9, 13.1] KiB", "11.7-13.3 KiB"]
+    assert row[2:4] == ["12.5 [11.9, 13.1] KiB", "11.65-13.35 KiB"]
     assert row[5:7] == ["12.2 KiB", "-2.0%"]
     assert row[8] == "16.5 [15.9, 17.1] KiB"
     assert row[9:11] == ["0.50 [0.25, 0.75] KiB", "11.5 [11.0, 12.0] KiB"]

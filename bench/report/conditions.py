@@ -77,7 +77,7 @@ def memory_rows(document: dict[str, Any]) -> list[list[str]]:
                 model,
                 f"{fitted} ({m.runs})" if m.runs else fitted,
                 kib_interval(m.rss_bytes, m.rss_ci95),
-                kib_range(m.rss_repeat95),
+                kib_range(m.rss_repeat95, 2),
                 number(m.rss_r2, 3),
                 kib(m.check_bytes),
                 percent_gap(m.check_gap),
