@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from c10k.system import raise_open_files_limit
-from server.app import ACCEPT_QUEUES, Delivery, SiteHandler, Stats, listen_backlog
+from server.app import Delivery, SiteHandler, Stats, listen_backlog
 from server.serve import (
     ServeError,
-    listen_all,
+    listen_with_queues,
     refuse_a_taken_port,
     serve_here,
     serve_workers,
@@ -310,13 +310,7 @@ def run(opts: Options) -> None:
 
     if opts.workers == 1:
         refuse_a_taken_port(opts.addresses, opts.port)
-        socks = listen_all(
-            opts.addresses,
-            opts.port,
-            reuse_port=True,
-            backlog=opts.delivery.backlog,
-            queues=ACCEPT_QUEUES,
-        )
+        socks = listen_with_queues(opts.addresses, opts.port, opts.delivery.backlog)
         port = socks[0].getsockname()[1]
         warm(handler, root_url(opts.host, port))
         serve_here(handler, socks, lambda: ready(port), opts.loop)

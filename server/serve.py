@@ -80,6 +80,11 @@ def listen_all(
     raise ServeError(f"no port free on all of {', '.join(hosts)} in {_PORT_TRIES} tries")
 
 
+def listen_with_queues(hosts: Sequence[str], port: int, backlog: int) -> list[socket.socket]:
+    """How each worker listens: ACCEPT_QUEUES sockets on every host, one port (SO_REUSEPORT)."""
+    return listen_all(hosts, port, reuse_port=True, backlog=backlog, queues=ACCEPT_QUEUES)
+
+
 def refuse_a_taken_port(hosts: Sequence[str], port: int) -> None:
     """Raise ServeError if another socket holds `port` on any host. The server's own sockets
     share their port (SO_REUSEPORT), and so would a second server's: a plain bind first
@@ -139,9 +144,7 @@ def _worker(
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent(parent)
     try:
-        socks = listen_all(
-            hosts, port, reuse_port=True, backlog=handler.delivery.backlog, queues=ACCEPT_QUEUES
-        )
+        socks = listen_with_queues(hosts, port, handler.delivery.backlog)
     except ServeError as exc:
         conn.send(str(exc))
         return
