@@ -7,6 +7,7 @@ import socket
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
+import psutil
 import pytest
 
 from c10k.system import raise_open_files_limit
@@ -108,16 +109,11 @@ def test_peak_in_flight_is_summed_over_workers_and_addresses() -> None:
 
 
 def listening_sockets(port: int) -> dict[str, int]:
-    """Listening TCP sockets on `port` per local IPv4 address, read from /proc/net/tcp."""
+    """Listening TCP sockets on `port` per local IPv4 address, machine-wide."""
     counts: dict[str, int] = {}
-    with open("/proc/net/tcp") as table:
-        next(table)
-        for line in table:
-            local, state = line.split()[1], line.split()[3]
-            hex_address, hex_port = local.split(":")
-            if state == "0A" and int(hex_port, 16) == port:
-                address = socket.inet_ntoa(bytes.fromhex(hex_address)[::-1])
-                counts[address] = counts.get(address, 0) + 1
+    for conn in psutil.net_connections("tcp4"):
+        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port:
+            counts[conn.laddr.ip] = counts.get(conn.laddr.ip, 0) + 1
     return counts
 
 
