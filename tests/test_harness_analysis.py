@@ -79,6 +79,23 @@ def test_plateau_is_the_quiet_first_wave_not_the_responses_after_it() -> None:
     assert summary["t_start"] == pytest.approx(0.3) and summary["t_end"] == pytest.approx(0.5)
 
 
+def test_a_rollup_read_counts_only_when_the_next_sample_is_still_in_the_plateau() -> None:
+    # smaps_rollup is read after the RSS, and slowly: the plateau's last read (32,000) already
+    # holds the first responses, more anonymous memory than the RSS read just before it.
+    fds = [3, 103, 103, 103, 103, 120, 3]
+    rss = [10_000, 20_000, 20_000, 20_000, 20_000, 30_000, 9_000]
+    cpu = [0.1, 0.2, 0.2, 0.2, 0.2, 0.4, 0.5]
+    anon = [None, None, 19_000, None, 32_000, None, None]
+    data = columns(fds, rss) | {"cpu_user_s": cpu, "cpu_sys_s": [0.0] * len(fds)}
+    summary = plateau_summary(data | {"anon_kib": anon, "smaps_rss_kib": anon}, 100)
+    assert summary["plateau_quiet"] and summary["plateau_samples"] == 3
+    assert summary["rss_kib"] == 20_000
+    assert summary["anon_kib"] == 19_000 and summary["smaps_rss_kib"] == 19_000
+    # Read only at the plateau's last sample: no reading known to be in the plateau.
+    late = data | {"anon_kib": [None, None, None, None, 32_000, None, None]}
+    assert plateau_summary(late, 100)["anon_kib"] is None
+
+
 def test_plateau_falls_back_to_the_stretch_when_the_crawler_never_waits() -> None:
     fds = [3, 103, 103, 103, 3]
     data = columns(fds, [1, 2, 3, 4, 5]) | {"cpu_user_s": [0.0, 0.1, 0.2, 0.3, 0.4]}
