@@ -11,12 +11,11 @@ from typing import Any
 # whether megabytes of freed pages stay in the heap depends on what the process allocated
 # before the crawl: an editable install and a wheel of the same commit held the same sleepy
 # point 11 MB apart (docs/results.md, "Where the drift came from"). Setting the thresholds
-# turns the adjustment off. The trim threshold is glibc's starting value. The mmap threshold
-# is a quarter of it: at 128 KiB, a few large blocks landed in a free stretch of the heap in
-# some runs and were mapped on their own in others, which put aiohttp's C 10,000 plateau on
-# two levels 260 KiB apart, at random; at 32 KiB, 16 runs of 16 held the lower level
-# (docs/results.md, "Two plateaus per point: where the large blocks land").
-PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "32768", "MALLOC_TRIM_THRESHOLD_": "131072"}
+# turns the adjustment off; these are glibc's own starting values. A lower mmap threshold
+# (32 KiB) took away a second level that aiohttp's C 10,000 plateau takes at random, but it
+# also raised threads' slope by 17%, away from what a process with glibc's defaults does
+# (docs/results.md, "Two plateaus per point").
+PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
 # The environment's size shifts the heap's layout, and the layout moves the plateau by a few
 # hundred KiB: constant within one session, so runs of one session agreed and sessions did
 # not. A padding of random length in each run samples layouts, so the repeated points'
