@@ -30,7 +30,7 @@ PLATEAU_FIELDS = (
 # a read takes a good part of the interval, so the plateau's last read can end after the
 # first responses: threads at C 10,000 once read 1.4 MB more anonymous memory there than
 # its RSS. A read counts only when the next sample is still in the plateau.
-ROLLUP_FIELDS = ("uss_kib", "smaps_rss_kib", "anon_kib")
+ROLLUP_COLUMNS = ("uss_kib", "smaps_rss_kib", "anon_kib")
 
 
 def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str, Any]:
@@ -59,8 +59,13 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
     }
     if not plateau:
         return summary
-    summary.update({name: _median_of(columns.get(name), plateau) for name in PLATEAU_FIELDS})
-    summary.update({name: _median_of(columns.get(name), plateau[:-1]) for name in ROLLUP_FIELDS})
+    settled = plateau[:-1]  # the samples whose smaps_rollup read ended inside the plateau
+    summary.update(
+        {
+            name: _median_of(columns.get(name), settled if name in ROLLUP_COLUMNS else plateau)
+            for name in PLATEAU_FIELDS
+        }
+    )
     summary["ramp_s"] = _ramp_s(columns, base, concurrency, stretch[0])
     summary["max_rss_kib_above_threshold"] = max(columns["rss_kib"][i] for i in above)
     summary["t_start"] = columns["t"][plateau[0]]
