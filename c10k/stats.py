@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
@@ -367,6 +367,41 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
         interval = Interval(slope - half, slope + half)
         repeat = Interval(slope - math.sqrt(2) * half, slope + math.sqrt(2) * half)
     return LinearFit(n, slope, intercept, r2, interval, repeat)
+
+
+def replicated_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
+    """The least-squares line of linear_fit, its slope's intervals taken from each x's own
+    spread when every x was measured at least twice.
+
+    The slope is a weighted sum of the points' means, so its variance is the sum of theirs
+    times the weights squared: sum n_i (x_i - mean x)² s_i² / Sxx², each s_i² from the
+    repeats of x_i, with Welch-Satterthwaite degrees of freedom. linear_fit pools the
+    scatter of every point, which assumes that it is the same at every x; when the largest
+    x, which weighs most on the slope, scatters more than the others, the pooled interval is
+    too narrow. Falls back to linear_fit's intervals when some x has a single value."""
+    fit = linear_fit(xs, ys)
+    groups: dict[float, list[float]] = {}
+    for x, y in zip(xs, ys, strict=True):
+        groups.setdefault(x, []).append(y)
+    if not math.isfinite(fit.slope) or min(len(g) for g in groups.values()) < 2:
+        return fit
+    mx = mean(xs)
+    sxx = math.fsum(len(g) * (x - mx) ** 2 for x, g in groups.items())
+    # Each point's share of the slope's variance, and its degrees of freedom.
+    parts = [
+        (len(g) * (x - mx) ** 2 * stdev(g) ** 2 / sxx**2, len(g) - 1) for x, g in groups.items()
+    ]
+    variance = math.fsum(v for v, _ in parts)
+    if variance == 0:
+        exact = Interval(fit.slope, fit.slope)
+        return replace(fit, slope_ci95=exact, slope_repeat95=exact)
+    df = variance**2 / math.fsum(v * v / d for v, d in parts)
+    half = _t_factor(df, CONFIDENCE) * math.sqrt(variance)
+    return replace(
+        fit,
+        slope_ci95=Interval(fit.slope - half, fit.slope + half),
+        slope_repeat95=Interval(fit.slope - math.sqrt(2) * half, fit.slope + math.sqrt(2) * half),
+    )
 
 
 @dataclass(frozen=True)

@@ -294,3 +294,49 @@ def test_relative_gap() -> None:
     assert stats.relative_gap(None, 10_000.0) is None
     assert stats.relative_gap(1.0, 0.0) is None
     assert stats.relative_gap(math.nan, 1.0) is None
+
+
+def test_a_replicated_fit_takes_each_points_own_spread() -> None:
+    # Two points run twice: means 1 and 2 (slope 1); each point's variance 2, its share of
+    # the slope's variance 2 x 0.25 x 2 / 1² = 1 with one degree of freedom, so the slope's
+    # variance is 2 with (1 + 1)² / (1 + 1) = 2 degrees of freedom.
+    fit = stats.replicated_fit([0.0, 0.0, 1.0, 1.0], [0.0, 2.0, 1.0, 3.0])
+    half = 4.302652729911275 * math.sqrt(2)
+    assert fit.slope == pytest.approx(1.0)
+    assert fit.slope_ci95 is not None and fit.slope_repeat95 is not None
+    assert fit.slope_ci95.as_list() == pytest.approx([1 - half, 1 + half])
+    assert fit.slope_repeat95.as_list() == pytest.approx(
+        [1 - math.sqrt(2) * half, 1 + math.sqrt(2) * half]
+    )
+
+
+def test_a_replicated_fit_falls_back_to_the_pooled_scatter_when_a_point_ran_once() -> None:
+    xs, ys = [0.0, 1.0, 1.0, 2.0], [0.0, 1.5, 1.0, 2.2]
+    assert stats.replicated_fit(xs, ys) == stats.linear_fit(xs, ys)
+    # Repeats that agree exactly leave the slope with no scatter at all.
+    exact = stats.replicated_fit([1.0, 1.0, 2.0, 2.0], [3.0, 3.0, 5.0, 5.0])
+    assert exact.slope_ci95 is not None and exact.slope_ci95.as_list() == [2.0, 2.0]
+
+
+def test_a_replicated_fit_holds_the_next_run_when_the_largest_point_scatters_most() -> None:
+    # The default's design (C 1,000 and 3,000 twice, 10,000 four times), with ten times the
+    # scatter at C 10,000: the pooled interval misses a second run's slope more often than
+    # 1 in 20, the replicated one about 1 in 20.
+    draw = random.Random(16)
+    cs = [1000.0] * 2 + [3000.0] * 2 + [10_000.0] * 4
+
+    def run() -> tuple[list[float], list[float]]:
+        noise = [draw.gauss(0, 300e3 if c == 10_000 else 30e3) for c in cs]
+        return cs, [20e6 + 9000 * c + e for c, e in zip(cs, noise, strict=True)]
+
+    held = {"pooled": 0, "replicated": 0}
+    trials = 4000
+    for _ in range(trials):
+        first, second = run(), run()
+        slope = stats.linear_fit(*second).slope
+        for name, fit in (("pooled", stats.linear_fit), ("replicated", stats.replicated_fit)):
+            repeat = fit(*first).slope_repeat95
+            assert repeat is not None
+            held[name] += repeat.low <= slope <= repeat.high
+    assert held["pooled"] / trials < 0.92
+    assert 0.93 < held["replicated"] / trials < 0.97
