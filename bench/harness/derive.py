@@ -18,11 +18,11 @@ from bench.harness.plan import mean_latency
 from c10k import catalog, probes
 from c10k.stats import (
     Interval,
-    linear_fit,
     plane_fit,
     recorded_interval,
     recorded_median,
     relative_gap,
+    replicated_fit,
     summarize,
 )
 
@@ -175,9 +175,10 @@ def _fit_runs(
     runs: list[dict[str, Any]], figure: Callable[[dict[str, Any]], float | None]
 ) -> dict[str, Any]:
     """Least squares of one figure of every run (bytes) against its concurrency: each run is
-    an independent process, so the slope's interval holds the scatter from run to run."""
+    an independent process, so the slope's interval holds the scatter from run to run, each
+    concurrency's own when every one ran more than once."""
     pairs = [(r["params"]["concurrency"], y) for r in runs if (y := figure(r)) is not None]
-    return linear_fit([float(c) for c, _ in pairs], [y for _, y in pairs]).as_dict()
+    return replicated_fit([float(c) for c, _ in pairs], [y for _, y in pairs]).as_dict()
 
 
 def _per_url(runs: list[dict[str, Any]], rss_slope: float | None) -> dict[str, Any] | None:
