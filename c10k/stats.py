@@ -222,6 +222,12 @@ def _t_factor(df: float, confidence: float) -> float:
     return t_quantile(0.5 + confidence / 2.0, df)
 
 
+def _welch_satterthwaite_df(shares: Sequence[tuple[float, float]]) -> float:
+    """The degrees of freedom of a sum of independent variance estimates, each given as
+    (its share of the sum, its own degrees of freedom); the shares must not all be 0."""
+    return math.fsum(v for v, _ in shares) ** 2 / math.fsum(v * v / d for v, d in shares)
+
+
 def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval | None:
     """The t-interval of the mean of the finite values: mean ± t(n-1) s / sqrt(n).
 
@@ -296,9 +302,7 @@ def combined_ratio(
     variance = math.fsum(parts) / len(ratios) ** 2
     if variance == 0:
         return value, Interval(value, value)
-    df = math.fsum(parts) ** 2 / math.fsum(
-        v * v / (r.n - 1) for v, r in zip(parts, ratios, strict=True)
-    )
+    df = _welch_satterthwaite_df([(v, r.n - 1) for v, r in zip(parts, ratios, strict=True)])
     half = _t_factor(df, confidence) * math.sqrt(variance)
     return value, Interval(math.exp(centre - half), math.exp(centre + half))
 
@@ -364,9 +368,16 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
     interval = repeat = None
     if n > 2:
         half = _t_factor(n - 2, CONFIDENCE) * math.sqrt(ss_res / (n - 2) / sxx)
-        interval = Interval(slope - half, slope + half)
-        repeat = Interval(slope - math.sqrt(2) * half, slope + math.sqrt(2) * half)
+        interval, repeat = _slope_intervals(slope, half)
     return LinearFit(n, slope, intercept, r2, interval, repeat)
+
+
+def _slope_intervals(slope: float, half: float) -> tuple[Interval, Interval]:
+    """A slope's confidence interval (± half) and where a repeat run's falls (± √2 half)."""
+    return (
+        Interval(slope - half, slope + half),
+        Interval(slope - math.sqrt(2) * half, slope + math.sqrt(2) * half),
+    )
 
 
 def replicated_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
@@ -392,16 +403,11 @@ def replicated_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
         (len(g) * (x - mx) ** 2 * stdev(g) ** 2 / sxx**2, len(g) - 1) for x, g in groups.items()
     ]
     variance = math.fsum(v for v, _ in parts)
-    if variance == 0:
-        exact = Interval(fit.slope, fit.slope)
-        return replace(fit, slope_ci95=exact, slope_repeat95=exact)
-    df = variance**2 / math.fsum(v * v / d for v, d in parts)
-    half = _t_factor(df, CONFIDENCE) * math.sqrt(variance)
-    return replace(
-        fit,
-        slope_ci95=Interval(fit.slope - half, fit.slope + half),
-        slope_repeat95=Interval(fit.slope - math.sqrt(2) * half, fit.slope + math.sqrt(2) * half),
-    )
+    half = 0.0
+    if variance > 0:
+        half = _t_factor(_welch_satterthwaite_df(parts), CONFIDENCE) * math.sqrt(variance)
+    interval, repeat = _slope_intervals(fit.slope, half)
+    return replace(fit, slope_ci95=interval, slope_repeat95=repeat)
 
 
 @dataclass(frozen=True)

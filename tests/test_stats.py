@@ -319,9 +319,9 @@ def test_a_replicated_fit_falls_back_to_the_pooled_scatter_when_a_point_ran_once
 
 
 def test_a_replicated_fit_holds_the_next_run_when_the_largest_point_scatters_most() -> None:
-    # The default's design (C 1,000 and 3,000 twice, 10,000 four times), with ten times the
-    # scatter at C 10,000: the pooled interval misses a second run's slope more often than
-    # 1 in 20, the replicated one about 1 in 20.
+    # A design like the default's (C 1,000 and 3,000 twice; 10,000 four times here, three
+    # in the default), with ten times the scatter at C 10,000: the pooled interval misses a
+    # second run's slope more often than 1 in 20, the replicated one about 1 in 20.
     draw = random.Random(16)
     cs = [1000.0] * 2 + [3000.0] * 2 + [10_000.0] * 4
 
