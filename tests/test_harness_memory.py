@@ -92,6 +92,30 @@ def test_more_scatter_between_runs_gives_a_wider_interval() -> None:
     assert width(10.0) == pytest.approx(10 * width(1.0))
 
 
+def failed(run: dict[str, Any], status: str = "timeout") -> dict[str, Any]:
+    return run | {"status": status, "reason": "stalled"}
+
+
+def test_a_point_most_of_whose_runs_failed_is_left_out_of_the_fit_and_named() -> None:
+    # C 10,000 held once in three runs, 5 MB above the line: a survivor, not the point.
+    runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in (1000, 3000)]
+    runs += [sleepy_run(10_000, 2, 0, noise=5e6), failed(sleepy_run(10_000, 2, 1))]
+    runs += [failed(sleepy_run(10_000, 2, 2), "failed-verification")]
+    fit = memory(runs)
+    assert fit["concurrencies"] == [1000, 3000] and fit["runs"] == 4
+    assert fit["rss_bytes"]["slope"] == pytest.approx(PER_CONNECTION + 2 * PER_URL)
+    assert fit["left_out"] == [{"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3}]
+
+
+def test_a_point_that_held_in_most_of_its_runs_stays_in_the_fit() -> None:
+    runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in (1000, 3000)]
+    runs += [sleepy_run(10_000, 2, rep) for rep in range(2)]
+    runs += [failed(sleepy_run(10_000, 2, 2)), sleepy_run(100, 2, 0) | {"status": "skipped"}]
+    fit = memory(runs)
+    assert fit["concurrencies"] == [1000, 3000, 10_000] and fit["runs"] == 6
+    assert "left_out" not in fit
+
+
 def test_the_per_url_share_is_told_apart_by_a_point_with_more_pages_per_connection() -> None:
     runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in BASE_POINTS]
     runs += [sleepy_run(3000, 4, rep) for rep in range(2)]

@@ -99,6 +99,21 @@ def test_a_fit_from_before_peak_shows_no_peak() -> None:
     assert row[-2:] == ["-", "-"]
 
 
+def test_the_memory_section_names_a_point_left_out_of_a_fit() -> None:
+    left_out = [{"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3}]
+    threads: dict[str, Any] = {"rss_bytes": fit(23_000)}
+    sleepy = {
+        "threads": {"points": [], "memory_per_connection": threads},
+        "asyncio": {"points": [], "memory_per_connection": {"rss_bytes": fit(10_000)}},
+    }
+    (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
+    assert "Left out" not in lead
+    threads["left_out"] = left_out
+    (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
+    assert lead.endswith("threads at C 10,000 (1 of 3 verified).")
+    assert "asyncio at" not in lead
+
+
 def test_no_sleepy_run_says_not_measured() -> None:
     section = conditions.memory_section(document({}))
     assert section.paragraphs == ["Not measured."] and not section.tables

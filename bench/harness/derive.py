@@ -54,6 +54,26 @@ def _counts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> dict[s
     return dict(counts)
 
 
+def _attempts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> Counter[PointKey]:
+    """Per point, the measured runs that ran (verified or not; a skipped run never did)."""
+    return Counter(
+        _point_key(r)
+        for r in runs
+        if r["scenario"] == scenario
+        and r["model"] == model
+        and r["kind"] == "measured"
+        and r["status"] != "skipped"
+    )
+
+
+def _held(verified: int, runs: int) -> bool:
+    """A point enters a memory fit only when most of its runs verified. Where a model fails
+    more often than it holds (threads at C 10,000 stalls on the GIL), the run that held is a
+    survivor with no spread of its own, and whether a session draws one changed the range its
+    slope was fitted over: sessions' slopes then differed by more than their intervals."""
+    return 2 * verified > runs
+
+
 def kernel_delta_kib(run: dict[str, Any]) -> float | None:
     """Machine-wide kernel memory at a run's plateau minus before it: stacks, slab, page
     tables and TCP buffers (both ends of each loopback connection)."""
@@ -283,7 +303,25 @@ def derive_crawl_scenario(
         if extra:
             entry["url_points"] = [crawl_point(groups[k]) for k in sorted(extra, key=_sort_key)]
         if fit_min_concurrency is not None:
-            entry |= _memory_fits(groups, base, extra, fit_min_concurrency)
+            tried = _attempts(runs, scenario, model)
+            held = [k for k in groups if _held(len(groups[k]), tried[k])]
+            entry |= _memory_fits(
+                groups,
+                [k for k in base if k in held],
+                [k for k in extra if k in held],
+                fit_min_concurrency,
+            )
+            left_out = [k for k in sorted(groups, key=_sort_key) if k not in held]
+            if left_out:
+                entry["memory_per_connection"]["left_out"] = [
+                    {
+                        "concurrency": k[0],
+                        "pages": k[2],
+                        "verified": len(groups[k]),
+                        "runs": tried[k],
+                    }
+                    for k in left_out
+                ]
         table[model] = entry
     return table
 

@@ -1,4 +1,4 @@
-"""How crawls whose memory is fitted run: glibc's thresholds pinned, the heap layout varied."""
+"""How crawls whose memory is fitted run: glibc's thresholds pinned, layout and hash seed drawn."""
 
 from __future__ import annotations
 
@@ -22,17 +22,34 @@ PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "
 # interval holds that spread too.
 LAYOUT_PAD_VARIABLE = "C10K_LAYOUT_PAD"
 LAYOUT_PAD_MAX = 8192  # bytes: two pages, beyond which the measured spread did not grow
+# tox sets one PYTHONHASHSEED per invocation, and every crawler of a session inherited it. The
+# seed decides some levels: aiohttp-uvloop's C 10,000 plateau sat 530 KiB higher under some
+# seeds than under others, and two runs under one seed took the same level 19 times in 20
+# (docs/results.md, "The hash seed"), so the runs of one session agreed and sessions did not.
+# A seed drawn for each run samples the seeds, as the padding samples layouts.
+HASH_SEED_VARIABLE = "PYTHONHASHSEED"
+HASH_SEED_MAX = 2**32  # Python takes 0 to 4294967295
 
 _draws = random.SystemRandom()
 
 
 def memory_env(
-    base: Mapping[str, str] | None = None, pad: int | None = None, pinned: bool = True
+    base: Mapping[str, str] | None = None,
+    pad: int | None = None,
+    pinned: bool = True,
+    hash_seed: int | None = None,
 ) -> tuple[dict[str, str], dict[str, Any]]:
     """The environment of one fitted crawl (base: the harness's) and its record: the pinned
-    thresholds (unless not pinned) and a padding of the given length (None: drawn afresh)."""
+    thresholds (unless not pinned), a padding of the given length and a hash seed (None:
+    each drawn afresh)."""
     length = _draws.randrange(LAYOUT_PAD_MAX) if pad is None else pad
-    env = {**(os.environ if base is None else base), LAYOUT_PAD_VARIABLE: "x" * length}
+    seed = _draws.randrange(HASH_SEED_MAX) if hash_seed is None else hash_seed
+    env = {
+        **(os.environ if base is None else base),
+        LAYOUT_PAD_VARIABLE: "x" * length,
+        HASH_SEED_VARIABLE: str(seed),
+    }
     if pinned:
         env.update(PINNED_MALLOC)
-    return env, {"malloc": dict(PINNED_MALLOC) if pinned else {}, "layout_pad_bytes": length}
+    record = {"malloc": dict(PINNED_MALLOC) if pinned else {}, "layout_pad_bytes": length}
+    return env, record | {"hash_seed": seed}

@@ -12,7 +12,7 @@ from typing import Any
 from bench.harness.analysis import run_plateau
 from bench.harness.cli import OneLineParser
 from bench.harness.cores import split_cpus
-from bench.harness.heap import memory_env
+from bench.harness.heap import HASH_SEED_MAX, memory_env
 from bench.harness.plan import PlannedRun
 from bench.harness.profiles import sleepy_points
 from bench.harness.recipes import run_crawl
@@ -29,12 +29,15 @@ CONDITIONS = {
 SAMPLE_INTERVAL_S = 0.1
 
 
-def condition_env(name: str) -> tuple[dict[str, str] | None, dict[str, Any]]:
-    """The crawler's environment under one condition (None: the harness's own)."""
+def condition_env(
+    name: str, hash_seed: int | None = None
+) -> tuple[dict[str, str] | None, dict[str, Any]]:
+    """The crawler's environment under one condition (None: the harness's own), with this
+    hash seed (None: one drawn for the run)."""
     pinned, padded = CONDITIONS[name]
     if not pinned and not padded:
         return None, {}
-    return memory_env(pad=None if padded else 0, pinned=pinned)
+    return memory_env(pad=None if padded else 0, pinned=pinned, hash_seed=hash_seed)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -54,6 +57,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--runs", type=int, default=4, help="runs per condition (default 4)")
     parser.add_argument(
+        "--hash-seed",
+        type=int,
+        default=None,
+        metavar="N",
+        help="every run's PYTHONHASHSEED (default: one drawn per run, as the benchmark does; "
+        "as-is keeps the harness's own)",
+    )
+    parser.add_argument(
         "--conditions",
         default="as-is,steady",
         help="comma-separated, from: " + ", ".join(CONDITIONS) + " (default as-is,steady)",
@@ -69,6 +80,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"unknown condition: {', '.join(unknown) or '(none)'}")
     if not 1 <= args.concurrency <= 10_000 or not 1 <= args.waves <= 10 or args.runs < 1:
         parser.error("need 1 <= --concurrency <= 10000, 1 <= --waves <= 10 and --runs >= 1")
+    if args.hash_seed is not None and not 0 <= args.hash_seed < HASH_SEED_MAX:
+        parser.error(f"--hash-seed must be 0 to {HASH_SEED_MAX - 1}")
     return args
 
 
@@ -85,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         for condition in args.conditions:
             held = []
             for n in range(args.runs):
-                env, heap = condition_env(condition)
+                env, heap = condition_env(condition, args.hash_seed)
                 run = PlannedRun(
                     id=f"heap-check/{args.model}/{condition}/{n}",
                     scenario="sleepy",
@@ -105,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 print(
                     f"{condition:7} run {n + 1}/{args.runs}: {record['status']}, plateau RSS "
-                    f"{rss} KiB, padding {heap.get('layout_pad_bytes', 0)} B",
+                    f"{rss} KiB, padding {heap.get('layout_pad_bytes', 0)} B, "
+                    f"hash seed {heap.get('hash_seed', '-')}",
                     flush=True,
                 )
                 if record["status"] == "ok" and rss is not None:

@@ -114,6 +114,16 @@ def memory_section(document: dict[str, Any]) -> Section:
         "memory is not sampled at the peak. "
         f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
     )
+    left_out = [
+        f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified)"
+        for model, entry in derived(document, catalog.SLEEPY.name).items()
+        for p in (entry.get("memory_per_connection") or {}).get("left_out") or []
+    ]
+    if left_out:
+        lead += (
+            " Left out of its model's fits, a point that verified in fewer than half of its "
+            f"runs (its survivors have no spread of their own): {'; '.join(left_out)}."
+        )
     columns = set(range(2, len(MEMORY_HEADER)))
     return Section(title, [lead], [Table("", MEMORY_HEADER, rows, columns)])
 
