@@ -24,7 +24,7 @@ LAYOUT_PAD_VARIABLE = "C10K_LAYOUT_PAD"
 LAYOUT_PAD_MAX = 8192  # bytes: two pages, beyond which the measured spread did not grow
 # tox sets one PYTHONHASHSEED per invocation, and every crawler of a session inherited it. The
 # seed decides some levels: aiohttp-uvloop's C 10,000 plateau sat 530 KiB higher under some
-# seeds than under others, and two runs under one seed took the same level 19 times in 20
+# seeds than under others, and of ten seeds run twice, nine took the same level both times
 # (docs/results.md, "The hash seed"), so the runs of one session agreed and sessions did not.
 # A seed drawn for each run samples the seeds, as the padding samples layouts.
 HASH_SEED_VARIABLE = "PYTHONHASHSEED"
