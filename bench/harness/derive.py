@@ -46,23 +46,24 @@ def _point_key(run: dict[str, Any]) -> PointKey:
     return params["concurrency"], server["latency"], server["pages"], processes
 
 
+def _measured(
+    runs: Iterable[dict[str, Any]], scenario: str, model: str
+) -> Iterable[dict[str, Any]]:
+    return (
+        r
+        for r in runs
+        if r["scenario"] == scenario and r["model"] == model and r["kind"] == "measured"
+    )
+
+
 def _counts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> dict[str, int]:
-    counts: dict[str, int] = defaultdict(int)
-    for r in runs:
-        if r["scenario"] == scenario and r["model"] == model and r["kind"] == "measured":
-            counts[r["status"]] += 1
-    return dict(counts)
+    return dict(Counter(r["status"] for r in _measured(runs, scenario, model)))
 
 
 def _attempts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> Counter[PointKey]:
     """Per point, the measured runs that ran (verified or not; a skipped run never did)."""
     return Counter(
-        _point_key(r)
-        for r in runs
-        if r["scenario"] == scenario
-        and r["model"] == model
-        and r["kind"] == "measured"
-        and r["status"] != "skipped"
+        _point_key(r) for r in _measured(runs, scenario, model) if r["status"] != "skipped"
     )
 
 
@@ -303,25 +304,9 @@ def derive_crawl_scenario(
         if extra:
             entry["url_points"] = [crawl_point(groups[k]) for k in sorted(extra, key=_sort_key)]
         if fit_min_concurrency is not None:
-            tried = _attempts(runs, scenario, model)
-            held = [k for k in groups if _held(len(groups[k]), tried[k])]
             entry |= _memory_fits(
-                groups,
-                [k for k in base if k in held],
-                [k for k in extra if k in held],
-                fit_min_concurrency,
+                groups, base, extra, fit_min_concurrency, _attempts(runs, scenario, model)
             )
-            left_out = [k for k in sorted(groups, key=_sort_key) if k not in held]
-            if left_out:
-                entry["memory_per_connection"]["left_out"] = [
-                    {
-                        "concurrency": k[0],
-                        "pages": k[2],
-                        "verified": len(groups[k]),
-                        "runs": tried[k],
-                    }
-                    for k in left_out
-                ]
         table[model] = entry
     return table
 
@@ -331,28 +316,39 @@ def _memory_fits(
     base: list[PointKey],
     extra: list[PointKey],
     fit_min_concurrency: int,
+    tried: Counter[PointKey],
 ) -> dict[str, Any]:
     """memory_per_connection over one process's points; and, for the points that several
     processes crawled (c100k), memory_across_processes: one fit per process count, over
-    every process of the crawl. A per-URL point belongs to the fit of its process count."""
+    every process of the crawl. A per-URL point belongs to the fit of its process count.
+    Each fit holds only the points that held (_held), and names the others in left_out."""
+    held = {k for k in groups if _held(len(groups[k]), tried[k])}
 
-    def fit(keys: list[PointKey], url_keys: list[PointKey]) -> dict[str, Any]:
-        ordered = sorted(keys, key=_sort_key)
-        return memory_per_connection(
+    def of(keys: list[PointKey], processes: int) -> list[PointKey]:
+        return [k for k in keys if k[3] == processes]
+
+    def fit(processes: int) -> dict[str, Any]:
+        keys = sorted(of(base, processes), key=_sort_key)
+        ordered = [k for k in keys if k in held]
+        url_keys = [k for k in of(extra, processes) if k in held]
+        found = memory_per_connection(
             [crawl_point(groups[k]) for k in ordered],
             fit_min_concurrency,
             [r for k in ordered for r in groups[k]],
             [r for k in url_keys for r in groups[k]],
         )
+        left_out = sorted(set(keys + of(extra, processes)) - held, key=_sort_key)
+        if left_out:
+            found["left_out"] = [
+                {"concurrency": k[0], "pages": k[2], "verified": len(groups[k]), "runs": tried[k]}
+                for k in left_out
+            ]
+        return found
 
-    counts = sorted({k[3] for k in base})
+    counts = sorted({k[3] for k in base if k in held})
     fewest = counts[0] if counts else 1
-
-    def of(keys: list[PointKey], processes: int) -> list[PointKey]:
-        return [k for k in keys if k[3] == processes]
-
-    fits: dict[str, Any] = {"memory_per_connection": fit(of(base, fewest), of(extra, fewest))}
-    across = [{"processes": p} | fit(of(base, p), of(extra, p)) for p in counts if p != fewest]
+    fits: dict[str, Any] = {"memory_per_connection": fit(fewest)}
+    across = [{"processes": p} | fit(p) for p in counts if p != fewest]
     return fits | ({"memory_across_processes": across} if across else {})
 
 

@@ -51,5 +51,5 @@ def memory_env(
     }
     if pinned:
         env.update(PINNED_MALLOC)
-    record = {"malloc": dict(PINNED_MALLOC) if pinned else {}, "layout_pad_bytes": length}
-    return env, record | {"hash_seed": seed}
+    malloc = dict(PINNED_MALLOC) if pinned else {}
+    return env, {"malloc": malloc, "layout_pad_bytes": length, "hash_seed": seed}
