@@ -56,10 +56,10 @@ def test_budgets_of_the_issue() -> None:
     # (docs/results.md, Profiles).
     assert PROFILE_TABLE["quick"].budget_s <= 115
     # Issue 9 asks for 12 minutes. Both connection modes at 10,000 connections, issue 16's
-    # repeated memory points (C 10,000 three times), issue 12's nine models and peer and
-    # issue 14's threads on the whole machine need about 32.5 (docs/results.md, Profiles):
-    # this caps the drift beyond.
-    assert PROFILE_TABLE["default"].budget_s <= 35 * 60
+    # repeated memory points (C 10,000 five times), issue 12's nine models and peer and
+    # issue 14's threads on the whole machine need about 38.5 by the plan, which runs high
+    # (docs/results.md, Profiles): this caps the drift beyond.
+    assert PROFILE_TABLE["default"].budget_s <= 40 * 60
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:
@@ -138,7 +138,7 @@ def test_repetitions_run_round_robin_per_point_after_the_warmups(profile: str) -
 
 def test_a_point_with_its_own_repetitions_runs_that_many_rounds() -> None:
     """The default's memory fit repeats its points (issue 16): two rounds of every model at
-    C 1,000 and 3,000, three at 10,000, one elsewhere; a peer keeps its own cap of one."""
+    C 1,000 and 3,000, five at 10,000, one elsewhere; a peer keeps its own cap of one."""
     models = ["threads", "asyncio", "scrapy"]
     plan = sc.build_plan(PROFILE_TABLE["default"], models, ["sleepy"])
     rounds: dict[tuple[str, int, int], set[int]] = {}
@@ -149,7 +149,7 @@ def test_a_point_with_its_own_repetitions_runs_that_many_rounds() -> None:
         assert rounds[(model, 100, 200)] == {0}
         for c in (1000, 3000):
             assert rounds[(model, c, 2 * c)] == {0, 1}
-        assert rounds[(model, 10_000, 20_000)] == {0, 1, 2}
+        assert rounds[(model, 10_000, 20_000)] == {0, 1, 2, 3, 4}
         assert rounds[(model, 3000, 12_000)] == {0}  # the per-URL point
     assert rounds[("scrapy", 1000, 2000)] == {0}
 
