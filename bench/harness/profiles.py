@@ -292,9 +292,10 @@ PROFILE_TABLE: dict[str, Profile] = {
             # "Why the slope drifted"), so every fitted point runs more than once and the
             # slope's interval comes from each point's own spread. C 10,000 scatters most
             # and weighs most on the slope ("One spread per point"), and some models' runs
-            # there fall on one of two levels (trio's 1.9 MB apart in about a third of
-            # them): it runs five times, so that a session sees both levels more often
-            # than not ("Five runs at C 10,000").
+            # there fall on one of two levels (trio's 1.9 MB apart: high in 7 of 24 runs
+            # over eight sessions, 11 of 15 in the next three): it runs five times, so
+            # that a session sees both levels more often than not ("Five runs at C
+            # 10,000").
             sleepy=sleepy_points((100,), "2s", waves=2)
             + sleepy_points((1000, 3000), "2s", waves=2, repetitions=2)
             + sleepy_points((10_000,), "2s", waves=2, repetitions=5)
