@@ -107,6 +107,16 @@ def test_a_point_most_of_whose_runs_failed_is_left_out_of_the_fit_and_named() ->
     assert fit["left_out"] == [{"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3}]
 
 
+def test_a_point_none_of_whose_runs_verified_is_named_as_left_out_too() -> None:
+    # threads at C 10,000 in the default profile: every run timed out or fell short.
+    runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in (1000, 3000)]
+    runs += [failed(sleepy_run(10_000, 2, rep)) for rep in range(4)]
+    runs += [failed(sleepy_run(10_000, 2, 4), "failed-verification")]
+    fit = memory(runs)
+    assert fit["concurrencies"] == [1000, 3000] and fit["runs"] == 4
+    assert fit["left_out"] == [{"concurrency": 10_000, "pages": 20_000, "verified": 0, "runs": 5}]
+
+
 def test_a_point_that_held_in_most_of_its_runs_stays_in_the_fit() -> None:
     runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in (1000, 3000)]
     runs += [sleepy_run(10_000, 2, rep) for rep in range(2)]

@@ -122,7 +122,7 @@ def memory_section(document: dict[str, Any]) -> Section:
     if left_out:
         lead += (
             " Left out of its model's fits, a point that verified in half of its runs or "
-            f"fewer (its survivors have no spread of their own): {'; '.join(left_out)}."
+            f"fewer (too few to give the point a spread of its own): {'; '.join(left_out)}."
         )
     columns = set(range(2, len(MEMORY_HEADER)))
     return Section(title, [lead], [Table("", MEMORY_HEADER, rows, columns)])
