@@ -273,15 +273,16 @@ def memory_per_connection(
     return result
 
 
-def _split_url_points(keys: Iterable[PointKey]) -> tuple[list[PointKey], list[PointKey]]:
+def _split_url_points(
+    groups: dict[PointKey, list[dict[str, Any]]],
+) -> tuple[list[PointKey], list[PointKey]]:
     """Per concurrency (and processes), the point with the fewest pages is the scenario's own;
     one with more pages per connection at the same C only measures the per-URL share."""
-    keys = list(keys)
     fewest: dict[tuple[int, int], int] = {}
-    for c, _, pages, processes in keys:
+    for c, _, pages, processes in groups:
         fewest[c, processes] = min(pages, fewest.get((c, processes), pages))
-    base = [k for k in keys if k[2] == fewest[k[0], k[3]]]
-    return base, [k for k in keys if k[2] != fewest[k[0], k[3]]]
+    base = [k for k in groups if k[2] == fewest[k[0], k[3]]]
+    return base, [k for k in groups if k[2] != fewest[k[0], k[3]]]
 
 
 def derive_crawl_scenario(
@@ -322,8 +323,6 @@ def _memory_fits(
     every process of the crawl. A per-URL point belongs to the fit of its process count.
     Each fit holds only the points that held (_held), and names the others in left_out."""
     held = {k for k in groups if _held(len(groups[k]), tried[k])}
-    # Every point that ran, so that one whose runs all failed is named as left out too.
-    ran_base, ran_extra = _split_url_points(set(tried) | set(groups))
 
     def of(keys: list[PointKey], processes: int) -> list[PointKey]:
         return [k for k in keys if k[3] == processes]
@@ -337,8 +336,8 @@ def _memory_fits(
             [r for k in ordered for r in groups[k]],
             [r for k in url_keys for r in groups[k]],
         )
-        ran = of(ran_base, processes) + of(ran_extra, processes)
-        left_out = sorted(set(ran) - held, key=_sort_key)
+        # Every point that ran (tried), so that one whose runs all failed is named too.
+        left_out = sorted(set(of(list(tried), processes)) - held, key=_sort_key)
         if left_out:
             found["left_out"] = [
                 {
