@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.harness.processes import listed_models
 from bench.harness.recipes import crawl_argv
 from bench.harness.site import ServeOptions, Server
+from bench.interpreter import listed_models
 from c10k.stats import median
 
 CRAWL_TIMEOUT_S = 600.0
