@@ -14,7 +14,20 @@ import importlib
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _by_name(*entries: _N) -> dict[str, _N]:
+    """The entries keyed by their names, in the order given (the order of every listing)."""
+    return {entry.name: entry for entry in entries}
 
 
 def _load(entry: str) -> Callable[..., Any]:
@@ -168,20 +181,9 @@ TRIO = Model(
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
-MODELS: dict[str, Model] = {
-    m.name: m
-    for m in (
-        THREADS,
-        CALLBACKS,
-        GENERATORS,
-        ASYNCIO,
-        ASYNCIO_UVLOOP,
-        AIOHTTP,
-        AIOHTTP_UVLOOP,
-        GEVENT,
-        TRIO,
-    )
-}
+MODELS: dict[str, Model] = _by_name(
+    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP, GEVENT, TRIO
+)
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
 # impls.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
@@ -224,20 +226,10 @@ GREENLET = IdleKind(
     stackful=True,
 )
 TRIO_TASK = IdleKind("trio-task", "impls.idle:park_trio_tasks", suite_count=10_000)
-IDLE_KINDS: dict[str, IdleKind] = {
-    k.name: k
-    for k in (
-        THREAD,
-        THREAD_SMALL_STACK,
-        ASYNCIO_TASK,
-        UVLOOP_TASK,
-        GENERATORS_TASK,
-        GENERATOR,
-        COROUTINE,
-        GREENLET,
-        TRIO_TASK,
-    )
-}
+IDLE_KINDS: dict[str, IdleKind] = _by_name(
+    THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, GENERATORS_TASK,
+    GENERATOR, COROUTINE, GREENLET, TRIO_TASK,
+)  # fmt: skip
 
 # The idle kinds that are coroutines of some sort (everything but a thread): claims C2, C4.
 COROUTINE_KINDS: tuple[str, ...] = tuple(k.name for k in IDLE_KINDS.values() if not k.thread)
@@ -322,34 +314,15 @@ INSTRUCTIONS = Scenario(
 # The scenarios made of sampled crawls, in the order the end-of-run summary and the report's
 # tables list them.
 SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
-    s.name
-    for s in (
-        FEW_ACTIVE,
-        FEW_ACTIVE_KEEP_ALIVE,
-        LATENCY_SWEEP,
-        SLEEPY,
-        SLEEPY_KEEP_ALIVE,
-        REALISTIC,
-        MANY_LINKS_KEEP_ALIVE,
-        C100K,
+    _by_name(
+        FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, LATENCY_SWEEP, SLEEPY, SLEEPY_KEEP_ALIVE, REALISTIC,
+        MANY_LINKS_KEEP_ALIVE, C100K,
     )
-)
-SCENARIOS: dict[str, Scenario] = {
-    s.name: s
-    for s in (
-        NOISE_FLOOR,
-        IDLE,
-        FEW_ACTIVE,
-        FEW_ACTIVE_KEEP_ALIVE,
-        SLEEPY,
-        SLEEPY_KEEP_ALIVE,
-        LATENCY_SWEEP,
-        REALISTIC,
-        MANY_LINKS_KEEP_ALIVE,
-        C100K,
-        INSTRUCTIONS,
-    )
-}
+)  # fmt: skip
+SCENARIOS: dict[str, Scenario] = _by_name(
+    NOISE_FLOOR, IDLE, FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, SLEEPY, SLEEPY_KEEP_ALIVE,
+    LATENCY_SWEEP, REALISTIC, MANY_LINKS_KEEP_ALIVE, C100K, INSTRUCTIONS,
+)  # fmt: skip
 
 # -- peers: what a user would use instead (not models) -------------------------------------
 SCRAPY = Peer(
@@ -363,7 +336,7 @@ SCRAPY = Peer(
     # 8 ms of CPU per page: ~125 pages/s, so ~250-1,200 fetches in flight at 2 s).
     max_concurrency=1000,
 )
-PEERS: dict[str, Peer] = {SCRAPY.name: SCRAPY}
+PEERS: dict[str, Peer] = _by_name(SCRAPY)
 # Every crawler `c10k crawl --model` runs, models first: for lookups by name, never for loops
 # that compare models.
 CRAWLERS: dict[str, Model] = {**MODELS, **PEERS}
