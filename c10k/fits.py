@@ -10,7 +10,7 @@ from typing import Any
 from c10k.stats import (
     CONFIDENCE,
     Interval,
-    finite_or_none,
+    as_record,
     mean,
     stdev,
     t_factor,
@@ -35,16 +35,7 @@ class LinearFit:
     slope_repeat95: Interval | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "slope": finite_or_none(self.slope),
-            "intercept": finite_or_none(self.intercept),
-            "r2": finite_or_none(self.r2),
-            "slope_ci95": None if self.slope_ci95 is None else self.slope_ci95.as_list(),
-            "slope_repeat95": (
-                None if self.slope_repeat95 is None else self.slope_repeat95.as_list()
-            ),
-        }
+        return as_record(self)
 
 
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from statistics import NormalDist
 from typing import Any
 
@@ -82,17 +82,7 @@ class Summary:
     ci95: Interval | None = None  # the t-interval of the mean; None for fewer than 2 values
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "median": finite_or_none(self.median),
-            "min": finite_or_none(self.minimum),
-            "max": finite_or_none(self.maximum),
-            "iqr": finite_or_none(self.iqr),
-            "cv": finite_or_none(self.cv),
-            "noisy": self.noisy,
-            "mean": finite_or_none(self.mean),
-            "ci95": None if self.ci95 is None else self.ci95.as_list(),
-        }
+        return as_record(self, {"minimum": "min", "maximum": "max"})
 
 
 def summarize(values: Sequence[float]) -> Summary:
@@ -330,6 +320,20 @@ def relative_gap(value: float | None, reference: float | None) -> float | None:
 def finite_or_none(value: float) -> float | None:
     """JSON has no NaN: undefined figures are written as null."""
     return value if math.isfinite(value) else None
+
+
+def as_record(figures: Any, keys: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A dataclass of figures as results.json records it: every field in order, under its
+    name (or its entry in KEYS), a float NaN as null and an Interval as [low, high]."""
+    record: dict[str, Any] = {}
+    for name in (f.name for f in fields(figures)):
+        value = getattr(figures, name)
+        if isinstance(value, Interval):
+            value = value.as_list()
+        elif isinstance(value, float):
+            value = finite_or_none(value)
+        record[(keys or {}).get(name, name)] = value
+    return record
 
 
 def recorded_median(summary: dict[str, Any] | None) -> float | None:
