@@ -1,8 +1,8 @@
 """The plan's cost model: the seconds each run is expected to take, keyed by the catalog's names.
 
 Every figure was measured on the 2-core dev VM (CPU per page rounded up from quick-profile
-runs). Every crawler of the catalog and every idle kind has its row: tests/test_costs.py
-fails when one is missing. Only a name the catalog does not know gets the UNKNOWN figures.
+runs). Every crawler of the catalog and every idle kind has its row, or
+tests/test_catalog_tables.py fails. Only a name the catalog does not know gets UNKNOWN.
 """
 
 from __future__ import annotations
