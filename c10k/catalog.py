@@ -1,9 +1,11 @@
-"""Every name the suite uses, written once: models, idle kinds, scenarios, and what goes with them.
+"""Every name the suite uses, written once: models, idle kinds, scenarios, and what defines them.
 
 The crawler, the harness, the report and the regression gate all read this module; none of
 them spells a model, an idle kind or a scenario again. Adding a model is one module in
-impls/ plus one `Model(...)` entry below (and one line in MODELS). The module imports
-nothing of the project, so any stage may read it without loading another.
+impls/ plus one `Model(...)` entry below (and one line in MODELS), then its chart style
+(bench/report/palette.py) and its costs for the plan (bench/harness/costs.py), both keyed
+by its name; tests fail until both are there. The module imports nothing of the project,
+so any stage may read it without loading another.
 """
 
 from __future__ import annotations
@@ -12,17 +14,20 @@ import importlib
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 
-@dataclass(frozen=True)
-class Style:
-    """How a model is drawn: colour for screens, marker/line/hatch for grey-scale prints."""
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
 
-    colour: str
-    marker: str
-    linestyle: Any  # a matplotlib line style: a name or (offset, (on, off, ...))
-    hatch: str
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _by_name(*entries: _N) -> dict[str, _N]:
+    """The entries keyed by their names, in the order given (the order of every listing)."""
+    return {entry.name: entry for entry in entries}
 
 
 def _load(entry: str) -> Callable[..., Any]:
@@ -38,13 +43,10 @@ class Model:
     name: str
     entry: str  # "module:function"; the function takes a Frontier and crawls until done
     description: str
-    style: Style
-    startup_s: float  # the plan's cost model: interpreter start and imports of one crawl
-    cpu_per_page_s: float  # the plan's cost model: crawler CPU per page (user + sys)
     requires: tuple[str, ...] = ()  # importable modules the model needs
     event_loop: bool = False  # a single-threaded event loop of the chapter's kind (claim C6)
-    # The plan's cost model: each worker is an OS thread, started and torn down per crawl
-    # (THREAD_CEILING_S_PER_THREAD each) rather than a connection opened (CONNECT_S).
+    # Each worker is an OS thread, started and torn down per crawl (the plan's ramp counts
+    # threads started, not connections opened).
     thread_per_worker: bool = False
     # `c10k crawl --processes P` can run it as P processes sharing one crawl (docs/contract.md).
     processes: bool = False
@@ -86,8 +88,6 @@ class IdleKind:
 
     name: str
     entry: str  # "module:function(count, steps) -> points"
-    style: Style
-    start_s: float  # the plan's cost model: start, measure and release one unit
     suite_count: int = 0  # units parked by the regression suite; 0: not in the suite
     thread: bool = False  # an OS thread (against a coroutine of some kind)
     # A coroutine that keeps a slice of the C stack while it waits (a greenlet): shown beside
@@ -114,18 +114,10 @@ class Scenario:
 
 
 # -- models -------------------------------------------------------------------------------
-# Okabe-Ito colours (safe for colour-blind readers; a purple instead of its black, which would
-# hide the black hatching); markers, dashes and hatches differ too, so each model stays
-# recognisable in grey. The "X" marker is kept for runs that did not count. Circle and dot
-# hatches are used sparingly: each one costs ~40 KB of SVG. Costs were measured on the
-# 2-core dev VM (CPU per page rounded up from quick-profile runs).
 THREADS = Model(
     "threads",
     "impls.threads:run",
     "blocking sockets, N threads, queue.Queue",
-    Style("#D55E00", "s", "-", "///"),
-    startup_s=0.2,
-    cpu_per_page_s=700e-6,
     thread_per_worker=True,
     processes=True,
 )
@@ -133,9 +125,6 @@ CALLBACKS = Model(
     "callbacks",
     "impls.callbacks:run",
     "selectors loop, Fetcher callbacks",
-    Style("#0072B2", "o", "--", "\\\\\\"),
-    startup_s=0.2,
-    cpu_per_page_s=450e-6,
     event_loop=True,
     processes=True,
 )
@@ -143,9 +132,6 @@ GENERATORS = Model(
     "generators",
     "impls.generators:run",
     "yield-from coroutines, own Future/Task/loop",
-    Style("#009E73", "^", "-.", "xxx"),
-    startup_s=0.2,
-    cpu_per_page_s=550e-6,
     event_loop=True,
     processes=True,
 )
@@ -153,9 +139,6 @@ ASYNCIO = Model(
     "asyncio",
     "impls.asyncio_streams:run",
     "async/await, asyncio.Queue, streams",
-    Style("#CC79A7", "D", ":", "||"),
-    startup_s=0.25,
-    cpu_per_page_s=650e-6,
     event_loop=True,
     processes=True,
 )
@@ -163,9 +146,6 @@ ASYNCIO_UVLOOP = Model(
     "asyncio-uvloop",
     "impls.asyncio_streams:run_uvloop",
     "the asyncio model on uvloop",
-    Style("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1)), "O"),
-    startup_s=0.25,
-    cpu_per_page_s=550e-6,
     requires=("uvloop",),
     processes=True,
 )
@@ -173,9 +153,6 @@ AIOHTTP = Model(
     "aiohttp",
     "impls.aiohttp_client:run",
     "aiohttp.ClientSession, as in the chapter",
-    Style("#56B4E9", "P", (0, (8, 2)), "---"),
-    startup_s=0.45,
-    cpu_per_page_s=1300e-6,
     requires=("aiohttp",),
     processes=True,
 )
@@ -183,9 +160,6 @@ AIOHTTP_UVLOOP = Model(
     "aiohttp-uvloop",
     "impls.aiohttp_client:run_uvloop",
     "the aiohttp model on uvloop",
-    Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
-    startup_s=0.45,
-    cpu_per_page_s=1200e-6,
     requires=("aiohttp", "uvloop"),
     processes=True,
 )
@@ -193,9 +167,6 @@ GEVENT = Model(
     "gevent",
     "impls.gevent_greenlets:run",
     "the threads model's code on greenlets, gevent sockets",
-    Style("#A6761D", "p", (0, (4, 2, 4, 2, 1, 2)), "\\\\|"),
-    startup_s=0.25,
-    cpu_per_page_s=900e-6,
     requires=("gevent",),
     processes=True,
 )
@@ -205,105 +176,60 @@ TRIO = Model(
     "trio",
     "impls.trio_nursery:run",
     "nursery of N tasks, memory channel, trio sockets",
-    Style("#66A61E", "<", (0, (2, 4)), "-\\\\"),
-    startup_s=0.4,  # asyncio's, plus 0.11 s of importing trio
-    cpu_per_page_s=750e-6,
     requires=("trio",),
     processes=True,
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
-MODELS: dict[str, Model] = {
-    m.name: m
-    for m in (
-        THREADS,
-        CALLBACKS,
-        GENERATORS,
-        ASYNCIO,
-        ASYNCIO_UVLOOP,
-        AIOHTTP,
-        AIOHTTP_UVLOOP,
-        GEVENT,
-        TRIO,
-    )
-}
+MODELS: dict[str, Model] = _by_name(
+    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP, GEVENT, TRIO
+)
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
 # impls.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
 CORE_REPLAY = "core-replay"
-CORE_REPLAY_STARTUP_S = 0.1  # the plan's cost model for the replay, as for a model
-CORE_REPLAY_CPU_PER_PAGE_S = 500e-6
 # The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
 UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
     (AIOHTTP, AIOHTTP_UVLOOP),
 )
 # -- idle kinds ---------------------------------------------------------------------------
-# Idle kinds borrow the colour of the model that parks work that way.
 THREAD = IdleKind(
     "thread",
     "impls.idle:park_default_stack_threads",
-    THREADS.style,
-    120e-6,
     suite_count=1000,
     thread=True,
 )
 THREAD_SMALL_STACK = IdleKind(
     "thread-small-stack",
     "impls.idle:park_small_stack_threads",
-    Style("#F0A47A", "s", "--", "//"),
-    110e-6,
     thread=True,
 )
-ASYNCIO_TASK = IdleKind(
-    "asyncio-task", "impls.idle:park_asyncio_tasks", ASYNCIO.style, 12e-6, suite_count=10_000
-)
-UVLOOP_TASK = IdleKind(
-    "uvloop-task", "impls.idle:park_uvloop_tasks", ASYNCIO_UVLOOP.style, 10e-6, suite_count=10_000
-)
+ASYNCIO_TASK = IdleKind("asyncio-task", "impls.idle:park_asyncio_tasks", suite_count=10_000)
+UVLOOP_TASK = IdleKind("uvloop-task", "impls.idle:park_uvloop_tasks", suite_count=10_000)
 GENERATORS_TASK = IdleKind(
     "generators-task",
     "impls.idle:park_generators_model",
-    GENERATORS.style,
-    12e-6,
     suite_count=10_000,
 )
-GENERATOR = IdleKind(
-    "generator", "impls.idle:park_generators", Style("#7FCFB9", "^", ":", "*"), 3e-6
-)
+GENERATOR = IdleKind("generator", "impls.idle:park_generators")
 COROUTINE = IdleKind(
     "coroutine",
     "impls.idle:park_coroutines",
-    Style("#AAAAAA", "h", "-.", "."),
-    2e-6,
     suite_count=10_000,
 )
 # A parked greenlet keeps a copy of its slice of the C stack: ~8 KB and ~75 us to park.
 GREENLET = IdleKind(
     "greenlet",
     "impls.idle:park_greenlets",
-    GEVENT.style,
-    80e-6,
     suite_count=10_000,
     stackful=True,
 )
-TRIO_TASK = IdleKind(
-    "trio-task", "impls.idle:park_trio_tasks", TRIO.style, 30e-6, suite_count=10_000
-)
-IDLE_KINDS: dict[str, IdleKind] = {
-    k.name: k
-    for k in (
-        THREAD,
-        THREAD_SMALL_STACK,
-        ASYNCIO_TASK,
-        UVLOOP_TASK,
-        GENERATORS_TASK,
-        GENERATOR,
-        COROUTINE,
-        GREENLET,
-        TRIO_TASK,
-    )
-}
+TRIO_TASK = IdleKind("trio-task", "impls.idle:park_trio_tasks", suite_count=10_000)
+IDLE_KINDS: dict[str, IdleKind] = _by_name(
+    THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, GENERATORS_TASK,
+    GENERATOR, COROUTINE, GREENLET, TRIO_TASK,
+)  # fmt: skip
 
 # The idle kinds that are coroutines of some sort (everything but a thread): claims C2, C4.
 COROUTINE_KINDS: tuple[str, ...] = tuple(k.name for k in IDLE_KINDS.values() if not k.thread)
@@ -388,43 +314,21 @@ INSTRUCTIONS = Scenario(
 # The scenarios made of sampled crawls, in the order the end-of-run summary and the report's
 # tables list them.
 SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
-    s.name
-    for s in (
-        FEW_ACTIVE,
-        FEW_ACTIVE_KEEP_ALIVE,
-        LATENCY_SWEEP,
-        SLEEPY,
-        SLEEPY_KEEP_ALIVE,
-        REALISTIC,
-        MANY_LINKS_KEEP_ALIVE,
-        C100K,
+    _by_name(
+        FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, LATENCY_SWEEP, SLEEPY, SLEEPY_KEEP_ALIVE, REALISTIC,
+        MANY_LINKS_KEEP_ALIVE, C100K,
     )
-)
-SCENARIOS: dict[str, Scenario] = {
-    s.name: s
-    for s in (
-        NOISE_FLOOR,
-        IDLE,
-        FEW_ACTIVE,
-        FEW_ACTIVE_KEEP_ALIVE,
-        SLEEPY,
-        SLEEPY_KEEP_ALIVE,
-        LATENCY_SWEEP,
-        REALISTIC,
-        MANY_LINKS_KEEP_ALIVE,
-        C100K,
-        INSTRUCTIONS,
-    )
-}
+)  # fmt: skip
+SCENARIOS: dict[str, Scenario] = _by_name(
+    NOISE_FLOOR, IDLE, FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, SLEEPY, SLEEPY_KEEP_ALIVE,
+    LATENCY_SWEEP, REALISTIC, MANY_LINKS_KEEP_ALIVE, C100K, INSTRUCTIONS,
+)  # fmt: skip
 
 # -- peers: what a user would use instead (not models) -------------------------------------
 SCRAPY = Peer(
     "scrapy",
     "impls.peers.scrapy_spider:run",
     "Scrapy spider on Twisted (a peer: what a user would use instead)",
-    Style("#555555", "p", (0, (1, 1)), ".."),
-    startup_s=0.9,
-    cpu_per_page_s=8000e-6,  # 6.5-9 ms on the quick sites, 74 ms on the docs preset
     requires=("scrapy",),
     scenarios=(FEW_ACTIVE.name, SLEEPY.name, REALISTIC.name),
     # The sleepy site at L = 2 s on the 2-core dev VM: C = 1,000 held (server peak 1,000); at
@@ -432,7 +336,7 @@ SCRAPY = Peer(
     # 8 ms of CPU per page: ~125 pages/s, so ~250-1,200 fetches in flight at 2 s).
     max_concurrency=1000,
 )
-PEERS: dict[str, Peer] = {SCRAPY.name: SCRAPY}
+PEERS: dict[str, Peer] = _by_name(SCRAPY)
 # Every crawler `c10k crawl --model` runs, models first: for lookups by name, never for loops
 # that compare models.
 CRAWLERS: dict[str, Model] = {**MODELS, **PEERS}
@@ -442,25 +346,6 @@ def peer_runs_in(name: str, scenario: str) -> bool:
     """True if NAME is a peer the harness runs in SCENARIO (a model: always True)."""
     peer = PEERS.get(name)
     return peer is None or scenario in peer.scenarios
-
-
-# -- the cost model behind the plan's estimates (seconds; measured on the 2-core dev VM) ----
-SWEEP_CPU_PER_PAGE_S = 500e-6  # sizes latency-sweep sites (one site serves every model)
-CONNECT_S = 60e-6  # opening one connection during a ramp (threads: starting one thread)
-SERVER_RATE = 8000.0  # pages/s one server worker gives while a crawler shares the machine
-# Starting threads until the machine refuses one, then ending them all: 29.5 s of wall time
-# for 22,076 threads on the dev VM (10.6 s to start them, the rest the kernel tearing them
-# down: 41 s of system CPU), 40 s and more on a loaded one. The start time per thread alone
-# underestimated it tenfold, and the run was killed before it could report the ceiling.
-THREAD_CEILING_S_PER_THREAD = 1.4e-3
-# A crawl under callgrind against the same crawl's native start-up and CPU (the cost model's
-# figures): 20-30x for the models on the dev VM, imports included.
-CALLGRIND_SLOWDOWN = 30.0
-CPU_LOOP_S = 0.5  # one noise-floor run: interpreter start-up and the fixed loop
-RUN_OVERHEAD_S = 0.25  # stats reset, stats and manifest comparison, writing results.json
-SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
-UNKNOWN_STARTUP_S = 0.5  # a model the cost model does not know yet
-UNKNOWN_CPU_PER_PAGE_S = 1e-3
 
 
 def _catalog_order(names: list[str] | set[str], known: dict[str, Any]) -> list[str]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
 from c10k import catalog, probes
-from c10k.stats import linear_fit
+from c10k.fits import linear_fit
 from c10k.system import LoopFactory, uvloop_loop_factory
 from impls.thread_ceiling import threads_on_the_machine, threads_until_failure
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from c10k.system import raise_open_files_limit
-from server.app import Delivery, SiteHandler, Stats, listen_backlog
+from server.app import Delivery, SiteHandler, listen_backlog
+from server.counters import Stats
 from server.serve import (
     ServeError,
     listen_with_queues,

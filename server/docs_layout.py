@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from server.docs_bodies import DocsText, docs_page_body, nav_html
 from server.site_params import (
@@ -16,8 +16,22 @@ from server.site_params import (
     SiteParams,
 )
 
-if TYPE_CHECKING:
-    from server.site_layout import SiteLayout
+
+class LayoutTables(Protocol):
+    """What the docs shape reads and fills of a site's layout (SiteLayout, server/site_layout.py):
+    the tables every shape has, and the draws it shares with the others."""
+
+    root_links: list[Link]
+    page_links: list[list[Link]]
+    page_content_types: list[str]
+    page_invalid_utf8: list[bool]
+    page_faults: dict[int, str]
+    missing_count: int
+
+    def draw_slot(self, rng: random.Random, src: int) -> Link | None: ...
+
+    def markup(self, rng: random.Random) -> int: ...
+
 
 SECTIONS: tuple[str, ...] = (
     "getting-started",
@@ -103,7 +117,7 @@ class DocsTree:
 
     # -- the layout -------------------------------------------------------------------
 
-    def build(self, layout: SiteLayout, rng: random.Random) -> None:
+    def build(self, layout: LayoutTables, rng: random.Random) -> None:
         """Fill the layout's tables for the docs shape (deep and wide never come here)."""
         p = self.params
         self._place_faults(layout, rng)
@@ -117,7 +131,7 @@ class DocsTree:
         self.text_seed = rng.getrandbits(32)
         navs = {s: self._nav(layout, rng, s) for s in range(-1, len(self.sections))}
         slots = max(0, p.links - self.nav_len)
-        rows = [[layout._draw_slot(rng, i) for _ in range(slots)] for i in range(p.pages)]
+        rows = [[layout.draw_slot(rng, i) for _ in range(slots)] for i in range(p.pages)]
         root_row: list[Link | None] = [None] * max(1, slots)
         self._wire(layout, rng, rows, root_row)
         layout.root_links = navs[-1] + [link for link in root_row if link is not None]
@@ -125,7 +139,7 @@ class DocsTree:
             body = [link for link in row if link is not None]
             layout.page_links.append(navs[self.section_of[i]] + body)
 
-    def _place_faults(self, layout: SiteLayout, rng: random.Random) -> None:
+    def _place_faults(self, layout: LayoutTables, rng: random.Random) -> None:
         """As the other shapes, but never on a section index (the sidebar's entry points)."""
         n = self.params.pages
         candidates = [i for i in range(n) if not self.is_index(i)]
@@ -137,7 +151,7 @@ class DocsTree:
                 layout.page_faults[i] = kind
             pos += count
 
-    def _nav(self, layout: SiteLayout, rng: random.Random, s: int) -> list[Link]:
+    def _nav(self, layout: LayoutTables, rng: random.Random, s: int) -> list[Link]:
         """The sidebar of section s (-1: the root), written relative to its directory, so
         every page of a section carries the same bytes."""
         base = "/" if s < 0 else f"/docs/{self.sections[s]}/"
@@ -150,12 +164,12 @@ class DocsTree:
                 href = target[len(base) :] or "./"
             else:
                 href = "../" + target[len("/docs/") :]
-            links.append(Link(href, target, "nav", markup=layout._markup(rng)))
+            links.append(Link(href, target, "nav", markup=layout.markup(rng)))
         return links
 
     def _wire(
         self,
-        layout: SiteLayout,
+        layout: LayoutTables,
         rng: random.Random,
         rows: list[list[Link | None]],
         root_row: list[Link | None],
@@ -195,7 +209,7 @@ class DocsTree:
                     rows[i][s] = self.plain(layout, rng, i, rng.randrange(n))
 
     def plain(
-        self, layout: SiteLayout, rng: random.Random, src: int, j: int, tree: bool = False
+        self, layout: LayoutTables, rng: random.Random, src: int, j: int, tree: bool = False
     ) -> Link:
         target = self.paths[j]
         if not tree and self.is_index(j) and rng.random() < 0.3:
@@ -204,7 +218,7 @@ class DocsTree:
 
     # -- link kinds and spellings -----------------------------------------------------
 
-    def make_slot(self, layout: SiteLayout, rng: random.Random, src: int, kind: str) -> Link:
+    def make_slot(self, layout: LayoutTables, rng: random.Random, src: int, kind: str) -> Link:
         """A link slot of a kind in OWN_KINDS, from page src (-1 is the root)."""
         j = rng.randrange(self.params.pages)
         target = self.paths[j]
@@ -215,7 +229,7 @@ class DocsTree:
             if u < 1 / 3 and src >= 0 and not self.is_index(src):
                 # A bare query resolves against the page's own URL: only pages with one path.
                 own = f"?a={src}&b={j}"
-                return Link(own, self.paths[src] + own, kind, markup=layout._markup(rng))
+                return Link(own, self.paths[src] + own, kind, markup=layout.markup(rng))
             query = f"?v={1 + j % 3}" if u < 2 / 3 else f"?a={src}&b={j}"
             return self.spell(layout, rng, src, target + query, kind)
         if kind == "missing":
@@ -226,14 +240,14 @@ class DocsTree:
                 target = _variant(rng, target)
             return self.spell(layout, rng, src, target, kind)
         form = rng.choice(_OFFSITE)
-        markup = layout._markup(rng)
+        markup = layout.markup(rng)
         if form is None:
             return Link(target, None, kind, True, markup, HTTPS_FORM)
         return Link(form.format(j=j), None, kind, markup=markup)
 
     def spell(
         self,
-        layout: SiteLayout,
+        layout: LayoutTables,
         rng: random.Random,
         src: int,
         target: str,
@@ -257,11 +271,11 @@ class DocsTree:
             form = rng.choice((0, 1, 3) if tree else (0, 1, PORT80_FORM, 3))
         if rng.random() < p.fragment:
             href += rng.choice(_FRAGMENTS)
-        return Link(href, target, kind, absolute, layout._markup(rng), form)
+        return Link(href, target, kind, absolute, layout.markup(rng), form)
 
     # -- bodies -----------------------------------------------------------------------
 
-    def body(self, layout: SiteLayout, i: int, authority: str) -> bytes:
+    def body(self, layout: LayoutTables, i: int, authority: str) -> bytes:
         """The HTML of page i (-1 is the root) for this Host."""
         if self._text is None:
             self._text = DocsText(self.text_seed)

@@ -62,7 +62,7 @@ class SiteLayout:
         # Slots: None marks a plain slot whose target page is assigned below.
         slots: list[list[Link | None]] = []
         for i in range(n):
-            slots.append([self._draw_slot(rng, i) for _ in range(p.links)])
+            slots.append([self.draw_slot(rng, i) for _ in range(p.links)])
 
         if p.shape == "wide":
             self.root_links = [Link(f"/p/{i}/", f"/p/{i}/", "plain") for i in range(n)]
@@ -123,7 +123,7 @@ class SiteLayout:
                     slots[i][s] = self._plain(rng, i, rng.randrange(n))
         self.root_links = [link for link in root_slots if link is not None]
 
-    def _draw_slot(self, rng: random.Random, src: int) -> Link | None:
+    def draw_slot(self, rng: random.Random, src: int) -> Link | None:
         """Draw the kind of one link slot of page src; None means a plain link (wired later)."""
         p = self.params
         u = rng.random()
@@ -171,7 +171,7 @@ class SiteLayout:
             return self._spell(rng, src, f"/f/{m}.{self.files[m]}", kind)
         # offsite
         form = rng.choice(OFFSITE_FORMS)
-        return Link(form.format(j=rng.randrange(p.pages)), None, kind, markup=self._markup(rng))
+        return Link(form.format(j=rng.randrange(p.pages)), None, kind, markup=self.markup(rng))
 
     def _make_chain(self, rng: random.Random, c: int) -> Chain:
         """A chain of 2..chain_length redirects; it ends at a page, a 404 or off-site."""
@@ -201,7 +201,7 @@ class SiteLayout:
     def _plain(self, rng: random.Random, src: int, j: int) -> Link:
         return self._spell(rng, src, self.page_path(j), "plain")
 
-    def _markup(self, rng: random.Random) -> int:
+    def markup(self, rng: random.Random) -> int:
         return rng.randint(1, 4) if rng.random() < self.params.odd_markup else 0
 
     def _spell(self, rng: random.Random, src: int, target: str, kind: str) -> Link:
@@ -224,4 +224,4 @@ class SiteLayout:
             absolute = True
         if rng.random() < p.fragment:
             href += rng.choice(("#top", "#section-2", "#"))
-        return Link(href, target, kind, absolute, self._markup(rng))
+        return Link(href, target, kind, absolute, self.markup(rng))

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from server.app import Delivery, SiteHandler, Stats, make_listener, start_server
+from server.app import Delivery, SiteHandler, make_listener, start_server
+from server.counters import Stats
 from server.site import Site
 from server.site_params import FAULT_OUTCOMES, SLOT_KINDS, Outcome, SiteParams
 

@@ -10,7 +10,7 @@ import sysconfig
 
 import pytest
 
-from bench.harness.processes import python_command
+from bench.interpreter import python_command
 from c10k import catalog
 from impls.cli import python_block
 from tests.tinysite import TinySite, page

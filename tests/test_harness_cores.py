@@ -12,9 +12,9 @@ import pytest
 from bench.harness import cores
 from bench.harness.derive import crawl_point, derive, memory_per_connection
 from bench.harness.plan import CrawlPoint, PlannedRun
-from bench.harness.processes import python_command
 from bench.harness.recipes import run_crawl
 from bench.harness.site import ServeOptions, Server
+from bench.interpreter import python_command
 from c10k import catalog
 
 # -- the split ------------------------------------------------------------------------------

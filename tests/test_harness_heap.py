@@ -16,8 +16,8 @@ from bench.harness.heap import (
     PINNED_MALLOC,
     memory_env,
 )
-from bench.harness.heap_check import condition_env
 from bench.harness.processes import run_process
+from bench.tools.heap_check import condition_env
 
 
 def test_the_thresholds_are_pinned_and_the_rest_of_the_environment_kept() -> None:
@@ -95,7 +95,7 @@ def test_the_check_runs_each_condition_as_named(condition: str, pinned: bool, pa
 )
 def test_bad_input_to_the_check_is_one_line_and_exit_2(args: list[str]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "bench.harness.heap_check", *args],
+        [sys.executable, "-m", "bench.tools.heap_check", *args],
         capture_output=True,
         text=True,
         timeout=60,

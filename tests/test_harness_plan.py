@@ -7,6 +7,7 @@ from dataclasses import asdict
 
 import pytest
 
+from bench.harness import costs
 from bench.harness import plan as sc
 from bench.harness.cli import plan_table
 from bench.harness.derive import fit_thresholds
@@ -282,10 +283,10 @@ def test_several_processes_start_more_interpreters_and_ramp_side_by_side() -> No
     site = ServeOptions(pages=10_000, links=0, shape="wide", latency="0")
     model = catalog.THREADS
     plain, shared = CrawlPoint(site, 10_000), CrawlPoint(site, 10_000, processes=4)
-    ramp = 10_000 * catalog.THREAD_CEILING_S_PER_THREAD
+    ramp = 10_000 * costs.THREAD_CEILING_S_PER_THREAD
     # The coordinator's and the workers' starts in place of one, three quarters of the ramp
     # saved: each worker starts its quarter of the threads.
-    expected = 4 * model.startup_s - 0.75 * ramp
+    expected = 4 * costs.CRAWL_COSTS[model.name].startup_s - 0.75 * ramp
     assert shared.estimate_s(model.name) - plain.estimate_s(model.name) == pytest.approx(expected)
 
 

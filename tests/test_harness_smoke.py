@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from bench.harness.heap import PINNED_MALLOC
-from bench.harness.processes import python_command
+from bench.interpreter import python_command
 from tests.server_helpers import wait_for
 
 pytestmark = pytest.mark.slow

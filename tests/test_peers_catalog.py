@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from bench import interpreter
 from bench.harness import derive as derive_module
 from bench.harness import plan as sc
-from bench.harness import processes
 from bench.harness.analysis import verification_failures, verify
 from bench.harness.profiles import PROFILE_TABLE
 from bench.regress.suites import support
@@ -76,8 +76,8 @@ def test_bench_and_report_show_a_peer_not_installed(
         {"name": m.name, "missing": m.missing(), "peer": m.name in catalog.PEERS}
         for m in catalog.CRAWLERS.values()
     ]
-    monkeypatch.setattr(processes, "listed_models", lambda python: rows)
-    skip = processes.missing_models([catalog.ASYNCIO.name, PEER])
+    monkeypatch.setattr(interpreter, "listed_models", lambda python: rows)
+    skip = interpreter.missing_models([catalog.ASYNCIO.name, PEER])
     assert skip == {PEER: "scrapy is not installed: pip install 'c10k-bench[peers]'"}
     runs = [
         {

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-from bench.harness.processes import python_command
+from bench.interpreter import python_command
 from c10k.catalog import CRAWLERS, MODELS
 from impls.cli import UsageError, check_processes, crawl_parser
 from impls.core.partition import owner, shares

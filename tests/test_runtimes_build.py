@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.runtimes import build
-from bench.runtimes.build import Layout, Progress, Source
+from bench.runtimes import build, fetch, install
+from bench.runtimes.fetch import Source
+from bench.runtimes.workspace import BuildFailed, Layout, Progress
 
 DSC = """\
 -----BEGIN PGP SIGNED MESSAGE-----
@@ -32,7 +33,7 @@ Files:
 
 
 def test_dsc_files_reads_the_sha256_field_only() -> None:
-    assert build.dsc_files(DSC) == {
+    assert fetch.dsc_files(DSC) == {
         "python3.14_3.14.7.orig.tar.xz": (
             "3b48dac8fb59f62eaa67ac83c1eb12bda1b7a08406dd286e252c11a66be27f81"
         ),
@@ -50,23 +51,23 @@ def test_the_pool_fallback_takes_the_newest_revision_the_pool_serves() -> None:
         probed.append(name)
         return name in served
 
-    version, missing = build.pool_candidates(["3.14.10-1", "3.14.9-1"], exists)
+    version, missing = fetch.pool_candidates(["3.14.10-1", "3.14.9-1"], exists)
     assert (version, missing) == ("3.14.7-4", ["3.14.10-1", "3.14.9-1"])
     assert "python3.14_3.14.8.orig.tar.xz" in probed
 
 
 def test_the_index_version_wins_when_the_pool_serves_it() -> None:
-    version, missing = build.pool_candidates(["3.14.10-1"], lambda name: True)
+    version, missing = fetch.pool_candidates(["3.14.10-1"], lambda name: True)
     assert (version, missing) == ("3.14.10-1", [])
 
 
 def test_no_version_when_the_pool_serves_none() -> None:
-    assert build.pool_candidates(["3.14.2-1"], lambda name: False) == (None, ["3.14.2-1"])
+    assert fetch.pool_candidates(["3.14.2-1"], lambda name: False) == (None, ["3.14.2-1"])
 
 
 def test_the_pair_differs_only_in_disable_gil(tmp_path: Path) -> None:
-    gil = build.configure_flags(tmp_path, "3.14", optimizations=False)
-    free = build.configure_flags(tmp_path, "3.14t", optimizations=False)
+    gil = install.configure_flags(tmp_path, "3.14", optimizations=False)
+    free = install.configure_flags(tmp_path, "3.14t", optimizations=False)
     assert [f for f in free if f != "--disable-gil"] == gil
     assert "--disable-gil" in free
 
@@ -114,47 +115,49 @@ def fake_source(tmp_path: Path) -> Source:
 
 def test_a_build_lands_whole_with_its_record_and_then_counts_as_built(tmp_path: Path) -> None:
     layout = Layout(tmp_path / "cache")
-    flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
+    flags = install.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
     fake_cpython(tmp_path / "src")
-    assert not build.usable_build(layout, TAG, flags, None)
-    record = build.build_one(
+    assert not install.usable_build(layout, TAG, flags, None)
+    record = install.build_one(
         TAG, tmp_path / "src", fake_source(tmp_path), layout, flags, 1, Progress()
     )
-    on_disk = json.loads((layout.prefix(TAG) / build.RECORD).read_text())
+    on_disk = json.loads((layout.prefix(TAG) / install.RECORD).read_text())
     assert on_disk == record
     assert on_disk["debian_version"] == "3.14.7-4"
     assert on_disk["configure_flags"] == flags
     assert on_disk["sys_version"] == sys.version
-    assert build.usable_build(layout, TAG, flags, None)
-    assert build.usable_build(layout, TAG, flags, "3.14.7-4")
-    assert not build.usable_build(layout, TAG, flags, "3.14.6-1")
-    other_flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=True)
-    assert not build.usable_build(layout, TAG, other_flags, None)
+    assert install.usable_build(layout, TAG, flags, None)
+    assert install.usable_build(layout, TAG, flags, "3.14.7-4")
+    assert not install.usable_build(layout, TAG, flags, "3.14.6-1")
+    other_flags = install.configure_flags(layout.prefix(TAG), TAG, optimizations=True)
+    assert not install.usable_build(layout, TAG, other_flags, None)
     # Only the install is left: no stage, no build tree.
     assert sorted(p.name for p in layout.work.iterdir()) == ["logs"]
 
 
 def test_a_failed_install_leaves_the_previous_install_alone(tmp_path: Path) -> None:
     layout = Layout(tmp_path / "cache")
-    flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
+    flags = install.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
     fake_cpython(tmp_path / "good")
-    build.build_one(TAG, tmp_path / "good", fake_source(tmp_path), layout, flags, 1, Progress())
-    before = (layout.prefix(TAG) / build.RECORD).read_text()
+    install.build_one(TAG, tmp_path / "good", fake_source(tmp_path), layout, flags, 1, Progress())
+    before = (layout.prefix(TAG) / install.RECORD).read_text()
     fake_cpython(tmp_path / "bad", install_fails=True)
-    with pytest.raises(
-        build.BuildFailed, match=f"{re.escape(TAG)} install failed .*{re.escape(TAG)}"
-    ):
-        build.build_one(TAG, tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress())
-    assert (layout.prefix(TAG) / build.RECORD).read_text() == before
-    assert build.usable_build(layout, TAG, flags, None)
+    with pytest.raises(BuildFailed, match=f"{re.escape(TAG)} install failed .*{re.escape(TAG)}"):
+        install.build_one(
+            TAG, tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress()
+        )
+    assert (layout.prefix(TAG) / install.RECORD).read_text() == before
+    assert install.usable_build(layout, TAG, flags, None)
 
 
 def test_a_failed_first_build_leaves_no_prefix(tmp_path: Path) -> None:
     layout = Layout(tmp_path / "cache")
-    flags = build.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
+    flags = install.configure_flags(layout.prefix(TAG), TAG, optimizations=False)
     fake_cpython(tmp_path / "bad", install_fails=True)
-    with pytest.raises(build.BuildFailed):
-        build.build_one(TAG, tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress())
+    with pytest.raises(BuildFailed):
+        install.build_one(
+            TAG, tmp_path / "bad", fake_source(tmp_path), layout, flags, 1, Progress()
+        )
     assert not layout.prefix(TAG).exists()
 
 

@@ -25,6 +25,20 @@ json.dump(rows, sys.stdout)
 """
 
 
+def pyproject(name: str, version: str, rest: str) -> str:
+    """A setuptools project's pyproject.toml: [build-system], then [project] NAME, VERSION
+    and REST (more of [project], then further tables)."""
+    head = textwrap.dedent(f"""\
+        [build-system]
+        requires = ["setuptools>=61"]
+        build-backend = "setuptools.build_meta"
+        [project]
+        name = "{name}"
+        version = "{version}"
+        """)
+    return head + textwrap.dedent(rest)
+
+
 def package(directory: Path, name: str, setup_py: str | None = None) -> Path:
     """A local package with one module; with setup_py, that file instead of a pyproject."""
     directory.mkdir(parents=True)
@@ -32,18 +46,8 @@ def package(directory: Path, name: str, setup_py: str | None = None) -> Path:
     if setup_py is not None:
         (directory / "setup.py").write_text(setup_py)
     else:
-        (directory / "pyproject.toml").write_text(
-            textwrap.dedent(f"""\
-                [build-system]
-                requires = ["setuptools>=61"]
-                build-backend = "setuptools.build_meta"
-                [project]
-                name = "{name}"
-                version = "1.0"
-                [tool.setuptools]
-                py-modules = ["{name}"]
-                """)
-        )
+        tables = f'[tool.setuptools]\npy-modules = ["{name}"]\n'
+        (directory / "pyproject.toml").write_text(pyproject(name, "1.0", tables))
     return directory
 
 
@@ -69,23 +73,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (checkout / "c10k").mkdir(parents=True)
     (checkout / "c10k" / "__init__.py").write_text("")
     (checkout / "c10k" / "cli.py").write_text(MODELS_CLI)
-    (checkout / "pyproject.toml").write_text(
-        textwrap.dedent(f"""\
-            [build-system]
-            requires = ["setuptools>=61"]
-            build-backend = "setuptools.build_meta"
-            [project]
-            name = "checkout"
-            version = "0.1"
-            dependencies = [
-                "wheeled @ {wheel.as_uri()}",
-                "good @ {good.as_uri()}",
-                "broken @ {broken.as_uri()}",
-            ]
-            [tool.setuptools]
-            packages = ["c10k"]
-            """)
-    )
+    rest = f"""\
+        dependencies = [
+            "wheeled @ {wheel.as_uri()}",
+            "good @ {good.as_uri()}",
+            "broken @ {broken.as_uri()}",
+        ]
+        [tool.setuptools]
+        packages = ["c10k"]
+        """
+    (checkout / "pyproject.toml").write_text(pyproject("checkout", "0.1", rest))
     return checkout
 
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from c10k import stats
+from c10k import fits, stats
 
 
 def test_median_odd_even_and_empty() -> None:
@@ -49,26 +49,26 @@ def test_summarize_ignores_non_finite_and_serialises_nan_as_none() -> None:
 
 
 def test_linear_fit_exact_line() -> None:
-    fit = stats.linear_fit([1.0, 2.0, 3.0, 4.0], [12.0, 14.0, 16.0, 18.0])
+    fit = fits.linear_fit([1.0, 2.0, 3.0, 4.0], [12.0, 14.0, 16.0, 18.0])
     assert fit.slope == pytest.approx(2.0)
     assert fit.intercept == pytest.approx(10.0)
     assert fit.r2 == pytest.approx(1.0)
 
 
 def test_linear_fit_noisy_line_has_r2_below_one() -> None:
-    fit = stats.linear_fit([0.0, 1.0, 2.0, 3.0], [0.0, 1.5, 1.5, 3.0])
+    fit = fits.linear_fit([0.0, 1.0, 2.0, 3.0], [0.0, 1.5, 1.5, 3.0])
     assert fit.slope == pytest.approx(0.9)
     assert 0.8 < fit.r2 < 1.0
 
 
 def test_linear_fit_degenerate_cases() -> None:
-    assert math.isnan(stats.linear_fit([1.0], [2.0]).slope)
-    assert math.isnan(stats.linear_fit([2.0, 2.0], [1.0, 3.0]).slope)
-    flat = stats.linear_fit([1.0, 2.0, 3.0], [5.0, 5.0, 5.0])
+    assert math.isnan(fits.linear_fit([1.0], [2.0]).slope)
+    assert math.isnan(fits.linear_fit([2.0, 2.0], [1.0, 3.0]).slope)
+    flat = fits.linear_fit([1.0, 2.0, 3.0], [5.0, 5.0, 5.0])
     assert flat.slope == 0.0 and flat.r2 == 1.0
-    assert stats.linear_fit([1.0], [2.0]).as_dict()["slope"] is None
+    assert fits.linear_fit([1.0], [2.0]).as_dict()["slope"] is None
     with pytest.raises(ValueError):
-        stats.linear_fit([1.0, 2.0], [1.0])
+        fits.linear_fit([1.0, 2.0], [1.0])
 
 
 # -- 95% intervals ---------------------------------------------------------------------------
@@ -202,22 +202,22 @@ def test_median_interval_takes_the_median_of_each_bound() -> None:
 
 
 def test_linear_fit_slope_interval() -> None:
-    exact = stats.linear_fit([1.0, 2.0, 3.0, 4.0], [12.0, 14.0, 16.0, 18.0])
+    exact = fits.linear_fit([1.0, 2.0, 3.0, 4.0], [12.0, 14.0, 16.0, 18.0])
     assert exact.slope_ci95 is not None
     assert exact.slope_ci95.as_list() == pytest.approx([2.0, 2.0])
-    noisy = stats.linear_fit([0.0, 1.0, 2.0, 3.0], [0.0, 1.5, 1.5, 3.0])
+    noisy = fits.linear_fit([0.0, 1.0, 2.0, 3.0], [0.0, 1.5, 1.5, 3.0])
     # residuals -0.15, 0.45, -0.45, 0.15: SS 0.45; se = sqrt(0.45 / 2 / 5)
     half = 4.302652729911275 * math.sqrt(0.45 / 2 / 5)
     assert noisy.slope_ci95 is not None
     assert noisy.slope_ci95.low == pytest.approx(0.9 - half)
     assert noisy.slope_ci95.high == pytest.approx(0.9 + half)
-    assert stats.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_ci95"] is None
+    assert fits.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_ci95"] is None
     # Where a second run's slope should fall: √2 times as wide, about the same slope.
     assert noisy.slope_repeat95 is not None
     assert noisy.slope_repeat95.as_list() == pytest.approx(
         [0.9 - math.sqrt(2) * half, 0.9 + math.sqrt(2) * half]
     )
-    assert stats.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_repeat95"] is None
+    assert fits.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_repeat95"] is None
 
 
 def test_a_repeat_runs_slope_falls_in_the_repeat_interval_95_percent_of_the_time() -> None:
@@ -227,8 +227,8 @@ def test_a_repeat_runs_slope_falls_in_the_repeat_interval_95_percent_of_the_time
     draw = random.Random(16)
     cs = [1000.0, 1000.0, 3000.0, 3000.0, 10_000.0, 10_000.0]
 
-    def run() -> stats.LinearFit:
-        return stats.linear_fit(cs, [20e6 + 9000 * c + draw.gauss(0, 300e3) for c in cs])
+    def run() -> fits.LinearFit:
+        return fits.linear_fit(cs, [20e6 + 9000 * c + draw.gauss(0, 300e3) for c in cs])
 
     pairs = [(run(), run()) for _ in range(4000)]
     held = {"ci": 0, "repeat": 0}
@@ -249,7 +249,7 @@ def test_plane_fit_separates_two_causes_exactly() -> None:
     cs = [1000.0, 3000.0, 10_000.0, 3000.0, 5000.0]
     urls = [2000.0, 6000.0, 20_000.0, 12_000.0, 10_000.0]
     ys = [20e6 + 9000 * c + 1500 * u for c, u in zip(cs, urls, strict=True)]
-    fit = stats.plane_fit(cs, urls, ys)
+    fit = fits.plane_fit(cs, urls, ys)
     assert fit.slope_x == pytest.approx(9000.0) and fit.slope_z == pytest.approx(1500.0)
     assert fit.intercept == pytest.approx(20e6)
     assert fit.slope_x_ci95 is not None and fit.slope_z_ci95 is not None
@@ -262,11 +262,11 @@ def test_plane_fit_interval_holds_the_slopes_and_grows_with_the_scatter() -> Non
     urls = [2000.0, 6000.0, 20_000.0, 12_000.0, 10_000.0, 4000.0]
     noise = [3e5, -2e5, 1e5, -4e5, 2e5, 0.0]
 
-    def fitted(scale: float) -> stats.PlaneFit:
+    def fitted(scale: float) -> fits.PlaneFit:
         ys = [
             20e6 + 9000 * c + 1500 * u + scale * e for c, u, e in zip(cs, urls, noise, strict=True)
         ]
-        return stats.plane_fit(cs, urls, ys)
+        return fits.plane_fit(cs, urls, ys)
 
     small, large = fitted(1.0), fitted(10.0)
     assert small.slope_x_ci95 is not None and small.slope_z_ci95 is not None
@@ -280,12 +280,12 @@ def test_plane_fit_interval_holds_the_slopes_and_grows_with_the_scatter() -> Non
 def test_plane_fit_cannot_separate_causes_that_move_together() -> None:
     # Every point at 2 URLs per connection: per URL and per connection are one slope.
     cs = [1000.0, 3000.0, 10_000.0]
-    collinear = stats.plane_fit(cs, [2 * c for c in cs], [5e6 + 12_000 * c for c in cs])
+    collinear = fits.plane_fit(cs, [2 * c for c in cs], [5e6 + 12_000 * c for c in cs])
     assert math.isnan(collinear.slope_x) and math.isnan(collinear.slope_z)
-    three = stats.plane_fit([1000.0, 3000.0, 3000.0], [2000.0, 6000.0, 12_000.0], [1.0, 2.0, 4.0])
+    three = fits.plane_fit([1000.0, 3000.0, 3000.0], [2000.0, 6000.0, 12_000.0], [1.0, 2.0, 4.0])
     assert math.isfinite(three.slope_z) and three.slope_z_ci95 is None  # no degree of freedom
     with pytest.raises(ValueError):
-        stats.plane_fit([1.0, 2.0], [1.0], [1.0, 2.0])
+        fits.plane_fit([1.0, 2.0], [1.0], [1.0, 2.0])
 
 
 def test_relative_gap() -> None:
@@ -300,7 +300,7 @@ def test_a_replicated_fit_takes_each_points_own_spread() -> None:
     # Two points run twice: means 1 and 2 (slope 1); each point's variance 2, its share of
     # the slope's variance 2 x 0.25 x 2 / 1² = 1 with one degree of freedom, so the slope's
     # variance is 2 with (1 + 1)² / (1 + 1) = 2 degrees of freedom.
-    fit = stats.replicated_fit([0.0, 0.0, 1.0, 1.0], [0.0, 2.0, 1.0, 3.0])
+    fit = fits.replicated_fit([0.0, 0.0, 1.0, 1.0], [0.0, 2.0, 1.0, 3.0])
     half = 4.302652729911275 * math.sqrt(2)
     assert fit.slope == pytest.approx(1.0)
     assert fit.slope_ci95 is not None and fit.slope_repeat95 is not None
@@ -312,9 +312,9 @@ def test_a_replicated_fit_takes_each_points_own_spread() -> None:
 
 def test_a_replicated_fit_falls_back_to_the_pooled_scatter_when_a_point_ran_once() -> None:
     xs, ys = [0.0, 1.0, 1.0, 2.0], [0.0, 1.5, 1.0, 2.2]
-    assert stats.replicated_fit(xs, ys) == stats.linear_fit(xs, ys)
+    assert fits.replicated_fit(xs, ys) == fits.linear_fit(xs, ys)
     # Repeats that agree exactly leave the slope with no scatter at all.
-    exact = stats.replicated_fit([1.0, 1.0, 2.0, 2.0], [3.0, 3.0, 5.0, 5.0])
+    exact = fits.replicated_fit([1.0, 1.0, 2.0, 2.0], [3.0, 3.0, 5.0, 5.0])
     assert exact.slope_ci95 is not None and exact.slope_ci95.as_list() == [2.0, 2.0]
 
 
@@ -333,8 +333,8 @@ def test_a_replicated_fit_holds_the_next_run_when_the_largest_point_scatters_mos
     trials = 4000
     for _ in range(trials):
         first, second = run(), run()
-        slope = stats.linear_fit(*second).slope
-        for name, fit in (("pooled", stats.linear_fit), ("replicated", stats.replicated_fit)):
+        slope = fits.linear_fit(*second).slope
+        for name, fit in (("pooled", fits.linear_fit), ("replicated", fits.replicated_fit)):
             repeat = fit(*first).slope_repeat95
             assert repeat is not None
             held[name] += repeat.low <= slope <= repeat.high

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.harness.processes import python_command
 from bench.harness.site import http_json
+from bench.interpreter import python_command
 from c10k.system import read_line, stop_process
 from tests.server_helpers import REPO, wait_for
 

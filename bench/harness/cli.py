@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn, TextIO
+from typing import Any, TextIO
 
+from bench.arguments import OneLineParser
 from bench.harness.cores import PIN_MODES, Pinning, plan_pinning, this_thread_on
 from bench.harness.derive import derive_document
 from bench.harness.plan import (
@@ -26,13 +27,14 @@ from bench.harness.plan import (
     estimate_by_scenario,
     plan_estimate_s,
 )
-from bench.harness.processes import missing_models, terminate_all
+from bench.harness.processes import terminate_all
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
 from bench.harness.results import ResultsStore, new_document, write_atomic
 from bench.harness.runtimes import RUNTIMES_JSON, RUNTIMES_MD, compare_runtimes, runtime_outcome
 from bench.harness.site import RemoteServer, Server, ServerError, SiteClient, agent_state
 from bench.harness.summary import summary_table
+from bench.interpreter import missing_models
 from bench.runtimes.discover import NoSuchRuntime, Runtime, resolve
 from bench.runtimes.venvs import PrepareFailed, prepare
 from c10k import catalog, probes
@@ -50,13 +52,6 @@ def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
             f"unknown {what} {', '.join(unknown)}; choose from {', '.join(allowed)}"
         )
     return names
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad input is one line on stderr and exit code 2, not the usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -16,15 +16,8 @@ from bench.harness.cores import harness_cost, point_busy
 from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
 from c10k import catalog, probes
-from c10k.stats import (
-    Interval,
-    plane_fit,
-    recorded_interval,
-    recorded_median,
-    relative_gap,
-    replicated_fit,
-    summarize,
-)
+from c10k.fits import plane_fit, replicated_fit
+from c10k.stats import Interval, recorded_interval, recorded_median, relative_gap, summarize
 
 
 def _measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:

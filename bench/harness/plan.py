@@ -7,19 +7,19 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from bench.harness.site import ServeOptions
-from c10k import catalog
-from c10k.catalog import (
+from bench.harness.costs import (
     CALLGRIND_SLOWDOWN,
     CONNECT_S,
-    CORE_REPLAY_CPU_PER_PAGE_S,
-    CORE_REPLAY_STARTUP_S,
+    CPU_LOOP_S,
+    IDLE_START_S,
     RUN_OVERHEAD_S,
     SERVER_RATE,
     SERVER_START_S,
-    UNKNOWN_CPU_PER_PAGE_S,
-    UNKNOWN_STARTUP_S,
+    THREAD_CEILING_S_PER_THREAD,
+    native_costs,
 )
+from bench.harness.site import ServeOptions
+from c10k import catalog
 from server.specs import parse_duration
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
@@ -43,16 +43,6 @@ def mean_latency(spec: str) -> float:
         centre, _, sigma = rest.partition(",")
         return parse_duration(centre) * math.exp(float(sigma or 0) ** 2 / 2)
     raise ValueError(f"unknown latency spec: {spec!r}")
-
-
-def _native_costs(model: str) -> tuple[float, float]:
-    """The cost model's start-up and CPU per page (seconds) of a model or the core replay."""
-    if model == catalog.CORE_REPLAY:
-        return CORE_REPLAY_STARTUP_S, CORE_REPLAY_CPU_PER_PAGE_S
-    entry = catalog.CRAWLERS.get(model)
-    if entry is None:
-        return UNKNOWN_STARTUP_S, UNKNOWN_CPU_PER_PAGE_S
-    return entry.startup_s, entry.cpu_per_page_s
 
 
 @dataclass(frozen=True)
@@ -85,7 +75,7 @@ class CrawlPoint:
         else:  # a random recursive tree: depth grows with log(pages), then waves of C
             generations = math.ceil(urls / self.concurrency) + math.ceil(math.log(urls + 1, 3))
         waiting = generations * latency
-        startup, cpu_per_page = _native_costs(model)
+        startup, cpu_per_page = native_costs(model)
         if self.processes > 1:
             # The coordinator, then P workers, each a fresh interpreter with its imports; on
             # the crawler's few CPUs their starts mostly queue, so count them one after another.
@@ -93,7 +83,7 @@ class CrawlPoint:
         computing = urls * cpu_per_page + urls / SERVER_RATE / 2
         model_entry = catalog.CRAWLERS.get(model)
         per_worker = (
-            catalog.THREAD_CEILING_S_PER_THREAD
+            THREAD_CEILING_S_PER_THREAD
             if model_entry is not None and model_entry.thread_per_worker
             else CONNECT_S
         )
@@ -110,7 +100,7 @@ class CrawlPoint:
 
     def counted_estimate_s(self, model: str) -> float:
         """Expected seconds for one run under callgrind: its start-up and CPU, slowed down."""
-        startup, cpu_per_page = _native_costs(model)
+        startup, cpu_per_page = native_costs(model)
         native = startup + self.server.urls_estimate * cpu_per_page
         return native * CALLGRIND_SLOWDOWN + RUN_OVERHEAD_S
 
@@ -139,15 +129,15 @@ class IdleSpec:
         return args
 
     def estimate_s(self) -> float:
-        per_unit = catalog.IDLE_KINDS[self.kind].start_s  # start, measure and release one
+        per_unit = IDLE_START_S[self.kind]  # start, measure and release one
         if self.mode == "until-failure" and self.processes > 1:
             # kernel.pid_max (32,768 here) stops them, and ending 31,000 threads in four
             # processes took as long again as starting them (65 s in all, measured)
             started = min(self.cap, 32_768)
-            return 0.3 + 2 * started * catalog.THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S
+            return 0.3 + 2 * started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S
         if self.mode == "until-failure":  # vm.max_map_count stops threads near 22,000 here
             started = min(self.cap, 25_000)
-            return 0.3 + started * catalog.THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2
+            return 0.3 + started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2
         count = self.count
         slowdown = 4.0 if self.mode == "tracemalloc" else 1.0
         return 0.3 + count * per_unit * slowdown + RUN_OVERHEAD_S / 2
@@ -263,7 +253,7 @@ def build_plan(
                 model=catalog.CPU_LOOP,
                 kind="measured",
                 repetition=n,
-                estimate_s=catalog.CPU_LOOP_S,
+                estimate_s=CPU_LOOP_S,
                 loop=True,
             )
             for n in range(scenario.loops)

@@ -1,23 +1,20 @@
-"""The processes the harness starts: how to run a c10k subcommand, and ending them all on Ctrl-C."""
+"""The processes the harness starts: one run, timed on its CPUs, and ending them all on Ctrl-C."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Collection, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Collection
+from typing import NamedTuple
 
 import psutil
 
 from bench.harness.cores import affinity, self_cpu_s, this_thread_on
-from c10k import catalog
 
 STOP_GRACE_S = 5.0
 STDERR_TAIL = 2000
@@ -25,12 +22,6 @@ STDERR_TAIL = 2000
 # Every process this harness started and has not yet reaped: Ctrl-C ends exactly these.
 _live: dict[int, psutil.Process] = {}
 _live_lock = threading.Lock()
-
-
-def python_command(*args: str, python: str = sys.executable) -> list[str]:
-    """Run a c10k subcommand with an interpreter (this one unless told: a runtime's venv
-    python), never a crawler import in this process."""
-    return [python, "-m", "c10k.cli", *args]
 
 
 def track(pid: int) -> None:
@@ -124,38 +115,3 @@ def run_process(
         err.seek(0)
         stderr = err.read().decode(errors="replace")[-STDERR_TAIL:]
         return Finished(code, out.read(), stderr, elapsed, ran_on, harness_cpu)
-
-
-def listed_models(python: str = sys.executable) -> list[dict[str, Any]]:
-    """`c10k models --json` under an interpreter: every model and the dependencies it misses
-    there (asked, not imported).
-
-    Raises subprocess.SubprocessError, OSError or ValueError when the listing fails."""
-    done = subprocess.run(
-        python_command("models", "--json", python=python),
-        capture_output=True,
-        timeout=60,
-        check=True,
-    )
-    rows: list[dict[str, Any]] = json.loads(done.stdout)
-    return rows
-
-
-def missing_models(models: Sequence[str] | None, python: str = sys.executable) -> dict[str, str]:
-    """Models (None: every one listed) whose dependencies are missing under an interpreter,
-    asked of its `c10k models --json` (no import here)."""
-    try:
-        rows = listed_models(python)
-    except (subprocess.SubprocessError, OSError, ValueError) as exc:
-        return {m: f"`c10k models` failed: {exc}" for m in models or catalog.CRAWLERS}
-    known = {row["name"]: row["missing"] for row in rows}
-    problems = {}
-    for model in known if models is None else models:
-        if model not in known:
-            problems[model] = "not listed by `c10k models`"
-        elif peer := catalog.PEERS.get(model):
-            if known[model]:
-                problems[model] = peer.install_hint()
-        elif known[model]:
-            problems[model] = "missing " + ", ".join(known[model])
-    return problems

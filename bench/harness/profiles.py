@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bench.harness.costs import SWEEP_CPU_PER_PAGE_S
 from bench.harness.plan import CrawlPoint, IdleSpec, Profile, Scenario, mean_latency
 from bench.harness.site import ServeOptions
 from c10k import catalog
-from c10k.catalog import SWEEP_CPU_PER_PAGE_S
 
 
 def sleepy_points(
@@ -200,8 +200,23 @@ def _scenarios(
     instructions: tuple[CrawlPoint, ...] = (),
     c100k: tuple[CrawlPoint, ...] = (),
 ) -> tuple[Scenario, ...]:
-    def fit_from(points: tuple[CrawlPoint, ...]) -> int:
-        return 1000 if max((p.concurrency for p in points), default=0) >= 3000 else 0
+    def fitted(
+        about: catalog.Scenario,
+        points: tuple[CrawlPoint, ...],
+        repetitions: int = 1,
+        steady_heap: bool = False,
+    ) -> Scenario:
+        """A scenario whose memory per connection is fitted from C 1,000 up, when its points
+        reach C 3,000 (below that, over every point)."""
+        reach = max((p.concurrency for p in points), default=0)
+        fit_from = 1000 if reach >= 3000 else 0
+        return Scenario(
+            about,
+            points=points,
+            repetitions=repetitions,
+            fit_min_concurrency=fit_from,
+            steady_heap=steady_heap,
+        )
 
     return (
         # First, before anything has warmed the machine: the floor under every CV.
@@ -216,26 +231,13 @@ def _scenarios(
             repetitions=few_reps,
             warmups=few_warmups,
         ),
-        Scenario(
-            catalog.SLEEPY,
-            points=sleepy,
-            repetitions=sleepy_reps,
-            fit_min_concurrency=fit_from(sleepy),
-            steady_heap=True,
-        ),
-        Scenario(
-            catalog.SLEEPY_KEEP_ALIVE,
-            points=sleepy_keep_alive,
-            repetitions=sleepy_reps,
-            fit_min_concurrency=fit_from(sleepy_keep_alive),
-        ),
+        fitted(catalog.SLEEPY, sleepy, sleepy_reps, steady_heap=True),
+        fitted(catalog.SLEEPY_KEEP_ALIVE, sleepy_keep_alive, sleepy_reps),
         Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=sweep_reps),
         Scenario(catalog.REALISTIC, points=realistic, repetitions=realistic_reps),
         # Under the sleepy scenario's heap conditions, which its workers inherit: memory per
         # connection in one process and across several is then compared like for like.
-        Scenario(
-            catalog.C100K, points=c100k, fit_min_concurrency=fit_from(c100k), steady_heap=True
-        ),
+        fitted(catalog.C100K, c100k, steady_heap=True),
         # Once per model: a count under callgrind does not vary from run to run.
         Scenario(catalog.INSTRUCTIONS, points=instructions, counted=True),
     )

@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 import psutil
 
 from bench.harness.cores import this_thread_on
-from bench.harness.processes import STDERR_TAIL, STOP_GRACE_S, python_command, track, untrack
+from bench.harness.processes import STDERR_TAIL, STOP_GRACE_S, track, untrack
+from bench.interpreter import python_command
 from c10k.system import read_line, stop_process
 
 SERVER_READY_S = 60.0  # a large site's manifest is built before the server says it is ready

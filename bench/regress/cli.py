@@ -46,21 +46,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "new", type=Path, help="the run to judge (pytest bench/regress/suites --benchmark-json)"
     )
-    p.add_argument(
-        "--all", action="store_true", help="print every figure, not only the changed and gated"
-    )
-    p.add_argument(
-        "--deterministic",
-        action="store_true",
-        help="judge only the figures that hold still from run to run (instructions per page, "
-        "memory per idle unit), and fail when one of BASE's is missing from NEW: the CI gate",
-    )
-    p.add_argument(
-        "--update",
-        action="store_true",
-        help="print the changes, then make NEW the baseline: it replaces BASE (a file) or "
-        "BASE/<environment>.json (a directory); a reviewed move, see docs/regression.md",
-    )
+    switches = {
+        "--all": "print every figure, not only the changed and gated",
+        "--deterministic": "judge only the figures that hold still from run to run "
+        "(instructions per page, memory per idle unit), and fail when one of BASE's is "
+        "missing from NEW: the CI gate",
+        "--update": "print the changes, then make NEW the baseline: it replaces BASE (a "
+        "file) or BASE/<environment>.json (a directory); a reviewed move, see "
+        "docs/regression.md",
+    }
+    for switch, text in switches.items():
+        p.add_argument(switch, action="store_true", help=text)
     return p
 
 

@@ -1,21 +1,67 @@
-"""The chart style of a model or an idle kind, as the catalog gives it."""
+"""How each model, peer and idle kind is drawn, keyed by the catalog's names.
+
+Okabe-Ito colours (safe for colour-blind readers; a purple instead of its black, which would
+hide the black hatching); markers, dashes and hatches differ too, so each model stays
+recognisable in grey. The "X" marker is kept for runs that did not count. Circle and dot
+hatches are used sparingly: each one costs ~40 KB of SVG. Every crawler and idle kind of the
+catalog has its row: tests/test_catalog_tables.py fails when one is missing.
+"""
 
 from __future__ import annotations
 
-from c10k.catalog import CRAWLERS, IDLE_KINDS, PEERS, Style, idle_order, model_order
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["idle_order", "label", "model_order", "style"]
+from c10k import catalog
+from c10k.catalog import CRAWLERS, IDLE_KINDS, PEERS, idle_order, model_order
 
+__all__ = ["CRAWLER_STYLES", "IDLE_STYLES", "Style", "idle_order", "label", "model_order", "style"]
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a model is drawn: colour for screens, marker/line/hatch for grey-scale prints."""
+
+    colour: str
+    marker: str
+    linestyle: Any  # a matplotlib line style: a name or (offset, (on, off, ...))
+    hatch: str
+
+
+CRAWLER_STYLES: dict[str, Style] = {
+    catalog.THREADS.name: Style("#D55E00", "s", "-", "///"),
+    catalog.CALLBACKS.name: Style("#0072B2", "o", "--", "\\\\\\"),
+    catalog.GENERATORS.name: Style("#009E73", "^", "-.", "xxx"),
+    catalog.ASYNCIO.name: Style("#CC79A7", "D", ":", "||"),
+    catalog.ASYNCIO_UVLOOP.name: Style("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1)), "O"),
+    catalog.AIOHTTP.name: Style("#56B4E9", "P", (0, (8, 2)), "---"),
+    catalog.AIOHTTP_UVLOOP.name: Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
+    catalog.GEVENT.name: Style("#A6761D", "p", (0, (4, 2, 4, 2, 1, 2)), "\\\\|"),
+    catalog.TRIO.name: Style("#66A61E", "<", (0, (2, 4)), "-\\\\"),
+    catalog.SCRAPY.name: Style("#555555", "p", (0, (1, 1)), ".."),
+}
+# An idle kind borrows the style of the model that parks work that way.
+IDLE_STYLES: dict[str, Style] = {
+    catalog.THREAD.name: CRAWLER_STYLES[catalog.THREADS.name],
+    catalog.THREAD_SMALL_STACK.name: Style("#F0A47A", "s", "--", "//"),
+    catalog.ASYNCIO_TASK.name: CRAWLER_STYLES[catalog.ASYNCIO.name],
+    catalog.UVLOOP_TASK.name: CRAWLER_STYLES[catalog.ASYNCIO_UVLOOP.name],
+    catalog.GENERATORS_TASK.name: CRAWLER_STYLES[catalog.GENERATORS.name],
+    catalog.GENERATOR.name: Style("#7FCFB9", "^", ":", "*"),
+    catalog.COROUTINE.name: Style("#AAAAAA", "h", "-.", "."),
+    catalog.GREENLET.name: CRAWLER_STYLES[catalog.GEVENT.name],
+    catalog.TRIO_TASK.name: CRAWLER_STYLES[catalog.TRIO.name],
+}
 _FALLBACK = Style("#777777", "8", "-", "||")
 
 
 def style(name: str) -> Style:
     """The style of a model, peer or idle kind; a name the catalog does not know gets a
-    neutral one."""
+    neutral one (a name it knows must have its row: a KeyError otherwise)."""
     if name in CRAWLERS:
-        return CRAWLERS[name].style
+        return CRAWLER_STYLES[name]
     if name in IDLE_KINDS:
-        return IDLE_KINDS[name].style
+        return IDLE_STYLES[name]
     return _FALLBACK
 
 

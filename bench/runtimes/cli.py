@@ -6,7 +6,7 @@ import argparse
 import json
 from collections.abc import Sequence
 
-from bench.harness.cli import OneLineParser
+from bench.arguments import OneLineParser
 from bench.runtimes.discover import Runtime, cache_dir, find_runtimes
 
 

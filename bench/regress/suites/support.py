@@ -13,9 +13,9 @@ from typing import Any
 from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
 from bench.harness.plan import IdleSpec
-from bench.harness.processes import listed_models
 from bench.harness.recipes import crawl_argv, idle_argv, recorded_replay
 from bench.harness.site import ServeOptions, Server
+from bench.interpreter import listed_models
 from c10k import catalog
 
 CRAWL_TIMEOUT_S = 60.0

@@ -1,4 +1,4 @@
-"""`python -m bench.harness.ab OLD NEW`: one site crawled by two source trees' models, interleaved.
+"""`python -m bench.tools.ab OLD NEW`: one site crawled by two source trees' models, interleaved.
 
 A change's speed-up, measured in one run: the same `c10k serve` site, each model of each
 tree crawling it in turn (OLD, NEW, OLD, NEW...), every crawl verified against the
@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.harness.processes import listed_models
 from bench.harness.recipes import crawl_argv
 from bench.harness.site import ServeOptions, Server
+from bench.interpreter import listed_models
 from c10k.stats import median
 
 CRAWL_TIMEOUT_S = 600.0
@@ -43,7 +43,7 @@ def crawl(tree: Path, root: str, model: str, concurrency: int) -> dict[str, Any]
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.harness.ab", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m bench.tools.ab", description=__doc__)
     p.add_argument("old", type=Path, help="the source tree before the change")
     p.add_argument("new", type=Path, help="the source tree after it")
     p.add_argument("--preset", default="docs", help="c10k serve --preset (default docs)")
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rows = measure(server, models, args)
     except (RuntimeError, subprocess.TimeoutExpired) as exc:
-        print(f"python -m bench.harness.ab: error: {exc}", file=sys.stderr)
+        print(f"python -m bench.tools.ab: error: {exc}", file=sys.stderr)
         return 1
     finally:
         server.stop()

@@ -1,4 +1,4 @@
-"""`python -m bench.harness.heap_check`: one sleepy point, N runs under each allocator condition."""
+"""`python -m bench.tools.heap_check`: one sleepy point, N runs under each allocator condition."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import statistics
 import sys
 from typing import Any
 
+from bench.arguments import OneLineParser
 from bench.harness.analysis import run_plateau
-from bench.harness.cli import OneLineParser
 from bench.harness.cores import split_cpus
 from bench.harness.heap import HASH_SEED_MAX, memory_env
 from bench.harness.plan import PlannedRun
@@ -21,7 +21,7 @@ from c10k.catalog import MODELS
 
 # Each condition: (pin glibc's thresholds, pad the environment by a random length).
 CONDITIONS = {
-    "as-is": (False, False),  # the harness's own environment, as before issue 16
+    "as-is": (False, False),  # the harness's own environment: no pinned thresholds, no padding
     "padded": (False, True),
     "pinned": (True, False),
     "steady": (True, True),  # what the sleepy scenario uses (bench/harness/heap.py)
@@ -42,7 +42,7 @@ def condition_env(
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = OneLineParser(
-        prog="python -m bench.harness.heap_check",
+        prog="python -m bench.tools.heap_check",
         description="Run one sleepy point (L = 2 s, pinned like the benchmark) several times "
         "per allocator condition and print each run's plateau RSS and the spread per "
         "condition: how the default profile's memory fit was made to hold still between "
