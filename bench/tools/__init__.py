@@ -1,0 +1,1 @@
+"""Investigation programs: run by hand to check a choice, never by the pipeline."""
