@@ -19,7 +19,7 @@ from impls.core import (
 )
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.core.partition import WorkerLink
+from impls.core.worker_link import WorkerLink
 from impls.partition_asyncio import AsyncioLink
 from impls.sockets import READ_SIZE
 

@@ -14,7 +14,8 @@ import asyncio
 import socket
 
 from impls.core import Frontier, Job
-from impls.core.partition import CoordinatorLost, WorkerLink
+from impls.core.partition import CoordinatorLost
+from impls.core.worker_link import WorkerLink
 
 # The longest line the coordinator may send: a batch of forwarded URLs from one page.
 LINE_LIMIT = 64 * 1024 * 1024

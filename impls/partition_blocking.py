@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from impls.blocking import Lock, Workers
-from impls.core.partition import CoordinatorLost, LineBuffer, WorkerLink
+from impls.core.partition import CoordinatorLost, LineBuffer
+from impls.core.worker_link import WorkerLink
 from impls.sockets import READ_SIZE
 
 # How often the waiting main thread (or greenlet) looks for a worker's failure.

@@ -17,7 +17,8 @@ from collections.abc import Callable
 import trio
 
 from impls.core import Frontier, Job
-from impls.core.partition import CoordinatorLost, LineBuffer, WorkerLink
+from impls.core.partition import CoordinatorLost, LineBuffer
+from impls.core.worker_link import WorkerLink
 from impls.sockets import READ_SIZE
 
 

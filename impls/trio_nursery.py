@@ -10,7 +10,7 @@ from impls.async_models import Fetch, fetch_and_record
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.core.partition import WorkerLink
+from impls.core.worker_link import WorkerLink
 from impls.partition_trio import TrioLink
 from impls.sockets import READ_SIZE, address_family
 
