@@ -2,7 +2,7 @@
 
 The crawler, the harness, the report and the regression gate all read this module; none of
 them spells a model, an idle kind or a scenario again. Adding a model is one module in
-impls/ plus one `Model(...)` entry below (and one line in MODELS). The module imports
+impls/models/ plus one `Model(...)` entry below (and one line in MODELS). The module imports
 nothing of the project, so any stage may read it without loading another.
 """
 
@@ -82,7 +82,7 @@ class Peer(Model):
 
 @dataclass(frozen=True)
 class IdleKind:
-    """A unit of waiting that `python -m impls.idle --kind NAME` parks without sockets."""
+    """A unit of waiting that `python -m impls.tools.idle --kind NAME` parks without sockets."""
 
     name: str
     entry: str  # "module:function(count, steps) -> points"
@@ -121,7 +121,7 @@ class Scenario:
 # 2-core dev VM (CPU per page rounded up from quick-profile runs).
 THREADS = Model(
     "threads",
-    "impls.threads:run",
+    "impls.models.threads:run",
     "blocking sockets, N threads, queue.Queue",
     Style("#D55E00", "s", "-", "///"),
     startup_s=0.2,
@@ -131,7 +131,7 @@ THREADS = Model(
 )
 CALLBACKS = Model(
     "callbacks",
-    "impls.callbacks:run",
+    "impls.models.callbacks:run",
     "selectors loop, Fetcher callbacks",
     Style("#0072B2", "o", "--", "\\\\\\"),
     startup_s=0.2,
@@ -141,7 +141,7 @@ CALLBACKS = Model(
 )
 GENERATORS = Model(
     "generators",
-    "impls.generators:run",
+    "impls.models.generators:run",
     "yield-from coroutines, own Future/Task/loop",
     Style("#009E73", "^", "-.", "xxx"),
     startup_s=0.2,
@@ -151,7 +151,7 @@ GENERATORS = Model(
 )
 ASYNCIO = Model(
     "asyncio",
-    "impls.asyncio_streams:run",
+    "impls.models.asyncio_streams:run",
     "async/await, asyncio.Queue, streams",
     Style("#CC79A7", "D", ":", "||"),
     startup_s=0.25,
@@ -161,7 +161,7 @@ ASYNCIO = Model(
 )
 ASYNCIO_UVLOOP = Model(
     "asyncio-uvloop",
-    "impls.asyncio_streams:run_uvloop",
+    "impls.models.asyncio_streams:run_uvloop",
     "the asyncio model on uvloop",
     Style("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1)), "O"),
     startup_s=0.25,
@@ -171,7 +171,7 @@ ASYNCIO_UVLOOP = Model(
 )
 AIOHTTP = Model(
     "aiohttp",
-    "impls.aiohttp_client:run",
+    "impls.models.aiohttp_client:run",
     "aiohttp.ClientSession, as in the chapter",
     Style("#56B4E9", "P", (0, (8, 2)), "---"),
     startup_s=0.45,
@@ -181,7 +181,7 @@ AIOHTTP = Model(
 )
 AIOHTTP_UVLOOP = Model(
     "aiohttp-uvloop",
-    "impls.aiohttp_client:run_uvloop",
+    "impls.models.aiohttp_client:run_uvloop",
     "the aiohttp model on uvloop",
     Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
     startup_s=0.45,
@@ -191,7 +191,7 @@ AIOHTTP_UVLOOP = Model(
 )
 GEVENT = Model(
     "gevent",
-    "impls.gevent_greenlets:run",
+    "impls.models.gevent_greenlets:run",
     "the threads model's code on greenlets, gevent sockets",
     Style("#A6761D", "p", (0, (4, 2, 4, 2, 1, 2)), "\\\\|"),
     startup_s=0.25,
@@ -203,7 +203,7 @@ GEVENT = Model(
 # stays out of C6's median (the chapter's three designs against its threads).
 TRIO = Model(
     "trio",
-    "impls.trio_nursery:run",
+    "impls.models.trio_nursery:run",
     "nursery of N tasks, memory channel, trio sockets",
     Style("#66A61E", "<", (0, (2, 4)), "-\\\\"),
     startup_s=0.4,  # asyncio's, plus 0.11 s of importing trio
@@ -228,7 +228,7 @@ MODELS: dict[str, Model] = {
     )
 }
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
-# impls.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
+# impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
 CORE_REPLAY = "core-replay"
 CORE_REPLAY_STARTUP_S = 0.1  # the plan's cost model for the replay, as for a model
@@ -242,7 +242,7 @@ UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
 # Idle kinds borrow the colour of the model that parks work that way.
 THREAD = IdleKind(
     "thread",
-    "impls.idle:park_default_stack_threads",
+    "impls.tools.idle:park_default_stack_threads",
     THREADS.style,
     120e-6,
     suite_count=1000,
@@ -250,30 +250,34 @@ THREAD = IdleKind(
 )
 THREAD_SMALL_STACK = IdleKind(
     "thread-small-stack",
-    "impls.idle:park_small_stack_threads",
+    "impls.tools.idle:park_small_stack_threads",
     Style("#F0A47A", "s", "--", "//"),
     110e-6,
     thread=True,
 )
 ASYNCIO_TASK = IdleKind(
-    "asyncio-task", "impls.idle:park_asyncio_tasks", ASYNCIO.style, 12e-6, suite_count=10_000
+    "asyncio-task", "impls.tools.idle:park_asyncio_tasks", ASYNCIO.style, 12e-6, suite_count=10_000
 )
 UVLOOP_TASK = IdleKind(
-    "uvloop-task", "impls.idle:park_uvloop_tasks", ASYNCIO_UVLOOP.style, 10e-6, suite_count=10_000
+    "uvloop-task",
+    "impls.tools.idle:park_uvloop_tasks",
+    ASYNCIO_UVLOOP.style,
+    10e-6,
+    suite_count=10_000,
 )
 GENERATORS_TASK = IdleKind(
     "generators-task",
-    "impls.idle:park_generators_model",
+    "impls.tools.idle:park_generators_model",
     GENERATORS.style,
     12e-6,
     suite_count=10_000,
 )
 GENERATOR = IdleKind(
-    "generator", "impls.idle:park_generators", Style("#7FCFB9", "^", ":", "*"), 3e-6
+    "generator", "impls.tools.idle:park_generators", Style("#7FCFB9", "^", ":", "*"), 3e-6
 )
 COROUTINE = IdleKind(
     "coroutine",
-    "impls.idle:park_coroutines",
+    "impls.tools.idle:park_coroutines",
     Style("#AAAAAA", "h", "-.", "."),
     2e-6,
     suite_count=10_000,
@@ -281,14 +285,14 @@ COROUTINE = IdleKind(
 # A parked greenlet keeps a copy of its slice of the C stack: ~8 KB and ~75 us to park.
 GREENLET = IdleKind(
     "greenlet",
-    "impls.idle:park_greenlets",
+    "impls.tools.idle:park_greenlets",
     GEVENT.style,
     80e-6,
     suite_count=10_000,
     stackful=True,
 )
 TRIO_TASK = IdleKind(
-    "trio-task", "impls.idle:park_trio_tasks", TRIO.style, 30e-6, suite_count=10_000
+    "trio-task", "impls.tools.idle:park_trio_tasks", TRIO.style, 30e-6, suite_count=10_000
 )
 IDLE_KINDS: dict[str, IdleKind] = {
     k.name: k
@@ -320,7 +324,7 @@ NOISE_FLOOR = Scenario(
     "machine alone moves a CPU figure, the floor under every coefficient of variation",
 )
 # What runs in the noise-floor scenario, named like a model in its runs (`python -m
-# impls.cpu_loop`); not a model.
+# impls.tools.cpu_loop`); not a model.
 CPU_LOOP = "cpu-loop"
 IDLE = Scenario(
     "idle",

@@ -154,7 +154,7 @@ def crawl_parser() -> argparse.ArgumentParser:
         help="IP addresses to connect to instead of ROOT's host (the requests still name "
         "ROOT); process i connects to the (i mod n)-th, so more addresses give more ports",
     )
-    # A worker of `--processes`, started by the coordinator (impls/coordinator.py).
+    # A worker of `--processes`, started by the coordinator (impls/partition/coordinator.py).
     parser.add_argument("--partition", type=partition_spec, help=argparse.SUPPRESS)
     parser.add_argument("--channel-fd", type=non_negative_int, help=argparse.SUPPRESS)
     return parser
@@ -297,7 +297,7 @@ def crawl_main(argv: list[str]) -> int:
     except UsageError as exc:
         parser.exit(2, f"c10k crawl: error: {exc}\n")
     if args.processes > 1:
-        from impls.coordinator import coordinate  # the parent of the worker processes
+        from impls.partition.coordinator import coordinate  # the parent of the worker processes
 
         return coordinate(args, model)
     if args.connect_to:

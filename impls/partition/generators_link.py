@@ -15,7 +15,7 @@ import socket
 from impls.core import Frontier, Job
 from impls.core.partition import CoordinatorLost, LineBuffer
 from impls.core.worker_link import WorkerLink
-from impls.generators_loop import Coro, EventLoop, Future, Queue
+from impls.models.generators_loop import Coro, EventLoop, Future, Queue
 from impls.sockets import READ_SIZE
 
 

@@ -15,9 +15,9 @@ import socket
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
-from impls.blocking import Lock, Workers
 from impls.core.partition import CoordinatorLost, LineBuffer
 from impls.core.worker_link import WorkerLink
+from impls.models.blocking import Lock, Workers
 from impls.sockets import READ_SIZE
 
 # How often the waiting main thread (or greenlet) looks for a worker's failure.

@@ -7,9 +7,9 @@ import socket
 import threading
 from collections.abc import Callable
 
-from impls.blocking import Workers
 from impls.core import Frontier, Job, ResourceLimit
-from impls.partition_blocking import BlockingLink, crawl_partitioned
+from impls.models.blocking import Workers
+from impls.partition.blocking_link import BlockingLink, crawl_partitioned
 
 
 def start_threads(crew: Workers) -> list[threading.Thread]:

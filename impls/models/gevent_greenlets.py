@@ -16,9 +16,9 @@ import gevent.lock
 import gevent.queue
 import gevent.socket
 
-from impls.blocking import Workers
 from impls.core import Frontier
-from impls.partition_blocking import BlockingLink, crawl_partitioned
+from impls.models.blocking import Workers
+from impls.partition.blocking_link import BlockingLink, crawl_partitioned
 from impls.sockets import address_family
 
 

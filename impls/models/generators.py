@@ -9,8 +9,8 @@ from typing import Any
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
 from impls.core.worker_link import WorkerLink
-from impls.generators_loop import Coro, EventLoop, Future, Queue
-from impls.partition_generators import GeneratorsLink
+from impls.models.generators_loop import Coro, EventLoop, Future, Queue
+from impls.partition.generators_link import GeneratorsLink
 from impls.sockets import READ_SIZE, HeldConnection, address_family
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.partition_selector import SelectorLink
+from impls.partition.selector_link import SelectorLink
 from impls.sockets import READ_SIZE, address_family
 
 # The deadline heap is swept of finished fetches when they are this many and most of it.

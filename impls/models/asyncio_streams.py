@@ -7,7 +7,6 @@ from collections.abc import Coroutine
 from typing import Any
 
 from c10k.system import LoopFactory, uvloop_loop_factory
-from impls.async_models import Fetch, fetch_and_record
 from impls.core import (
     ErrorKind,
     FetchError,
@@ -20,7 +19,8 @@ from impls.core import (
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.core.worker_link import WorkerLink
-from impls.partition_asyncio import AsyncioLink
+from impls.models.async_models import Fetch, fetch_and_record
+from impls.partition.asyncio_link import AsyncioLink
 from impls.sockets import READ_SIZE
 
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]

@@ -6,12 +6,12 @@ import math
 
 import trio
 
-from impls.async_models import Fetch, fetch_and_record
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.core.worker_link import WorkerLink
-from impls.partition_trio import TrioLink
+from impls.models.async_models import Fetch, fetch_and_record
+from impls.partition.trio_link import TrioLink
 from impls.sockets import READ_SIZE, address_family
 
 Socket = trio.socket.SocketType
