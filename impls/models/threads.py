@@ -5,14 +5,174 @@ from __future__ import annotations
 import queue
 import socket
 import threading
+import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from impls.core import Frontier, Job, ResourceLimit
-from impls.models.blocking import Workers
-from impls.partition.blocking_link import BlockingLink, crawl_partitioned
+from impls.core import (
+    ErrorKind,
+    FetchError,
+    Frontier,
+    Job,
+    ResourceLimit,
+    ResponseParser,
+    classify_os_error,
+)
+from impls.core.outcomes import Response
+from impls.partition import blocking_link
+from impls.partition.blocking_link import Link
+from impls.sockets import READ_SIZE, HeldConnection
+
+Lock = AbstractContextManager[Any]  # threading.Lock, or nullcontext() where nothing preempts
+# create_connection's shape: (address, timeout) -> a connected socket with that timeout.
+Connect = Callable[[tuple[str, int], float], socket.socket]
 
 
-def start_threads(crew: Workers) -> list[threading.Thread]:
+class Connection(HeldConnection):
+    """A worker's blocking socket; the frontier's connection count under the model's lock."""
+
+    def __init__(self, frontier: Frontier, counting: Lock, connect: Connect) -> None:
+        super().__init__(frontier)
+        self.counting = counting
+        self.connect = connect
+
+    def open(self, timeout: float) -> socket.socket:
+        with self.counting:
+            self.frontier.opened()
+        try:
+            self.sock = self.connect(self.address, timeout)
+        except OSError:
+            with self.counting:
+                self.frontier.closed()  # the connect failed: there is nothing to close
+            raise
+        return self.sock
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+            with self.counting:
+                self.frontier.closed()
+
+
+def time_left(deadline: float, timeout: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:  # a trickle of bytes must not stretch the fetch
+        raise FetchError(ErrorKind.TIMEOUT, f"no response within {timeout} s")
+    return remaining
+
+
+def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
+    """One try of one URL, all of it within the config's timeout (a stale retry included).
+
+    Each call blocks its thread until the socket is ready (a greenlet, in the gevent model,
+    whose hub runs another greenlet meanwhile)."""
+    config = frontier.config
+    deadline = time.monotonic() + config.timeout
+    while True:
+        reused = conn.sock is not None
+        parser = ResponseParser(config.max_body, config.keep_alive)
+        connecting = not reused
+        try:
+            try:
+                sock = conn.sock or conn.open(time_left(deadline, config.timeout))
+                connecting = False
+                # A reused socket still has its last fetch's timeout: the request is far
+                # smaller than the socket's buffer, so sendall does not wait on it.
+                sock.sendall(job.request)
+                while True:
+                    sock.settimeout(time_left(deadline, config.timeout))
+                    data = sock.recv(READ_SIZE)
+                    response = parser.feed(data) if data else parser.feed_eof()
+                    if response is not None:
+                        conn.finish(parser)
+                        return response
+            except OSError as exc:
+                raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
+        except FetchError as exc:
+            if not conn.fail(reused, parser, exc.kind):
+                raise
+
+
+class JobQueue(Protocol):
+    """queue.Queue's part the workers use (gevent's JoinableQueue has it too)."""
+
+    def get(self) -> Job | None: ...
+
+    def put(self, item: Job | None) -> None: ...
+
+    def task_done(self) -> None: ...
+
+    def join(self) -> None: ...
+
+
+@dataclass
+class Workers:
+    """What the workers of one crawl share: the frontier under its lock, the queue (None
+    tells a worker to stop) and the first failure, after which the queue drains.
+
+    The gevent model runs this same code on greenlets, with its own queue, locks and
+    connect function."""
+
+    frontier: Frontier
+    jobs: JobQueue
+    lock: Lock  # the frontier's, held while it takes a result
+    counting: Lock  # its connection count, apart: held only for an increment
+    connect: Connect
+    failures: list[BaseException] = field(default_factory=list)
+
+    def work(self, link: Link) -> None:
+        """A worker: take a job, fetch it, queue what the frontier says, tell the link; until
+        it takes None. Its connection outlives a fetch in keep-alive mode, closed at the end."""
+        conn = Connection(self.frontier, self.counting, self.connect)
+        jobs = self.jobs
+        finished = link.finished
+        try:
+            while (job := jobs.get()) is not None:
+                try:
+                    if not self.failures:  # after a failure, drain the queue so join() returns
+                        finished(self.crawl_one(job, conn))
+                except BaseException as exc:
+                    self.failures.append(exc)
+                finally:
+                    jobs.task_done()
+            jobs.task_done()
+        finally:
+            conn.close()
+
+    def crawl_one(self, job: Job, conn: Connection) -> int:
+        """Fetch a job, record its outcome, queue the jobs it leads to; how many."""
+        frontier = self.frontier
+        started = time.perf_counter()
+        try:
+            response = fetch(job, frontier, conn)
+        except FetchError as exc:
+            with self.lock:
+                new_jobs = frontier.on_error(job, exc.kind, time.perf_counter() - started)
+        else:
+            elapsed = time.perf_counter() - started
+            # The page is parsed before the lock is taken: without a GIL, threads parse in
+            # parallel, and the lock guards only the crawl's shared state.
+            urls = frontier.offered_urls(job, response)
+            with self.lock:
+                new_jobs = frontier.on_response(job, response, elapsed, urls)
+        for new_job in new_jobs:
+            self.jobs.put(new_job)
+        return len(new_jobs)
+
+    def stop(self, workers: int) -> None:
+        """Once the crawl is over: one None per worker."""
+        for _ in range(workers):
+            self.jobs.put(None)
+
+    def raise_failure(self) -> None:
+        if self.failures:
+            raise self.failures[0]
+
+
+def start_threads(crew: Workers, link: Link) -> list[threading.Thread]:
     """One thread per unit of concurrency; fewer if the machine refuses one (then the
     failure is recorded and the crawl drains), none only by raising."""
     config = crew.frontier.config
@@ -21,7 +181,7 @@ def start_threads(crew: Workers) -> list[threading.Thread]:
     workers: list[threading.Thread] = []
     try:
         for _ in range(config.concurrency):
-            thread = threading.Thread(target=crew.work, daemon=True)
+            thread = threading.Thread(target=crew.work, args=(link,), daemon=True)
             thread.start()
             workers.append(thread)
     except RuntimeError as exc:  # "can't start new thread": a limit of the machine
@@ -35,19 +195,18 @@ def start_daemon(target: Callable[[], None]) -> None:
     threading.Thread(target=target, daemon=True).start()
 
 
+THREADS = blocking_link.Runtime(socket.socket, threading.Event, start_daemon)
+
+
 def run(frontier: Frontier) -> None:
     jobs: queue.Queue[Job | None] = queue.Queue()
-    # Two locks: the frontier, shared by every worker, and its connection count apart.
+    # Two locks: the frontier, shared by every worker and the link, and its connection count.
     crew = Workers(frontier, jobs, threading.Lock(), threading.Lock(), socket.create_connection)
-    if frontier.partition is None:
-        crew.queue_root()
-        workers = start_threads(crew)
-        jobs.join()
+    with blocking_link.link_for(crew, crew.lock, THREADS) as link:
+        link.start()
+        workers = start_threads(crew, link)
+        link.wait()  # the queue joined; one process of many: the coordinator said Done
         crew.stop(len(workers))
-    else:  # one process of many: the crawl ends when the coordinator says so
-        with socket.socket(fileno=frontier.partition.channel_fd) as channel:
-            link = BlockingLink(crew, channel, threading.Event(), crew.lock)
-            workers = crawl_partitioned(link, start_daemon, lambda: start_threads(crew))
     for thread in workers:
         thread.join()
     crew.raise_failure()

@@ -1,27 +1,55 @@
-"""A blocking worker process's link to its coordinator (threads, gevent): a reader, a writer.
-
-The reader (a thread, or a greenlet) feeds the coordinator's lines to the link's state,
-which queues the forwarded URLs this process owns; the workers call `finished()` after
-each job, which sends the outbox and, when no job is left, an Idle report. Every use of the
-state, and every send, happens under one lock (the threads model's: the frontier's; the
-gevent model's: a semaphore, as a send may yield), so the bytes leave in the order the
-state produced them (a Forwarded before the Idle that follows it).
-"""
+"""A blocking crawl's link (threads, gevent): to the coordinator, or a null one when alone."""
 
 from __future__ import annotations
 
 import contextlib
 import socket
-from collections.abc import Callable
-from typing import Protocol, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from impls.core import Frontier, Job
 from impls.core.partition import CoordinatorLost, LineBuffer
 from impls.core.worker_link import WorkerLink
-from impls.models.blocking import Lock, Workers
 from impls.sockets import READ_SIZE
 
 # How often the waiting main thread (or greenlet) looks for a worker's failure.
 FAILURE_POLL_S = 0.1
+
+
+class Link(Protocol):
+    """What a blocking crawl asks of its link, alone or as one process of many."""
+
+    def start(self) -> None:
+        """Queue the root's job, if this process owns the root."""
+
+    def finished(self, new_jobs: int) -> None:
+        """A worker's job ended, having queued new_jobs."""
+
+    def wait(self) -> None:
+        """Until the crawl is over (or a worker failed): then stop the workers."""
+
+
+class Jobs(Protocol):
+    """The crawl's queue, as the link uses it (queue.Queue, gevent's JoinableQueue)."""
+
+    def put(self, item: Job) -> None: ...
+
+    def join(self) -> None: ...
+
+
+class Crew(Protocol):
+    """The workers of one blocking crawl, as the link sees them."""
+
+    @property
+    def frontier(self) -> Frontier: ...
+
+    @property
+    def jobs(self) -> Jobs: ...
+
+    @property
+    def failures(self) -> list[BaseException]: ...
 
 
 class Event(Protocol):
@@ -32,21 +60,56 @@ class Event(Protocol):
     def wait(self, timeout: float | None = None) -> bool: ...
 
 
-class BlockingLink:
-    """The link of one blocking crawl: its workers (`crew`), its socket, an event set
-    when the coordinator says the crawl is over, and the lock around the state."""
+@dataclass(frozen=True)
+class Runtime:
+    """What a blocking style runs the link with: OS threads', or gevent's."""
 
-    def __init__(self, crew: Workers, sock: socket.socket, over: Event, lock: Lock) -> None:
+    socket: Callable[..., socket.socket]  # a socket class, opened with fileno=
+    event: Callable[[], Event]  # an event the reader sets when the coordinator says Done
+    spawn: Callable[[Callable[[], None]], object]  # runs the reader beside the workers
+
+
+class OneProcess:
+    """The null link of a crawl that is the only process: the queue's join ends it."""
+
+    def __init__(self, crew: Crew) -> None:
+        self.crew = crew
+
+    def start(self) -> None:
+        for job in self.crew.frontier.start():
+            self.crew.jobs.put(job)
+
+    def finished(self, new_jobs: int) -> None:
+        """No coordinator to tell."""
+
+    def wait(self) -> None:
+        self.crew.jobs.join()
+
+
+class ToCoordinator:
+    """One process of many: a reader feeds the coordinator's lines to the link's state.
+
+    The state queues the forwarded URLs this process owns; after each job, `finished()`
+    sends the outbox and, when no job is left, an Idle report. Every use of the state, and
+    every send, happens under one lock (the threads model's: the frontier's; the gevent
+    model's: a semaphore, as a send may yield), so the bytes leave in the order the state
+    produced them (a Forwarded before the Idle that follows it).
+    """
+
+    def __init__(
+        self, crew: Crew, sock: socket.socket, lock: AbstractContextManager[Any], runtime: Runtime
+    ) -> None:
         self.crew = crew
         self.sock = sock
-        self.over = over
         self.lock = lock
+        self.spawn = runtime.spawn
+        self.over = runtime.event()  # set when the coordinator says the crawl is over
         self.state = WorkerLink(crew.frontier, crew.jobs.put, sock.sendall)
-        crew.link = self
 
-    def queue_root(self) -> None:
+    def start(self) -> None:
         with self.lock:
             self.state.start()
+        self.spawn(self.read)
 
     def finished(self, new_jobs: int) -> None:
         with self.lock:
@@ -69,27 +132,21 @@ class BlockingLink:
             self.over.set()
 
     def wait(self) -> None:
-        """Until the coordinator says the crawl is over, or a worker fails."""
         while not self.over.wait(FAILURE_POLL_S) and not self.crew.failures:
             pass
 
 
-Unit = TypeVar("Unit")  # a worker: a thread, a greenlet
-
-
-def crawl_partitioned(
-    link: BlockingLink,
-    spawn_reader: Callable[[Callable[[], None]], object],
-    start_workers: Callable[[], list[Unit]],
-) -> list[Unit]:
-    """A blocking crawl as one process of many: the root (if owned), the reader, the
-    workers, until the coordinator says Done (or a worker fails); then one None per worker.
-    The workers, for the caller to join."""
-    link.queue_root()
-    spawn_reader(link.read)
-    workers = start_workers()
-    link.wait()
-    link.crew.stop(len(workers))
-    with contextlib.suppress(OSError):  # ends the reader, should it still wait
-        link.sock.shutdown(socket.SHUT_RDWR)
-    return workers
+@contextlib.contextmanager
+def link_for(crew: Crew, lock: AbstractContextManager[Any], runtime: Runtime) -> Iterator[Link]:
+    """The crawl's link: a null one alone, else one to the coordinator (`lock` guards its
+    state), whose socket is shut down at the end (which ends the reader, should it wait)."""
+    partition = crew.frontier.partition
+    if partition is None:
+        yield OneProcess(crew)
+        return
+    with runtime.socket(fileno=partition.channel_fd) as sock:
+        try:
+            yield ToCoordinator(crew, sock, lock, runtime)
+        finally:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
