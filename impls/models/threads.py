@@ -11,16 +11,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from impls.core import (
-    ErrorKind,
-    FetchError,
-    Frontier,
-    Job,
-    ResourceLimit,
-    ResponseParser,
-    classify_os_error,
-)
-from impls.core.outcomes import Response
+from impls.core import ErrorKind, FetchError, Frontier, Job, ResourceLimit, ResponseParser
+from impls.core.outcomes import Response, classify_os_error
 from impls.partition import blocking_link
 from impls.partition.blocking_link import Link
 from impls.sockets import READ_SIZE, HeldConnection
