@@ -2,7 +2,7 @@
 
 The crawler, the harness, the report and the regression gate all read this module; none of
 them spells a model, an idle kind or a scenario again. Adding a model is one module in
-impls/ plus one `Model(...)` entry below (and one line in MODELS), then its chart style
+impls/models/ plus one `Model(...)` entry below (and one line in MODELS), then its chart style
 (bench/report/palette.py) and its costs for the plan (bench/harness/costs.py), both keyed
 by its name; tests fail until both are there. The module imports nothing of the project,
 so any stage may read it without loading another.
@@ -84,7 +84,7 @@ class Peer(Model):
 
 @dataclass(frozen=True)
 class IdleKind:
-    """A unit of waiting that `python -m impls.idle --kind NAME` parks without sockets."""
+    """A unit of waiting that `python -m impls.tools.idle --kind NAME` parks without sockets."""
 
     name: str
     entry: str  # "module:function(count, steps) -> points"
@@ -116,56 +116,56 @@ class Scenario:
 # -- models -------------------------------------------------------------------------------
 THREADS = Model(
     "threads",
-    "impls.threads:run",
+    "impls.models.threads:run",
     "blocking sockets, N threads, queue.Queue",
     thread_per_worker=True,
     processes=True,
 )
 CALLBACKS = Model(
     "callbacks",
-    "impls.callbacks:run",
+    "impls.models.callbacks:run",
     "selectors loop, Fetcher callbacks",
     event_loop=True,
     processes=True,
 )
 GENERATORS = Model(
     "generators",
-    "impls.generators:run",
+    "impls.models.generators:run",
     "yield-from coroutines, own Future/Task/loop",
     event_loop=True,
     processes=True,
 )
 ASYNCIO = Model(
     "asyncio",
-    "impls.asyncio_streams:run",
+    "impls.models.asyncio_streams:run",
     "async/await, asyncio.Queue, streams",
     event_loop=True,
     processes=True,
 )
 ASYNCIO_UVLOOP = Model(
     "asyncio-uvloop",
-    "impls.asyncio_streams:run_uvloop",
+    "impls.models.asyncio_streams:run_uvloop",
     "the asyncio model on uvloop",
     requires=("uvloop",),
     processes=True,
 )
 AIOHTTP = Model(
     "aiohttp",
-    "impls.aiohttp_client:run",
+    "impls.models.aiohttp_client:run",
     "aiohttp.ClientSession, as in the chapter",
     requires=("aiohttp",),
     processes=True,
 )
 AIOHTTP_UVLOOP = Model(
     "aiohttp-uvloop",
-    "impls.aiohttp_client:run_uvloop",
+    "impls.models.aiohttp_client:run_uvloop",
     "the aiohttp model on uvloop",
     requires=("aiohttp", "uvloop"),
     processes=True,
 )
 GEVENT = Model(
     "gevent",
-    "impls.gevent_greenlets:run",
+    "impls.models.gevent_greenlets:run",
     "the threads model's code on greenlets, gevent sockets",
     requires=("gevent",),
     processes=True,
@@ -174,7 +174,7 @@ GEVENT = Model(
 # stays out of C6's median (the chapter's three designs against its threads).
 TRIO = Model(
     "trio",
-    "impls.trio_nursery:run",
+    "impls.models.trio_nursery:run",
     "nursery of N tasks, memory channel, trio sockets",
     requires=("trio",),
     processes=True,
@@ -185,7 +185,7 @@ MODELS: dict[str, Model] = _by_name(
     THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP, GEVENT, TRIO
 )
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
-# impls.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
+# impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
 CORE_REPLAY = "core-replay"
 # The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
@@ -196,36 +196,36 @@ UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
 # -- idle kinds ---------------------------------------------------------------------------
 THREAD = IdleKind(
     "thread",
-    "impls.idle:park_default_stack_threads",
+    "impls.tools.idle:park_default_stack_threads",
     suite_count=1000,
     thread=True,
 )
 THREAD_SMALL_STACK = IdleKind(
     "thread-small-stack",
-    "impls.idle:park_small_stack_threads",
+    "impls.tools.idle:park_small_stack_threads",
     thread=True,
 )
-ASYNCIO_TASK = IdleKind("asyncio-task", "impls.idle:park_asyncio_tasks", suite_count=10_000)
-UVLOOP_TASK = IdleKind("uvloop-task", "impls.idle:park_uvloop_tasks", suite_count=10_000)
+ASYNCIO_TASK = IdleKind("asyncio-task", "impls.tools.idle:park_asyncio_tasks", suite_count=10_000)
+UVLOOP_TASK = IdleKind("uvloop-task", "impls.tools.idle:park_uvloop_tasks", suite_count=10_000)
 GENERATORS_TASK = IdleKind(
     "generators-task",
-    "impls.idle:park_generators_model",
+    "impls.tools.idle:park_generators_model",
     suite_count=10_000,
 )
-GENERATOR = IdleKind("generator", "impls.idle:park_generators")
+GENERATOR = IdleKind("generator", "impls.tools.idle:park_generators")
 COROUTINE = IdleKind(
     "coroutine",
-    "impls.idle:park_coroutines",
+    "impls.tools.idle:park_coroutines",
     suite_count=10_000,
 )
 # A parked greenlet keeps a copy of its slice of the C stack: ~8 KB and ~75 us to park.
 GREENLET = IdleKind(
     "greenlet",
-    "impls.idle:park_greenlets",
+    "impls.tools.idle:park_greenlets",
     suite_count=10_000,
     stackful=True,
 )
-TRIO_TASK = IdleKind("trio-task", "impls.idle:park_trio_tasks", suite_count=10_000)
+TRIO_TASK = IdleKind("trio-task", "impls.tools.idle:park_trio_tasks", suite_count=10_000)
 IDLE_KINDS: dict[str, IdleKind] = _by_name(
     THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, GENERATORS_TASK,
     GENERATOR, COROUTINE, GREENLET, TRIO_TASK,
@@ -246,7 +246,7 @@ NOISE_FLOOR = Scenario(
     "machine alone moves a CPU figure, the floor under every coefficient of variation",
 )
 # What runs in the noise-floor scenario, named like a model in its runs (`python -m
-# impls.cpu_loop`); not a model.
+# impls.tools.cpu_loop`); not a model.
 CPU_LOOP = "cpu-loop"
 IDLE = Scenario(
     "idle",

@@ -9,8 +9,8 @@ import sys
 # `c10k serve` never loads a crawler and the harness never imports one.
 COMMANDS = {
     "serve": ("server.cli:main", "run the test website"),
-    "crawl": ("impls.cli:crawl_main", "crawl a site with one concurrency model"),
-    "models": ("impls.cli:models_main", "list the crawler models"),
+    "crawl": ("impls.cli.crawl:crawl_main", "crawl a site with one concurrency model"),
+    "models": ("impls.cli.models:models_main", "list the crawler models"),
     "bench": ("bench.harness.cli:main", "run the benchmark scenarios"),
     "compare": ("bench.regress.cli:main", "compare two benchmark runs and gate regressions"),
     "report": ("bench.report.cli:main", "draw the charts and the verdict table from results.json"),

@@ -13,7 +13,6 @@ import aiohttp
 import pytest
 from aiohttp.client_reqrep import ConnectionKey
 
-from impls import aiohttp_adapters, aiohttp_client, asyncio_streams
 from impls.core import (
     CrawlConfig,
     ErrorKind,
@@ -24,6 +23,7 @@ from impls.core import (
     Response,
     build_request,
 )
+from impls.models import aiohttp_adapters, aiohttp_client, asyncio_streams
 from tests.asyncio_helpers import LOOPS, reset, run_on
 
 OK_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100\r\n\r\n"

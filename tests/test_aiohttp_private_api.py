@@ -1,4 +1,4 @@
-"""The private aiohttp API of impls/aiohttp_private.py, checked on the installed aiohttp."""
+"""The private aiohttp API of impls/models/aiohttp_private.py, checked on the installed aiohttp."""
 
 from __future__ import annotations
 
@@ -11,19 +11,21 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
-from impls import aiohttp_private
+from impls.models import aiohttp_private
 from tests.asyncio_helpers import LOOPS, reset, run_on
 
 # Written and checked against aiohttp 3.14.5: every release from FIRST up to (not
 # including) PAST is expected to keep the private API below. Outside it, re-check each
-# function of impls/aiohttp_private.py against aiohttp's source, then move the range.
+# function of impls/models/aiohttp_private.py against aiohttp's source, then move the range.
 FIRST, PAST = (3, 14), (3, 15)
 VERSION = aiohttp.__version__
 
 
 def changed(api: str, how: str) -> str:
     """The failure message: which private API the installed aiohttp changed, and how."""
-    return f"aiohttp {VERSION} changed its private {api}: {how} (see impls/aiohttp_private.py)"
+    return (
+        f"aiohttp {VERSION} changed its private {api}: {how} (see impls/models/aiohttp_private.py)"
+    )
 
 
 @contextlib.asynccontextmanager
@@ -68,7 +70,7 @@ def test_installed_aiohttp_is_in_the_range_these_checks_were_written_against() -
     assert FIRST <= installed < PAST, (
         f"aiohttp {VERSION} is outside {FIRST} to {PAST} (not included), the range that "
         "tests/test_aiohttp_private_api.py was written against: re-check every private API "
-        "of impls/aiohttp_private.py against this release, then move FIRST and PAST "
+        "of impls/models/aiohttp_private.py against this release, then move FIRST and PAST "
         "and the aiohttp bound in pyproject.toml"
     )
 

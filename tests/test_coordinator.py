@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from impls.coordinator import Coordinator, Worker, WorkerFailed
 from impls.core.partition import Done, Forwarded, Idle, LineBuffer, Message, decode, encode, owner
+from impls.partition.coordinator import Coordinator, Worker, WorkerFailed
 
 ROOT = "http://127.0.0.1:8080/"
 

@@ -1,5 +1,6 @@
 """One crawl shared by P processes, without processes: owners, messages, the end rule, and
-whole crawls simulated message by message in shuffled orders (impls/core/partition.py)."""
+whole crawls simulated message by message in shuffled orders (impls/core/partition.py and
+worker_link.py)."""
 
 from __future__ import annotations
 
@@ -20,13 +21,13 @@ from impls.core.partition import (
     Partition,
     ProtocolError,
     Termination,
-    WorkerLink,
     decode,
     encode,
     owner,
     route,
     shares,
 )
+from impls.core.worker_link import WorkerLink
 from tests.server_helpers import run_script_with_hashseed
 from tests.test_core_frontier import ROOT, page, redirect
 

@@ -12,7 +12,7 @@ import pytest
 
 from bench.interpreter import python_command
 from c10k import catalog
-from impls.cli import python_block
+from impls.cli.crawl import python_block
 from tests.tinysite import TinySite, page
 
 
@@ -161,7 +161,11 @@ def test_models_without_asyncio_never_import_it(model: catalog.Model) -> None:
     """asyncio brings ssl with it (megabytes of RSS): it must not count in these models' memory."""
     module = model.entry.partition(":")[0]
     done = subprocess.run(
-        [sys.executable, "-c", f"import sys, impls.cli, {module}; print('asyncio' in sys.modules)"],
+        [
+            sys.executable,
+            "-c",
+            f"import sys, impls.cli.crawl, {module}; print('asyncio' in sys.modules)",
+        ],
         capture_output=True,
         text=True,
         timeout=60,
@@ -173,9 +177,9 @@ def test_models_without_asyncio_never_import_it(model: catalog.Model) -> None:
 def test_a_refused_open_files_limit_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import resource
 
-    from impls import cli
+    from impls.cli import checks
 
     monkeypatch.setattr(resource, "getrlimit", lambda _: (1024, 20_000))
-    monkeypatch.setattr(cli, "raise_open_files_limit", lambda needed: 1024)  # setrlimit refused
-    with pytest.raises(cli.UsageError, match="could not raise the open-file limit to 2064"):
-        cli.ensure_fd_limit(2000)
+    monkeypatch.setattr(checks, "raise_open_files_limit", lambda needed: 1024)  # refused
+    with pytest.raises(checks.UsageError, match="could not raise the open-file limit to 2064"):
+        checks.ensure_fd_limit(2000)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from impls.generators_loop import Coro, EventLoop, Future
+from impls.models.generators_loop import Coro, EventLoop, Future
 
 
 @pytest.fixture

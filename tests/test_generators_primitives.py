@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from impls.generators_loop import (
+from impls.models.generators_loop import (
     CancelledError,
     Coro,
     EventLoop,

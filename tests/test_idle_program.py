@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from c10k import catalog
-from impls import idle, thread_ceiling
+from impls.tools import idle, thread_ceiling
 from tests.server_helpers import REPO
 
 
 def run_idle(*args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-m", "impls.idle", *args],
+        [sys.executable, "-m", idle.__name__, *args],
         capture_output=True,
         timeout=60,
         check=True,
@@ -94,7 +94,7 @@ def test_threads_on_the_machine_name_the_machine_limit_that_stopped_them() -> No
 )
 def test_processes_bad_input_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "impls.idle", "--kind", "thread", "--count", "5", *args],
+        [sys.executable, "-m", idle.__name__, "--kind", "thread", "--count", "5", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -16,7 +16,8 @@ from bench.harness.recipes import loop_argv
 from bench.harness.summary import summary_table
 from bench.report.conditions import noise_floor_text
 from c10k import catalog
-from impls.cpu_loop import parse_links
+from impls.tools import cpu_loop
+from impls.tools.cpu_loop import parse_links
 
 
 def loop_run(n: int, cpu_s: float, status: str = "ok") -> dict[str, Any]:
@@ -49,7 +50,9 @@ def test_the_loop_program_prints_its_cpu_seconds_as_json() -> None:
 
 def test_the_loop_program_refuses_no_work_in_one_line() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "impls.cpu_loop", "--rounds", "0"], capture_output=True, text=True
+        [sys.executable, "-m", cpu_loop.__name__, "--rounds", "0"],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import trio
 
-from impls import asyncio_streams, trio_nursery
 from impls.core import CrawlConfig, Frontier, ResourceLimit
+from impls.models import asyncio_streams, trio_nursery
 from tests.tinysite import HANG, Behaviour, TinySite, page
 
 EMFILE = OSError(errno.EMFILE, "Too many open files")

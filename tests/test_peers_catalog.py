@@ -16,7 +16,7 @@ from bench.harness.profiles import PROFILE_TABLE
 from bench.regress.suites import support
 from bench.report.tables import peer_rows
 from c10k import catalog
-from impls.cli import crawl_main
+from impls.cli.crawl import crawl_main
 
 PEER = catalog.SCRAPY.name
 real_find_spec = importlib.util.find_spec

@@ -14,7 +14,8 @@ import pytest
 
 from bench.interpreter import python_command
 from c10k.catalog import CRAWLERS, MODELS
-from impls.cli import UsageError, check_processes, crawl_parser
+from impls.cli.checks import UsageError, check_processes
+from impls.cli.options import crawl_parser
 from impls.core.partition import owner, shares
 from tests.server_helpers import get_json, serve_process, wait_for
 from tests.tinysite import HANG, TinySite, model_modes, page, skip_if_missing

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from impls import replay
 from impls.core.frontier import CrawlConfig, Frontier
+from impls.tools import replay
 from server.site import Site
 from server.site_params import SiteParams
 from tests.server_helpers import REPO, serve_in_thread
@@ -34,7 +34,7 @@ def test_a_replay_fetches_exactly_the_manifest(tmp_path: Path, params: SiteParam
     recording = tmp_path / "site.rec"
     _, manifest = record_site(Site(params), recording)
     done = subprocess.run(
-        [sys.executable, "-m", "impls.replay", "run", str(recording), "--json"],
+        [sys.executable, "-m", replay.__name__, "run", str(recording), "--json"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -61,14 +61,16 @@ def test_a_bad_recording_is_a_one_line_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.rec"
     bad.write_bytes(b"not json\n")
     done = subprocess.run(
-        [sys.executable, "-m", "impls.replay", "run", str(bad)],
+        [sys.executable, "-m", replay.__name__, "run", str(bad)],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and done.stderr.startswith("python -m impls.replay: error:")
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(
+        f"python -m {replay.__name__}: error:"
+    )
 
 
 def test_a_url_missing_from_the_recording_is_named(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from bench.harness import cli as bench_cli
 from bench.harness.plan import IdleSpec, PlannedRun
-from bench.harness.recipes import crawl_argv, run_idle, run_loop
+from bench.harness.recipes import CPU_LOOP_PROGRAM, IDLE_PROGRAM, crawl_argv, run_idle, run_loop
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.runtimes import runtimes_markdown
 
@@ -36,8 +36,8 @@ def test_idle_and_loop_programs_run_under_the_given_interpreter(
     assert run_idle(idle, None, str(python))["status"] == "ok"
     assert run_loop(loop, None, str(python))["status"] == "ok"
     calls = log.read_text().splitlines()
-    assert calls[0].startswith("-m impls.idle --kind thread --count 20")
-    assert calls[1] == "-m impls.cpu_loop"
+    assert calls[0].startswith(f"-m {IDLE_PROGRAM} --kind thread --count 20")
+    assert calls[1] == f"-m {CPU_LOOP_PROGRAM}"
     assert crawl_argv("http://127.0.0.1:1/", "threads", 2, python=str(python))[:3] == [
         str(python),
         "-m",

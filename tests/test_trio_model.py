@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from impls import trio_nursery
 from impls.core import ResourceLimit
+from impls.models import trio_nursery
 
 
 def test_first_failure_is_the_first_leaf_of_nested_groups() -> None:

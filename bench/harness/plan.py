@@ -107,7 +107,7 @@ class CrawlPoint:
 
 @dataclass(frozen=True)
 class IdleSpec:
-    """One `python -m impls.idle` run."""
+    """One `python -m impls.tools.idle` run."""
 
     kind: str
     count: int
@@ -211,7 +211,7 @@ class PlannedRun:
     # round k, next to each other), so ratios between models pair by round. None otherwise.
     round: int | None = None
     keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
-    loop: bool = False  # a run of the fixed CPU loop (`python -m impls.cpu_loop`)
+    loop: bool = False  # a run of the fixed CPU loop (`python -m impls.tools.cpu_loop`)
     steady_heap: bool = False  # its scenario's steady_heap
 
     @property

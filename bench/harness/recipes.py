@@ -33,6 +33,10 @@ from bench.interpreter import python_command
 from c10k import catalog, probes
 
 EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
+# The programs beside the crawler, each run as `python -m MODULE`.
+IDLE_PROGRAM = "impls.tools.idle"
+CPU_LOOP_PROGRAM = "impls.tools.cpu_loop"
+REPLAY_PROGRAM = "impls.tools.replay"
 
 
 def crawl_argv(
@@ -75,28 +79,28 @@ def crawl_argv(
 
 
 def idle_argv(spec: IdleSpec, python: str = sys.executable) -> list[str]:
-    """`python -m impls.idle --kind K --count N ...` for one idle spec."""
-    return [python, "-m", "impls.idle", *spec.argv()]
+    """`python -m IDLE_PROGRAM --kind K --count N ...` for one idle spec."""
+    return [python, "-m", IDLE_PROGRAM, *spec.argv()]
 
 
 def loop_argv(python: str = sys.executable) -> list[str]:
-    """`python -m impls.cpu_loop`: the noise floor's fixed CPU loop, once."""
-    return [python, "-m", "impls.cpu_loop"]
+    """`python -m CPU_LOOP_PROGRAM`: the noise floor's fixed CPU loop, once."""
+    return [python, "-m", CPU_LOOP_PROGRAM]
 
 
 def replay_record_argv(
     root: str, urls_file: str, out: str, python: str = sys.executable
 ) -> list[str]:
-    """`python -m impls.replay record ROOT URLS OUT`: a site's raw responses, once each."""
-    return [python, "-m", "impls.replay", "record", root, urls_file, out]
+    """`python -m REPLAY_PROGRAM record ROOT URLS OUT`: a site's raw responses, once each."""
+    return [python, "-m", REPLAY_PROGRAM, "record", root, urls_file, out]
 
 
 def replay_argv(
     recording: str, mark_crawl: bool = False, python: str = sys.executable
 ) -> list[str]:
-    """`python -m impls.replay run REC [--mark-crawl] --json`: the core alone, fed a
+    """`python -m REPLAY_PROGRAM run REC [--mark-crawl] --json`: the core alone, fed a
     recorded crawl."""
-    argv = [python, "-m", "impls.replay", "run", recording]
+    argv = [python, "-m", REPLAY_PROGRAM, "run", recording]
     return [*argv, *(["--mark-crawl"] if mark_crawl else []), "--json"]
 
 

@@ -11,7 +11,7 @@ from c10k.stats import Interval, recorded_interval, recorded_median
 KIB = 1024.0
 
 
-# The thread-ceiling program (impls/thread_ceiling.py) stops at "cap" when it reached the
+# The thread-ceiling program (impls/tools/thread_ceiling.py) stops at "cap" when it reached the
 # harness's own ceiling; every other stopped_by names a machine limit (or the harness
 # stepping back just before one), whichever words the program uses for it.
 HARNESS_CAP = "cap"

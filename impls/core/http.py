@@ -1,13 +1,12 @@
-"""HTTP/1.x bytes: the request builder and an incremental response parser (sans-I/O).
+"""HTTP/1.x bytes: the request builder and an incremental response parser (sans-I/O)."""
 
-The parser wraps httptools (llhttp, the parser of Node.js and of aiohttp). A hand-written
-parser with the same interface was 2-3 µs faster per response, 0.3% of a page's CPU
-(docs/core-choices.md); llhttp wins on being right: strict, fuzzed, maintained, and with
-aiohttp's own lenient flags, so the raw-socket models and aiohttp read the same bytes the
-same way. This module adds what llhttp leaves to its caller:
-limits on head and body size, interim (1xx) responses, a body delimited by EOF, the
-contract's error kinds, and whether a kept-alive connection may carry the next request.
-"""
+# The parser wraps httptools (llhttp, the parser of Node.js and of aiohttp). A hand-written
+# parser with the same interface was 2-3 µs faster per response, 0.3% of a page's CPU
+# (docs/core-choices.md); llhttp wins on being right: strict, fuzzed, maintained, and with
+# aiohttp's own lenient flags, so the raw-socket models and aiohttp read the same bytes the
+# same way. This module adds what llhttp leaves to its caller: limits on head and body size,
+# interim (1xx) responses, a body delimited by EOF, the contract's error kinds, and whether a
+# kept-alive connection may carry the next request.
 
 from __future__ import annotations
 

@@ -1,10 +1,9 @@
-"""What the Scrapy peer adds to Scrapy to keep the crawl contract and to count like a model.
+"""What the Scrapy peer adds to Scrapy to keep the crawl contract and to count like a model."""
 
-The spider (scrapy_spider.py) is written as a Scrapy user writes one; everything here is
-the glue a benchmark needs and a user would not write: the contract's outcome per try,
-the same-origin rule Scrapy's `allowed_domains` cannot say (it ignores scheme and port),
-and counting the connections of Scrapy's HTTP/1.1 pool. docs/contract.md, "The Scrapy peer".
-"""
+# The spider (scrapy_spider.py) is written as a Scrapy user writes one; everything here is
+# the glue a benchmark needs and a user would not write: the contract's outcome per try, the
+# same-origin rule Scrapy's `allowed_domains` cannot say (it ignores scheme and port), and
+# counting the connections of Scrapy's HTTP/1.1 pool. docs/contract.md, "The Scrapy peer".
 
 from __future__ import annotations
 

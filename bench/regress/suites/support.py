@@ -13,7 +13,7 @@ from typing import Any
 from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
 from bench.harness.plan import IdleSpec
-from bench.harness.recipes import crawl_argv, idle_argv, recorded_replay
+from bench.harness.recipes import IDLE_PROGRAM, crawl_argv, idle_argv, recorded_replay
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import listed_models
 from c10k import catalog
@@ -113,14 +113,14 @@ def available_models() -> list[str]:
 
 
 def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
-    """`python -m impls.idle`'s cost per unit of one kind; None where the kind is unavailable."""
+    """The idle program's cost per unit of one kind; None where the kind is unavailable."""
     argv = idle_argv(IdleSpec(kind, count, "tracemalloc" if traced else "slope"))
     done = subprocess.run(
         argv, capture_output=True, text=True, timeout=CRAWL_TIMEOUT_S, env=child_env(), check=False
     )
     if done.returncode != 0:
         last = done.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
-        raise CrawlFailed(f"impls.idle --kind {kind} exited {done.returncode}: {last[0]}")
+        raise CrawlFailed(f"{IDLE_PROGRAM} --kind {kind} exited {done.returncode}: {last[0]}")
     document: dict[str, Any] = json.loads(done.stdout)
     if not document["available"]:
         return None
@@ -139,5 +139,5 @@ WIDE = SuiteConfig(
     concurrency=100,
 )
 CONFIGS = (DEEP, WIDE)
-# Idle units parked by `python -m impls.idle` (kind -> count).
+# Idle units parked by the idle program (kind -> count).
 IDLE_KINDS = {k.name: k.suite_count for k in catalog.IDLE_KINDS.values() if k.suite_count}

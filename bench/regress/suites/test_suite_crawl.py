@@ -109,7 +109,7 @@ def test_core_instructions(benchmark: Any, site: Any) -> None:
     """Instructions per page of the core alone (parser, links, URLs, frontier), no I/O.
 
     The deep configuration's responses, recorded once and replayed by `python -m
-    impls.replay`: the part of every raw-socket model's instructions per page that is not
+    impls.tools.replay`: the part of every raw-socket model's instructions per page that is not
     its own. In the group of the models' instruction counts, as model "core-replay".
     """
     server: Server = site(DEEP.site)

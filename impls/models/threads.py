@@ -1,21 +1,20 @@
-"""The blocking style the threads and gevent models share: a worker's connection and its fetch.
-
-Each call blocks its caller until the socket is ready: an OS thread in the threads model, a
-greenlet in the gevent model (whose hub runs another greenlet meanwhile). The two models
-pass their own connect function and lock, and run this same code.
-"""
+"""The threads model: blocking sockets, N worker threads, queue.Queue with task_done/join."""
 
 from __future__ import annotations
 
+import queue
 import socket
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
-from impls.core.outcomes import Response
+from impls.core import ErrorKind, FetchError, Frontier, Job, ResourceLimit, ResponseParser
+from impls.core.outcomes import Response, classify_os_error
+from impls.partition import blocking_link
+from impls.partition.blocking_link import Link
 from impls.sockets import READ_SIZE, HeldConnection
 
 Lock = AbstractContextManager[Any]  # threading.Lock, or nullcontext() where nothing preempts
@@ -58,7 +57,10 @@ def time_left(deadline: float, timeout: float) -> float:
 
 
 def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
-    """One try of one URL, all of it within the config's timeout (a stale retry included)."""
+    """One try of one URL, all of it within the config's timeout (a stale retry included).
+
+    Each call blocks its thread until the socket is ready (a greenlet, in the gevent model,
+    whose hub runs another greenlet meanwhile)."""
     config = frontier.config
     deadline = time.monotonic() + config.timeout
     while True:
@@ -86,12 +88,6 @@ def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
                 raise
 
 
-class JobsFinished(Protocol):
-    """Told of each job's end (a partitioned crawl's link to its coordinator)."""
-
-    def finished(self, new_jobs: int) -> None: ...
-
-
 class JobQueue(Protocol):
     """queue.Queue's part the workers use (gevent's JoinableQueue has it too)."""
 
@@ -101,11 +97,16 @@ class JobQueue(Protocol):
 
     def task_done(self) -> None: ...
 
+    def join(self) -> None: ...
+
 
 @dataclass
 class Workers:
-    """What the workers of one blocking crawl share: the frontier under its lock, the queue
-    (None tells a worker to stop) and the first failure, after which the queue drains."""
+    """What the workers of one crawl share: the frontier under its lock, the queue (None
+    tells a worker to stop) and the first failure, after which the queue drains.
+
+    The gevent model runs this same code on greenlets, with its own queue, locks and
+    connect function."""
 
     frontier: Frontier
     jobs: JobQueue
@@ -113,22 +114,18 @@ class Workers:
     counting: Lock  # its connection count, apart: held only for an increment
     connect: Connect
     failures: list[BaseException] = field(default_factory=list)
-    link: JobsFinished | None = None  # one process of many (c10k crawl --processes)
 
-    def queue_root(self) -> None:
-        for job in self.frontier.start():
-            self.jobs.put(job)
-
-    def work(self) -> None:
-        """A worker: take a job, fetch it, queue what the frontier says; until it takes None.
-        Its connection outlives a fetch in keep-alive mode and is closed at the end."""
+    def work(self, link: Link) -> None:
+        """A worker: take a job, fetch it, queue what the frontier says, tell the link; until
+        it takes None. Its connection outlives a fetch in keep-alive mode, closed at the end."""
         conn = Connection(self.frontier, self.counting, self.connect)
         jobs = self.jobs
+        finished = link.finished
         try:
             while (job := jobs.get()) is not None:
                 try:
                     if not self.failures:  # after a failure, drain the queue so join() returns
-                        self.crawl_one(job, conn)
+                        finished(self.crawl_one(job, conn))
                 except BaseException as exc:
                     self.failures.append(exc)
                 finally:
@@ -137,7 +134,8 @@ class Workers:
         finally:
             conn.close()
 
-    def crawl_one(self, job: Job, conn: Connection) -> None:
+    def crawl_one(self, job: Job, conn: Connection) -> int:
+        """Fetch a job, record its outcome, queue the jobs it leads to; how many."""
         frontier = self.frontier
         started = time.perf_counter()
         try:
@@ -154,14 +152,53 @@ class Workers:
                 new_jobs = frontier.on_response(job, response, elapsed, urls)
         for new_job in new_jobs:
             self.jobs.put(new_job)
-        if self.link is not None:
-            self.link.finished(len(new_jobs))
+        return len(new_jobs)
 
     def stop(self, workers: int) -> None:
-        """Once the queue is joined: one None per worker."""
+        """Once the crawl is over: one None per worker."""
         for _ in range(workers):
             self.jobs.put(None)
 
     def raise_failure(self) -> None:
         if self.failures:
             raise self.failures[0]
+
+
+def start_threads(crew: Workers, link: Link) -> list[threading.Thread]:
+    """One thread per unit of concurrency; fewer if the machine refuses one (then the
+    failure is recorded and the crawl drains), none only by raising."""
+    config = crew.frontier.config
+    if config.stack_size:
+        threading.stack_size(config.stack_size)
+    workers: list[threading.Thread] = []
+    try:
+        for _ in range(config.concurrency):
+            thread = threading.Thread(target=crew.work, args=(link,), daemon=True)
+            thread.start()
+            workers.append(thread)
+    except RuntimeError as exc:  # "can't start new thread": a limit of the machine
+        crew.failures.append(ResourceLimit(f"started {len(workers)} threads, then: {exc}"))
+        if not workers:
+            raise crew.failures[0] from exc
+    return workers
+
+
+def start_daemon(target: Callable[[], None]) -> None:
+    threading.Thread(target=target, daemon=True).start()
+
+
+THREADS = blocking_link.Runtime(socket.socket, threading.Event, start_daemon)
+
+
+def run(frontier: Frontier) -> None:
+    jobs: queue.Queue[Job | None] = queue.Queue()
+    # Two locks: the frontier, shared by every worker and the link, and its connection count.
+    crew = Workers(frontier, jobs, threading.Lock(), threading.Lock(), socket.create_connection)
+    with blocking_link.link_for(crew, crew.lock, THREADS) as link:
+        link.start()
+        workers = start_threads(crew, link)
+        link.wait()  # the queue joined; one process of many: the coordinator said Done
+        crew.stop(len(workers))
+    for thread in workers:
+        thread.join()
+    crew.raise_failure()

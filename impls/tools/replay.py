@@ -1,12 +1,11 @@
-"""The core alone: a recorded crawl's responses fed through the parser and the frontier, no I/O.
+"""The core alone: a recorded crawl's responses fed through the parser and the frontier, no I/O."""
 
-`python -m impls.replay record ROOT URLS.json OUT` fetches each URL of a site once (one
-connection each, as the crawlers do) and writes the raw bytes. `python -m impls.replay run
-OUT` replays them: every byte goes through the core's ResponseParser and Frontier exactly
-as a raw-socket model feeds them, with no socket, no loop and no thread. Its document is a
-crawl document (`--json`, model "core-replay"), so it is verified against the manifest like
-any crawl, and its CPU (or callgrind's instruction count) is the core's own cost per page.
-"""
+# `record ROOT URLS.json OUT` fetches each URL of a site once (one connection each, as the
+# crawlers do) and writes the raw bytes. `run OUT` replays them: every byte goes through the
+# core's ResponseParser and Frontier exactly as a raw-socket model feeds them, with no socket,
+# no loop and no thread. Its document is a crawl document (`--json`, model "core-replay"), so
+# it is verified against the manifest like any crawl, and its CPU (or callgrind's instruction
+# count) is the core's own cost per page.
 
 from __future__ import annotations
 
@@ -28,6 +27,7 @@ from impls.core.urls import Origin
 from impls.sockets import READ_SIZE
 
 # Outcomes recorded without fetching: the server would hang, reset or refuse.
+PROG = f"python -m {__spec__.name}"  # this program, as `python -m` runs it
 UNFETCHED = {k.outcome: k for k in (ErrorKind.TIMEOUT, ErrorKind.RESET, ErrorKind.CONNECT)}
 
 
@@ -108,7 +108,7 @@ def replay(frontier: Frontier, responses: dict[str, bytes | ErrorKind]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m impls.replay", description=__doc__)
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__)
     commands = p.add_subparsers(dest="command", required=True)
     rec = commands.add_parser("record", help="fetch every URL of a manifest, write the bytes")
     rec.add_argument("root", help="the site's root URL")
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         root, responses = load(args.recording)
     except (OSError, ValueError, KeyError) as exc:
-        print(f"python -m impls.replay: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     frontier = Frontier(CrawlConfig(root=root, max_pages=args.max_pages))
     before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()

@@ -1,9 +1,9 @@
-"""The gevent model: the threads model's blocking code on greenlets, scheduled by gevent's hub.
+"""The gevent model: the threads model's blocking code on greenlets, scheduled by gevent's hub."""
 
-N greenlets take jobs from a gevent.queue.JoinableQueue and fetch with gevent's own
-sockets, which look blocking to the greenlet and yield to the hub instead. Nothing is
-monkey-patched: the stdlib stays as it is for the harness and every other model.
-"""
+# N greenlets take jobs from a gevent.queue.JoinableQueue and run the threads model's worker
+# and fetch with gevent's own sockets, which look blocking to the greenlet and yield to the
+# hub instead. Nothing is monkey-patched: the stdlib stays as it is for the harness and every
+# other model.
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import gevent.lock
 import gevent.queue
 import gevent.socket
 
-from impls.blocking import Workers
 from impls.core import Frontier
-from impls.partition_blocking import BlockingLink, crawl_partitioned
+from impls.models.threads import Workers
+from impls.partition import blocking_link
 from impls.sockets import address_family
 
 
@@ -37,24 +37,19 @@ def connect(address: tuple[str, int], timeout: float) -> socket.socket:
     return sock  # type: ignore[no-any-return]  # gevent's socket has socket.socket's API
 
 
+GREENLETS = blocking_link.Runtime(gevent.socket.socket, gevent.event.Event, gevent.spawn)
+
+
 def run(frontier: Frontier) -> None:
     jobs = gevent.queue.JoinableQueue()
     # A greenlet runs until it blocks on a socket or the queue, so nothing preempts the
-    # frontier's code: no locks.
+    # frontier's code: no locks. But a send to the coordinator may yield: a semaphore keeps
+    # the link's bytes in order.
     crew = Workers(frontier, jobs, contextlib.nullcontext(), contextlib.nullcontext(), connect)
-
-    def start_workers() -> list[gevent.Greenlet]:
-        return [gevent.spawn(crew.work) for _ in range(frontier.config.concurrency)]
-
-    if frontier.partition is None:
-        crew.queue_root()
-        workers = start_workers()
-        jobs.join()
+    with blocking_link.link_for(crew, gevent.lock.Semaphore(), GREENLETS) as link:
+        link.start()
+        workers = [gevent.spawn(crew.work, link) for _ in range(frontier.config.concurrency)]
+        link.wait()  # the queue joined; one process of many: the coordinator said Done
         crew.stop(len(workers))
-    else:  # one process of many: the crawl ends when the coordinator says so
-        with gevent.socket.socket(fileno=frontier.partition.channel_fd) as channel:
-            # A send to the coordinator may yield: a semaphore keeps the link's bytes in order.
-            link = BlockingLink(crew, channel, gevent.event.Event(), gevent.lock.Semaphore())
-            workers = crawl_partitioned(link, gevent.spawn, start_workers)
     gevent.joinall(workers)
     crew.raise_failure()

@@ -7,7 +7,6 @@ from collections.abc import Coroutine
 from typing import Any
 
 from c10k.system import LoopFactory, uvloop_loop_factory
-from impls.async_models import Fetch, fetch_and_record
 from impls.core import (
     ErrorKind,
     FetchError,
@@ -19,8 +18,9 @@ from impls.core import (
 )
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.core.partition import WorkerLink
-from impls.partition_asyncio import AsyncioLink
+from impls.models.async_models import Fetch, fetch_and_record
+from impls.partition import asyncio_link
+from impls.partition.asyncio_link import Link
 from impls.sockets import READ_SIZE
 
 Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
@@ -85,43 +85,36 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
             raise failure
 
 
-async def work(
-    frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, link: WorkerLink | None
-) -> None:
+async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, link: Link) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled.
 
     The fetch counts its connections in the frontier (opened before connect, closed after
-    close): in keep-alive mode a connection outlives a fetch. As one process of many, it
-    tells the link of each job's end."""
+    close): in keep-alive mode a connection outlives a fetch. After each job it tells the
+    link (one process of many: the coordinator) how many jobs the job queued."""
+    finished = link.finished
     while True:
         job = await queue.get()
         new_jobs = await fetch_and_record(frontier, job, fetch)
         for new_job in new_jobs:
             queue.put_nowait(new_job)
         queue.task_done()
-        if link is not None:
-            link.finished(len(new_jobs))
+        finished(len(new_jobs))
 
 
 async def crawl(frontier: Frontier, fetch: Fetch) -> None:
     """The chapter's crawl(): N workers on one queue, until the queue is joined; as one
     process of many (a partitioned frontier), until the coordinator says the crawl is over."""
     queue: asyncio.Queue[Job] = asyncio.Queue()
-    link = None
-    if frontier.partition is None:
-        for job in frontier.start():
-            queue.put_nowait(job)
-    else:
-        link = AsyncioLink(frontier, queue)
-        await link.open()
-    state = None if link is None else link.state
+    link = asyncio_link.link_for(frontier, queue)
+    await link.start()
     workers = [
-        asyncio.create_task(work(frontier, queue, fetch, state))
+        asyncio.create_task(work(frontier, queue, fetch, link))
         for _ in range(frontier.config.concurrency)
     ]
-    # The chapter awaits queue.join(); a worker only ever ends by raising (ResourceLimit or a
-    # bug), and then join() would wait forever, so wait for whichever comes first.
-    joined = asyncio.create_task(queue.join() if link is None else link.serve())
+    # The chapter awaits queue.join() (the link's serve(), alone); a worker only ever ends by
+    # raising (ResourceLimit or a bug), and then join() would wait forever, so wait for
+    # whichever comes first.
+    joined = asyncio.create_task(link.serve())
     try:
         await asyncio.wait([joined, *workers], return_when=asyncio.FIRST_COMPLETED)
     finally:

@@ -8,9 +8,9 @@ from typing import Any
 
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.outcomes import Response
-from impls.core.partition import WorkerLink
-from impls.generators_loop import Coro, EventLoop, Future, Queue
-from impls.partition_generators import GeneratorsLink
+from impls.models.generators_loop import Coro, EventLoop, Future, Queue
+from impls.partition import generators_link
+from impls.partition.generators_link import Link
 from impls.sockets import READ_SIZE, HeldConnection, address_family
 
 
@@ -92,10 +92,9 @@ def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) ->
     return len(new_jobs)
 
 
-def work(
-    loop: EventLoop, frontier: Frontier, queue: Queue[Job], link: WorkerLink | None
-) -> Coro[None]:
+def work(loop: EventLoop, frontier: Frontier, queue: Queue[Job], link: Link) -> Coro[None]:
     conn = Connection(loop, frontier)
+    finished = link.finished
     try:
         while True:
             job = yield from queue.get()
@@ -103,8 +102,7 @@ def work(
                 new_jobs = yield from crawl_one(loop, conn, queue, job)
             finally:
                 queue.task_done()
-            if link is not None:  # one process of many: tell the coordinator what is due
-                link.finished(new_jobs)
+            finished(new_jobs)  # one process of many: tell the coordinator what is due
     finally:  # cancelled when the crawl ends, or in the middle of a fetch
         conn.close()
 
@@ -113,13 +111,8 @@ def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
     """Start N workers, wait until the queue is joined, then cancel them (as in the chapter);
     as one process of many, wait until the coordinator says the crawl is over instead."""
     queue: Queue[Job] = Queue()
-    link = None
-    if frontier.partition is None:
-        for job in frontier.start():
-            queue.put_nowait(job)
-    else:
-        link = GeneratorsLink(loop, frontier, queue)
-    state = None if link is None else link.state
+    link = generators_link.link_for(loop, frontier, queue)
+    link.start()
     main = loop.current_task
     assert main is not None
 
@@ -129,13 +122,13 @@ def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
             main.throw(exc)
 
     workers = [
-        loop.create_task(work(loop, frontier, queue, state))
+        loop.create_task(work(loop, frontier, queue, link))
         for _ in range(frontier.config.concurrency)
     ]
     for worker in workers:
         worker.add_done_callback(stop_on_failure)
     try:
-        yield from queue.join() if link is None else link.serve()
+        yield from link.serve()  # the queue's join(), or the coordinator's Done
     finally:
         for worker in workers:
             worker.cancel()

@@ -1,10 +1,9 @@
-"""`python -m impls.cpu_loop`: a fixed CPU-bound loop timed in its own process (the noise floor).
+"""The noise floor: a fixed CPU-bound loop, timed in its own process."""
 
-The work never changes, so every difference between two runs is the machine's: the host's
-other tenants, the CPU's clock, caches, where the kernel placed the pages. The harness runs it
-in several fresh processes on the crawler's CPUs; the spread of their CPU seconds is the least
-that any CPU figure of a crawl can vary on this machine (docs/results.md, noise floor).
-"""
+# The work never changes, so every difference between two runs is the machine's: the host's
+# other tenants, the CPU's clock, caches, where the kernel placed the pages. The harness runs
+# it in several fresh processes on the crawler's CPUs; the spread of their CPU seconds is the
+# least that any CPU figure of a crawl can vary on this machine (docs/results.md, noise floor).
 
 from __future__ import annotations
 
@@ -36,7 +35,7 @@ def parse_links(rounds: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m impls.cpu_loop",
+        prog=f"python -m {__spec__.name}",
         description="Run a fixed CPU-bound loop once; print its CPU and wall seconds as JSON.",
     )
     p.add_argument(

@@ -1,4 +1,4 @@
-"""`python -m impls.idle --kind K --count N`: park N idle units, print their cost as JSON."""
+"""`--kind K --count N`: park N idle units of one kind, print their cost as JSON."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from typing import Any
 from c10k import catalog, probes
 from c10k.fits import linear_fit
 from c10k.system import LoopFactory, uvloop_loop_factory
-from impls.thread_ceiling import threads_on_the_machine, threads_until_failure
+from impls.tools.thread_ceiling import threads_on_the_machine, threads_until_failure
 
+PROG = f"python -m {__spec__.name}"  # this program, as `python -m` runs it
 SCHEMA = "c10k-idle/1"
 SMALL_STACK = 64 * 1024  # threading.stack_size refuses less than 32 KiB on Linux
 
@@ -144,11 +145,11 @@ def park_tasks(count: int, steps: int, loop_factory: LoopFactory | None) -> list
 
 
 def park_generators_model(count: int, steps: int) -> list[dict[str, Any]]:
-    """Tasks of the generators model's own loop (impls.generators_loop), each on a Future."""
+    """Tasks of the generators model's own loop (impls.models.generators_loop), each on a Future."""
     try:  # a subprocess of its own: importing the model's loop here isolates nothing we measure
-        from impls.generators_loop import EventLoop, Future, Task
+        from impls.models.generators_loop import EventLoop, Future, Task
     except ImportError as exc:
-        raise Unavailable(f"impls.generators_loop is not importable: {exc}") from None
+        raise Unavailable(f"impls.models.generators_loop is not importable: {exc}") from None
 
     def parked(future: Future[None]) -> Generator[Future[Any], None, None]:
         yield from future
@@ -279,7 +280,7 @@ def per_unit(points: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m impls.idle", description=__doc__)
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__)
     p.add_argument("--kind", required=True, choices=list(catalog.IDLE_KINDS))
     p.add_argument("--count", type=int, required=True, help="units to park (or the cap)")
     p.add_argument("--steps", type=int, default=5, help="measure RSS at this many counts")
@@ -351,19 +352,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.count < 0 or args.steps < 1 or args.processes < 1:
-        parser().exit(
-            2, "python -m impls.idle: error: --count >= 0, --steps >= 1 and --processes >= 1\n"
-        )
+        parser().exit(2, f"{PROG}: error: --count >= 0, --steps >= 1 and --processes >= 1\n")
     if args.processes > 1 and not args.until_failure:
-        parser().exit(2, "python -m impls.idle: error: --processes is for --until-failure\n")
+        parser().exit(2, f"{PROG}: error: --processes is for --until-failure\n")
     json.dump(run(args), sys.stdout)
     sys.stdout.write("\n")
     return 0
 
 
 if __name__ == "__main__":
-    # The catalog finds each kind's function by importing "impls.idle": let that be this
-    # module, not a second copy (whose Unavailable this program's `except` would miss, and
-    # whose code would sit in the memory being measured).
-    sys.modules.setdefault("impls.idle", sys.modules[__name__])
+    # The catalog finds each kind's function by importing this module by its name: let that be
+    # this module, not a second copy (whose Unavailable this program's `except` would miss,
+    # and whose code would sit in the memory being measured).
+    sys.modules.setdefault(__spec__.name, sys.modules[__name__])
     sys.exit(main())

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.partition_selector import SelectorLink
+from impls.partition import selector_link
 from impls.sockets import READ_SIZE, address_family
 
 # The deadline heap is swept of finished fetches when they are this many and most of it.
@@ -145,14 +145,10 @@ class Crawler:
         self.address = (config.connect_host, frontier.origin.port)
         self.family = address_family(config.connect_host)
         self.selector = selectors.DefaultSelector()
-        # As one process of many, the link to the coordinator (its socket in the selector).
-        self.link: SelectorLink | None = None
         self.pending: deque[Job] = deque()
-        if frontier.partition is None:
-            self.pending.extend(frontier.start())
-        else:
-            self.link = SelectorLink(frontier, self.selector, self.pending.append)
-            self.link.state.start()
+        # One process of many: the link to the coordinator (its socket in the selector).
+        self.link = selector_link.link_for(frontier, self.selector, self.pending.append)
+        self.link.start()
         self.idle: list[socket.socket] = []  # kept-alive connections between fetches
         self.in_flight = 0
         # (deadline, order, fetcher); a finished fetcher's entry stays until popped or swept.
@@ -165,7 +161,7 @@ class Crawler:
             while True:
                 while self.pending and self.in_flight < limit:
                     self.start(self.pending.popleft())
-                if not self.in_flight and (self.link is None or self.link.state.done):
+                if not self.in_flight and self.link.done:
                     break  # nothing in flight, so nothing pending either
                 for key, _events in self.selector.select(self.time_to_next_deadline()):
                     key.data()
@@ -204,8 +200,7 @@ class Crawler:
     def finished(self, new_jobs: list[Job]) -> None:
         self.in_flight -= 1
         self.pending.extend(new_jobs)
-        if self.link is not None:
-            self.link.state.finished(len(new_jobs))
+        self.link.finished(len(new_jobs))
 
     def time_to_next_deadline(self) -> float | None:
         if not self.deadlines:

@@ -1,9 +1,8 @@
-"""Measures the core's parser, link extractor and URL resolution against alternatives.
+"""Measures the core's parser, link extractor and URL resolution against alternatives."""
 
-Run: python -m impls.core.choices   — prints µs per call for each candidate, so the choice
-made in impls/core can be checked again on any machine and any library version. yarl comes
-with aiohttp; `pip install ada-url can-ada` adds the WHATWG (ada) candidates.
-"""
+# Run: python -m bench.tools.core_choices. It prints µs per call for each candidate, so the
+# choice made in impls/core can be checked again on any machine and any library version.
+# yarl comes with aiohttp; `pip install ada-url can-ada` adds the WHATWG (ada) candidates.
 
 from __future__ import annotations
 

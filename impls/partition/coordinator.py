@@ -1,12 +1,11 @@
-"""`c10k crawl --processes P`: start P worker processes, route their URLs, end and merge the crawl.
+"""`c10k crawl --processes P`: start P worker processes, route their URLs, end and merge."""
 
-Each worker is `c10k crawl ... --partition I/P --channel-fd FD --json` in a fresh interpreter
-(its own open-file limit), joined to this process by a socketpair. A worker forwards the
-URLs other workers own; this process routes each to its owner (a star: every forward passes
-here), tells the workers the crawl is over by the end rule of `impls/core/partition.py`,
-and merges their documents into one. Its waits are all bounded, and it stops its workers
-(by PID) when one fails or on Ctrl-C.
-"""
+# Each worker is `c10k crawl ... --partition I/P --channel-fd FD --json` in a fresh
+# interpreter (its own open-file limit), joined to this process by a socketpair. A worker
+# forwards the URLs other workers own; this process routes each to its owner (a star: every
+# forward passes here), tells the workers the crawl is over by the end rule of
+# impls/core/partition.py, and merges their documents into one. Its waits are all bounded,
+# and it stops its workers (by PID) when one fails or on Ctrl-C.
 
 from __future__ import annotations
 
@@ -25,10 +24,8 @@ import time
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from c10k.catalog import Model
 from c10k.probes import peak_rss_kib
 from c10k.system import stop_process
-from impls.cli import print_result
 from impls.core.partition import (
     Done,
     Forwarded,
@@ -245,22 +242,18 @@ def collect(workers: list[Worker]) -> list[dict[str, Any]]:
     return documents
 
 
-def coordinate(args: argparse.Namespace, model: Model) -> int:
-    """Run the partitioned crawl; print its merged document (or summary); the exit code."""
+def coordinate(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the partitioned crawl; its merged document. A worker's failure (WorkerFailed) or
+    Ctrl-C (KeyboardInterrupt) stops the workers, then goes on to the caller."""
     workers: list[Worker] = []
     with contextlib.ExitStack() as files:
         try:
             workers = start_workers(args, files)
             Coordinator(workers).run()
             documents = collect(workers)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, WorkerFailed):
             stop_all(workers)
-            print("c10k crawl: interrupted", file=sys.stderr)
-            return 130
-        except WorkerFailed as exc:
-            stop_all(workers)
-            print(f"c10k crawl: error: --processes {args.processes}: {exc}", file=sys.stderr)
-            return exc.exit_code
+            raise
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, imports included
     coordinator = {
@@ -271,5 +264,4 @@ def coordinate(args: argparse.Namespace, model: Model) -> int:
         "workers_cpu_user_s": children.ru_utime,
         "workers_cpu_sys_s": children.ru_stime,
     }
-    print_result(merge_results(documents, args.concurrency, coordinator), args.json)
-    return 0
+    return merge_results(documents, args.concurrency, coordinator)

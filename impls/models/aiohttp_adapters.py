@@ -10,9 +10,9 @@ from typing import Any
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from impls import aiohttp_private
 from impls.core import ErrorKind, FetchError, Frontier, classify_os_error
 from impls.core.http import MAX_HEADER_BYTES
+from impls.models import aiohttp_private
 from impls.sockets import address_family
 
 # The contract's request headers (Host aiohttp adds, GET and HTTP/1.1 are its defaults);

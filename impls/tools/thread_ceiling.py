@@ -9,6 +9,7 @@ import resource
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from c10k import probes
@@ -64,6 +65,43 @@ def pid_headroom(reserve: int) -> int:
     return min(ceilings, default=machine + reserve + 1_000_000) - machine - reserve
 
 
+@dataclass
+class Stop:
+    """Why thread creation stopped, and the machine's state then."""
+
+    by: str = "cap"
+    error: BaseException | None = None
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+def start_until_stopped(
+    threads: list[threading.Thread],
+    target: Callable[[], object],
+    cap: int,
+    memory_guard_kib: int,
+    pid_reserve: int,
+) -> Stop:
+    """Start threads running target, appended to threads, until one fails to start, a guard
+    trips, or the cap is reached."""
+    headroom = pid_headroom(pid_reserve)
+    while len(threads) < cap:
+        if len(threads) % GUARD_EVERY == 0:
+            headroom = len(threads) + pid_headroom(pid_reserve)
+            available = probes.meminfo(("MemAvailable",)).get("MemAvailable", 0)
+            if available < memory_guard_kib:
+                return Stop("memory-guard", context=limit_context())
+        if len(threads) >= headroom:
+            return Stop("pid-reserve", context=limit_context())
+        thread = threading.Thread(target=target, daemon=True)
+        try:
+            thread.start()
+        except (RuntimeError, MemoryError, OSError) as exc:
+            context = limit_context()  # read while the threads still exist
+            return Stop(failure_limit(context, exc), exc, context)
+        threads.append(thread)
+    return Stop(context=limit_context())
+
+
 def threads_until_failure(
     cap: int,
     stack_size: int,
@@ -77,47 +115,22 @@ def threads_until_failure(
     threads: list[threading.Thread] = []
     if stack_size:
         threading.stack_size(stack_size)
-    stopped_by, error_text, error_errno, error_type = "cap", None, None, None
-    context: dict[str, Any] = {}
     started = time.perf_counter()
-    headroom = pid_headroom(pid_reserve)
     try:
-        while len(threads) < cap:
-            if len(threads) % GUARD_EVERY == 0:
-                headroom = len(threads) + pid_headroom(pid_reserve)
-                available = probes.meminfo(("MemAvailable",)).get("MemAvailable", 0)
-                if available < memory_guard_kib:
-                    stopped_by = "memory-guard"
-                    context = limit_context()
-                    break
-            if len(threads) >= headroom:
-                stopped_by = "pid-reserve"
-                context = limit_context()
-                break
-            thread = threading.Thread(target=release.wait, daemon=True)
-            try:
-                thread.start()
-            except (RuntimeError, MemoryError, OSError) as exc:
-                context = limit_context()  # read while the threads still exist
-                stopped_by = failure_limit(context, exc)
-                error_text, error_type = str(exc), type(exc).__name__
-                error_errno = getattr(exc, "errno", None)
-                break
-            threads.append(thread)
-        else:
-            context = limit_context()
+        stop = start_until_stopped(threads, release.wait, cap, memory_guard_kib, pid_reserve)
+        error = stop.error
         result = {
             "count": len(threads),
-            "stopped_by": stopped_by,
-            "error": error_text,
-            "error_type": error_type,
-            "errno": error_errno,
+            "stopped_by": stop.by,
+            "error": None if error is None else str(error),
+            "error_type": None if error is None else type(error).__name__,
+            "errno": getattr(error, "errno", None),
             "cap": cap,
             "pid_reserve": pid_reserve,
             "memory_guard_kib": memory_guard_kib,
             "elapsed_s": time.perf_counter() - started,
             "rss_kib": probes.proc_status_kib("self") or 0,
-            "context": context,
+            "context": stop.context,
         }
         if hold is not None:
             hold(result)
@@ -178,19 +191,10 @@ def threads_on_the_machine(
         for share in shares
     ]
     started = time.perf_counter()
-    each: list[dict[str, Any]] = []
     try:
         for child in children:
             child.start()
-        while len(each) < len(children):
-            try:
-                each.append(results.get(timeout=1.0))
-            except queue.Empty:
-                if time.perf_counter() - started > CHILD_TIMEOUT_S:
-                    raise TimeoutError("the thread-starting processes did not report") from None
-                dead = [c.exitcode for c in children if c.exitcode is not None]
-                if dead:  # a child that reported waits alive, so a dead one never will
-                    raise RuntimeError(f"a thread-starting process died (exit {dead[0]})") from None
+        each = wait_for_reports(children, results, started)
         elapsed = time.perf_counter() - started
         at_the_end = limit_context()  # while every thread still exists
     finally:
@@ -199,6 +203,36 @@ def threads_on_the_machine(
             child.join(CHILD_TIMEOUT_S)
             if child.is_alive():
                 child.kill()
+    limits = {"cap": cap, "pid_reserve": pid_reserve, "memory_guard_kib": memory_guard_kib}
+    return merge_reports(each, limits, elapsed, at_the_end)
+
+
+def wait_for_reports(
+    children: list[Any],  # multiprocessing.Process
+    results: Any,  # multiprocessing.Queue
+    started: float,
+) -> list[dict[str, Any]]:
+    """Each child's report, as it comes (bounded: a child that died never reports)."""
+    each: list[dict[str, Any]] = []
+    while len(each) < len(children):
+        try:
+            each.append(results.get(timeout=1.0))
+        except queue.Empty:
+            if time.perf_counter() - started > CHILD_TIMEOUT_S:
+                raise TimeoutError("the thread-starting processes did not report") from None
+            dead = [c.exitcode for c in children if c.exitcode is not None]
+            if dead:  # a child that reported waits alive, so a dead one never will
+                raise RuntimeError(f"a thread-starting process died (exit {dead[0]})") from None
+    return each
+
+
+def merge_reports(
+    each: list[dict[str, Any]],
+    limits: dict[str, int],
+    elapsed: float,
+    at_the_end: dict[str, Any],
+) -> dict[str, Any]:
+    """One result for the machine: the first machine-wide limit met names the stop."""
     machine = [r for r in each if r["stopped_by"] in MACHINE_LIMITS]
     if machine:
         stopped_by = machine[0]["stopped_by"]
@@ -213,9 +247,7 @@ def threads_on_the_machine(
         "error": first["error"],
         "error_type": first["error_type"],
         "errno": first["errno"],
-        "cap": cap,
-        "pid_reserve": pid_reserve,
-        "memory_guard_kib": memory_guard_kib,
+        **limits,
         "elapsed_s": elapsed,
         "rss_kib": sum(r["rss_kib"] for r in each),
         "context": first["context"]

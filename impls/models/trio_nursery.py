@@ -6,12 +6,12 @@ import math
 
 import trio
 
-from impls.async_models import Fetch, fetch_and_record
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.core.partition import WorkerLink
-from impls.partition_trio import TrioLink
+from impls.models.async_models import Fetch, fetch_and_record
+from impls.partition import trio_link
+from impls.partition.trio_link import Link
 from impls.sockets import READ_SIZE, address_family
 
 Socket = trio.socket.SocketType
@@ -117,47 +117,38 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Socket]) -> Response:
             raise failure
 
 
-async def work(
-    frontier: Frontier, jobs: JobChannel, fetch: Fetch, link: WorkerLink | None = None
-) -> None:
+async def work(frontier: Frontier, jobs: JobChannel, fetch: Fetch, link: Link) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; until the channel closes.
 
     The fetch counts its connections in the frontier (opened before connect, closed after
-    close): in keep-alive mode a connection outlives a fetch. As one process of many, it
-    tells the link of each job's end."""
+    close): in keep-alive mode a connection outlives a fetch. After each job it tells the
+    link (one process of many: the coordinator) how many jobs the job queued."""
+    finished = link.finished
     async for job in jobs.receive:
         new_jobs = await fetch_and_record(frontier, job, fetch)
         for new_job in new_jobs:
             jobs.put(new_job)
         jobs.done()
-        if link is not None:
-            link.finished(len(new_jobs))
+        finished(len(new_jobs))
 
 
 async def crawl(frontier: Frontier) -> None:
     """N workers in a nursery on one channel; the kept connections are closed last.
 
-    A worker ends early only by raising (ResourceLimit or a bug): the nursery then cancels
-    the others and raises it, in an exception group."""
+    The link holds the channel open until it serves no more (alone: once the root's job is
+    queued; one process of many: until the coordinator says the crawl is over). A worker
+    ends early only by raising (ResourceLimit or a bug): the nursery then cancels the
+    others and raises it, in an exception group."""
     jobs = JobChannel()
-    link = None
-    if frontier.partition is None:
-        for job in frontier.start():
-            jobs.put(job)
-        if not jobs.pending:
-            return
-    else:  # one process of many: one unit held until the coordinator says the crawl is over
-        link = TrioLink(frontier, jobs.put)
-        jobs.hold()
+    link = trio_link.link_for(frontier, jobs)
+    link.start()
     idle: list[Socket] = []
     try:
         async with trio.open_nursery() as nursery:
-            if link is not None:
-                nursery.start_soon(link.serve, jobs.done)
-            state = None if link is None else link.state
+            nursery.start_soon(link.serve)
             for _ in range(frontier.config.concurrency):
                 nursery.start_soon(
-                    work, frontier, jobs, lambda job: fetch(job, frontier, idle), state
+                    work, frontier, jobs, lambda job: fetch(job, frontier, idle), link
                 )
     finally:
         for sock in idle:

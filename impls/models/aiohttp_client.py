@@ -6,10 +6,10 @@ import aiohttp
 from yarl import URL
 
 from c10k.system import uvloop_loop_factory
-from impls import asyncio_streams
-from impls.aiohttp_adapters import convert_headers, error_kind, new_session, read_body
 from impls.core import FetchError, Frontier, Job
 from impls.core.outcomes import Response
+from impls.models import asyncio_streams
+from impls.models.aiohttp_adapters import convert_headers, error_kind, new_session, read_body
 
 
 async def fetch(session: aiohttp.ClientSession, job: Job, frontier: Frontier) -> Response:

@@ -1,0 +1,1 @@
+"""`c10k crawl` and `c10k models`: the crawlers' command line."""

@@ -1,0 +1,153 @@
+"""`c10k crawl`: run one model on one site (or P processes of it) and report what it fetched."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import sys
+import sysconfig
+import time
+from typing import Any
+
+from c10k.catalog import Model, Peer
+from c10k.probes import mark_crawl_boundary, peak_rss_kib
+from impls.cli.checks import UsageError, check_usage
+from impls.cli.options import crawl_parser
+from impls.core.frontier import CrawlConfig, Frontier
+from impls.core.outcomes import ResourceLimit
+from impls.core.partition import CoordinatorLost, Partition, ProtocolError
+from impls.core.summary import build_result, format_summary
+
+
+def crawl_main(argv: list[str]) -> int:
+    parser = crawl_parser()
+    args = parser.parse_args(argv)
+    try:
+        model, peer, connect_host = check_usage(args)
+    except UsageError as exc:
+        parser.exit(2, f"c10k crawl: error: {exc}\n")
+    if args.processes > 1:
+        return crawl_processes(args)
+    return crawl(args, model, peer, connect_host)
+
+
+def crawl_processes(args: argparse.Namespace) -> int:
+    """`--processes P`: the coordinator runs P workers; print their merged document."""
+    from impls.partition.coordinator import WorkerFailed, coordinate  # the workers' parent
+
+    try:
+        result = coordinate(args)
+    except KeyboardInterrupt:
+        print("c10k crawl: interrupted", file=sys.stderr)
+        return 130
+    except WorkerFailed as exc:
+        print(f"c10k crawl: error: --processes {args.processes}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    print_result(result, args.json)
+    return 0
+
+
+def crawl_config(args: argparse.Namespace, connect_host: str, peer: Peer | None) -> CrawlConfig:
+    return CrawlConfig(
+        root=args.root,
+        concurrency=args.concurrency,
+        max_redirect=args.max_redirect,
+        max_tries=args.max_tries,
+        timeout=args.timeout,
+        max_body=args.max_body,
+        max_pages=args.max_pages,
+        connect_host=connect_host,
+        stack_size=args.stack_size,
+        # A peer keeps its own connection mode: the document says the one really used.
+        keep_alive=peer.keep_alive if peer is not None else args.keep_alive,
+    )
+
+
+def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_host: str) -> int:
+    """One process's crawl (alone, or a worker of `--processes`); print its document."""
+    runner = model.load()
+    frontier = Frontier(crawl_config(args, connect_host, peer))
+    if args.partition is not None:
+        index, processes = args.partition
+        frontier.partition = Partition(index, processes, channel_fd=args.channel_fd)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    started = time.perf_counter()
+    try:
+        if args.mark_crawl:
+            mark_crawl_boundary()
+        deviations = runner(frontier)  # a peer returns its deviations from the contract
+        if args.mark_crawl:
+            mark_crawl_boundary()
+    except KeyboardInterrupt:
+        print("c10k crawl: interrupted", file=sys.stderr)
+        return 130
+    except ResourceLimit as exc:
+        print(
+            f"c10k crawl: error: {model.name} hit a limit of this machine: {exc}", file=sys.stderr
+        )
+        return 3
+    except (CoordinatorLost, ProtocolError) as exc:
+        print(f"c10k crawl: error: worker {args.partition[0]}: {exc}", file=sys.stderr)
+        return 1
+    wall_s = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    result = build_result(
+        frontier,
+        model.name,
+        wall_s=wall_s,
+        cpu_user_s=after.ru_utime - before.ru_utime,
+        cpu_sys_s=after.ru_stime - before.ru_stime,
+        max_rss_kib=peak_rss_kib(),
+    )
+    result["python"] = python_block()
+    add_peer_and_partition(result, args, frontier, peer, deviations)
+    print_result(result, args.json)
+    return 0
+
+
+def add_peer_and_partition(
+    result: dict[str, Any],
+    args: argparse.Namespace,
+    frontier: Frontier,
+    peer: Peer | None,
+    deviations: dict[str, int] | None,
+) -> None:
+    """A peer's deviations from the contract; a worker's fields for the coordinator."""
+    if peer is not None:
+        result["peer"] = True
+        counted = dict(deviations or {})
+        if peer.keep_alive and not args.keep_alive:
+            # Close mode was asked; every try went over the peer's kept connections.
+            counted["keep-alive-not-close"] = frontier.tries
+        result["deviations"] = dict(sorted(counted.items()))
+    if args.partition is not None:  # what the coordinator merges (impls/core/summary.py)
+        result |= {
+            "pid": os.getpid(),
+            "connect_to": args.connect_to[0] if args.connect_to else "",
+            "latencies_s": frontier.latencies,
+        }
+
+
+def python_block() -> dict[str, Any]:
+    """The interpreter that crawled, and whether the GIL is enabled now (call it at the end
+    of the crawl: an extension module that does not declare free-threading support turns
+    the GIL back on when it is imported). A build without sys._is_gil_enabled has a GIL."""
+    is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
+    return {
+        "version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "gil_disabled_build": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+        "gil_enabled": True if is_gil_enabled is None else bool(is_gil_enabled()),
+    }
+
+
+def print_result(result: dict[str, Any], as_json: bool) -> None:
+    """The crawl document on stdout, or the summary for a person."""
+    if as_json:
+        json.dump(result, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_summary(result))

@@ -1,0 +1,31 @@
+"""`c10k models`: list the crawler models, and what each needs that is not installed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from c10k.catalog import CRAWLERS, PEERS
+
+
+def models_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="c10k models", description="List the crawler models.")
+    parser.add_argument("--json", action="store_true", help="print a JSON list")
+    args = parser.parse_args(argv)
+    rows: list[dict[str, Any]] = [
+        {"name": m.name, "style": m.description, "missing": m.missing(), "peer": m.name in PEERS}
+        for m in CRAWLERS.values()
+    ]
+    if args.json:
+        json.dump(rows, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    width = max(len(m) for m in CRAWLERS)
+    for row in rows:
+        note = f"  [missing: {', '.join(row['missing'])}]" if row["missing"] else ""
+        if row["peer"] and row["missing"]:
+            note = f"  [{PEERS[row['name']].install_hint()}]"
+        print(f"{row['name']:<{width}}  {row['style']}{note}")
+    return 0

@@ -1,0 +1,167 @@
+"""`c10k crawl`'s parser: its options, in the order --help lists them, and their types."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+from collections.abc import Callable
+from typing import Any
+
+from c10k.catalog import CRAWLERS
+from impls.core.frontier import MiB
+
+
+def parse_size(text: str) -> int:
+    """'10MiB', '512KiB', '1000000' -> bytes."""
+    units = {"kib": 1024, "mib": MiB, "gib": 1024 * MiB, "kb": 1000, "mb": 10**6, "b": 1}
+    lowered = text.strip().lower()
+    for unit, factor in units.items():
+        if lowered.endswith(unit) and lowered[: -len(unit)].strip().replace(".", "", 1).isdigit():
+            return int(float(lowered[: -len(unit)]) * factor)
+    if lowered.isdigit():
+        return int(lowered)
+    raise argparse.ArgumentTypeError(f"not a size: {text!r} (try 10MiB, 512KiB or 1000000)")
+
+
+def _number(
+    text: str, kind: type[int] | type[float], allowed: Callable[[Any], bool], rule: str
+) -> Any:
+    """Parse one option's number; argparse turns the error into one line and exit code 2."""
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not {'an integer' if kind is int else 'a number'}: {text!r}"
+        ) from None
+    if not allowed(value):
+        raise argparse.ArgumentTypeError(f"must be {rule}: {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    return int(_number(text, int, lambda v: v >= 1, "at least 1"))
+
+
+def non_negative_int(text: str) -> int:
+    return int(_number(text, int, lambda v: v >= 0, "0 or more"))
+
+
+def positive_float(text: str) -> float:
+    return float(_number(text, float, lambda v: v > 0, "more than 0"))
+
+
+def crawl_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="c10k crawl",
+        description="Crawl a site with one concurrency model and report what was fetched.",
+    )
+    parser.add_argument("root", metavar="ROOT", help="the start URL, e.g. http://127.0.0.1:8080/")
+    parser.add_argument("--model", required=True, help="one of: " + ", ".join(CRAWLERS))
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=10,
+        help="fetches in flight at most (default 10)",
+    )
+    parser.add_argument(
+        "--max-redirect",
+        type=non_negative_int,
+        default=10,
+        help="redirect budget per link (default 10)",
+    )
+    parser.add_argument(
+        "--max-tries",
+        type=positive_int,
+        default=4,
+        help="tries per URL for connection errors and timeouts (default 4)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=10.0,
+        help="seconds for one whole fetch, connect to last byte (default 10)",
+    )
+    parser.add_argument(
+        "--max-body",
+        type=parse_size,
+        default=10 * MiB,
+        help="largest body accepted (default 10MiB)",
+    )
+    parser.add_argument(
+        "--max-pages", type=positive_int, default=None, help="fetch at most this many URLs"
+    )
+    parser.add_argument(
+        "--stack-size",
+        type=parse_size,
+        default=0,
+        help="threads model: stack size per thread (default: the platform's)",
+    )
+    parser.add_argument(
+        "--keep-alive",
+        action="store_true",
+        help="each worker keeps one HTTP/1.1 persistent connection and reuses it across "
+        "fetches (default: a new connection per fetch, with Connection: close)",
+    )
+    add_output_options(parser)
+    add_process_options(parser)
+    return parser
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """What the crawl prints, and what it may reach."""
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON document instead of a summary"
+    )
+    parser.add_argument(
+        "--mark-crawl",
+        action="store_true",
+        help="call sched_yield() as the crawl starts and as it ends: the cuts that "
+        "callgrind's --dump-before=sched_yield makes to count the crawl alone",
+    )
+    parser.add_argument(
+        "--allow-non-loopback",
+        action="store_true",
+        help="allow a ROOT (and --connect-to addresses) not on a loopback address",
+    )
+
+
+def add_process_options(parser: argparse.ArgumentParser) -> None:
+    """How many processes share the crawl, and where they connect."""
+    parser.add_argument(
+        "--processes",
+        metavar="P",
+        type=positive_int,
+        default=1,
+        help="share the crawl among P processes of the model, each with its own open-file "
+        "limit; URLs are partitioned by a hash, --concurrency is the total (default 1)",
+    )
+    parser.add_argument(
+        "--connect-to",
+        metavar="ADDR[,ADDR...]",
+        type=address_list,
+        default=[],
+        help="IP addresses to connect to instead of ROOT's host (the requests still name "
+        "ROOT); process i connects to the (i mod n)-th, so more addresses give more ports",
+    )
+    # A worker of `--processes`, started by the coordinator (impls/partition/coordinator.py).
+    parser.add_argument("--partition", type=partition_spec, help=argparse.SUPPRESS)
+    parser.add_argument("--channel-fd", type=non_negative_int, help=argparse.SUPPRESS)
+
+
+def address_list(text: str) -> list[str]:
+    """'127.0.0.2,127.0.0.3' -> the addresses, each an IP literal (checked for loopback later)."""
+    addresses = [part.strip() for part in text.split(",")]
+    for address in addresses:
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an IP address: {address!r}") from None
+    return addresses
+
+
+def partition_spec(text: str) -> tuple[int, int]:
+    """'I/P' -> (I, P): this worker's index among P processes."""
+    index, _, processes = text.partition("/")
+    if not (index.isdigit() and processes.isdigit() and int(index) < int(processes)):
+        raise argparse.ArgumentTypeError(f"not INDEX/PROCESSES: {text!r}")
+    return int(index), int(processes)

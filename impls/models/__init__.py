@@ -1,0 +1,1 @@
+"""The crawlers, one module per concurrency model, each readable alone."""

@@ -1,0 +1,1 @@
+"""Programs beside the crawlers: idle units, the fixed CPU loop, the replay, the thread ceiling."""
