@@ -501,3 +501,50 @@ def test_c7_falls_back_to_the_close_mode_in_files_without_keep_alive() -> None:
     c7 = next(x for x in found if x.claim == "C7")
     assert c7.verdict == v.CONTRADICTED
     assert c7.conditions.startswith("sleepy: C 10,000") and "beside it" not in c7.conditions
+
+
+# -- the judged figure, machine-readable: what the table's threshold and the verdict chart read ---
+
+
+@pytest.mark.parametrize(
+    ("band", "unit", "text"),
+    [
+        (v.Band(25 * KIB, 100 * KIB, True), "bytes", "25–100 KiB"),
+        (v.Band(0.0, 6 * KIB, True), "bytes", "≤ 6 KiB"),
+        (v.Band(0.0, 100_000), "threads", "< 100,000 threads"),
+        (v.Band(10_000.0), "per-second", "≥ 10,000/s"),
+        (v.Band(0.5, 0.95), "share", "50%–95%"),
+        (v.Band(2.0), "times", "≥ 2x"),
+        (v.Band(0.0, 10_000, of=" connections held"), "threads", "< 10,000 connections held"),
+    ],
+)
+def test_a_band_is_written_as_the_rule_reads_it(band: v.Band, unit: str, text: str) -> None:
+    assert band.text(unit) == text
+
+
+@pytest.mark.parametrize(("claim", "doc", "expected"), CASES + INTERVAL_CASES)
+def test_every_judged_figure_has_its_value_interval_and_band(
+    claim: str, doc: dict[str, Any], expected: str
+) -> None:
+    found = v.RULES[int(claim[1:]) - 1](doc)
+    assert found.band is not None or claim == "C5"
+    assert found.threshold != "-"
+    if found.value is None:
+        return
+    assert found.figure != "-" and found.band is not None
+    # The outcome follows from the value (and its interval) against the band, where the rule
+    # judges nothing more than that.
+    if claim in ("C6", "C8", "C9") and expected != v.NOT_MEASURABLE:
+        low, high = found.band.low, found.band.high
+        assert v.on_interval(found.value, found.interval, low, high) == expected
+    if found.interval is not None:
+        assert "[" in found.figure and "no interval" not in found.figure
+    else:
+        assert "(" in found.figure
+
+
+def test_the_figure_of_a_ratio_names_what_it_is_over() -> None:
+    found = v.c9_uvloop(uvloop_rounds(THREE, [390.0, 400.0, 410.0]))
+    assert found.figure.startswith("asyncio over asyncio-uvloop: 2.50x [")
+    assert found.value == pytest.approx(2.5, rel=0.01) and found.interval is not None
+    assert found.threshold == "≥ 2x less CPU per page"

@@ -10,7 +10,9 @@ from bench.report.verdicts.base import (
     INCONCLUSIVE,
     NOT_MEASURABLE,
     REPRODUCED,
+    Band,
     Verdict,
+    on_interval,
 )
 from bench.report.verdicts.crawl import (
     c6_event_loop_speed,
@@ -33,6 +35,7 @@ __all__ = [
     "NOT_MEASURABLE",
     "REPRODUCED",
     "RULES",
+    "Band",
     "Verdict",
     "c1_thread_memory",
     "c2_coroutine_memory",
@@ -44,6 +47,7 @@ __all__ = [
     "c8_free_threading",
     "c8_without_gil",
     "c9_uvloop",
+    "on_interval",
     "verdicts",
 ]
 
@@ -63,3 +67,4 @@ RULES: tuple[Callable[[dict[str, Any]], Verdict], ...] = (
 def verdicts(document: dict[str, Any]) -> list[Verdict]:
     """Every claim's verdict, C1 to C9."""
     return [rule(document) for rule in RULES]
+

@@ -31,6 +31,7 @@ from bench.report.verdicts.base import (
     SLEEPY_KEEP_ALIVE,
     THREADS,
     UVLOOP_SPEEDUP,
+    Judged,
     Verdict,
     on_interval,
     profile_name,
@@ -49,6 +50,14 @@ def _times(value: float) -> str:
 
 def _percent(value: float) -> str:
     return f"{value:.0%}"
+
+
+def _judged(found: dict[str, Any], key: str, label: str) -> Judged:
+    """found[key] and its interval found[key_ci95], as the figure a rule decides on."""
+    interval = recorded_interval(found.get(f"{key}_ci95"))
+    before = f"{key}_ci95" not in found  # a file written before intervals
+    why = "written before intervals" if before else f"{ONE_RUN_PER_POINT}, no interval"
+    return Judged(found.get(key), interval, why, label)
 
 
 def _ratio(
@@ -122,6 +131,7 @@ def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
         + f"; {_few_active_conditions(document, found['concurrencies'])}; "
         f"{profile_name(document)}",
         on_interval(middle, interval, *MODERATE_RANGE),
+        _judged(found, "median_pages_per_s", "event loops"),
     )
 
 
@@ -258,6 +268,11 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     )
     shown = _ratio(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
     measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; {theirs_text}"
+    judged = (
+        _judged(found, "asyncio_over_threads", f"{ASYNCIO} over {THREADS}:")
+        if found.get("asyncio_over_threads") is not None
+        else Judged(None, why=f"{THREADS} failed at C {concurrency:,}" if failed_there else "-")
+    )
     later = [
         p
         for p in _crawler_failures(document, ASYNCIO, scenario)
@@ -266,21 +281,21 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     if later:
         first = later[0]
         why = f"{ASYNCIO} {first.status} at C {first.concurrency:,}: {first.reason}; "
-        return verdict("C7", measured, why + conditions, CONTRADICTED)
+        return verdict("C7", measured, why + conditions, CONTRADICTED, judged)
     if concurrency < MANY_CONNECTIONS or not (threads_there or failed_there):
         why = (
             f"largest verified C below {MANY_CONNECTIONS:,}"
             if concurrency < MANY_CONNECTIONS
             else f"no {THREADS} run at that concurrency to compare with"
         )
-        return verdict("C7", measured, f"{why}; " + conditions, NOT_MEASURABLE)
+        return verdict("C7", measured, f"{why}; " + conditions, NOT_MEASURABLE, judged)
     outcome = _c7_judged(found, bool(failed_there), memory_order(mine, theirs))
-    return verdict("C7", measured, conditions, outcome)
+    return verdict("C7", measured, conditions, outcome, judged)
 
 
 def c8_without_gil(document: dict[str, Any]) -> Verdict:
-    """One results file holds one runtime: C8 is judged beside the runtimes side by side
-    (c8_free_threading, in runtimes.md), never here."""
+    """One results file holds one runtime: C8 needs a --pythons run of a free-threaded build
+    beside the GIL build of the same version (c8_free_threading reads its runtimes.json)."""
     python = (document.get("environment") or {}).get("python") or {}
     runtime = document.get("runtime") or {}
     version = runtime.get("version") or python.get("version", "?")
@@ -288,10 +303,10 @@ def c8_without_gil(document: dict[str, Any]) -> Verdict:
     return verdict(
         "C8",
         "-",
-        f"judged in runtimes.md, beside the results of `c10k bench --profile free-threading "
-        f"--pythons 3.14,3.14t` (docs/runtimes.md, C8): it needs the threads model on a "
-        f"free-threaded build and on the GIL build of the same version in one run; this file "
-        f"holds only {python.get('implementation', 'Python')} {version} "
+        "it needs the threads model on a free-threaded build beside the GIL build of the same "
+        "version in one run, the runtimes.json of `c10k bench --profile free-threading "
+        f"--pythons 3.14,3.14t` (docs/runtimes.md, C8); this file holds only "
+        f"{python.get('implementation', 'Python')} {version} "
         f"{'without' if gil else 'with'} the GIL",
         NOT_MEASURABLE,
     )
@@ -327,21 +342,21 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
         f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
         f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round"
     )
+    judged = _judged(found, "pages_per_s", f"{THREADS} on {pair['free_threaded']}:")
     if against:
         on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
         why = (
             f"the GIL was enabled at the end of {on} and not reported in {unknown} of "
             f"{gil.get('crawls', 0)} {THREADS} crawls on {pair['free_threaded']}; {conditions}"
         )
-        return verdict("C8", measured, why, NOT_MEASURABLE)
+        return verdict("C8", measured, why, NOT_MEASURABLE, judged)
     interval = recorded_interval(found.get("pages_per_s_ci95"))
     gil_note = (
         f"; the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
         f"{pair['free_threaded']}"
     )
-    return verdict(
-        "C8", measured, conditions + gil_note, on_interval(found["pages_per_s"], interval, GIL_GAIN)
-    )
+    outcome = on_interval(found["pages_per_s"], interval, GIL_GAIN)
+    return verdict("C8", measured, conditions + gil_note, outcome, judged)
 
 
 def c9_uvloop(document: dict[str, Any]) -> Verdict:
@@ -372,4 +387,5 @@ def c9_uvloop(document: dict[str, Any]) -> Verdict:
         )
         + f"; {found['scenario']}, C {span(first['concurrencies'])}; {profile_name(document)}",
         on_interval(speedup, interval, UVLOOP_SPEEDUP),
+        _judged(first, "cpu_per_page_speedup", f"{first['plain']} over {first['fast']}:"),
     )

@@ -34,6 +34,8 @@ from bench.report.verdicts.base import (
     TASK,
     THREAD,
     THREAD_CLAIM_BYTES,
+    Band,
+    Judged,
     Verdict,
     idle_missing,
     profile_name,
@@ -63,11 +65,13 @@ def c1_thread_memory(document: dict[str, Any]) -> Verdict:
         f"tracemalloc {kib(unit.tracemalloc_bytes)}; {profile_name(document)}"
     )
     measured = f"{kib(total)} per thread, {ONE_RUN}"
+    judged = Judged(total, label=THREAD)
     if (unit.rss_r2 or 0.0) < MIN_FIT_R2:
         noisy = conditions + f"; fit R² below {MIN_FIT_R2}: too noisy"
-        return verdict("C1", measured, noisy, NOT_MEASURABLE)
+        return verdict("C1", measured, noisy, NOT_MEASURABLE, judged)
     low, high = THREAD_CLAIM_BYTES / AROUND_FACTOR, THREAD_CLAIM_BYTES * AROUND_FACTOR
-    return verdict("C1", measured, conditions, REPRODUCED if low <= total <= high else CONTRADICTED)
+    outcome = REPRODUCED if low <= total <= high else CONTRADICTED
+    return verdict("C1", measured, conditions, outcome, judged)
 
 
 def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
@@ -95,6 +99,7 @@ def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
         f"{kib(headline.total_bytes, 2)} per {headline.kind}, {ONE_RUN}",
         f"{each} (RSS slope + kernel, {_count(headline)} units); {profile_name(document)}",
         REPRODUCED if cheap_enough else CONTRADICTED,
+        Judged(worst.total_bytes, label=worst.kind),
     )
 
 
@@ -132,6 +137,7 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
         f"{number(context.get('kernel.pid_max'))}; {profile_name(document)}"
     )
     measured = f"{count:,} threads, {A_COUNT}"
+    judged = Judged(count, why="a count")
     if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < MANY_THREADS else CONTRADICTED
     elif int(ceiling.get("cap") or count) >= MANY_THREADS:
@@ -139,7 +145,7 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
     else:
         outcome = NOT_MEASURABLE
         conditions = f"the harness's cap of {count:,} threads came first; " + conditions
-    return verdict("C3", measured, conditions, outcome)
+    return verdict("C3", measured, conditions, outcome, judged)
 
 
 def _start_rate(unit: IdleUnit) -> float:
@@ -163,7 +169,8 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
         kind, count, status, reason = failures[0]
         conditions = f"{reason}; {profile_name(document)}"
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
-        return verdict("C4", measured, conditions, CONTRADICTED)
+        judged = Judged(None, why=f"{kind} {status} at {count:,} units")
+        return verdict("C4", measured, conditions, CONTRADICTED, judged)
     units, found = idle_units(document), highlights(document, IDLE)
     big = [
         units[k] for k in COROUTINE_KINDS if k in units and (units[k].count or 0) >= MANY_COROUTINES
@@ -193,6 +200,7 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
         f"time to start all, RSS at the end: {each}; slowest start rate "
         f"{number(rate, 0)} per second ({slowest.kind}); {profile_name(document)}",
         REPRODUCED if rate >= EASY_START_RATE else CONTRADICTED,
+        Judged(rate if math.isfinite(rate) else None, label=slowest.kind),
     )
 
 
@@ -225,6 +233,7 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
         f"threads blocked on an Event in {machine.get('processes')} processes at once"
         f"{beside}; {profile_name(document)}"
     )
+    judged = Judged(count, why="a count", band=Band(0.0, max(held, 1), of=" connections held"))
     if not stopped_by_a_machine_limit(machine):
         outcome = NOT_MEASURABLE
         conditions = f"no limit of the machine stopped the threads ({stopped}); " + conditions
@@ -236,7 +245,7 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
             "no crawl held more connections than the machine's thread ceiling (the full "
             "profile's c100k does); " + conditions
         )
-    return verdict("C5", measured, conditions, outcome)
+    return verdict("C5", measured, conditions, outcome, judged)
 
 
 def _most_connections_held(document: dict[str, Any]) -> tuple[int, str]:
@@ -266,6 +275,7 @@ def _c5_one_process(document: dict[str, Any]) -> Verdict:
         "no interval (counts at limits)"
     )
     conditions = f"one process, one server address{shown}; {profile_name(document)}"
+    judged = Judged(count, why="a count", band=Band(0.0, sockets, of=" sockets"))
     if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < sockets else CONTRADICTED
     elif count >= sockets:
@@ -273,4 +283,4 @@ def _c5_one_process(document: dict[str, Any]) -> Verdict:
     else:
         outcome = NOT_MEASURABLE
         conditions = f"the harness's cap of {count:,} threads came first; " + conditions
-    return verdict("C5", measured, conditions, outcome)
+    return verdict("C5", measured, conditions, outcome, judged)
