@@ -89,10 +89,18 @@ def test_an_older_results_file_renders_and_says_how_to_get_intervals() -> None:
 
 
 def test_rankings_carry_each_models_interval_into_the_captions() -> None:
-    document = document_of(few_active_runs([1000.0, 1100.0, 900.0], [800.0, 808.0, 792.0]))
+    document = document_of(few_active_runs([1000.0, 1100.0, 900.0], [500.0, 505.0, 495.0]))
     found = document["derived"]["highlights"][FEW_ACTIVE]["pages_per_s"]
     assert found["best"] == "threads" and found["worst"] == ASYNCIO
     assert found["intervals"]["threads"] == pytest.approx([1000 - 248.4, 1000 + 248.4], abs=0.1)
     caption = chart_few_active(document).interpretation
-    assert "threads is highest with 1,000 [752, 1,248] pages/s" in caption
-    assert "asyncio lowest with 800 [780, 820] pages/s" in caption
+    assert "highest: threads 1,000 [752, 1,248] pages/s; lowest: asyncio 500 [488, 512]" in caption
+    assert "(2.00x apart)" in caption
+
+
+def test_rankings_whose_intervals_overlap_are_tied_not_ranked() -> None:
+    # threads [752, 1,248] holds asyncio's [780, 820]: neither is highest or lowest.
+    document = document_of(few_active_runs([1000.0, 1100.0, 900.0], [800.0, 808.0, 792.0]))
+    caption = chart_few_active(document).interpretation
+    assert "all 2 tied within noise (medians 800 to 1,000 pages/s)" in caption
+    assert "highest" not in caption and "lowest" not in caption

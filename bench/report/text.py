@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.report.figures import KIB, Problem
+from bench.report.ties import Entry, words
 from c10k.stats import Interval, recorded_interval, recorded_median
 
 
@@ -95,29 +96,42 @@ def plain(value: Any) -> str:
     return str(value)
 
 
+def ranking_entries(found: dict[str, Any], digits_scale: float = 1.0) -> list[Entry]:
+    """A derived ranking's values with their 95% intervals, as entries to tell apart."""
+    intervals = found.get("intervals") or {}
+    return [
+        Entry(model, float(value) * digits_scale, _scaled(intervals.get(model), digits_scale))
+        for model, value in found["values"].items()
+        if finite(value)
+    ]
+
+
+def _scaled(recorded: Any, factor: float) -> Interval | None:
+    interval = recorded_interval(recorded)
+    return None if interval is None else interval.scaled(factor)
+
+
 def rank(found: dict[str, Any] | None, unit: str, digits: int = 0) -> str:
-    """A derived ranking in words: 'asyncio is highest with 950 [900, 1,000] pages/s;
-    threads lowest with 400 [380, 420] pages/s (2.38x less)'; '' when nothing was ranked."""
+    """A derived ranking in words that respect its intervals (ties.words): 'highest:
+    callbacks 48% [47%, 49%]; lowest: aiohttp 20% [17%, 22%] (2.46x apart)', or 'all 9 tied
+    within noise (...)'; '' when nothing was ranked."""
     if not found:
         return ""
-    best, worst = found["best"], found["worst"]
-    higher_is_better = found["higher_is_better"]
-    top, bottom = ("highest", "lowest") if higher_is_better else ("lowest", "highest")
-    text = f"{best} is {top} with {_ranked_value(found, best, digits)} {unit}"
-    if worst != best:
-        text += f"; {worst} {bottom} with {_ranked_value(found, worst, digits)} {unit}"
-        if found["factor"] is not None:
-            text += f" ({found['factor']:.2f}x {'less' if higher_is_better else 'more'})"
+
+    after = "%" if unit == "%" else ""  # a percentage is written 48% [47%, 49%]
+
+    def shown(entry: Entry) -> str:
+        value = number(entry.value, digits) + after
+        if entry.interval is None:
+            return value
+        low, high = (number(v, digits) + after for v in (entry.interval.low, entry.interval.high))
+        return f"{value} [{low}, {high}]"
+
+    entries = ranking_entries(found)
+    text = words(entries, found["higher_is_better"], shown, "" if after else unit)
+    if len(entries) > 1 and all(e.interval is None for e in entries):
+        text += "; one run each, no interval"
     return text
-
-
-def _ranked_value(found: dict[str, Any], model: str, digits: int) -> str:
-    """A model's value in a ranking, with its 95% interval when the ranking has one."""
-    value = number(found["values"][model], digits)
-    interval = recorded_interval((found.get("intervals") or {}).get(model))
-    if interval is None:
-        return value
-    return f"{value} [{number(interval.low, digits)}, {number(interval.high, digits)}]"
 
 
 def problem_lines(found: list[Problem]) -> str:
