@@ -6,10 +6,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.report.chart_kit import Chart, drawing, save_figure
+from bench.report.chart_files import drawing, save_figure
+from bench.report.chart_kit import Chart
 from bench.report.charts_crawl import (
     chart_few_active,
     chart_few_active_keep_alive,
+    chart_instructions,
     chart_latency,
     chart_latency_sweep,
     chart_sleepy_keep_alive_throughput,
@@ -32,7 +34,9 @@ CHARTS: tuple[Callable[[dict[str, Any]], Chart], ...] = (
     chart_few_active_keep_alive,
     chart_latency,
     chart_latency_sweep,
+    chart_instructions,
 )
+CHART_COUNT = len(CHARTS)
 
 
 def draw_all(document: dict[str, Any]) -> list[Chart]:

@@ -142,6 +142,7 @@ class MemoryPerConnection:
     points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
     peak_bytes: float | None = None  # the slope of the runs' peak RSS
     peak_r2: float | None = None
+    peak_ci95: Interval | None = None
     runs: int | None = None  # runs fitted (each an independent process)
     rss_ci95: Interval | None = None  # the RSS slope's 95% interval, over the runs
     rss_repeat95: Interval | None = None  # where a repeat run's slope should fall (95%)
@@ -179,6 +180,7 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
             ],
             peak_bytes=peak.get("slope"),
             peak_r2=peak.get("r2"),
+            peak_ci95=recorded_interval(peak.get("slope_ci95")),
             runs=fit.get("runs"),
             rss_ci95=recorded_interval(rss.get("slope_ci95")),
             rss_repeat95=recorded_interval(rss.get("slope_repeat95")),
@@ -237,6 +239,20 @@ def idle_units(document: dict[str, Any]) -> dict[str, IdleUnit]:
         )
         for kind, entry in derived(document, catalog.IDLE.name).items()
     }
+
+
+def units_parked(document: dict[str, Any]) -> dict[str, int]:
+    """Per idle kind: the units its counted slope run had parked at its last sample (what it
+    reached, as measured; not the count it was asked for)."""
+    reached: dict[str, int] = {}
+    for run in document.get("runs") or []:
+        idle = run.get("idle") or {}
+        if run.get("scenario") != catalog.IDLE.name or run.get("status") != "ok":
+            continue
+        if idle.get("mode") == "slope" and idle.get("points"):
+            kind = str(run.get("model"))
+            reached[kind] = max(reached.get(kind, 0), int(idle["points"][-1]["n"]))
+    return reached
 
 
 def failed_slope_runs(document: dict[str, Any]) -> dict[str, list[tuple[int, str, str | None]]]:

@@ -134,15 +134,13 @@ def rank(found: dict[str, Any] | None, unit: str, digits: int = 0) -> str:
     return text
 
 
-def problem_lines(found: list[Problem]) -> str:
-    """The runs that did not count, for the end of a caption ('' when none)."""
+NOT_COUNTED_ANCHOR = "not-counted"  # the section that lists every run that did not count
+
+
+def crossed_note(found: list[Problem]) -> str:
+    """How many runs of a chart did not count, for the end of its caption ('' when none); the
+    runs themselves are listed once, under "Runs that did not count"."""
     if not found:
         return ""
-    shown = "; ".join(
-        f"{p.model} at C {p.concurrency:,}: {p.status} ({p.reason})"
-        if p.concurrency is not None
-        else f"{p.model}: {p.status} ({p.reason})"
-        for p in found[:6]
-    )
-    more = f" and {len(found) - 6} more" if len(found) > 6 else ""
-    return f" Runs that did not count (crossed): {shown}{more}."
+    runs = "1 run" if len(found) == 1 else f"{len(found)} runs"
+    return f" Crossed: {runs} that did not count (listed under Runs that did not count)."
