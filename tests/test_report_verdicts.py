@@ -548,3 +548,16 @@ def test_the_figure_of_a_ratio_names_what_it_is_over() -> None:
     assert found.figure.startswith("asyncio over asyncio-uvloop: 2.50x [")
     assert found.value == pytest.approx(2.5, rel=0.01) and found.interval is not None
     assert found.threshold == "≥ 2x less CPU per page"
+
+
+def test_an_interval_of_another_confidence_says_so() -> None:
+    from bench.report.verdicts.base import Judged, figure_text
+    from c10k.stats import Interval
+
+    wide = Judged(0.86, Interval(0.79, 0.93), label="event loops", confidence=0.9875)
+    assert figure_text(wide, "share") == "event loops 86% [79%, 93%] (98.75% interval)"
+    assert figure_text(Judged(0.86, Interval(0.79, 0.93)), "share") == "86% [79%, 93%]"
+    assert figure_text(Judged(43.9 * KIB), "bytes") == "43.9 KiB (1 run, no interval)"
+    assert figure_text(Judged(None, why="threads failed at C 10,000"), "times") == (
+        "threads failed at C 10,000"
+    )

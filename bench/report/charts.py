@@ -17,13 +17,16 @@ from bench.report.charts_crawl import (
     chart_sleepy_keep_alive_throughput,
     chart_sleepy_throughput,
 )
+from bench.report.charts_glance import chart_headline, chart_verdicts
 from bench.report.charts_memory import (
     chart_idle_units,
     chart_memory_per_connection,
     chart_plateau_rss,
 )
+from bench.report.verdicts import Ruling
 
-# In the page's order.
+# The charts of one results document, in the page's order, after the two read at a glance
+# (the headline, and the verdicts against their bands).
 CHARTS: tuple[Callable[[dict[str, Any]], Chart], ...] = (
     chart_memory_per_connection,
     chart_plateau_rss,
@@ -36,13 +39,14 @@ CHARTS: tuple[Callable[[dict[str, Any]], Chart], ...] = (
     chart_latency_sweep,
     chart_instructions,
 )
-CHART_COUNT = len(CHARTS)
+GLANCE = 2  # the headline and the verdict chart
+CHART_COUNT = GLANCE + len(CHARTS)
 
 
-def draw_all(document: dict[str, Any]) -> list[Chart]:
-    """Every chart, drawn with the same settings; close each figure after saving it."""
+def draw_all(document: dict[str, Any], found: list[Ruling]) -> list[Chart]:
+    """Every chart, drawn with the same settings: the two at a glance, then CHARTS."""
     with drawing():
-        return [draw(document) for draw in CHARTS]
+        return [chart_headline(document), chart_verdicts(found)] + [d(document) for d in CHARTS]
 
 
 def save(chart: Chart, directory: Path) -> tuple[Path, Path]:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.report.figures import derived, highlights, memory_per_connection, points
+from bench.report.layout import Table
 from bench.report.palette import model_order
 from bench.report.text import finite, kib, kib_interval, kib_range, number, percent_gap
 from c10k import catalog
@@ -15,28 +16,26 @@ from c10k.stats import recorded_interval
 
 
 @dataclass(frozen=True)
-class Table:
-    caption: str
-    header: list[str]
-    rows: list[list[str]]
-    numeric: set[int] = field(default_factory=set)  # columns aligned right in HTML
-
-
-@dataclass(frozen=True)
 class Section:
+    """A section of the page after the charts: its anchor, title, text and tables."""
+
     title: str
     paragraphs: list[str]
     tables: list[Table]
     notes: list[str] = field(default_factory=list)  # small print after the tables
+    anchor: str = ""
 
 
 def table_section(
-    title: str, table: Table, note: str = "", empty: str = "Not measured."
+    title: str, table: Table, note: str = "", empty: str = "Not measured.", anchor: str = ""
 ) -> Section:
     """A section that is one table and its note, or the text `empty` when it has no rows."""
     if not table.rows:
-        return Section(title, [empty], [])
-    return Section(title, [], [table], [note] if note else [])
+        return Section(title, [empty], [], anchor=anchor)
+    return Section(title, [], [table], [note] if note else [], anchor)
+
+
+MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
 
 
 def sections(document: dict[str, Any]) -> list[Section]:
@@ -96,7 +95,7 @@ def memory_section(document: dict[str, Any]) -> Section:
     title = "Memory per connection, held and peak (sleepy)"
     rows = memory_rows(document)
     if not rows:
-        return Section(title, ["Not measured."], [])
+        return Section(title, ["Not measured."], [], anchor=MEMORY)
     fitted = highlights(document, catalog.SLEEPY.name).get("fit_concurrencies") or []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the plateau "
@@ -127,7 +126,7 @@ def memory_section(document: dict[str, Any]) -> Section:
             f"fewer (too few to give the point a spread of its own): {'; '.join(left_out)}."
         )
     columns = set(range(2, len(MEMORY_HEADER)))
-    return Section(title, [lead], [Table("", MEMORY_HEADER, rows, columns)])
+    return Section(title, [lead], [Table(MEMORY_HEADER, rows, columns)], anchor=MEMORY)
 
 
 # -- past one process (c100k) ----------------------------------------------------------------
@@ -196,7 +195,8 @@ def past_one_process_section(document: dict[str, Any]) -> Section:
     title = "Past one process: 100,000 connections on one machine (c100k)"
     rows = past_one_process_rows(document)
     if not rows:
-        return Section(title, ["Not measured (the full profile's c100k scenario)."], [])
+        why = "Not measured (the full profile's c100k scenario)."
+        return Section(title, [why], [], anchor=C100K)
     lead = (
         "One process may open 20,000 files here, and one destination address gives 28,232 "
         "ephemeral ports, so the crawl runs as several processes (`c10k crawl --processes`) "
@@ -214,7 +214,7 @@ def past_one_process_section(document: dict[str, Any]) -> Section:
         "machine's threads stop near pid_max (C5)."
     )
     columns = set(range(1, len(PAST_ONE_PROCESS_HEADER)))
-    return Section(title, [lead], [Table("", PAST_ONE_PROCESS_HEADER, rows, columns)])
+    return Section(title, [lead], [Table(PAST_ONE_PROCESS_HEADER, rows, columns)], anchor=C100K)
 
 
 # -- cores -----------------------------------------------------------------------------------
@@ -330,7 +330,7 @@ def cpu_bound_table(document: dict[str, Any], scenario: str) -> Table | None:
     for model in model_order(list(table)):
         mine = {_point_key(p): p for p in table[model]}
         rows.append([model, *(_cell(mine.get(k)) for k in keys)])
-    return Table(scenario, header, rows)
+    return Table(header, rows, caption=scenario)
 
 
 def cores_section(document: dict[str, Any]) -> Section:
@@ -347,4 +347,5 @@ def cores_section(document: dict[str, Any]) -> Section:
         "Isolated cores and the CPU-bound side",
         [pinning_text(document), harness_text(document), noise_floor_text(document), lead],
         tables,
+        anchor=CORES,
     )

@@ -3,10 +3,11 @@ count, environment."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from bench.report.conditions import pinning_text
-from bench.report.figures import KIB, derived, peer_points, peers, points, problems
+from bench.report.figures import KIB, Problem, derived, peer_points, peers, points, problems
 from bench.report.palette import PEER_MARK, label, model_order
 from bench.report.text import cell, kib, number, plain
 from c10k import catalog
@@ -146,8 +147,49 @@ def instruction_rows(document: dict[str, Any]) -> list[list[str]]:
 INSTRUCTION_HEADER = ["model", "C", "pages", "instructions/page", "core share", "CPU µs/page"]
 
 
-def problem_rows(document: dict[str, Any]) -> list[list[str]]:
-    return [[p.run_id, p.status, p.reason] for p in problems(document)]
+NOT_COUNTED_HEADER = ["scenario", "model", "point", "verified", "did not count", "why", "runs"]
+
+
+def _point_text(found: Problem) -> str:
+    if found.concurrency is None:
+        return "-"
+    return f"C {found.concurrency:,}" + (f", L {found.latency}" if found.latency else "")
+
+
+def _verified(document: dict[str, Any], found: Problem) -> int:
+    """How many runs of a problem's point counted (its derived point's runs; 0 without one)."""
+    for p in points(document, found.scenario).get(found.model) or []:
+        if p["concurrency"] == found.concurrency and p.get("latency") == found.latency:
+            return int(p["runs"])
+    return 0
+
+
+def not_counted_rows(document: dict[str, Any]) -> list[list[str]]:
+    """Every run that did not count, once: one row per point (scenario, model, concurrency and
+    latency) with how many of its runs verified, how the others ended and why, and their ids."""
+    groups: dict[tuple[str, str, str], list[Problem]] = {}
+    for problem in problems(document):
+        groups.setdefault((problem.scenario, problem.model, _point_text(problem)), []).append(
+            problem
+        )
+    rows = []
+    for (scenario, model, point), found in groups.items():
+        statuses = Counter(p.status for p in found)
+        reasons = list(dict.fromkeys(p.reason for p in found))
+        verified = "-" if found[0].concurrency is None else str(_verified(document, found[0]))
+        total = "" if verified == "-" else f" of {int(verified) + len(found)}"
+        rows.append(
+            [
+                scenario,
+                model,
+                point,
+                f"{verified}{total}",
+                ", ".join(f"{n} {status}" for status, n in statuses.items()),
+                "; ".join(reasons),
+                ", ".join(p.run_id for p in found),
+            ]
+        )
+    return rows
 
 
 def environment_rows(document: dict[str, Any]) -> list[tuple[str, str]]:

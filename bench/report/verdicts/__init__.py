@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from bench.report.sources import C100K, FREE_THREADING, MAIN, Source, Sources
 from bench.report.verdicts.base import (
     CONTRADICTED,
     INCONCLUSIVE,
@@ -36,6 +38,7 @@ __all__ = [
     "REPRODUCED",
     "RULES",
     "Band",
+    "Ruling",
     "Verdict",
     "c1_thread_memory",
     "c2_coroutine_memory",
@@ -48,6 +51,7 @@ __all__ = [
     "c8_without_gil",
     "c9_uvloop",
     "on_interval",
+    "rulings",
     "verdicts",
 ]
 
@@ -68,3 +72,37 @@ def verdicts(document: dict[str, Any]) -> list[Verdict]:
     """Every claim's verdict, C1 to C9."""
     return [rule(document) for rule in RULES]
 
+
+@dataclass(frozen=True)
+class Ruling:
+    """A claim's verdict and the file it was judged from (None: no file of its role was named);
+    needs: the role of the file that measures the claim, when it was not named or did not
+    decide (sources.COMMANDS says how to make it)."""
+
+    verdict: Verdict
+    source: Source | None
+    needs: str = ""
+
+
+def _from(source: Source | None, rule: Callable[[dict[str, Any]], Verdict], role: str) -> Ruling:
+    """rule on source's document (an empty one without a source, naming role's command)."""
+    if source is None:
+        return Ruling(rule({}), None, role)
+    return Ruling(rule(source.document), source)
+
+
+def rulings(found: Sources) -> list[Ruling]:
+    """Every claim judged from the file that measured it: C5 from the c100k run (else the main
+    run, naming the c100k run when that does not decide), C8 from the free-threading run's
+    runtimes.json (else not measurable, naming it), every other claim from the main run."""
+    judged = [_from(found.main, rule, MAIN) for rule in RULES]
+    c5 = _from(found.c100k, c5_threads_before_sockets, C100K) if found.c100k else judged[4]
+    if c5.verdict.verdict == NOT_MEASURABLE:
+        c5 = Ruling(c5.verdict, c5.source, C100K)
+    c8 = (
+        _from(found.free_threading, c8_free_threading, FREE_THREADING)
+        if found.free_threading
+        else Ruling(judged[7].verdict, judged[7].source, FREE_THREADING)
+    )
+    judged[4], judged[7] = c5, c8
+    return judged

@@ -209,7 +209,7 @@ class Verdict:
     interval: Interval | None = None
     band: Band | None = None
     unit: str = TIMES
-    confidence: float = 0.95  # of the interval (a sequential look may use a wider one)
+    confidence: float = 0.95  # of the interval (a sequential look's is wider: 98.75%)
     stopping: str = ""  # where a sequential comparison stopped, when one did
 
     @property
@@ -230,10 +230,12 @@ def figure_text(judged: Judged, unit: str) -> str:
     if judged.interval is None:
         return f"{label}{shown(judged.value)} ({judged.why})"
     low, high = shown(judged.interval.low), shown(judged.interval.high)
-    return f"{label}{shown(judged.value)} [{low}, {high}]"
+    level = "" if judged.confidence == CONFIDENCE else f" ({judged.confidence:.2%} interval)"
+    return f"{label}{shown(judged.value)} [{low}, {high}]{level}"
 
 
 ONE_RUN = "1 run, no interval"
+CONFIDENCE = 0.95  # of every interval, but a sequential look's (issue 37: 98.75%)
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,7 @@ class Judged:
     why: str = ONE_RUN
     label: str = ""
     band: Band | None = None
+    confidence: float = CONFIDENCE  # of interval
 
 
 def verdict(
@@ -278,6 +281,7 @@ def verdict(
         value=judged.value,
         interval=judged.interval,
         band=judged.band or about.band,
+        confidence=judged.confidence,
     )
 
 

@@ -216,6 +216,36 @@ def _c7_judged(found: dict[str, Any], threads_failed_there: bool, order: str) ->
     return INCONCLUSIVE if order == OVERLAP and speed == REPRODUCED else speed
 
 
+def _asyncio_failed_later(document: dict[str, Any], scenario: str, at: int) -> Problem | None:
+    """asyncio's first failure of its own at a larger concurrency (1,000 or more) than `at`."""
+    later = [
+        p
+        for p in _crawler_failures(document, ASYNCIO, scenario)
+        if (p.concurrency or 0) > max(at, MANY_CONNECTIONS - 1)
+    ]
+    return later[0] if later else None
+
+
+def _c7_measured(found: dict[str, Any], failed_there: bool) -> tuple[str, Judged]:
+    """C7's fractions of C/L in words, and the figure it is judged on: asyncio's pages/s over
+    the threads' (or, without it, that threads failed there)."""
+    concurrency = found["concurrency"]
+    theirs = (
+        f"{THREADS} {_ratio(found, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
+        if found["threads_fraction_of_ideal"] is not None
+        else f"{THREADS} failed there"
+        if failed_there
+        else f"{THREADS} not run there"
+    )
+    shown = _ratio(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
+    measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; {theirs}"
+    if found.get("asyncio_over_threads") is not None:
+        return measured, _judged(found, "asyncio_over_threads", f"{ASYNCIO} over {THREADS}:")
+    return measured, Judged(
+        None, why=f"{THREADS} failed at C {concurrency:,}" if failed_there else "-"
+    )
+
+
 def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     """Judged in sleepy-keep-alive (C connections held at once), with sleepy's close mode
     shown beside it; on sleepy alone when the keep-alive scenario did not run (older files).
@@ -247,13 +277,6 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     failed_there = [
         p for p in _crawler_failures(document, THREADS, scenario) if p.concurrency == concurrency
     ]
-    theirs_text = (
-        f"{THREADS} {_ratio(found, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
-        if threads_there
-        else f"{THREADS} failed there"
-        if failed_there
-        else f"{THREADS} not run there"
-    )
     speed = (
         f"; {ASYNCIO}'s pages/s over {THREADS}' {_ratio(found, 'asyncio_over_threads')}"
         if found.get("asyncio_over_threads") is not None
@@ -266,20 +289,9 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
         f"{_sleepy_failures(document, scenario)}{beside}; "
         f"{profile_name(document)}"
     )
-    shown = _ratio(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
-    measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; {theirs_text}"
-    judged = (
-        _judged(found, "asyncio_over_threads", f"{ASYNCIO} over {THREADS}:")
-        if found.get("asyncio_over_threads") is not None
-        else Judged(None, why=f"{THREADS} failed at C {concurrency:,}" if failed_there else "-")
-    )
-    later = [
-        p
-        for p in _crawler_failures(document, ASYNCIO, scenario)
-        if (p.concurrency or 0) > max(concurrency, MANY_CONNECTIONS - 1)
-    ]
-    if later:
-        first = later[0]
+    measured, judged = _c7_measured(found, bool(failed_there))
+    first = _asyncio_failed_later(document, scenario, concurrency)
+    if first is not None:
         why = f"{ASYNCIO} {first.status} at C {first.concurrency:,}: {first.reason}; "
         return verdict("C7", measured, why + conditions, CONTRADICTED, judged)
     if concurrency < MANY_CONNECTIONS or not (threads_there or failed_there):
