@@ -17,15 +17,21 @@ COMMANDS = {
     "runtimes": ("bench.runtimes.cli:main", "list the Python interpreters found, or build one"),
 }
 
-USAGE = "usage: c10k COMMAND [options]  (c10k COMMAND --help for each)\n\ncommands:\n" + "".join(
-    f"  {name:<9} {help_text}\n" for name, (_, help_text) in COMMANDS.items()
-)
+USAGE = (
+    "usage: c10k COMMAND [options]  (c10k COMMAND --help for each)\n"
+    "       c10k --version  (the version and the git commit of this copy)\n\ncommands:\n"
+) + "".join(f"  {name:<9} {help_text}\n" for name, (_, help_text) in COMMANDS.items())
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
+        return 0
+    if args[0] in ("-V", "--version"):
+        from c10k.version import version_line
+
+        print(version_line())
         return 0
     name, rest = args[0], args[1:]
     if name not in COMMANDS:

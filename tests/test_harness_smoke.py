@@ -78,8 +78,8 @@ def test_unknown_model_is_a_usage_error() -> None:
 
 
 def test_a_remote_server_cannot_run_the_scenario_of_several_addresses() -> None:
-    # Refused from the plan, before any agent is asked (nothing listens at port 9).
-    args = ("--profile", "full", "--scenarios", "c100k", "--server", "http://127.0.0.1:9/")
+    # Refused from the plan, before any ssh session (nothing listens at port 9).
+    args = ("--profile", "full", "--scenarios", "c100k", "--server", "ssh://127.0.0.1:9")
     done = subprocess.run(bench(*args), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "c100k needs a server on several" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -8,7 +8,6 @@ import signal
 import sys
 import sysconfig
 import time
-import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,15 @@ from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
 from bench.harness.results import ResultsStore, new_document, write_atomic
 from bench.harness.runtimes import RUNTIMES_JSON, RUNTIMES_MD, compare_runtimes, runtime_outcome
-from bench.harness.site import RemoteServer, Server, ServerError, SiteClient, agent_state
+from bench.harness.site import Server, ServerError, SiteClient
+from bench.harness.ssh_server import (
+    DEFAULT_REMOTE_C10K,
+    SiteHost,
+    SshServer,
+    check_site_host,
+    parse_ssh_url,
+    server_environment,
+)
 from bench.harness.summary import summary_table
 from bench.interpreter import missing_models
 from bench.runtimes.discover import NoSuchRuntime, Runtime, resolve
@@ -85,9 +92,16 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--server",
-        metavar="URL",
-        help="start each test site through the agent at URL (`c10k serve --agent` on another "
-        "host, docs/two-hosts.md) instead of here; the crawler may then use every local CPU",
+        metavar="ssh://[USER@]HOST[:PORT]",
+        help="run each test site on another host, over ssh with your keys and config, instead "
+        "of here (docs/two-hosts.md); the crawler may then use every local CPU",
+    )
+    p.add_argument(
+        "--remote-c10k",
+        metavar="COMMAND",
+        default=DEFAULT_REMOTE_C10K,
+        help="with --server: how that host's shell runs c10k (default: c10k, found on its "
+        "PATH; e.g. /srv/c10k-bench/.venv/bin/c10k)",
     )
     p.add_argument(
         "--dry-run",
@@ -115,7 +129,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
     )
-    p.set_defaults(remote=None)  # main() sets environment.server for --server here
+    p.set_defaults(remote=None)  # main() sets the checked SiteHost for --server here
     return p
 
 
@@ -252,11 +266,11 @@ def execute(
     plan: list[PlannedRun],
     lanes: Sequence[Lane],
     pinning: Pinning,
-    agent: str | None = None,
+    site_host: SiteHost | None = None,
 ) -> None:
     """Run the plan in order, each planned run once per lane, back to back (lane_order);
-    one server per distinct site (here, or through the agent at `agent`), shared by the
-    lanes; each lane's results saved after every run; each side on its CPUs when pinned."""
+    one server per distinct site (here, or over ssh on site_host), shared by the lanes;
+    each lane's results saved after every run; each side on its CPUs when pinned."""
     progress = Progress(plan, sys.stderr, len(lanes))
     server: SiteClient | None = None
     server_key = -1
@@ -271,8 +285,8 @@ def execute(
                 wanted = [r for r in plan[index:] if r.server_key == server_key]
                 if any(r.model not in lane.skip for r in wanted for lane in lanes):
                     server = (
-                        RemoteServer(agent, run.point.server)
-                        if agent
+                        SshServer(site_host, run.point.server)
+                        if site_host
                         else Server(run.point.server, pinning.server)
                     )
                     try:
@@ -329,11 +343,11 @@ def main(argv: list[str] | None = None) -> int:
         if several:
             parser().error(
                 f"--server: {', '.join(several)} needs a server on several loopback "
-                "addresses, which an agent on another host cannot give; leave it out with "
+                "addresses, which a server on another host cannot give; leave it out with "
                 "--scenarios"
             )
         try:
-            args.remote = remote_server(args.server)
+            args.remote = check_site_host(parse_ssh_url(args.server, args.remote_c10k))
         except ValueError as exc:
             parser().error(str(exc))
     specs = args.pythons or ([args.python] if args.python else [])
@@ -385,7 +399,6 @@ def new_lane(
 ) -> Lane:
     """A runtime's lane: its empty results document in out/results.json and the models it
     skips (not installed, or unavailable on the runtime)."""
-    remote = args.remote
     skip = missing_models(args.models, runtime["executable"])
     for model, reason in runtime["unavailable_models"].items():
         if model in skip:
@@ -404,7 +417,7 @@ def new_lane(
         environment=probes.environment()
         | {
             "pinning": pinning.as_dict(),
-            "server": remote or {"remote": False, "agent": None, "host": None},
+            "server": server_environment(args.remote),
         },
         plan=[
             {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
@@ -430,7 +443,7 @@ def run_lanes(
     try:
         # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
         with this_thread_on(pinning.server):
-            execute(profile, plan, lanes, pinning, args.server)
+            execute(profile, plan, lanes, pinning, args.remote)
     except KeyboardInterrupt:
         stopped = terminate_all()
         where = ", ".join(str(lane.store.path) for lane in lanes)
@@ -495,27 +508,6 @@ def run_interleaved(
     (args.out / RUNTIMES_MD).write_text(runtimes_markdown(side_by_side))
     print(f"\nruntimes side by side: {args.out / RUNTIMES_MD}")
     return code
-
-
-def remote_server(url: str) -> dict[str, Any]:
-    """environment.server for `--server URL`: where the agent is and what it says of itself;
-    ValueError (one line) when URL is no http URL or no agent answers there."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname or parts.port is None:
-        raise ValueError(
-            f"--server must be an agent's URL such as http://10.0.0.2:8700/, got {url!r}"
-        )
-    try:
-        state = agent_state(url)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"no `c10k serve --agent` answers at {url}: {exc}") from None
-    return {
-        "remote": True,
-        "agent": url,
-        "host": state.get("host"),
-        "max_servers": state.get("max_servers"),
-        "idle_timeout_s": state.get("idle_timeout_s"),
-    }
 
 
 def pinning_line(pinning: Pinning) -> str:
