@@ -1,14 +1,15 @@
-"""`c10k --version`: the package's version and the git commit this copy was run or built from."""
+"""`c10k --version`: the package's version, its git commit, and a digest of its source."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import subprocess
 from pathlib import Path
 
 DISTRIBUTION = "c10k-bench"
-# Written into a built wheel by setup.py (the commit of the checkout it was built from).
-RECORDED_COMMIT = Path(__file__).with_name("commit.txt")
+# The packages a copy of c10k-bench is made of; their Python files make the source digest.
+PACKAGES = ("c10k", "impls", "server", "bench")
 _SOURCE_ROOT = Path(__file__).resolve().parents[1]  # a checkout's top, or site-packages
 
 
@@ -38,15 +39,35 @@ def checkout_commit(root: Path) -> str | None:
     return commit if done.returncode == 0 and commit else None
 
 
-def source_commit() -> str:
-    """This copy's commit: the checkout's HEAD when it runs from a git checkout, else the one
-    recorded when its wheel was built, else "unknown"."""
-    commit = checkout_commit(_SOURCE_ROOT)
-    if commit is None and RECORDED_COMMIT.is_file():
-        commit = RECORDED_COMMIT.read_text().strip()
-    return commit or "unknown"
+def source_digest(root: Path = _SOURCE_ROOT) -> str:
+    """The first 16 hex digits of a SHA-256 over every Python file of PACKAGES under root,
+    by relative path and content: the same in a checkout and in a wheel built from it, and
+    different as soon as one line differs (committed or not)."""
+    digest = hashlib.sha256()
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def version_line() -> str:
-    """What `c10k --version` prints: `c10k-bench 0.1.0 commit <40 hex digits>`."""
-    return f"{DISTRIBUTION} {package_version()} commit {source_commit()}"
+    """What `c10k --version` prints: `c10k-bench 0.1.0 commit <hex or unknown> source <hex>`.
+
+    Two copies run the same code when their version and source digest agree; the commit is
+    for the reader (a wheel does not know it)."""
+    commit = checkout_commit(_SOURCE_ROOT) or "unknown"
+    return f"{DISTRIBUTION} {package_version()} commit {commit} source {source_digest()}"
+
+
+def same_code(theirs: str, ours: str) -> bool:
+    """True when two version lines name the same version and source digest."""
+
+    def key(line: str) -> tuple[str, str]:
+        words = line.split()
+        source = words[words.index("source") + 1] if "source" in words[:-1] else ""
+        return (words[1] if len(words) > 1 else "", source)
+
+    return bool(key(ours)[1]) and key(theirs) == key(ours)

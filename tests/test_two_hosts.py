@@ -291,18 +291,18 @@ def test_the_remote_server_ends_with_its_ssh_session(
         stop_process(ssh, 5)
 
 
-def test_a_host_with_another_commit_is_refused(
+def test_a_host_with_other_source_is_refused(
     ssh_site: SshSite, namespaces: Namespaces, tmp_path: Path
 ) -> None:
     fake = tmp_path / "fake-c10k"
-    fake.write_text("#!/bin/sh\necho 'c10k-bench 0.1.0 commit 0123456789abcdef'\n")
+    fake.write_text("#!/bin/sh\necho 'c10k-bench 0.1.0 commit unknown source 0123456789abcdef'\n")
     fake.chmod(0o755)
     out = tmp_path / "out"
     args = ("--profile", "quick", "--server", ssh_site.url, "--remote-c10k", str(fake))
     done = bench_in(namespaces, ssh_site, *args, "--out", str(out))
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert "runs c10k-bench 0.1.0 commit 0123456789abcdef" in done.stderr
-    assert "install the same commit there" in done.stderr and not out.exists()
+    assert "runs c10k-bench 0.1.0 commit unknown source 0123456789abcdef" in done.stderr
+    assert "install the same code there" in done.stderr and not out.exists()
 
 
 def test_a_host_without_c10k_is_refused(

@@ -1,4 +1,4 @@
-"""`c10k --version`: the version and the commit, from a checkout and from an installed copy."""
+"""`c10k --version`: the version, the commit and the source digest, checkout or installed."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from c10k import version
 from tests.server_helpers import REPO
 
 
-def test_a_checkout_answers_with_its_head() -> None:
+def test_a_checkout_answers_with_its_head_and_its_source() -> None:
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("not a git checkout, or no git")
     head = subprocess.run(
@@ -23,18 +23,36 @@ def test_a_checkout_answers_with_its_head() -> None:
         python_command("--version"), capture_output=True, text=True, timeout=60, cwd=REPO
     )
     assert done.returncode == 0 and done.stderr == ""
-    assert done.stdout == f"c10k-bench {version.package_version()} commit {head}\n"
+    assert done.stdout == (
+        f"c10k-bench {version.package_version()} commit {head} "
+        f"source {version.source_digest(REPO)}\n"
+    )
 
 
-def test_an_installed_copy_answers_with_the_commit_recorded_at_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    recorded = tmp_path / "commit.txt"
-    monkeypatch.setattr(version, "_SOURCE_ROOT", tmp_path)  # site-packages: no .git
-    monkeypatch.setattr(version, "RECORDED_COMMIT", recorded)
-    assert version.source_commit() == "unknown"
-    recorded.write_text("0123abcd\n")
-    assert version.version_line() == f"c10k-bench {version.package_version()} commit 0123abcd"
+def _copy_packages(root: Path) -> None:
+    for package in version.PACKAGES:
+        shutil.copytree(REPO / package, root / package, ignore=shutil.ignore_patterns("*.pyc"))
+
+
+def test_the_source_digest_follows_every_line_and_nothing_else(tmp_path: Path) -> None:
+    _copy_packages(tmp_path)
+    before = version.source_digest(tmp_path)
+    assert before == version.source_digest(REPO)  # a copy of the same files: the same code
+    (tmp_path / "c10k" / "__pycache__").mkdir(exist_ok=True)
+    (tmp_path / "c10k" / "__pycache__" / "junk.py").write_text("x = 1\n")
+    (tmp_path / "c10k" / "notes.txt").write_text("not code\n")
+    assert version.source_digest(tmp_path) == before
+    stats = tmp_path / "c10k" / "stats.py"
+    stats.write_text(stats.read_text() + "# one more line\n")
+    assert version.source_digest(tmp_path) != before
+
+
+def test_the_same_code_means_the_same_version_and_source() -> None:
+    ours = "c10k-bench 0.1.0 commit abc source 0011223344556677"
+    assert version.same_code("c10k-bench 0.1.0 commit unknown source 0011223344556677", ours)
+    assert not version.same_code("c10k-bench 0.1.0 commit abc source 0011223344556678", ours)
+    assert not version.same_code("c10k-bench 0.2.0 commit abc source 0011223344556677", ours)
+    assert not version.same_code("c10k-bench 0.1.0 commit abc", ours)  # an older c10k
 
 
 def test_a_directory_inside_another_repository_is_not_its_checkout(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from bench.harness.processes import STOP_GRACE_S
 from bench.harness.site import SERVER_READY_S, ServeOptions, ServerError, SiteProcess, http_json
 from c10k.system import stop_process
-from c10k.version import DISTRIBUTION, version_line
+from c10k.version import DISTRIBUTION, same_code, version_line
 
 # The ssh command the harness runs, split as a shell would: `ssh` unless this says otherwise
 # (e.g. "ssh -F /tmp/test/ssh_config", as GIT_SSH_COMMAND does for git).
@@ -81,7 +81,7 @@ def parse_ssh_url(url: str, remote_c10k: str = DEFAULT_REMOTE_C10K) -> SshTarget
 @dataclass(frozen=True)
 class SiteHost:
     """The host the sites run on, checked once before any run: reached over ssh at
-    `address`, where it runs the same version and commit of c10k as this copy."""
+    `address`, where it runs the same version and source of c10k as this copy."""
 
     target: SshTarget
     address: str  # where the SSH connection arrived: each site listens, and is crawled, there
@@ -104,7 +104,7 @@ def server_environment(site_host: SiteHost | None) -> dict[str, Any]:
 def check_site_host(target: SshTarget) -> SiteHost:
     """Ask the host, in one ssh session, which address the connection arrived at and which
     c10k it runs; ValueError (one line) when ssh cannot reach it, its c10k does not answer,
-    or it is another version or commit than this copy."""
+    or it is another version or source than this copy."""
     where = f"--server {target.url}"
     command = f'echo {_CONNECTION_MARK} "$SSH_CONNECTION"; {target.c10k("--version")}'
     try:
@@ -133,8 +133,8 @@ def check_site_host(target: SshTarget) -> SiteHost:
     if not marked or len(marked[0]) != 4:
         raise ValueError(f"{where}: the remote shell gave no SSH_CONNECTION")
     here = version_line()
-    if version != here:
-        raise ValueError(f"{where} runs {version}, this is {here}: install the same commit there")
+    if not same_code(version, here):
+        raise ValueError(f"{where} runs {version}, this is {here}: install the same code there")
     return SiteHost(target, marked[0][2], version)
 
 
