@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import os
+import select
+import signal
 import sys
 
 # Subcommand -> "module:function(argv) -> exit code". Imported only when used, so that
@@ -24,7 +27,31 @@ USAGE = (
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    """Run one subcommand; when its output is closed early (`c10k ... | head -1`), end quietly
+    with 128 + SIGPIPE, as a command-line tool does, instead of a traceback."""
+    try:
+        code = _run(sys.argv[1:] if argv is None else argv)
+        sys.stdout.flush()  # a closed pipe shows here rather than at exit
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # a pipe of our own broke (a child's): a failure, not the reader leaving
+        # Python flushes stdout once more at exit: let that flush go nowhere.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    return code
+
+
+def _stdout_closed() -> bool:
+    """True when nobody reads stdout any more (a pipe whose reader has gone)."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+    except (OSError, ValueError):
+        return False
+
+
+def _run(args: list[str]) -> int:
     if not args or args[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0
