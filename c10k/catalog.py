@@ -233,6 +233,12 @@ MODELS: dict[str, Model] = {
 CORE_REPLAY = "core-replay"
 CORE_REPLAY_STARTUP_S = 0.1  # the plan's cost model for the replay, as for a model
 CORE_REPLAY_CPU_PER_PAGE_S = 500e-6
+# The crawler core's two variants (`c10k crawl --core`, docs/contract.md#core-variants): C
+# accelerated (httptools' llhttp, selectolax's lexbor), the default; or pure Python (llhttp's
+# rules ported, html.parser), which loads in a subinterpreter, where the C ones refuse to.
+CORE_C = "c"
+CORE_PURE = "pure"
+CORES = (CORE_C, CORE_PURE)
 # The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
 UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),

@@ -14,7 +14,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
 from impls.core.outcomes import Response
 from impls.sockets import READ_SIZE, HeldConnection
 
@@ -60,10 +60,11 @@ def time_left(deadline: float, timeout: float) -> float:
 def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
     """One try of one URL, all of it within the config's timeout (a stale retry included)."""
     config = frontier.config
+    new_parser = frontier.response_parser
     deadline = time.monotonic() + config.timeout
     while True:
         reused = conn.sock is not None
-        parser = ResponseParser(config.max_body, config.keep_alive)
+        parser = new_parser(config.max_body, config.keep_alive)
         connecting = not reused
         try:
             try:

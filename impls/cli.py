@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from c10k.catalog import CRAWLERS, PEERS, Model
+from c10k.catalog import CORE_C, CORES, CRAWLERS, PEERS, Model
 from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from c10k.system import raise_open_files_limit
 from impls.core.frontier import CrawlConfig, Frontier, MiB
@@ -123,6 +123,13 @@ def crawl_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="each worker keeps one HTTP/1.1 persistent connection and reuses it across "
         "fetches (default: a new connection per fetch, with Connection: close)",
+    )
+    parser.add_argument(
+        "--core",
+        choices=CORES,
+        default=CORE_C,
+        help="the crawler core's response parser and link extractor: c (httptools, "
+        "selectolax) or pure (Python's own; loads in a subinterpreter) (default c)",
     )
     parser.add_argument(
         "--json", action="store_true", help="print one JSON document instead of a summary"
@@ -282,6 +289,8 @@ def crawl_main(argv: list[str]) -> int:
         peer = PEERS.get(model.name)
         if peer is not None and peer.missing():
             raise UsageError(peer.install_hint())
+        if peer is not None and args.core != CORE_C:
+            raise UsageError(f"{peer.name} parses with its own code: --core does not apply")
         if missing := model.missing():
             raise UsageError(
                 f"model {model.name} needs {', '.join(missing)}, which is not installed"
@@ -314,6 +323,7 @@ def crawl_main(argv: list[str]) -> int:
         stack_size=args.stack_size,
         # A peer keeps its own connection mode: the document says the one really used.
         keep_alive=peer.keep_alive if peer is not None else args.keep_alive,
+        core=args.core,
     )
     runner = model.load()
     frontier = Frontier(config)
