@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from bench import results
 from bench.harness.derive import derive, derive_document
 from bench.report.page import markdown
 from bench.report.verdicts import verdicts
@@ -83,10 +84,10 @@ def test_ratios_for_the_event_loop_and_uvloop_claims() -> None:
 @pytest.fixture
 def with_counts() -> dict[str, Any]:
     """A recorded quick run (few-active and the rest) with the counted runs added."""
-    document: dict[str, Any] = json.loads((DATA / "report-failures.json").read_text())
-    document["runs"] += counted_runs()
+    document = results.load(DATA / "report-failures.json")
+    document["runs"] += cast(list[results.Run], counted_runs())
     document["derived"] = derive_document(document)
-    return document
+    return dict(document)
 
 
 def test_the_report_shows_the_counts_beside_the_cpu_per_page(with_counts: dict[str, Any]) -> None:

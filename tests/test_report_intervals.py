@@ -10,11 +10,11 @@ import pytest
 from matplotlib.container import ErrorbarContainer
 
 from bench.harness.derive import derive
-from bench.harness.results import SCHEMA
 from bench.harness.summary import summary_table
 from bench.report.charts_crawl import chart_few_active
 from bench.report.text import cell
 from bench.report.verdicts import verdicts
+from bench.results import SCHEMA
 from c10k import catalog
 from tests.test_harness_intervals import few_active_runs
 

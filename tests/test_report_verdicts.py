@@ -11,8 +11,8 @@ import pytest
 
 from bench.harness.derive import derive_idle
 from bench.harness.overview import overview
-from bench.harness.results import SCHEMA
 from bench.report import verdicts as v
+from bench.results import SCHEMA
 
 KIB = 1024.0
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, cast
 
 from bench.harness.cores import PIN_MODES, Pinning, plan_pinning, this_thread_on
 from bench.harness.derive import derive_document
@@ -29,10 +29,19 @@ from bench.harness.plan import (
 from bench.harness.processes import missing_models, terminate_all
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import base_record, run_counted, run_crawl, run_idle, run_loop
-from bench.harness.results import ResultsStore, new_document, write_atomic
 from bench.harness.runtimes import RUNTIMES_JSON, RUNTIMES_MD, compare_runtimes, runtime_outcome
 from bench.harness.site import RemoteServer, Server, ServerError, SiteClient, agent_state
 from bench.harness.summary import summary_table
+from bench.results import (
+    Environment,
+    ProfileDefinition,
+    ResultsStore,
+    Run,
+    RuntimeRecord,
+    Status,
+    new_document,
+    write_atomic,
+)
 from bench.runtimes.discover import NoSuchRuntime, Runtime, resolve
 from bench.runtimes.venvs import PrepareFailed, prepare
 from c10k import catalog, probes
@@ -286,7 +295,7 @@ def execute(
                         server, server_error = None, f"the test server failed: {exc}"
             for lane in lane_order(lanes, run, index):
                 record = one_run(profile, run, lane, server, server_error, pinning)
-                lane.store.add_run(record)
+                lane.store.add_run(cast(Run, record))
                 lane.store.set_derived(derive_document(lane.store.document))
                 progress.finished(run, record["status"])
     finally:
@@ -403,20 +412,23 @@ def new_lane(
             "sample_interval_s": profile.sample_interval_s,
             "budget_s": profile.budget_s,
             "estimate_s": plan_estimate_s(plan),
-            "definition": profile.definition(),
+            "definition": cast(ProfileDefinition, profile.definition()),
         },
         command=command,
-        environment=probes.environment()
-        | {
-            "pinning": pinning.as_dict(),
-            "server": remote or {"remote": False, "agent": None, "host": None},
-        },
+        environment=cast(
+            Environment,
+            probes.environment()
+            | {
+                "pinning": pinning.as_dict(),
+                "server": remote or {"remote": False, "agent": None, "host": None},
+            },
+        ),
         plan=[
             {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
             for r in plan
         ],
     )
-    document["runtime"] = runtime
+    document["runtime"] = cast(RuntimeRecord, runtime)
     return Lane(runtime, ResultsStore(out, document), skip)
 
 
@@ -431,7 +443,8 @@ def run_lanes(
     The exit code."""
     raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
-    status, code = "complete", 0
+    status: Status = "complete"
+    code = 0
     try:
         # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
         with this_thread_on(pinning.server):
@@ -451,10 +464,10 @@ def run_lanes(
         lane.store.finish(status)
         if len(lanes) > 1:
             print(f"\n{lane.runtime['tag']}:")
-        print(summary_table(lane.store.document))
+        print(summary_table(dict(lane.store.document)))
         print(f"\nresults: {lane.store.path}")
         if code == 0 and args.check:
-            code = check_runs(lane.store.document)
+            code = check_runs(dict(lane.store.document))
     return code
 
 
@@ -492,7 +505,9 @@ def run_interleaved(
         ]
         code = run_lanes(args, profile, plan, lanes, pinning) or code
     outcomes = failed + [
-        runtime_outcome(lane.runtime, args.out / lane.runtime["tag"], lane.store.document, None)
+        runtime_outcome(
+            lane.runtime, args.out / lane.runtime["tag"], dict(lane.store.document), None
+        )
         for lane in lanes
     ]
     side_by_side = compare_runtimes(outcomes, [r.tag for r in chosen])

@@ -8,9 +8,9 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from bench.harness import results
+from bench import results
 from bench.harness.analysis import run_plateau
 from bench.harness.cores import harness_cost, point_busy
 from bench.harness.overview import overview
@@ -556,9 +556,11 @@ def _summed(found: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return total
 
 
-def derive_document(document: dict[str, Any]) -> dict[str, Any]:
+def derive_document(document: results.Results) -> results.Derived:
     """The derived section of a results document, from its runs, profile and environment."""
-    return derive(document["runs"], fit_thresholds(document), document.get("environment"))
+    runs = cast(list[dict[str, Any]], document["runs"])
+    environment = cast(dict[str, Any], document["environment"])
+    return cast(results.Derived, derive(runs, fit_thresholds(dict(document)), environment))
 
 
 def main(argv: list[str] | None = None) -> int:

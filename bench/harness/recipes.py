@@ -26,9 +26,9 @@ from bench.harness.cores import (
 from bench.harness.heap import memory_env
 from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
-from bench.harness.results import utc_now
 from bench.harness.sampler import Sampler
 from bench.harness.site import SiteClient
+from bench.results import utc_now
 from c10k import catalog, probes
 
 EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
