@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bench.harness.analysis import plateau_summary, verify
+from bench.analysis.plateau import plateau_summary, verify
 from bench.results import SAMPLE_FIELDS
 
 ROOT = "http://127.0.0.1:1/"

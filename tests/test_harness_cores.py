@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from bench.analysis.derive import crawl_point, derive, memory_per_connection
 from bench.harness import cores
-from bench.harness.derive import crawl_point, derive, memory_per_connection
 from bench.harness.plan import CrawlPoint, PlannedRun
 from bench.harness.processes import python_command
 from bench.harness.recipes import run_crawl

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench.harness.derive import derive
+from bench.analysis.derive import derive
 from c10k import catalog
 
 SLEEPY, ASYNCIO = catalog.SLEEPY.name, catalog.ASYNCIO.name

@@ -7,9 +7,9 @@ from dataclasses import asdict
 
 import pytest
 
+from bench.analysis.derive import fit_thresholds
 from bench.harness import plan as sc
 from bench.harness.cli import plan_table
-from bench.harness.derive import fit_thresholds
 from bench.harness.plan import CrawlPoint
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import crawl_argv

@@ -9,7 +9,7 @@ from typing import Any, cast
 import pytest
 
 from bench import results
-from bench.harness.derive import derive, derive_document
+from bench.analysis.derive import derive, derive_document
 from bench.report.page import markdown
 from bench.report.verdicts import verdicts
 from c10k import catalog

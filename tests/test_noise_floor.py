@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from bench.analysis.derive import derive, derive_noise_floor
 from bench.harness import plan as sc
-from bench.harness.derive import derive, derive_noise_floor
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.recipes import loop_argv
 from bench.harness.summary import summary_table

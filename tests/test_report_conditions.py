@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from bench.analysis.derive import derive
 from bench.harness import cores
-from bench.harness.derive import derive
 from bench.report import conditions
 from bench.report.page import write_report
 from bench.report.tables import environment_rows

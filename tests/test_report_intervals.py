@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from matplotlib.container import ErrorbarContainer
 
-from bench.harness.derive import derive
+from bench.analysis.derive import derive
 from bench.harness.summary import summary_table
 from bench.report.charts_crawl import chart_few_active
 from bench.report.text import cell
@@ -80,7 +80,7 @@ def test_the_bench_summary_shows_intervals_and_flags_a_cv_over_five_percent() ->
 def test_an_older_results_file_renders_and_says_how_to_get_intervals() -> None:
     document = json.loads((DATA / "report-failures.json").read_text(encoding="utf-8"))
     found = {v.claim: v for v in verdicts(document)}
-    assert "python -m bench.harness.derive adds them" in found["C6"].measured
+    assert "python -m bench.analysis.derive adds them" in found["C6"].measured
     # The same runs, derived again: the intervals are there.
     document["derived"] = derive(document["runs"], {"sleepy": 0}, document.get("environment"))
     again = {v.claim: v for v in verdicts(document)}

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bench.harness.derive import derive_idle
-from bench.harness.overview import overview
+from bench.analysis.derive import derive_idle
+from bench.analysis.overview import overview
 from bench.report import verdicts as v
 from bench.results import SCHEMA
 

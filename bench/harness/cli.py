@@ -15,8 +15,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn, TextIO, cast
 
+from bench.analysis.derive import derive_document
 from bench.harness.cores import PIN_MODES, Pinning, plan_pinning, this_thread_on
-from bench.harness.derive import derive_document
 from bench.harness.plan import (
     ALL_CRAWLERS,
     SCENARIOS,

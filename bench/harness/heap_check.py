@@ -9,7 +9,7 @@ import statistics
 import sys
 from typing import Any
 
-from bench.harness.analysis import run_plateau
+from bench.analysis.plateau import run_plateau
 from bench.harness.cli import OneLineParser
 from bench.harness.cores import split_cpus
 from bench.harness.heap import HASH_SEED_MAX, memory_env

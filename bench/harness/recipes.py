@@ -12,8 +12,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from bench.analysis.plateau import plateau_summary, verification_failures, verify
 from bench.harness import callgrind
-from bench.harness.analysis import plateau_summary, verification_failures, verify
 from bench.harness.cores import (
     BUSY_SHARE,
     CpuSets,

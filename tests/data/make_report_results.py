@@ -9,7 +9,7 @@ Samples are cut to a few rows: the report never reads them.
 
     python -m tests.data.make_report_results --rederive
 
-recomputes the derived section of both files from their runs (after bench/harness/derive.py
+recomputes the derived section of both files from their runs (after bench/analysis/derive.py
 changes), leaving the runs as they are.
 """
 
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.harness.derive import derive
+from bench.analysis.derive import derive
 
 HERE = Path(__file__).parent
 KEEP_SAMPLES = 3

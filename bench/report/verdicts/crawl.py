@@ -59,7 +59,7 @@ def _ratio(
 ) -> str:
     """found[key] with its interval found[key_ci95]: '1.22x [1.00x, 1.49x]'."""
     if f"{key}_ci95" not in found:
-        why = "results written before intervals: python -m bench.harness.derive adds them"
+        why = "results written before intervals: python -m bench.analysis.derive adds them"
     interval = recorded_interval(found.get(f"{key}_ci95"))
     return with_interval(found.get(key), interval, shown, why)
 

@@ -1,4 +1,4 @@
-"""Every derived figure from the recorded runs alone (`python -m bench.harness.derive FILE`)."""
+"""Every derived figure from the recorded runs alone (`python -m bench.analysis.derive FILE`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench import results
-from bench.harness.analysis import run_plateau
+from bench.analysis.overview import overview
+from bench.analysis.plateau import run_plateau
 from bench.harness.cores import harness_cost, point_busy
-from bench.harness.overview import overview
 from bench.harness.plan import mean_latency
 from c10k import catalog, probes
 from c10k.stats import (
@@ -565,7 +565,7 @@ def derive_document(document: results.Results) -> results.Derived:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m bench.harness.derive",
+        prog="python -m bench.analysis.derive",
         description="Recompute the derived section of a results file from its recorded runs.",
     )
     p.add_argument("results", type=Path, help="the results.json to rewrite in place")
@@ -573,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         document = results.load(args.results)
     except ValueError as exc:
-        sys.stderr.write(f"bench.harness.derive: error: {exc}\n")
+        sys.stderr.write(f"bench.analysis.derive: error: {exc}\n")
         return 2
     try:
         document["derived"] = derive_document(document)
@@ -581,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         # A hand-edited or truncated run record: say which file, not a traceback.
         reason = f"{type(exc).__name__}: {exc}".replace("\n", " ")
         sys.stderr.write(
-            f"bench.harness.derive: error: {args.results} holds a run it cannot read ({reason})\n"
+            f"bench.analysis.derive: error: {args.results} holds a run it cannot read ({reason})\n"
         )
         return 2
     results.write_atomic(args.results, document)

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from bench.harness.analysis import run_plateau
+from bench.analysis.plateau import run_plateau
 from bench.harness.plan import mean_latency
 from c10k import catalog
 from c10k.stats import (
