@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from bench.analysis.plateau import plateau_summary, verify
+from bench.analysis.plateau import plateau_summary
+from bench.harness.verify import verify
 from bench.results import SAMPLE_FIELDS
 
 ROOT = "http://127.0.0.1:1/"

@@ -9,7 +9,10 @@ from typing import Any
 
 import pytest
 
-from bench.analysis.derive import crawl_point, derive, memory_per_connection
+from bench.analysis import busy
+from bench.analysis.derive import derive
+from bench.analysis.memory import memory_per_connection
+from bench.analysis.points import crawl_point
 from bench.harness import cores
 from bench.harness.plan import CrawlPoint, PlannedRun
 from bench.harness.processes import python_command
@@ -123,7 +126,7 @@ def test_a_thread_runs_on_the_set_inside_the_block_and_where_it_was_after() -> N
 def test_a_side_busy_90_percent_of_its_cpus_is_cpu_bound(
     crawler: float | None, server: float | None, side: str | None
 ) -> None:
-    assert cores.classify(crawler, server) == side
+    assert busy.classify(crawler, server) == side
 
 
 def test_busy_is_cpu_over_wall_over_the_cpus_of_the_set() -> None:
@@ -323,8 +326,8 @@ def test_a_pinned_crawl_records_the_sets_it_ran_on(
     assert pinning["harness"] == pinning["sampler"] == list(sets.server)
     assert set(pinning["crawler"]).isdisjoint(pinning["server"])
     assert record["busy"]["crawler_cpus"] == len(sets.crawler)
-    assert record["busy"]["cpu_bound"] in cores.SIDES
-    assert record["server"]["saturated"] == (record["busy"]["server"] >= cores.BUSY_SHARE)
+    assert record["busy"]["cpu_bound"] in busy.SIDES
+    assert record["server"]["saturated"] == (record["busy"]["server"] >= busy.BUSY_SHARE)
     harness = record["harness"]
     assert harness["cpu_s"] > 0 and harness["sampler_cpu_s"] > 0
     assert harness["share"] == harness["cpu_s"] / harness["wall_s"]

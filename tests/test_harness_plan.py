@@ -8,6 +8,7 @@ from dataclasses import asdict
 import pytest
 
 from bench.analysis.derive import fit_thresholds
+from bench.analysis.points import mean_latency
 from bench.harness import plan as sc
 from bench.harness.cli import plan_table
 from bench.harness.plan import CrawlPoint
@@ -194,13 +195,13 @@ def test_filters_select_models_and_scenarios() -> None:
     [("0", 0.0), ("50ms", 0.05), ("2s", 2.0), ("250us", 250e-6), ("uniform:10ms..30ms", 0.02)],
 )
 def test_mean_latency(spec: str, seconds: float) -> None:
-    assert sc.mean_latency(spec) == pytest.approx(seconds)
+    assert mean_latency(spec) == pytest.approx(seconds)
 
 
 def test_mean_latency_of_lognormal_is_above_its_median() -> None:
-    assert sc.mean_latency("lognormal:50ms,0.5") == pytest.approx(0.05 * 1.1331, rel=1e-3)
+    assert mean_latency("lognormal:50ms,0.5") == pytest.approx(0.05 * 1.1331, rel=1e-3)
     with pytest.raises(ValueError):
-        sc.mean_latency("pareto:1s")
+        mean_latency("pareto:1s")
 
 
 def test_server_argv() -> None:

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from bench.analysis import derive as derive_module
-from bench.analysis.plateau import verification_failures, verify
 from bench.harness import plan as sc
 from bench.harness import processes
 from bench.harness.profiles import PROFILE_TABLE
+from bench.harness.verify import verification_failures, verify
 from bench.regress.suites import support
 from bench.report.tables import peer_rows
 from c10k import catalog

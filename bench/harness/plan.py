@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from bench.analysis.points import mean_latency
 from bench.harness.site import ServeOptions
 from c10k import catalog
 from c10k.catalog import (
@@ -20,29 +21,12 @@ from c10k.catalog import (
     UNKNOWN_CPU_PER_PAGE_S,
     UNKNOWN_STARTUP_S,
 )
-from server.specs import parse_duration
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
 # What `c10k bench --models` accepts and runs by default: the models, then the peers (each
 # only in its own scenarios, up to its concurrency ceiling: runs_at).
 ALL_CRAWLERS: tuple[str, ...] = tuple(catalog.CRAWLERS)
 SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
-
-
-def mean_latency(spec: str) -> float:
-    """The mean of a server latency SPEC (fixed, uniform:a..b, exp:m, lognormal:median,sigma)."""
-    kind, _, rest = spec.partition(":")
-    if not rest:
-        return parse_duration(spec)
-    if kind == "uniform":
-        low, _, high = rest.partition("..")
-        return (parse_duration(low) + parse_duration(high)) / 2
-    if kind == "exp":
-        return parse_duration(rest)
-    if kind == "lognormal":
-        centre, _, sigma = rest.partition(",")
-        return parse_duration(centre) * math.exp(float(sigma or 0) ** 2 / 2)
-    raise ValueError(f"unknown latency spec: {spec!r}")
 
 
 def _native_costs(model: str) -> tuple[float, float]:

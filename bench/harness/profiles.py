@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bench.harness.plan import CrawlPoint, IdleSpec, Profile, Scenario, mean_latency
+from bench.analysis.points import mean_latency
+from bench.harness.plan import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.site import ServeOptions
 from c10k import catalog
 from c10k.catalog import SWEEP_CPU_PER_PAGE_S

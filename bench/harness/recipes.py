@@ -12,10 +12,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench.analysis.plateau import plateau_summary, verification_failures, verify
+from bench.analysis.busy import BUSY_SHARE
+from bench.analysis.plateau import plateau_summary
 from bench.harness import callgrind
 from bench.harness.cores import (
-    BUSY_SHARE,
     CpuSets,
     affinity,
     affinity_of_all,
@@ -28,6 +28,7 @@ from bench.harness.plan import IdleSpec, PlannedRun
 from bench.harness.processes import Finished, python_command, run_process
 from bench.harness.sampler import Sampler
 from bench.harness.site import SiteClient
+from bench.harness.verify import verification_failures, verify
 from bench.results import utc_now
 from c10k import catalog, probes
 

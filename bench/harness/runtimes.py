@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.analysis.overview import point_ratio
+from bench.analysis.ratios import point_ratio
 from c10k import catalog
 from c10k.stats import Ratio, combined_ratio, recorded_interval, recorded_median
 
