@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import cast
 
 import pytest
 
 from bench.analysis.derive import fit_thresholds
 from bench.analysis.points import mean_latency
 from bench.harness import plan as sc
-from bench.harness.cli import plan_table
+from bench.harness.commands import crawl_argv
 from bench.harness.plan import CrawlPoint
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
-from bench.harness.recipes import crawl_argv
+from bench.harness.progress import plan_table
 from bench.harness.site import ServeOptions
+from bench.results import Results
 from c10k import catalog
 
 # The profiles that measure every claim; free-threading measures C8 alone (its own test).
@@ -312,7 +314,8 @@ def test_recorded_definition_gives_derive_the_memory_fit_thresholds(profile: str
         for s in PROFILE_TABLE[profile].scenarios
         if s.fit_min_concurrency
     }
-    assert fit_thresholds({"profile": {"definition": definition}}) == expected
+    document = cast(Results, {"profile": {"definition": definition}})
+    assert fit_thresholds(document) == expected
     if profile == "default":
         assert expected == {catalog.SLEEPY.name: 1000, catalog.SLEEPY_KEEP_ALIVE.name: 1000}
     if profile == "full":

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bench import results
 from bench.report import cli
 from bench.report.charts import CHARTS
 from bench.report.page import Written, write_report
@@ -54,7 +55,7 @@ def empty_document() -> dict[str, Any]:
 
 
 def load(name: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((DATA / name).read_text(encoding="utf-8"))
+    document: dict[str, Any] = dict(results.load(DATA / name))
     return document
 
 

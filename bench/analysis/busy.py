@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from bench.results import HarnessCost, PointBusy, Run
 from c10k.stats import median
 
 BUSY_SHARE = 0.9  # a side that kept this share of its CPUs busy is CPU-bound
@@ -22,32 +21,31 @@ def classify(crawler_busy: float | None, server_busy: float | None) -> str | Non
     return "crawler" if crawler else "server" if server else "neither"
 
 
-def point_busy(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def add_point_busy(point: PointBusy, runs: list[Run]) -> None:
     """A point's CPU-bound side (classify() of the median busy shares over its runs), the
-    medians, and how many runs each side bound; empty for runs recorded without `busy`."""
-    found = [r["busy"] for r in runs if r.get("busy")]
+    medians, and how many runs each side bound; nothing for runs recorded without `busy`."""
+    found = [busy for r in runs if (busy := r.get("busy"))]
     if not found:
-        return {}
+        return
     crawler = median([b["crawler"] for b in found])
     server = median([b["server"] for b in found])
     counts = {side: sum(1 for b in found if b["cpu_bound"] == side) for side in SIDES}
-    return {
-        "cpu_bound": classify(crawler, server),
-        "crawler_busy": crawler,
-        "server_busy": server,
-        "cpu_bound_runs": {side: n for side, n in counts.items() if n},
-    }
+    point["cpu_bound"] = classify(crawler, server)
+    point["crawler_busy"] = crawler
+    point["server_busy"] = server
+    point["cpu_bound_runs"] = {side: n for side, n in counts.items() if n}
 
 
-def harness_cost(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+def harness_cost(runs: list[Run]) -> HarnessCost | None:
     """The harness's CPU share over the measured, sampled crawls (where it works: a sampler
     thread reads the crawler and the server); None when no run recorded it."""
     shares = [
-        (r["harness"]["share"], r["id"])
+        (share, r["id"])
         for r in runs
         if r["kind"] == "measured"
         and r.get("samples")
-        and (r.get("harness") or {}).get("share") is not None
+        and "harness" in r
+        and (share := r["harness"].get("share")) is not None
     ]
     if not shares:
         return None
@@ -56,7 +54,8 @@ def harness_cost(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
         r["harness"]["sampler_cpu_s"] / r["harness"]["wall_s"]
         for r in runs
         if r["kind"] == "measured"
-        and (r.get("harness") or {}).get("sampler_cpu_s") is not None
+        and "harness" in r
+        and r["harness"].get("sampler_cpu_s") is not None
         and r["harness"]["wall_s"]
     ]
     return {

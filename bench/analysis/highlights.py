@@ -3,12 +3,35 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Literal
 
 from bench.analysis.points import Points, mean_latency, scenario_points
+from bench.results import (
+    C100kHighlights,
+    C100kModel,
+    CrawlTable,
+    FewActiveHighlights,
+    IdleEntry,
+    IdleHighlights,
+    IdleTable,
+    Interval,
+    LatencyEnd,
+    LatencySweepHighlights,
+    MemoryFit,
+    MemoryHighlights,
+    ModelTable,
+    Point,
+    Ranking,
+    SleepyHighlights,
+    crawl_table,
+    summary_median,
+)
 from c10k import catalog
-from c10k.stats import recorded_interval, recorded_median, single_ratio
+from c10k.stats import recorded_interval, single_ratio
+
+# The figures a point records as a summary over its runs, by which models are ranked.
+Ranked = Literal["pages_per_s", "cpu_us_per_page", "latency_p50_s", "latency_p99_s"]
 
 KIB = 1024.0
 THREADS, SLEEPY = catalog.THREADS.name, catalog.SLEEPY.name
@@ -21,8 +44,8 @@ def largest_concurrency(table: Points) -> int:
 def ranking(
     values: dict[str, float],
     higher_is_better: bool,
-    intervals: dict[str, list[float] | None] | None = None,
-) -> dict[str, Any] | None:
+    intervals: dict[str, Interval | None] | None = None,
+) -> Ranking | None:
     """The best and worst model of a figure, and by what factor they differ (None: no values);
     with each model's 95% interval beside its value when the figure has one."""
     if not values:
@@ -32,42 +55,44 @@ def ranking(
     factor = None
     if worst != best and values[best] > 0 and values[worst] > 0:
         factor = max(values[best], values[worst]) / min(values[best], values[worst])
-    found = {
+    found: Ranking = {
         "higher_is_better": higher_is_better,
         "values": values,
         "best": best,
         "worst": worst,
         "factor": factor,
     }
-    return found if intervals is None else found | {"intervals": intervals}
+    if intervals is not None:
+        found["intervals"] = intervals
+    return found
 
 
-def _where(field: str, value: Any) -> Callable[[dict[str, Any]], bool]:
+def _where(field: Literal["concurrency", "latency"], value: int | str) -> Callable[[Point], bool]:
     """The points whose field has this value."""
     return lambda point: bool(point[field] == value)
 
 
 def _ranked(
     table: Points,
-    chosen: Callable[[dict[str, Any]], bool],
-    key: str,
+    chosen: Callable[[Point], bool],
+    key: Ranked,
     higher_is_better: bool,
     scale: float = 1.0,
-) -> dict[str, Any] | None:
+) -> Ranking | None:
     """A ranking of each model's median of summary `key` (times scale) at the chosen point
     (the last when there are more), with its 95% interval."""
     values: dict[str, float] = {}
-    intervals: dict[str, list[float] | None] = {}
+    intervals: dict[str, Interval | None] = {}
     for model, entries in table.items():
         for p in entries:
             if chosen(p):
-                values[model] = (recorded_median(p.get(key)) or 0.0) * scale
-                found = recorded_interval(p.get(key))
+                values[model] = (summary_median(p[key]) or 0.0) * scale
+                found = recorded_interval(p[key])
                 intervals[model] = None if found is None else found.scaled(scale).as_list()
     return ranking(values, higher_is_better, intervals)
 
 
-def few_active_highlights(table: Points) -> dict[str, Any]:
+def few_active_highlights(table: Points) -> FewActiveHighlights:
     """At the largest concurrency: the best and worst pages/s, CPU per page and p99 latency."""
     top = largest_concurrency(table)
     threads = table.get(THREADS) or []
@@ -82,25 +107,23 @@ def few_active_highlights(table: Points) -> dict[str, Any]:
     }
 
 
-def _memory_highlights(tables: dict[str, Any], scenario: str) -> dict[str, Any]:
+def _memory_highlights(tables: Mapping[str, object], scenario: str) -> MemoryHighlights:
     """The memory fits side by side: total per connection, fitted range, largest plateau RSS."""
-    entries = tables.get(scenario, {})
-    fits = {
-        m: entries[m].get("memory_per_connection") or {} for m in catalog.model_order(list(entries))
-    }
-    fitted = {m: f for m, f in fits.items() if (f.get("rss_bytes") or {}).get("slope") is not None}
+    entries = crawl_table(tables, scenario)
+    fits = {m: entries[m].get("memory_per_connection") for m in catalog.model_order(list(entries))}
+    fitted = {m: f for m, f in fits.items() if f and _rss_slope(f)[0] is not None}
     # A negative RSS slope is noise (tiny scale, or a point that did not count): no ranking.
     totals = {
         m: (f.get("total_bytes") or 0.0) / KIB
         for m, f in fitted.items()
-        if f["rss_bytes"]["slope"] > 0
+        if (slope := _rss_slope(f)[0]) is not None and slope > 0
     }
     largest = {}
     for model, entry in entries.items():
         rss = [
-            p["plateau_rss_kib"]["median"]
+            median
             for p in entry.get("points") or []
-            if p.get("plateau_rss_kib") and p["plateau_rss_kib"].get("median") is not None
+            if (summary := p.get("plateau_rss_kib")) and (median := summary["median"]) is not None
         ]
         if rss:
             largest[model] = float(rss[-1]) / KIB
@@ -122,7 +145,7 @@ def _memory_highlights(tables: dict[str, Any], scenario: str) -> dict[str, Any]:
     }
 
 
-def sleepy_highlights(tables: dict[str, Any], scenario: str = SLEEPY) -> dict[str, Any]:
+def sleepy_highlights(tables: Mapping[str, object], scenario: str = SLEEPY) -> SleepyHighlights:
     """At the largest concurrency: share of the ideal C/L, the median latency the crawlers
     saw (beside the server's nominal L) and p99; the largest peak in flight; the memory
     fits compared."""
@@ -134,7 +157,7 @@ def sleepy_highlights(tables: dict[str, Any], scenario: str = SLEEPY) -> dict[st
         for p in entries
         if p["concurrency"] == top and p.get("fraction_of_ideal") is not None
     ]
-    percent = {m: 100.0 * p["fraction_of_ideal"] for m, p in shares}
+    percent = {m: 100.0 * (p.get("fraction_of_ideal") or 0.0) for m, p in shares}
     intervals = {
         m: None if found is None else found.scaled(100.0).as_list()
         for m, p in shares
@@ -153,7 +176,8 @@ def sleepy_highlights(tables: dict[str, Any], scenario: str = SLEEPY) -> dict[st
             table, _where("concurrency", top), "latency_p99_s", False, 1000.0
         ),
         "largest_peak_in_flight": max(peaks, default=0),
-    } | _memory_highlights(tables, scenario)
+        **_memory_highlights(tables, scenario),
+    }
 
 
 def _slope_ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -164,60 +188,80 @@ def _slope_ratio(numerator: float | None, denominator: float | None) -> float | 
     return None if found is None else found.value
 
 
-def c100k_highlights(entries: dict[str, Any]) -> dict[str, Any]:
+def c100k_highlights(entries: CrawlTable) -> C100kHighlights:
     """Past one process: per model, the most connections it held (the server's verified peak)
     and how long it took to open them; its memory per connection in one process and across
     several, and their ratio (whether the slope holds at a hundred thousand)."""
-    models: dict[str, Any] = {}
-    for model in catalog.model_order(list(entries)):
-        entry = entries[model]
-        found = entry.get("points") or []
-        held = max(found, key=lambda p: p["server_peak_in_flight"] or 0, default=None)
-        alone = entry.get("memory_per_connection") or {}
-        across = (entry.get("memory_across_processes") or [{}])[-1]
-        one, many = alone.get("rss_bytes") or {}, across.get("rss_bytes") or {}
-        one_net, many_net = alone.get("per_url") or {}, across.get("per_url") or {}
-        models[model] = {
-            "held": None if held is None else int(held["server_peak_in_flight"] or 0),
-            "held_concurrency": None if held is None else held["concurrency"],
-            "held_processes": None if held is None else held.get("processes", 1),
-            "ramp_s": recorded_median((held or {}).get("ramp_s")),
-            "one_process_bytes": one.get("slope"),
-            "one_process_ci95": one.get("slope_ci95"),
-            "one_process_concurrencies": alone.get("concurrencies"),
-            "processes": across.get("processes"),
-            "across_processes_bytes": many.get("slope"),
-            "across_processes_ci95": many.get("slope_ci95"),
-            "across_processes_concurrencies": across.get("concurrencies"),
-            "ratio": _slope_ratio(many.get("slope"), one.get("slope")),
-            # Net of the URLs each connection brings (a point with more pages per
-            # connection at each process count): what the connection alone costs.
-            "one_process_net_bytes": one_net.get("net_rss_bytes"),
-            "one_process_net_ci95": one_net.get("net_rss_bytes_ci95"),
-            "across_processes_net_bytes": many_net.get("net_rss_bytes"),
-            "across_processes_net_ci95": many_net.get("net_rss_bytes_ci95"),
-            "one_process_url_bytes": one_net.get("bytes_per_url"),
-            "across_processes_url_bytes": many_net.get("bytes_per_url"),
-            "net_ratio": _slope_ratio(many_net.get("net_rss_bytes"), one_net.get("net_rss_bytes")),
-        }
+    models = {model: _c100k_model(entries[model]) for model in catalog.model_order(list(entries))}
     return {
         "largest_peak_in_flight": max((m["held"] or 0 for m in models.values()), default=0),
         "models": models,
     }
 
 
-def latency_sweep_highlights(table: Points) -> dict[str, Any]:
+def _c100k_model(entry: ModelTable) -> C100kModel:
+    held = max(
+        entry.get("points") or [], key=lambda p: p["server_peak_in_flight"] or 0, default=None
+    )
+    alone = entry.get("memory_per_connection")
+    several = entry.get("memory_across_processes")
+    across = several[-1] if several else None  # the most processes
+    one, one_ci95 = _rss_slope(alone)
+    many, many_ci95 = _rss_slope(across)
+    one_net, one_net_ci95, one_url = _net_slopes(alone)
+    many_net, many_net_ci95, many_url = _net_slopes(across)
+    return {
+        "held": None if held is None else int(held["server_peak_in_flight"] or 0),
+        "held_concurrency": None if held is None else held["concurrency"],
+        "held_processes": None if held is None else held["processes"],
+        "ramp_s": None if held is None else summary_median(held.get("ramp_s")),
+        "one_process_bytes": one,
+        "one_process_ci95": one_ci95,
+        "one_process_concurrencies": alone.get("concurrencies") if alone else None,
+        "processes": across.get("processes") if across else None,
+        "across_processes_bytes": many,
+        "across_processes_ci95": many_ci95,
+        "across_processes_concurrencies": across.get("concurrencies") if across else None,
+        "ratio": _slope_ratio(many, one),
+        # Net of the URLs each connection brings (a point with more pages per
+        # connection at each process count): what the connection alone costs.
+        "one_process_net_bytes": one_net,
+        "one_process_net_ci95": one_net_ci95,
+        "across_processes_net_bytes": many_net,
+        "across_processes_net_ci95": many_net_ci95,
+        "one_process_url_bytes": one_url,
+        "across_processes_url_bytes": many_url,
+        "net_ratio": _slope_ratio(many_net, one_net),
+    }
+
+
+def _rss_slope(fit: MemoryFit | None) -> tuple[float | None, Interval | None]:
+    """A memory fit's RSS slope and its interval (None, None without the fit)."""
+    rss = fit.get("rss_bytes") if fit else None
+    return (rss.get("slope"), rss.get("slope_ci95")) if rss else (None, None)
+
+
+def _net_slopes(fit: MemoryFit | None) -> tuple[float | None, Interval | None, float | None]:
+    """A memory fit's bytes per connection net of its URLs, their interval, bytes per URL."""
+    per_url = fit.get("per_url") if fit else None
+    if not per_url:
+        return None, None, None
+    found = per_url.get("net_rss_bytes"), per_url.get("net_rss_bytes_ci95")
+    return *found, per_url.get("bytes_per_url")
+
+
+def latency_sweep_highlights(table: Points) -> LatencySweepHighlights:
     """At the lowest and the highest latency: best and worst pages/s, best share of C/L."""
     latencies = sorted({p["latency"] for e in table.values() for p in e}, key=mean_latency)
     ends = [latencies[0], latencies[-1]] if len(latencies) > 1 else latencies
-    by_latency = []
+    by_latency: list[LatencyEnd] = []
     for latency in ends:
         rate = _ranked(table, _where("latency", latency), "pages_per_s", True)
         fractions = [
-            float(p["fraction_of_ideal"])
+            float(fraction)
             for e in table.values()
             for p in e
-            if p["latency"] == latency and p.get("fraction_of_ideal")
+            if p["latency"] == latency and (fraction := p.get("fraction_of_ideal"))
         ]
         by_latency.append(
             {
@@ -230,31 +274,31 @@ def latency_sweep_highlights(table: Points) -> dict[str, Any]:
     return {"concurrencies": concurrencies, "by_latency": by_latency}
 
 
-def idle_highlights(units: dict[str, Any]) -> dict[str, Any]:
+def idle_highlights(units: IdleTable) -> IdleHighlights:
     """The idle kinds compared: thread against task, cheapest and costliest coroutine, the
     most started, and the coroutine kinds from the slowest start rate to the fastest."""
-    thread = units.get(catalog.THREAD.name) or {}
-    task = units.get(catalog.ASYNCIO_TASK.name) or {}
-    coroutines = [units[k] | {"kind": k} for k in catalog.COROUTINE_KINDS if k in units]
-    measured = [u for u in coroutines if u.get("rss_bytes_per_unit") is not None]
-    shown = [u for u in coroutines if u.get("rss_bytes_per_unit")]
-    started = [u for u in coroutines if u.get("count")]
+    coroutines = [(k, units[k]) for k in catalog.COROUTINE_KINDS if k in units]
+    measured = [(k, u) for k, u in coroutines if u.get("rss_bytes_per_unit") is not None]
+    shown = [(k, u) for k, u in coroutines if u.get("rss_bytes_per_unit")]
+    started = [(k, u) for k, u in coroutines if u.get("count")]
 
-    def total(unit: dict[str, Any]) -> float:
-        return float(unit.get("total_bytes_per_unit") or 0.0)
+    def total(unit: tuple[str, IdleEntry]) -> float:
+        return float(unit[1].get("total_bytes_per_unit") or 0.0)
 
-    def rate(unit: dict[str, Any]) -> float:
-        value = unit.get("start_rate_per_s")
+    def rate(unit: tuple[str, IdleEntry]) -> float:
+        value = unit[1].get("start_rate_per_s")
         return math.inf if value is None else float(value)
 
-    thread_total, task_total = thread.get("total_bytes_per_unit"), task.get("total_bytes_per_unit")
+    def units_of(unit: tuple[str, IdleEntry]) -> int:
+        return unit[1].get("count") or 0
+
+    thread_total = (units.get(catalog.THREAD.name) or {}).get("total_bytes_per_unit")
+    task_total = (units.get(catalog.ASYNCIO_TASK.name) or {}).get("total_bytes_per_unit")
     return {
         "thread_over_task": thread_total / task_total if thread_total and task_total else None,
-        "cheapest_coroutine": min(shown, key=total)["kind"] if shown else None,
-        "most_started_coroutine": max(shown, key=lambda u: u.get("count") or 0)["kind"]
-        if shown
-        else None,
-        "costliest_coroutine": max(measured, key=total)["kind"] if measured else None,
-        "most_coroutine_units": max((u.get("count") or 0 for u in coroutines), default=0),
-        "coroutines_by_start_rate": [u["kind"] for u in sorted(started, key=rate)],
+        "cheapest_coroutine": min(shown, key=total)[0] if shown else None,
+        "most_started_coroutine": max(shown, key=units_of)[0] if shown else None,
+        "costliest_coroutine": max(measured, key=total)[0] if measured else None,
+        "most_coroutine_units": max((units_of(u) for u in coroutines), default=0),
+        "coroutines_by_start_rate": [k for k, _ in sorted(started, key=rate)],
     }

@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Literal, cast
 
 from bench.analysis.plateau import run_plateau
-from bench.analysis.points import PointKey, crawl_point, kernel_delta_kib, sort_key
-from c10k.stats import Interval, plane_fit, relative_gap, replicated_fit
+from bench.analysis.points import PointKey, crawl_of, crawl_point, kernel_delta_kib, sort_key
+from bench.analysis.summaries import fit_of, listed
+from bench.results import Fit, LeftOut, MemoryFit, ModelTable, PerUrl, Point, Run
+from c10k.stats import plane_fit, relative_gap, replicated_fit
 
 
 def _held(verified: int, runs: int) -> bool:
@@ -20,38 +22,36 @@ def _held(verified: int, runs: int) -> bool:
     return 2 * verified > runs
 
 
-def _plateau_bytes(run: dict[str, Any], field: str) -> float | None:
+def _plateau_bytes(run: Run, field: Literal["rss_kib", "uss_kib", "anon_kib"]) -> float | None:
     value = run_plateau(run).get(field)
     return None if value is None else float(value) * 1024.0
 
 
-def _peak_bytes(run: dict[str, Any]) -> float | None:
-    return float(run["crawl"]["max_rss_kib"]) * 1024.0
+def _peak_bytes(run: Run) -> float | None:
+    return float(crawl_of(run)["max_rss_kib"]) * 1024.0
 
 
-def _kernel_bytes(run: dict[str, Any]) -> float | None:
+def _kernel_bytes(run: Run) -> float | None:
     delta = kernel_delta_kib(run)
     return None if delta is None else delta * 1024.0
 
 
-def _tcp_bytes(run: dict[str, Any]) -> float | None:
+def _tcp_bytes(run: Run) -> float | None:
     tcp = run_plateau(run).get("tcp_mem_kib")
     if tcp is None:
         return None
     return float(tcp - run["kernel_before"]["sockstat"].get("mem_kib", 0)) * 1024.0
 
 
-def _fit_runs(
-    runs: list[dict[str, Any]], figure: Callable[[dict[str, Any]], float | None]
-) -> dict[str, Any]:
+def _fit_runs(runs: list[Run], figure: Callable[[Run], float | None]) -> Fit:
     """Least squares of one figure of every run (bytes) against its concurrency: each run is
     an independent process, so the slope's interval holds the scatter from run to run, each
     concurrency's own when every one ran more than once."""
     pairs = [(r["params"]["concurrency"], y) for r in runs if (y := figure(r)) is not None]
-    return replicated_fit([float(c) for c, _ in pairs], [y for _, y in pairs]).as_dict()
+    return fit_of(replicated_fit([float(c) for c, _ in pairs], [y for _, y in pairs]))
 
 
-def _per_url(runs: list[dict[str, Any]], rss_slope: float | None) -> dict[str, Any] | None:
+def _per_url(runs: list[Run], rss_slope: float | None) -> PerUrl | None:
     """Bytes per URL held in the frontier, apart from bytes per connection: plateau RSS against
     concurrency and the site's pages together. At the first wave's plateau the root page has
     queued every page of the site, so a point with more pages per connection (more waves) at
@@ -68,31 +68,28 @@ def _per_url(runs: list[dict[str, Any]], rss_slope: float | None) -> dict[str, A
     return {
         "runs": fit.n,
         "bytes_per_url": fit.slope_z,
-        "bytes_per_url_ci95": _as_list(fit.slope_z_ci95),
+        "bytes_per_url_ci95": listed(fit.slope_z_ci95),
         "net_rss_bytes": fit.slope_x,
-        "net_rss_bytes_ci95": _as_list(fit.slope_x_ci95),
+        "net_rss_bytes_ci95": listed(fit.slope_x_ci95),
         "urls_per_connection": min(base),
         "gross_rss_bytes": rss_slope,
     }
 
 
-def _as_list(interval: Interval | None) -> list[float] | None:
-    return None if interval is None else interval.as_list()
-
-
 def memory_per_connection(
-    points: list[dict[str, Any]],
+    points: list[Point],
     min_concurrency: int,
-    runs: list[dict[str, Any]],
-    url_runs: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    runs: list[Run],
+    url_runs: list[Run] | None = None,
+) -> MemoryFit:
     """Slopes against concurrency over every run, with R² and 95% intervals: held (plateau
     RSS, USS and kernel memory), peak (the whole run's peak RSS, what a user must provision),
     the independent check (smaps_rollup's anonymous memory) and the per-URL share."""
     chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
     fitted = [r for r in runs if r["params"]["concurrency"] >= min_concurrency and run_plateau(r)]
     fit = _fit_runs(fitted, lambda r: _plateau_bytes(r, "rss_kib"))
-    result: dict[str, Any] = {
+    # The fields in the order docs/results.md lists them, the optional ones among them.
+    result: dict[str, object] = {
         "from_concurrency": min_concurrency,
         "concurrencies": [p["concurrency"] for p in chosen],
         "runs": len(fitted),
@@ -119,18 +116,19 @@ def memory_per_connection(
         r for r in url_runs or [] if r["params"]["concurrency"] >= min_concurrency
     ]
     result["per_url"] = _per_url(per_url_runs, slope) if url_runs else None
-    return result
+    return cast(MemoryFit, result)
 
 
-def memory_fits(
-    groups: dict[PointKey, list[dict[str, Any]]],
+def add_memory_fits(
+    entry: ModelTable,
+    groups: dict[PointKey, list[Run]],
     base: list[PointKey],
     extra: list[PointKey],
     fit_min_concurrency: int,
     tried: Counter[PointKey],
-) -> dict[str, Any]:
-    """memory_per_connection over one process's points; and, for the points that several
-    processes crawled (c100k), memory_across_processes: one fit per process count, over
+) -> None:
+    """The entry's memory_per_connection, over one process's points; and, for the points
+    that several processes crawled (c100k), memory_across_processes: one per process count, over
     every process of the crawl. A per-URL point belongs to the fit of its process count.
     Each fit holds only the points that held (_held), and names the others in left_out."""
     held = {k for k in groups if _held(len(groups[k]), tried[k])}
@@ -138,7 +136,7 @@ def memory_fits(
     def of(keys: list[PointKey], processes: int) -> list[PointKey]:
         return [k for k in keys if k[3] == processes]
 
-    def fit(processes: int) -> dict[str, Any]:
+    def fit(processes: int) -> MemoryFit:
         ordered = sorted((k for k in of(base, processes) if k in held), key=sort_key)
         url_keys = [k for k in of(extra, processes) if k in held]
         found = memory_per_connection(
@@ -151,18 +149,16 @@ def memory_fits(
         left_out = sorted(set(of(list(tried), processes)) - held, key=sort_key)
         if left_out:
             found["left_out"] = [
-                {
-                    "concurrency": k[0],
-                    "pages": k[2],
-                    "verified": len(groups.get(k, [])),
-                    "runs": tried[k],
-                }
+                LeftOut(
+                    concurrency=k[0], pages=k[2], verified=len(groups.get(k, [])), runs=tried[k]
+                )
                 for k in left_out
             ]
         return found
 
     counts = sorted({k[3] for k in base if k in held})
     fewest = counts[0] if counts else 1
-    fits: dict[str, Any] = {"memory_per_connection": fit(fewest)}
-    across = [{"processes": p} | fit(p) for p in counts if p != fewest]
-    return fits | ({"memory_across_processes": across} if across else {})
+    entry["memory_per_connection"] = fit(fewest)
+    across = [cast(MemoryFit, {"processes": p, **fit(p)}) for p in counts if p != fewest]
+    if across:
+        entry["memory_across_processes"] = across

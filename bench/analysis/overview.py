@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from bench.analysis.highlights import (
     c100k_highlights,
@@ -19,6 +19,18 @@ from bench.analysis.ratios import (
     instruction_ratios,
     uvloop_speedups,
 )
+from bench.results import (
+    Environment,
+    Highlights,
+    NotCounted,
+    Overview,
+    Run,
+    ScenarioTable,
+    SocketCeiling,
+    crawl_table,
+    idle_table,
+    instructions_table,
+)
 from c10k import catalog
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -26,15 +38,16 @@ FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
 SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 
 
-def not_counted(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def not_counted(runs: list[Run]) -> list[NotCounted]:
     """Measured runs that did not count, in run order, with what they still measured."""
-    found = []
+    found: list[NotCounted] = []
     for run in runs:
         if run.get("kind") != "measured" or run.get("status") == "ok":
             continue
         params = run.get("params") or {}
         crawl = run.get("crawl") or {}
-        latency = (params.get("server") or {}).get("latency")
+        server = params.get("server")
+        latency = server.get("latency") if server else None
         found.append(
             {
                 "run_id": str(run.get("id")),
@@ -53,9 +66,9 @@ def not_counted(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def socket_ceiling(environment: dict[str, Any]) -> dict[str, Any]:
+def socket_ceiling(environment: Environment | None) -> SocketCeiling:
     """Sockets one process can open to one server: the lower of open files and ports."""
-    limits = environment.get("limits") or {}
+    limits = (environment.get("limits") if environment else None) or {}
     candidates = []
     nofile = (limits.get("RLIMIT_NOFILE") or {}).get("hard")
     if isinstance(nofile, int):
@@ -70,13 +83,13 @@ def socket_ceiling(environment: dict[str, Any]) -> dict[str, Any]:
 
 
 def overview(
-    tables: dict[str, Any], runs: list[dict[str, Any]], environment: dict[str, Any]
-) -> dict[str, Any]:
+    tables: Mapping[str, ScenarioTable], runs: list[Run], environment: Environment | None
+) -> Overview:
     """The figures across models and runs, beside the per-scenario tables in `derived`."""
     few_active = scenario_points(tables, FEW_ACTIVE)
-    highlights: dict[str, Any] = {}
+    highlights: dict[str, Highlights] = {}
     if catalog.IDLE.name in tables:
-        highlights[catalog.IDLE.name] = idle_highlights(tables[catalog.IDLE.name])
+        highlights[catalog.IDLE.name] = idle_highlights(idle_table(tables))
     for name in (FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE):
         if name in tables:
             highlights[name] = few_active_highlights(scenario_points(tables, name))
@@ -84,7 +97,7 @@ def overview(
         if name in tables:
             highlights[name] = sleepy_highlights(tables, name)
     if catalog.C100K.name in tables:
-        highlights[catalog.C100K.name] = c100k_highlights(tables[catalog.C100K.name])
+        highlights[catalog.C100K.name] = c100k_highlights(crawl_table(tables, catalog.C100K.name))
     if catalog.LATENCY_SWEEP.name in tables:
         highlights[catalog.LATENCY_SWEEP.name] = latency_sweep_highlights(
             scenario_points(tables, catalog.LATENCY_SWEEP.name)
@@ -98,7 +111,7 @@ def overview(
             "asyncio_vs_threads_sleepy_keep_alive": asyncio_vs_threads(
                 scenario_points(tables, SLEEPY_KEEP_ALIVE)
             ),
-            "instructions": instruction_ratios(tables.get(catalog.INSTRUCTIONS.name) or {}),
+            "instructions": instruction_ratios(instructions_table(tables)),
         },
         "highlights": highlights,
         "socket_ceiling": socket_ceiling(environment),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+
+from bench.results import Plateau, Run, Samples
 
 # The crawler waits while it uses at most this share of a core between two samples; CPU
 # time moves in 10 ms ticks, so at 0.1 s a sample this allows two ticks of noise.
@@ -37,7 +39,7 @@ PLATEAU_FIELDS = (
 ROLLUP_COLUMNS = ("uss_kib", "smaps_rss_kib", "anon_kib")
 
 
-def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str, Any]:
+def plateau_summary(columns: Samples, concurrency: int) -> Plateau:
     """Memory while every connection is open and the crawler waits: the first wave's quiet
     stretch, before the first response is read."""
     fds = columns["fds"]
@@ -52,7 +54,7 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
     stretch = [i for n, i in enumerate(above) if i - n == (above[0] if above else 0)]
     quiet = _first_quiet_run(columns, stretch)
     plateau = quiet or stretch
-    summary: dict[str, Any] = {
+    summary: Plateau = {
         "samples": len(fds),
         "base_fds": base,
         "threshold_fds": threshold,
@@ -64,12 +66,11 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
     if not plateau:
         return summary
     settled = plateau[:-1]  # the samples whose smaps_rollup read ended inside the plateau
-    summary.update(
-        {
-            name: _median_of(columns.get(name), settled if name in ROLLUP_COLUMNS else plateau)
-            for name in PLATEAU_FIELDS
-        }
-    )
+    medians = {
+        name: _median_of(columns[name], settled if name in ROLLUP_COLUMNS else plateau)
+        for name in PLATEAU_FIELDS
+    }
+    summary.update(cast(Plateau, medians))
     summary["ramp_s"] = _ramp_s(columns, base, concurrency, stretch[0])
     summary["max_rss_kib_above_threshold"] = max(columns["rss_kib"][i] for i in above)
     summary["t_start"] = columns["t"][plateau[0]]
@@ -77,7 +78,7 @@ def plateau_summary(columns: dict[str, list[Any]], concurrency: int) -> dict[str
     return summary
 
 
-def _ramp_s(columns: dict[str, list[Any]], base: int, concurrency: int, full: int) -> float:
+def _ramp_s(columns: Samples, base: int, concurrency: int, full: int) -> float:
     """Seconds from the sample with RAMP_FROM of the connections open to the first with
     (nearly) all of them: how long the crawler took to open them, to the sampling interval."""
     fds, t = columns["fds"], columns["t"]
@@ -85,29 +86,29 @@ def _ramp_s(columns: dict[str, list[Any]], base: int, concurrency: int, full: in
     return float(t[full] - t[start])
 
 
-def run_plateau(run: dict[str, Any]) -> dict[str, Any]:
-    """A sleepy run's plateau, found again in its raw samples, so that a file written before
-    the plateau was narrowed to the first wave's quiet stretch is judged by the same rule."""
+def run_plateau(run: Run) -> Plateau:
+    """A run's plateau (points that check the peak), found in its raw samples by the rule
+    above, whichever rule the harness that recorded it used; {} without one."""
     samples = run.get("samples")
     if samples and samples.get("fds") and run.get("plateau") is not None:
         return plateau_summary(samples, run["params"]["concurrency"])
     return run.get("plateau") or {}
 
 
-def _whole_tree(columns: dict[str, list[Any]]) -> list[int]:
+def _whole_tree(columns: Samples) -> list[int]:
     """The samples that read the crawler's whole process tree (`c10k crawl --processes`):
-    every sample of a single process, or of a file older than the `processes` column.
+    every sample of a single process.
 
     The fewest fds of a partitioned crawl come first, when only the coordinator runs; taken
     as the base, they would put the threshold below the workers' own files by P of them, and
     the plateau could begin before every connection is open."""
-    processes = columns.get("processes") or [1] * len(columns["fds"])
+    processes = columns["processes"]
     most = max((n for n in processes if n is not None), default=1)
     whole = [i for i, n in enumerate(processes) if n == most]
     return whole or list(range(len(columns["fds"])))
 
 
-def _first_quiet_run(columns: dict[str, list[Any]], stretch: list[int]) -> list[int]:
+def _first_quiet_run(columns: Samples, stretch: list[int]) -> list[int]:
     """The first consecutive samples of the stretch during which the crawler used almost no
     CPU: every connection is open and it waits for the first responses. The ramp before
     (opening connections) and the responses after keep a core busy.
@@ -115,7 +116,7 @@ def _first_quiet_run(columns: dict[str, list[Any]], stretch: list[int]) -> list[
     CPU is summed over the crawler's processes: a sample that read another set of processes
     than the one before (a worker started or ended) has no CPU delta, and is not quiet."""
     t, user, system = columns["t"], columns["cpu_user_s"], columns["cpu_sys_s"]
-    processes = columns.get("processes") or [1] * len(t)
+    processes = columns["processes"]
     run: list[int] = []
     for i in stretch:
         if i == 0:
@@ -130,8 +131,6 @@ def _first_quiet_run(columns: dict[str, list[Any]], stretch: list[int]) -> list[
     return run
 
 
-def _median_of(column: list[Any] | None, indices: list[int]) -> float | None:
-    if column is None:  # a field older samples do not have
-        return None
+def _median_of(column: list[Any], indices: list[int]) -> float | None:
     values = sorted(column[i] for i in indices if column[i] is not None)
     return values[len(values) // 2] if values else None

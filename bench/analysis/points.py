@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bench.analysis.busy import point_busy
+from bench.analysis.busy import add_point_busy
 from bench.analysis.plateau import run_plateau
+from bench.analysis.summaries import summary_of
+from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
 from c10k import probes
-from c10k.stats import recorded_interval, summarize
+from c10k.stats import recorded_interval
 from server.specs import parse_duration
 
-Points = dict[str, list[dict[str, Any]]]  # model -> its verified points in one scenario
+Points = dict[str, list[Point]]  # model -> its verified points in one scenario
 
 
 def mean_latency(spec: str) -> float:
@@ -32,7 +34,7 @@ def mean_latency(spec: str) -> float:
     raise ValueError(f"unknown latency spec: {spec!r}")
 
 
-def measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str, Any]]:
+def measured_ok(runs: Iterable[Run], scenario: str) -> list[Run]:
     return [
         r
         for r in runs
@@ -44,16 +46,13 @@ def measured_ok(runs: Iterable[dict[str, Any]], scenario: str) -> list[dict[str,
 PointKey = tuple[int, str, int, int]
 
 
-def point_key(run: dict[str, Any]) -> PointKey:
+def point_key(run: Run) -> PointKey:
     params = run["params"]
     server = params["server"]
-    processes = params.get("processes", 1)  # files before `c10k crawl --processes`: one
-    return params["concurrency"], server["latency"], server["pages"], processes
+    return params["concurrency"], server["latency"], server["pages"], params["processes"]
 
 
-def _measured(
-    runs: Iterable[dict[str, Any]], scenario: str, model: str
-) -> Iterable[dict[str, Any]]:
+def _measured(runs: Iterable[Run], scenario: str, model: str) -> Iterable[Run]:
     return (
         r
         for r in runs
@@ -61,24 +60,32 @@ def _measured(
     )
 
 
-def runs_by_status(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> dict[str, int]:
+def runs_by_status(runs: Iterable[Run], scenario: str, model: str) -> dict[str, int]:
     return dict(Counter(r["status"] for r in _measured(runs, scenario, model)))
 
 
-def attempts(runs: Iterable[dict[str, Any]], scenario: str, model: str) -> Counter[PointKey]:
+def attempts(runs: Iterable[Run], scenario: str, model: str) -> Counter[PointKey]:
     """Per point, the measured runs that ran (verified or not; a skipped run never did)."""
     return Counter(
         point_key(r) for r in _measured(runs, scenario, model) if r["status"] != "skipped"
     )
 
 
-def kernel_delta_kib(run: dict[str, Any]) -> float | None:
+def crawl_of(run: Run) -> CrawlDocument:
+    """The crawl document of a run that counted: every verified crawl has one."""
+    crawl = run.get("crawl")
+    if crawl is None:
+        raise ValueError(f"{run['id']} is {run['status']} without a crawl document")
+    return crawl
+
+
+def kernel_delta_kib(run: Run) -> float | None:
     """Machine-wide kernel memory at a run's plateau minus before it: stacks, slab, page
     tables and TCP buffers (both ends of each loopback connection)."""
-    plateau = run_plateau(run)
-    before = run.get("kernel_before") or {}
-    meminfo = before.get("meminfo_kib") or {}
-    sockstat = before.get("sockstat") or {}
+    plateau: Mapping[str, Any] = run_plateau(run)  # its columns by their sampled names
+    before = run.get("kernel_before")
+    meminfo = before["meminfo_kib"] if before else {}
+    sockstat = before["sockstat"] if before else {}
     total = 0.0
     for field_name, sampled in probes.KERNEL_GROWTH_FIELDS.items():
         if plateau.get(sampled) is None or meminfo.get(field_name) is None:
@@ -89,87 +96,107 @@ def kernel_delta_kib(run: dict[str, Any]) -> float | None:
     return total
 
 
-def run_round(run: dict[str, Any]) -> int:
-    """The round a measured run ran in; older files have only the repetition, which their
-    plan ran round-robin the same way."""
-    found = run.get("round")
-    return int(run["repetition"] if found is None else found)
+def run_round(run: Run) -> int:
+    """The round a measured crawl ran in (the plan gives every measured crawl one)."""
+    found = run["round"]
+    if found is None:
+        raise ValueError(f"{run['id']} is a measured crawl without a round")
+    return found
 
 
-def _plateau_rate(crawl: dict[str, Any], latency: float) -> float | None:
+def _plateau_rate(crawl: CrawlDocument, latency: float) -> float | None:
     """Fetches after the root over the time after the root's own latency: the rate in the
     plateau, which a perfect crawler makes C/L on a wide site of whole waves."""
     return (crawl["pages"] - 1) / (crawl["wall_s"] - latency) if crawl["wall_s"] > latency else None
 
 
-def crawl_point(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def crawl_point(runs: list[Run]) -> Point:
     """Median, spread and 95% interval of one (model, point) over its valid repetitions, and
     each run's figures by round, so that ratios between models can pair them."""
-    crawls = [r["crawl"] for r in runs]
+    crawls = [crawl_of(r) for r in runs]
     params = runs[0]["params"]
-    latency = mean_latency(params["server"]["latency"])
-    concurrency = params["concurrency"]
-    figures: dict[str, Any] = {
-        "site": params["server"].get("preset") or params["server"]["shape"],
-        "concurrency": concurrency,
-        "processes": params.get("processes", 1),
-        "latency": params["server"]["latency"],
+    server = params["server"]
+    latency = mean_latency(server["latency"])
+    wide = latency > 0 and server["shape"] == "wide"
+    figures: Point = {
+        "site": server.get("preset") or server["shape"],
+        "concurrency": params["concurrency"],
+        "processes": params["processes"],
+        "latency": server["latency"],
         "mean_latency_s": latency,
         "pages": crawls[0]["pages"],
         "runs": len(runs),
-        "pages_per_s": summarize([c["pages_per_s"] or 0.0 for c in crawls]).as_dict(),
-        "cpu_us_per_page": summarize([c["cpu_us_per_page"] or 0.0 for c in crawls]).as_dict(),
-        "latency_p50_s": summarize([c["latency_s"]["p50"] for c in crawls]).as_dict(),
-        "latency_p99_s": summarize([c["latency_s"]["p99"] for c in crawls]).as_dict(),
-        "max_rss_kib": summarize([float(c["max_rss_kib"]) for c in crawls]).as_dict(),
+        "pages_per_s": summary_of([c["pages_per_s"] or 0.0 for c in crawls]),
+        "cpu_us_per_page": summary_of([c["cpu_us_per_page"] or 0.0 for c in crawls]),
+        "latency_p50_s": summary_of([c["latency_s"]["p50"] for c in crawls]),
+        "latency_p99_s": summary_of([c["latency_s"]["p99"] for c in crawls]),
+        "max_rss_kib": summary_of([float(c["max_rss_kib"]) for c in crawls]),
         "server_saturated_runs": sum(1 for r in runs if r["server"]["saturated"]),
         "server_peak_in_flight": max(
             (r["verification"]["server_peak_in_flight"] or 0) for r in runs
         ),
+        "rounds": [
+            _round_figures(r, c, latency if wide else None)
+            for r, c in zip(runs, crawls, strict=True)
+        ],
     }
-    wide = latency > 0 and params["server"]["shape"] == "wide"
-    figures["rounds"] = [
-        {
-            "round": run_round(r),
-            "pages_per_s": c["pages_per_s"],
-            "cpu_us_per_page": c["cpu_us_per_page"],
-        }
-        | ({"plateau_pages_per_s": _plateau_rate(c, latency)} if wide else {})
-        for r, c in zip(runs, crawls, strict=True)
-    ]
     if wide:
-        plateau = [rate for c in crawls if (rate := _plateau_rate(c, latency)) is not None]
-        ideal = concurrency / latency
-        figures["ideal_pages_per_s"] = ideal
-        figures["plateau_pages_per_s"] = summarize(plateau).as_dict()
-        median = figures["plateau_pages_per_s"]["median"]
-        figures["fraction_of_ideal"] = median / ideal if median else None
-        interval = recorded_interval(figures["plateau_pages_per_s"])
-        figures["fraction_of_ideal_ci95"] = (
-            interval.scaled(1 / ideal).as_list() if interval and median else None
-        )
+        _add_plateau_rate(figures, crawls, latency)
+    _add_plateau_memory(figures, runs)
+    add_point_busy(figures, runs)
+    return figures
+
+
+def _round_figures(run: Run, crawl: CrawlDocument, wide_latency: float | None) -> RoundFigures:
+    """One run's figures keyed by its round; its plateau rate on a wide site (wide_latency)."""
+    found: RoundFigures = {
+        "round": run_round(run),
+        "pages_per_s": crawl["pages_per_s"],
+        "cpu_us_per_page": crawl["cpu_us_per_page"],
+    }
+    if wide_latency is not None:
+        found["plateau_pages_per_s"] = _plateau_rate(crawl, wide_latency)
+    return found
+
+
+def _add_plateau_rate(figures: Point, crawls: list[CrawlDocument], latency: float) -> None:
+    """A wide site's plateau pages/s against the ideal C/L, with its interval."""
+    plateau = [rate for c in crawls if (rate := _plateau_rate(c, latency)) is not None]
+    ideal = figures["concurrency"] / latency
+    figures["ideal_pages_per_s"] = ideal
+    figures["plateau_pages_per_s"] = summary_of(plateau)
+    median = figures["plateau_pages_per_s"]["median"]
+    figures["fraction_of_ideal"] = median / ideal if median else None
+    interval = recorded_interval(figures["plateau_pages_per_s"])
+    figures["fraction_of_ideal_ci95"] = (
+        interval.scaled(1 / ideal).as_list() if interval and median else None
+    )
+
+
+def _add_plateau_memory(figures: Point, runs: list[Run]) -> None:
+    """The runs' plateau memory: kernel, RSS, USS and TCP buffers, and the ramp to it."""
     kernel = [d for d in (kernel_delta_kib(r) for r in runs) if d is not None]
     if kernel:
-        figures["plateau_kernel_delta_kib"] = summarize(kernel).as_dict()
+        figures["plateau_kernel_delta_kib"] = summary_of(kernel)
     plateaus = [run_plateau(r) for r in runs]
-    rss = [float(p["rss_kib"]) for p in plateaus if p.get("rss_kib") is not None]
-    if rss:
-        figures["plateau_rss_kib"] = summarize(rss).as_dict()
-        uss = [float(p["uss_kib"]) for p in plateaus if p.get("uss_kib") is not None]
-        figures["plateau_uss_kib"] = summarize(uss).as_dict() if uss else None
-        tcp = [
-            float(p["tcp_mem_kib"] - r["kernel_before"]["sockstat"].get("mem_kib", 0))
-            for p, r in zip(plateaus, runs, strict=True)
-            if p.get("tcp_mem_kib") is not None
-        ]
-        figures["plateau_tcp_mem_delta_kib"] = summarize(tcp).as_dict() if tcp else None
-        ramps = [float(p["ramp_s"]) for p in plateaus if p.get("ramp_s") is not None]
-        figures["ramp_s"] = summarize(ramps).as_dict() if ramps else None
-    return figures | point_busy(runs)
+    rss = [float(rss) for p in plateaus if (rss := p.get("rss_kib")) is not None]
+    if not rss:
+        return
+    figures["plateau_rss_kib"] = summary_of(rss)
+    uss = [float(uss) for p in plateaus if (uss := p.get("uss_kib")) is not None]
+    figures["plateau_uss_kib"] = summary_of(uss) if uss else None
+    tcp = [
+        float(tcp - r["kernel_before"]["sockstat"].get("mem_kib", 0))
+        for p, r in zip(plateaus, runs, strict=True)
+        if (tcp := p.get("tcp_mem_kib")) is not None
+    ]
+    figures["plateau_tcp_mem_delta_kib"] = summary_of(tcp) if tcp else None
+    ramps = [float(ramp) for p in plateaus if (ramp := p.get("ramp_s")) is not None]
+    figures["ramp_s"] = summary_of(ramps) if ramps else None
 
 
 def split_url_points(
-    groups: dict[PointKey, list[dict[str, Any]]],
+    groups: dict[PointKey, list[Run]],
 ) -> tuple[list[PointKey], list[PointKey]]:
     """Per concurrency (and processes), the point with the fewest pages is the scenario's own;
     one with more pages per connection at the same C only measures the per-URL share."""
@@ -184,5 +211,6 @@ def sort_key(key: PointKey) -> tuple[int, int, float, int]:
     return key[3], key[0], mean_latency(key[1]), key[2]
 
 
-def scenario_points(tables: dict[str, Any], scenario: str) -> Points:
-    return {model: entry.get("points") or [] for model, entry in tables.get(scenario, {}).items()}
+def scenario_points(tables: Mapping[str, object], scenario: str) -> Points:
+    """Model -> its points in a crawl scenario ({} when it did not run)."""
+    return {model: entry["points"] for model, entry in crawl_table(tables, scenario).items()}

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Literal
 
 from bench.analysis.points import Points, scenario_points
+from bench.analysis.summaries import listed
+from bench.results import (
+    AsyncioVsThreads,
+    EventLoopVsThreads,
+    InstructionRatios,
+    InstructionsTable,
+    ModelRatios,
+    Point,
+    UvloopComparison,
+    UvloopPair,
+    summary_median,
+)
 from c10k import catalog
 from c10k.stats import (
     Interval,
@@ -13,35 +26,37 @@ from c10k.stats import (
     median,
     median_interval,
     paired_ratio,
-    recorded_median,
     single_ratio,
 )
+
+# The figures a point records both as a summary and per round.
+Figure = Literal["pages_per_s", "cpu_us_per_page", "plateau_pages_per_s"]
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 
 
-def _by_round(point: dict[str, Any], figure: str) -> dict[int, float]:
+def _by_round(point: Point, figure: Figure) -> dict[int, float]:
     """A point's per-run figure keyed by the round it ran in."""
     return {
-        int(run["round"]): float(run[figure])
+        int(run["round"]): float(value)
         for run in point.get("rounds") or []
-        if run.get(figure) is not None
+        if (value := run.get(figure)) is not None
     }
 
 
-def point_ratio(top: dict[str, Any], bottom: dict[str, Any], figure: str) -> Ratio | None:
+def point_ratio(top: Point, bottom: Point, figure: Figure) -> Ratio | None:
     """figure(top) / figure(bottom) at one point, paired by round (rep k of both ran next
     to each other); the ratio of the medians, without an interval, when no round pairs up."""
     found = paired_ratio(_by_round(top, figure), _by_round(bottom, figure))
     if found is not None:
         return found
-    a, b = recorded_median(top.get(figure)), recorded_median(bottom.get(figure))
+    a, b = summary_median(top.get(figure)), summary_median(bottom.get(figure))
     return None if a is None or b is None else single_ratio(a, b)
 
 
 def ratio_over_points(
-    table: Points, numerator: str, denominator: str, figure: str, skip_saturated: bool = False
+    table: Points, numerator: str, denominator: str, figure: Figure, skip_saturated: bool = False
 ) -> tuple[float | None, Interval | None, list[int]]:
     """Geometric mean over shared points of figure(numerator) / figure(denominator), its 95%
     interval (None when a point has one round) and the concurrencies used.
@@ -69,14 +84,10 @@ def ratio_over_points(
     return value, interval, used
 
 
-def _listed(interval: Interval | None) -> list[float] | None:
-    return None if interval is None else interval.as_list()
-
-
-def event_loop_vs_threads(table: Points) -> dict[str, Any]:
+def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
     """Each event-loop model's pages/s and CPU per page over the threads' (server-bound
     points left out of pages/s) with their intervals, and the median of the pages/s ratios."""
-    models: dict[str, Any] = {}
+    models: dict[str, ModelRatios] = {}
     used_all: list[int] = []
     intervals: list[Interval | None] = []
     for model in (m.name for m in catalog.MODELS.values() if m.event_loop):
@@ -90,26 +101,27 @@ def event_loop_vs_threads(table: Points) -> dict[str, Any]:
         cpu, cpu_interval, _ = ratio_over_points(table, model, THREADS, "cpu_us_per_page")
         models[model] = {
             "pages_per_s": ratio,
-            "pages_per_s_ci95": _listed(interval),
+            "pages_per_s_ci95": listed(interval),
             "cpu_us_per_page": cpu,
-            "cpu_us_per_page_ci95": _listed(cpu_interval),
+            "cpu_us_per_page_ci95": listed(cpu_interval),
             "concurrencies": used,
         }
     ratios = [m["pages_per_s"] for m in models.values()]
     return {
         "models": models,
         "median_pages_per_s": median(ratios) if ratios else None,
-        "median_pages_per_s_ci95": _listed(median_interval(intervals)),
+        "median_pages_per_s_ci95": listed(median_interval(intervals)),
         "concurrencies": sorted(set(used_all)),
     }
 
 
-def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
+def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
     """Callgrind's instructions per page of each event-loop model over the threads', and of
     each model over its uvloop twin: C6's and C9's CPU ratios on the figure that holds still."""
 
     def per_page(model: str) -> float | None:
-        return recorded_median((table.get(model) or {}).get("instructions_per_page"))
+        entry = table.get(model)
+        return summary_median(entry.get("instructions_per_page")) if entry else None
 
     threads = per_page(THREADS)
     event_loop = {
@@ -127,12 +139,12 @@ def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
     return {"event_loop_vs_threads": event_loop, "uvloop_speedup": uvloop}
 
 
-def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
+def uvloop_speedups(tables: Mapping[str, object]) -> UvloopComparison | None:
     """CPU per page of each model over its uvloop twin's (and the pages/s ratio), with their
     intervals, in few-active, or in sleepy when few-active has no pair."""
     for scenario in (FEW_ACTIVE, SLEEPY):
         table = scenario_points(tables, scenario)
-        pairs = []
+        pairs: list[UvloopPair] = []
         for plain, fast in ((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS):
             speedup, interval, used = ratio_over_points(table, plain, fast, "cpu_us_per_page")
             if speedup is not None:
@@ -142,9 +154,9 @@ def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
                         "plain": plain,
                         "fast": fast,
                         "cpu_per_page_speedup": speedup,
-                        "cpu_per_page_speedup_ci95": _listed(interval),
+                        "cpu_per_page_speedup_ci95": listed(interval),
                         "pages_per_s_ratio": rate,
-                        "pages_per_s_ratio_ci95": _listed(rate_interval),
+                        "pages_per_s_ratio_ci95": listed(rate_interval),
                         "concurrencies": used,
                     }
                 )
@@ -153,7 +165,7 @@ def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def asyncio_vs_threads(table: Points) -> dict[str, Any] | None:
+def asyncio_vs_threads(table: Points) -> AsyncioVsThreads | None:
     """asyncio's largest verified sleepy point, the threads' fraction of C/L there, with
     their intervals, and asyncio's plateau pages/s over the threads' paired by round."""
     mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
@@ -171,10 +183,15 @@ def asyncio_vs_threads(table: Points) -> dict[str, Any] | None:
         "concurrency": int(top["concurrency"]),
         "latency": top["latency"],
         "pages": top["pages"],
-        "asyncio_fraction_of_ideal": float(top["fraction_of_ideal"]),
+        "asyncio_fraction_of_ideal": _fraction(top),
         "asyncio_fraction_of_ideal_ci95": top.get("fraction_of_ideal_ci95"),
-        "threads_fraction_of_ideal": float(other["fraction_of_ideal"]) if other else None,
+        "threads_fraction_of_ideal": _fraction(other) if other else None,
         "threads_fraction_of_ideal_ci95": other.get("fraction_of_ideal_ci95") if other else None,
         "asyncio_over_threads": ratio.value if ratio else None,
-        "asyncio_over_threads_ci95": _listed(ratio.interval()) if ratio else None,
+        "asyncio_over_threads_ci95": listed(ratio.interval()) if ratio else None,
     }
+
+
+def _fraction(point: Point) -> float:
+    """The fraction of C/L of a point that has one."""
+    return float(point.get("fraction_of_ideal") or 0.0)

@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench.harness.commands import crawl_argv
 from bench.harness.processes import listed_models
-from bench.harness.recipes import crawl_argv
 from bench.harness.site import ServeOptions, Server
 from c10k.stats import median
 

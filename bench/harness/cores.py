@@ -8,9 +8,9 @@ import os
 import resource
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from bench.analysis.busy import classify
+from bench.results import Busy, CrawlDocument, HarnessShare, PinningRecord, Samples
 
 PIN_MODES = ("on", "off")
 
@@ -60,7 +60,7 @@ class Pinning:
             return f"{len(self.usable)} CPU usable: pinning is impossible, ran unpinned"
         return None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PinningRecord:
         """The environment's `pinning` block (docs/results.md)."""
         return {
             "requested": self.requested,
@@ -123,7 +123,7 @@ def self_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def harness_share(cpu_s: float, wall_s: float) -> dict[str, float | None]:
+def harness_share(cpu_s: float, wall_s: float) -> HarnessShare:
     """The harness's CPU over a run: seconds, and the share of one CPU it kept busy."""
     return {"cpu_s": cpu_s, "wall_s": wall_s, "share": cpu_s / wall_s if wall_s > 0 else None}
 
@@ -142,7 +142,7 @@ def busy(
     wall_s: float,
     crawler_cpus: int,
     server_cpus: int,
-) -> dict[str, Any] | None:
+) -> Busy | None:
     """Each side's CPU seconds over wall time, as a share of the CPUs it can use; the side
     that was CPU-bound. None without a wall time or a CPU."""
     if wall_s <= 0 or crawler_cpus < 1 or server_cpus < 1:
@@ -160,11 +160,11 @@ def busy(
 
 
 def run_busy(
-    crawl: dict[str, Any] | None,
-    columns: dict[str, list[Any]],
+    crawl: CrawlDocument | None,
+    columns: Samples,
     crawler_cpus: int,
     server_cpus: int,
-) -> dict[str, Any] | None:
+) -> Busy | None:
     """busy() for one sampled crawl. The server's CPU is the sampled delta over the whole run
     (it works only while the crawl runs). The crawler's is its own getrusage over the crawl
     (`crawl.cpu_*_s` over `wall_s`): samples also hold its interpreter start and imports,

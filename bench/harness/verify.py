@@ -2,29 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 from urllib.parse import unquote
+
+from bench.results import Verification
 
 PEAK_TOLERANCE = 0.01  # sleepy: the server's peak in flight within 1% of the concurrency
 
 
 def verify(
-    fetched: dict[str, Any] | None,
+    fetched: Mapping[str, int | str] | None,
     manifest: dict[str, Any],
     concurrency: int,
     server_stats: dict[str, Any] | None,
     check_peak: bool,
     deviations: dict[str, int] | None = None,
-) -> dict[str, Any]:
+) -> Verification:
     """fetched must equal the manifest; in sleepy the server's peak must reach C (±1%).
 
     deviations (a peer's crawl document only): the places where the peer said it left the
     contract; recorded with the differences from the manifest sorted by why."""
-    expected: dict[str, Any] = manifest.get("urls", {})
+    expected: Mapping[str, int | str] = manifest.get("urls", {})
     got = fetched or {}
     missing = sorted(set(expected) - set(got))
     extra = sorted(set(got) - set(expected))
     differ = sorted(u for u in set(got) & set(expected) if got[u] != expected[u])
+    # The fields in the order docs/results.md lists them, deviations among them.
     result: dict[str, Any] = {
         "manifest_count": len(expected),
         "fetched_count": len(got),
@@ -52,7 +56,7 @@ def verify(
         result["peak_required"] = required
         result["peak_ok"] = peak is not None and peak >= required
     result["ok"] = result["manifest_ok"] and result["peak_ok"]
-    return result
+    return cast(Verification, result)
 
 
 def why_different(missing: list[str], extra: list[str], different: int) -> dict[str, int]:
@@ -70,7 +74,7 @@ def why_different(missing: list[str], extra: list[str], different: int) -> dict[
     return {why: n for why, n in reasons.items() if n}
 
 
-def verification_failures(verification: dict[str, Any]) -> str:
+def verification_failures(verification: Verification) -> str:
     """Why a verification failed, in one line."""
     why = []
     if not verification["manifest_ok"]:

@@ -154,7 +154,15 @@ class LargestPlateau(TypedDict):
     least_mib: float | None
 
 
-class SleepyHighlights(TypedDict):
+class MemoryHighlights(TypedDict):
+    """The memory fits of a scenario's models side by side."""
+
+    memory_total_kib: Ranking | None
+    fit_concurrencies: list[int]
+    largest_plateau_rss_mib: LargestPlateau | None
+
+
+class SleepyHighlights(MemoryHighlights):
     largest_concurrency: int
     percent_of_ideal: Ranking | None
     no_verified_run_at_largest: list[str]
@@ -162,9 +170,6 @@ class SleepyHighlights(TypedDict):
     latency_p50_ms: Ranking | None
     latency_p99_ms: Ranking | None
     largest_peak_in_flight: int
-    memory_total_kib: Ranking | None
-    fit_concurrencies: list[int]
-    largest_plateau_rss_mib: LargestPlateau | None
 
 
 class C100kModel(TypedDict):
@@ -237,35 +242,27 @@ class Derived(TypedDict, total=False):
 
 
 # -- each scenario's table, under its name beside the fields above ------------------------------
+# Each reader takes derived, or the tables alone as derive builds them.
 
 
-def _beside(derived: Derived, name: str) -> object:
-    return cast(Mapping[str, object], derived).get(name)
-
-
-def crawl_table(derived: Derived, scenario: str) -> CrawlTable:
+def crawl_table(derived: Mapping[str, object], scenario: str) -> CrawlTable:
     """derived.<scenario> of a crawl scenario: model -> its table; {} when it did not run."""
-    return cast(CrawlTable, _beside(derived, scenario) or {})
+    return cast(CrawlTable, derived.get(scenario) or {})
 
 
-def idle_table(derived: Derived) -> IdleTable:
+def idle_table(derived: Mapping[str, object]) -> IdleTable:
     """derived.idle: idle kind -> its entry; {} when the scenario did not run."""
-    return cast(IdleTable, _beside(derived, catalog.IDLE.name) or {})
+    return cast(IdleTable, derived.get(catalog.IDLE.name) or {})
 
 
-def noise_floor(derived: Derived) -> NoiseFloor | None:
+def noise_floor(derived: Mapping[str, object]) -> NoiseFloor | None:
     """derived.noise-floor, or None when the scenario did not run."""
-    return cast(NoiseFloor | None, _beside(derived, catalog.NOISE_FLOOR.name))
+    return cast(NoiseFloor | None, derived.get(catalog.NOISE_FLOOR.name))
 
 
-def instructions_table(derived: Derived) -> InstructionsTable:
+def instructions_table(derived: Mapping[str, object]) -> InstructionsTable:
     """derived.instructions: model (or the core replay) -> its entry; {} when not run."""
-    return cast(InstructionsTable, _beside(derived, catalog.INSTRUCTIONS.name) or {})
-
-
-def has_table(derived: Derived, scenario: str) -> bool:
-    """Whether the scenario ran: derived holds a table under its name."""
-    return _beside(derived, scenario) is not None
+    return cast(InstructionsTable, derived.get(catalog.INSTRUCTIONS.name) or {})
 
 
 def with_tables(tables: Mapping[str, ScenarioTable], rest: Derived) -> Derived:

@@ -168,8 +168,18 @@ class RunRuntime(TypedDict):
     executable: str
 
 
+class Latencies(TypedDict):
+    """A crawl's latency per try (seconds; NaN, null in the file, without a try)."""
+
+    p50: float
+    p90: float
+    p99: float
+    max: float
+    count: int
+
+
 class CrawlDocument(TypedDict, total=False):
-    """crawl: the crawler's `--json` document without `fetched` (docs/crawl-json.md)."""
+    """crawl: the crawler's `--json` document (docs/crawl-json.md) but `fetched`."""
 
     schema: str
     model: str
@@ -187,13 +197,14 @@ class CrawlDocument(TypedDict, total=False):
     cpu_us_per_page: float | None
     max_rss_kib: int
     peak_in_flight: int
-    latency_s: dict[str, float | None]  # p50, p90, p99, max and count
+    latency_s: Latencies
     python: dict[str, Any]
     peer: bool
     deviations: dict[str, int]
     peak_in_flight_upper_bound: bool
     processes: list[dict[str, Any]]
     coordinator: dict[str, Any]
+    fetched: dict[str, int | str]  # the harness verifies it, then leaves it out
 
 
 class Verification(TypedDict):

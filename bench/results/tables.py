@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
+
+from c10k.stats import recorded_median
 
 Interval = list[float]  # [low, high] of a 95% interval
 # ok; failed-verification; crashed; limit; usage-error; timeout; interrupted; server-error;
@@ -32,6 +34,11 @@ class FigureSummary(TypedDict):
     ci95: Interval | None
 
 
+def summary_median(summary: FigureSummary | None) -> float | None:
+    """A recorded summary's median, or None (no summary, or no finite value)."""
+    return recorded_median(cast(dict[str, Any] | None, summary))
+
+
 class Fit(TypedDict):
     """A least-squares line (c10k.stats.LinearFit as recorded): the slope per unit of x."""
 
@@ -50,7 +57,16 @@ class RoundFigures(TypedDict):
     plateau_pages_per_s: NotRequired[float | None]  # wide sites with a latency
 
 
-class Point(TypedDict):
+class PointBusy(TypedDict, total=False):
+    """The side a point kept CPU-bound, over its runs that recorded `busy`."""
+
+    cpu_bound: str | None
+    crawler_busy: float
+    server_busy: float
+    cpu_bound_runs: dict[str, int]
+
+
+class Point(PointBusy):
     """One (model, point) of a crawl scenario over its valid runs."""
 
     site: str
@@ -79,11 +95,6 @@ class Point(TypedDict):
     plateau_uss_kib: NotRequired[FigureSummary | None]
     plateau_tcp_mem_delta_kib: NotRequired[FigureSummary | None]
     ramp_s: NotRequired[FigureSummary | None]
-    # runs that recorded `busy`
-    cpu_bound: NotRequired[str | None]
-    crawler_busy: NotRequired[float]
-    server_busy: NotRequired[float]
-    cpu_bound_runs: NotRequired[dict[str, int]]
 
 
 class PerUrl(TypedDict):

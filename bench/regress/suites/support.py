@@ -12,9 +12,10 @@ from typing import Any
 
 from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
+from bench.harness.commands import crawl_argv, idle_argv
 from bench.harness.plan import IdleSpec
 from bench.harness.processes import listed_models
-from bench.harness.recipes import crawl_argv, idle_argv, recorded_replay
+from bench.harness.recipes import recorded_replay
 from bench.harness.site import ServeOptions, Server
 from c10k import catalog
 
