@@ -10,7 +10,8 @@ Samples are cut to a few rows: the report never reads them.
     python -m tests.data.make_report_results --rederive
 
 recomputes the derived section of both files from their runs (after bench/analysis/derive.py
-changes), leaving the runs as they are.
+changes), leaving the runs as they are; a file is read through bench.results.load, so a /1
+file (both are, and the tests read them through the /1 migration) is written back as /2.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench import results
 from bench.analysis.derive import derive
 
 HERE = Path(__file__).parent
@@ -57,11 +59,11 @@ def _write(name: str, document: dict[str, Any]) -> None:
 
 def rederive() -> None:
     for name in ("report-failures.json", "report-partial.json"):
-        _write(name, json.loads((HERE / name).read_text()))
+        _write(name, dict(results.load(HERE / name)))
 
 
 def main(source: Path) -> None:
-    quick = json.loads(source.read_text())
+    quick: dict[str, Any] = dict(results.load(source))
     for run in quick["runs"]:
         _trim(run)
 
