@@ -1,5 +1,4 @@
-"""The analysis of runs made by hand: the tests write runs as results.json holds them (plain
-JSON, only the fields a figure reads) and read the figures back the same way."""
+"""Hand-made runs (plain JSON, as results.json holds them) through the typed analysis."""
 
 from __future__ import annotations
 

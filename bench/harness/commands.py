@@ -1,5 +1,4 @@
-"""The command line of each program the harness runs: a crawl, an idle program, the noise
-floor's CPU loop and the core's replay."""
+"""The command line of each program the harness runs: crawler, idle units, CPU loop, replay."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The run loop of `c10k bench`: each planned run once per runtime, its record saved and
-the figures derived again after every run, a status line on stderr."""
+"""The run loop of `c10k bench`: each planned run once per runtime, saved and derived."""
 
 from __future__ import annotations
 

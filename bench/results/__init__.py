@@ -1,7 +1,7 @@
-"""The results document `c10k-bench-results/2`: its types, its file and the /1 migration.
+"""The results document `c10k-bench-results/2`: its types, its file and the /1 migration."""
 
-Outside this package, import every name from `bench.results`. docs/results.md describes
-every field."""
+# Outside this package, every name is imported from `bench.results`; docs/results.md says
+# what each field means.
 
 from __future__ import annotations
 
