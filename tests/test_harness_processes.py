@@ -224,4 +224,6 @@ def test_a_partitioned_crawl_runs_sampled_and_verified(two_address_site: Server)
     stats = record["server"]["stats"]
     assert stats["addresses"] == server.addresses and len(server.addresses) == 2
     assert all(n > 0 for n in stats["requests_by_address"])
-    assert [p["connect_to"] for p in record["crawl"]["processes"]] == server.addresses
+    crawl = record["crawl"]
+    assert crawl is not None
+    assert [p["connect_to"] for p in crawl["processes"]] == server.addresses

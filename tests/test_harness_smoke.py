@@ -37,7 +37,7 @@ def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     document = json.loads((tmp_path / "results.json").read_text())
-    assert document["schema"] == "c10k-bench-results/1"
+    assert document["schema"] == "c10k-bench-results/2"
     assert document["status"] == "complete"
     assert document["environment"]["limits"]["RLIMIT_NOFILE"]["hard"]
     runs = document["runs"]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bench import results
 from bench.report.charts import CHARTS
 from bench.report.page import write_report
 
@@ -46,7 +47,7 @@ def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    document = json.loads((DATA / "report-failures.json").read_text(encoding="utf-8"))
+    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
     return write_report(document, tmp_path_factory.mktemp("report")).html
 
 

@@ -7,11 +7,11 @@ import os
 import shlex
 import subprocess
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from bench.harness.processes import STOP_GRACE_S
 from bench.harness.site import SERVER_READY_S, ServeOptions, ServerError, SiteProcess, http_json
+from bench.results import ServerPlace
 from c10k.system import stop_process
 from c10k.version import DISTRIBUTION, same_code, version_line
 
@@ -88,7 +88,7 @@ class SiteHost:
     version: str  # the host's `c10k --version`
 
 
-def server_environment(site_host: SiteHost | None) -> dict[str, Any]:
+def server_environment(site_host: SiteHost | None) -> ServerPlace:
     """results.json's environment.server (docs/results.md): where the sites ran."""
     if site_host is None:
         return {"remote": False, "ssh": None, "host": None}

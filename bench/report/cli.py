@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.harness import results
+from bench import results
 
 
 def parser() -> argparse.ArgumentParser:
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.report.page import write_report
 
     out_dir = args.out if args.out is not None else args.results.parent
-    written = write_report(document, out_dir)
+    written = write_report(dict(document), out_dir)
     print(f"report: {written.html}")
     print(f"        {written.markdown} and {len(written.charts)} chart files in {out_dir}")
     return 0
