@@ -99,7 +99,7 @@ def _v1_document() -> dict[str, Any]:
 def test_migrate_v1_fills_every_field_added_since_with_what_older_harnesses_did() -> None:
     document = results.migrate_v1(_v1_document())
     assert document["schema"] == results.SCHEMA
-    assert document["environment"]["server"] == {"remote": False, "agent": None, "host": None}
+    assert document["environment"]["server"] == {"remote": False, "ssh": None, "host": None}
     measured, warmup, idle = document["runs"]
     # The plan ran repetitions round-robin before it recorded rounds: rep k is round k.
     assert measured["round"] == 2
