@@ -188,6 +188,12 @@ MODELS: dict[str, Model] = _by_name(
 # impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
 CORE_REPLAY = "core-replay"
+# The crawler core's two variants (`c10k crawl --core`, docs/contract.md#core-variants): C
+# accelerated (httptools' llhttp, selectolax's lexbor), the default; or pure Python (llhttp's
+# rules ported, html.parser), which loads in a subinterpreter, where the C ones refuse to.
+CORE_C = "c"
+CORE_PURE = "pure"
+CORES = (CORE_C, CORE_PURE)
 # The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
 UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from impls.core import ErrorKind, Frontier, ResponseParser, retry_on_fresh_connection
+from impls.core import ErrorKind, Frontier, ResponseParserBase, retry_on_fresh_connection
 
 READ_SIZE = 65536  # bytes asked of one recv(): a whole test page in one call, most of the time
 
@@ -30,12 +30,12 @@ class HeldConnection:
     def close(self) -> None:
         raise NotImplementedError
 
-    def finish(self, parser: ResponseParser) -> None:
+    def finish(self, parser: ResponseParserBase) -> None:
         """After a whole response: keep the connection if the response allows, else close it."""
         if not parser.reusable:
             self.close()
 
-    def fail(self, reused: bool, parser: ResponseParser, kind: ErrorKind) -> bool:
+    def fail(self, reused: bool, parser: ResponseParserBase, kind: ErrorKind) -> bool:
         """After a failed try: close the connection; whether to send the request once more
         on a fresh one, without spending a try (a kept-alive connection gone stale)."""
         self.close()

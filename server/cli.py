@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import ipaddress
+import os
+import signal
 import socket
 import sys
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+import threading
+from typing import Any, NoReturn
 
 from c10k.system import raise_open_files_limit
 from server.app import Delivery, SiteHandler, listen_backlog
@@ -31,7 +34,6 @@ from server.specs import (
 )
 
 PROG = "c10k serve"
-T = TypeVar("T")
 DEFAULT_HOST = "127.0.0.1"
 MAX_LISTEN = 256  # addresses in --listen: every worker holds a listening socket on each
 # Site ratios settable with --ratio NAME=VALUE (faults have their own option).
@@ -95,10 +97,10 @@ def _add_network_options(net: argparse._ArgumentGroup) -> None:
         "connections need 5 or more",
     )
     net.add_argument(
-        "--agent",
+        "--stop-on-eof",
         action="store_true",
-        help="run instead a control endpoint that starts site servers on request, for "
-        "`c10k bench --server` on another host (`c10k serve --agent --help`)",
+        help="stop, as on SIGTERM, once standard input reaches its end: a server started "
+        "over ssh (`c10k bench --server ssh://HOST`) then ends with its session",
     )
     net.add_argument(
         "--loop",
@@ -173,6 +175,7 @@ class Options:
     delivery: Delivery
     # --listen's addresses, host first; empty without --listen (only host is bound).
     listen: list[str] = dataclasses.field(default_factory=list)
+    stop_on_eof: bool = False
 
     @property
     def addresses(self) -> list[str]:
@@ -208,7 +211,9 @@ def parse_options(argv: list[str]) -> Options:
             check_host(address, args.allow_non_loopback, "--listen" if listen else "--host")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    return Options(host, args.port, args.workers, args.loop, params, delivery, listen)
+    return Options(
+        host, args.port, args.workers, args.loop, params, delivery, listen, args.stop_on_eof
+    )
 
 
 def parse_listen(text: str) -> list[str]:
@@ -308,6 +313,8 @@ def run(opts: Options) -> None:
                 f"(open-file limit {open_files:,} per worker)"
             )
         print(f"{info}, serving {url}{doors}", file=sys.stderr, flush=True)
+        if opts.stop_on_eof:  # once the workers are forked: a fork copies no thread
+            threading.Thread(target=stop_at_end_of_stdin, daemon=True).start()
 
     if opts.workers == 1:
         refuse_a_taken_port(opts.addresses, opts.port)
@@ -328,6 +335,15 @@ def run(opts: Options) -> None:
         )
 
 
+def stop_at_end_of_stdin() -> None:
+    """Read standard input to its end (what the other side sends is ignored), then stop this
+    server as SIGTERM does: its workers with it."""
+    with contextlib.suppress(OSError):
+        while os.read(0, 4096):
+            pass
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
 def warm(handler: SiteHandler, url: str) -> None:
     """Render every page and the manifest for this root before the URL is announced, so
     that the measured crawl pays only for serving, never for building."""
@@ -336,32 +352,19 @@ def warm(handler: SiteHandler, url: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `c10k serve ARGS` and `python -m server ARGS`; returns the exit code."""
-    if argv is None:
-        argv = sys.argv[1:]
-    if "--agent" in argv:
-        from server import agent
-
-        return _command(agent.PROG, agent.parse_agent_options, agent.run_agent, argv)
-    return _command(PROG, parse_options, run, argv)
-
-
-def _command(
-    prog: str, parse: Callable[[list[str]], T], serve: Callable[[T], None], argv: list[str]
-) -> int:
-    """Parse, then serve until a signal: a bad option is one line and exit 2, a server that
-    cannot start one line and exit 1."""
+    """Entry point of `c10k serve ARGS` and `python -m server ARGS`; returns the exit code:
+    a bad option is one line and exit 2, a server that cannot start one line and exit 1."""
     try:
-        opts = parse(argv)
+        opts = parse_options(sys.argv[1:] if argv is None else argv)
     except UsageError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0
     try:
-        serve(opts)
+        run(opts)
     except (ServeError, OSError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # a Ctrl-C before the loop took over the signal
         return 0

@@ -1,19 +1,32 @@
-"""The response parser, fed whole, byte by byte, and split at every offset."""
+"""The response parser of each core, fed whole, byte by byte, and split at every offset."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
+from c10k.catalog import CORE_C, CORES
 from impls.core import (
     ErrorKind,
     FetchError,
     Response,
-    ResponseParser,
+    ResponseParserBase,
     build_request,
     retry_on_fresh_connection,
 )
+from impls.core.variants import load_core
 
 MAX_BODY = 1024
+ResponseParser: type[ResponseParserBase] = load_core(CORE_C).response_parser
+
+
+@pytest.fixture(autouse=True, params=CORES)
+def core(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs on each core: ResponseParser is that core's."""
+    variant = load_core(request.param)
+    monkeypatch.setattr(sys.modules[__name__], "ResponseParser", variant.response_parser)
+    return str(request.param)
 
 
 def parse(chunks: list[bytes], eof: bool = False, max_body: int = MAX_BODY) -> Response:

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from bench.harness.analysis import plateau_summary, verify
-from bench.harness.sampler import SAMPLE_FIELDS
+from bench.analysis.plateau import plateau_summary
+from bench.harness.verify import verify
+from bench.results import SAMPLE_FIELDS
 
 ROOT = "http://127.0.0.1:1/"
 MANIFEST: dict[str, Any] = {

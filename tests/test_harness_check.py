@@ -3,17 +3,25 @@ absence or counted deviation aside)."""
 
 from __future__ import annotations
 
-from bench.harness.cli import check_runs
+from typing import cast
+
+from bench.harness.check import check_runs
+from bench.results import Results
+
+
+def document(*runs: object) -> Results:
+    """A results document reduced to the runs --check reads."""
+    return cast(Results, {"runs": list(runs)})
 
 
 def test_check_passes_when_every_run_ended_ok() -> None:
-    assert check_runs({"runs": [{"id": "a", "status": "ok", "reason": ""}]}) == 0
+    assert check_runs(document({"id": "a", "status": "ok", "reason": ""})) == 0
 
 
 def test_check_fails_when_a_run_did_not_end_ok() -> None:
     ok = {"id": "a", "status": "ok", "reason": ""}
     bad = {"id": "b", "status": "failed-verification", "reason": "fetched != manifest"}
-    assert check_runs({"runs": [ok, bad]}) == 1
+    assert check_runs(document(ok, bad)) == 1
 
 
 def peer_run(status: str, counted: dict[str, int]) -> dict[str, object]:
@@ -29,13 +37,13 @@ def peer_run(status: str, counted: dict[str, int]) -> dict[str, object]:
 def test_check_lets_a_peer_pass_only_where_its_absence_or_deviation_is_known() -> None:
     ok = {"id": "a", "model": "asyncio", "status": "ok", "reason": ""}
     not_installed = {"id": "p", "model": "scrapy", "status": "skipped", "reason": "pip install"}
-    assert check_runs({"runs": [ok, not_installed]}) == 0
+    assert check_runs(document(ok, not_installed)) == 0
     merged = peer_run("failed-verification", {"merged-by-fingerprint": 1})
-    assert check_runs({"runs": [ok, merged]}) == 0
+    assert check_runs(document(ok, merged)) == 0
     # A difference the peer did not count, or a model's failure, still fails the check.
     unexplained = peer_run("failed-verification", {"keep-alive-not-close": 54})
-    assert check_runs({"runs": [ok, unexplained]}) == 1
+    assert check_runs(document(ok, unexplained)) == 1
     crashed = peer_run("crashed", {"merged-by-fingerprint": 1})
-    assert check_runs({"runs": [ok, crashed]}) == 1
+    assert check_runs(document(ok, crashed)) == 1
     model = {**merged, "model": "asyncio"}
-    assert check_runs({"runs": [ok, model]}) == 1
+    assert check_runs(document(ok, model)) == 1

@@ -5,17 +5,21 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from bench.analysis import busy
+from bench.analysis.memory import memory_per_connection
+from bench.analysis.points import crawl_point
 from bench.harness import cores
-from bench.harness.derive import crawl_point, derive, memory_per_connection
 from bench.harness.plan import CrawlPoint, PlannedRun
 from bench.harness.recipes import run_crawl
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import python_command
+from bench.results import Busy, CrawlDocument, HarnessShare, Run
 from c10k import catalog
+from tests.recorded import derive
 
 # -- the split ------------------------------------------------------------------------------
 
@@ -45,7 +49,7 @@ def test_one_cpu_cannot_be_split_and_runs_unpinned() -> None:
     assert pinning.sets is None and pinning.server is None and pinning.crawler is None
     recorded = pinning.as_dict()
     assert recorded["requested"] == "on" and recorded["applied"] is False
-    assert "1 CPU usable" in recorded["note"] and "unpinned" in recorded["note"]
+    assert "1 CPU usable" in str(recorded["note"]) and "unpinned" in str(recorded["note"])
 
 
 def test_pin_off_asks_for_no_sets_and_names_no_reason() -> None:
@@ -123,7 +127,7 @@ def test_a_thread_runs_on_the_set_inside_the_block_and_where_it_was_after() -> N
 def test_a_side_busy_90_percent_of_its_cpus_is_cpu_bound(
     crawler: float | None, server: float | None, side: str | None
 ) -> None:
-    assert cores.classify(crawler, server) == side
+    assert busy.classify(crawler, server) == side
 
 
 def test_busy_is_cpu_over_wall_over_the_cpus_of_the_set() -> None:
@@ -151,7 +155,7 @@ def sampled(t: list[float], crawler_cpu: list[float], server_cpu: list[float]) -
 
 def test_run_busy_takes_the_crawlers_own_cpu_over_the_crawl_and_the_servers_sampled() -> None:
     columns = sampled([0.0, 1.0, 2.0, 3.0], [0.5, 1.0, 1.5, 2.9], [10.0, 10.0, 11.0, 11.7])
-    crawl = {"wall_s": 2.0, "cpu_user_s": 1.5, "cpu_sys_s": 0.4}
+    crawl: CrawlDocument = {"wall_s": 2.0, "cpu_user_s": 1.5, "cpu_sys_s": 0.4}
     found = cores.run_busy(crawl, columns, crawler_cpus=1, server_cpus=1)
     assert found is not None
     assert found["crawler"] == pytest.approx(0.95) and found["server"] == pytest.approx(0.85)
@@ -171,10 +175,10 @@ def crawl_run(
     concurrency: int,
     max_rss_kib: float,
     plateau_rss_kib: float | None = None,
-    run_busy: dict[str, Any] | None = None,
-    harness: dict[str, Any] | None = None,
+    run_busy: Busy | None = None,
+    harness: HarnessShare | None = None,
     kind: str = "measured",
-) -> dict[str, Any]:
+) -> Run:
     """A recorded sleepy run, with what derive reads."""
     run: dict[str, Any] = {
         "id": f"sleepy/m/c{concurrency}/{kind}",
@@ -183,8 +187,10 @@ def crawl_run(
         "kind": kind,
         "status": "ok",
         "repetition": 0,
+        "round": 0 if kind == "measured" else None,
         "params": {
             "concurrency": concurrency,
+            "processes": 1,
             "server": {"latency": "0", "pages": 2 * concurrency, "shape": "deep"},
         },
         "crawl": {
@@ -206,7 +212,7 @@ def crawl_run(
         run["busy"] = run_busy
     if harness is not None:
         run["harness"] = harness
-    return run
+    return cast(Run, run)
 
 
 def test_a_points_cpu_bound_side_is_that_of_its_median_shares() -> None:
@@ -322,9 +328,11 @@ def test_a_pinned_crawl_records_the_sets_it_ran_on(
     assert pinning["server"] == list(sets.server)
     assert pinning["harness"] == pinning["sampler"] == list(sets.server)
     assert set(pinning["crawler"]).isdisjoint(pinning["server"])
-    assert record["busy"]["crawler_cpus"] == len(sets.crawler)
-    assert record["busy"]["cpu_bound"] in cores.SIDES
-    assert record["server"]["saturated"] == (record["busy"]["server"] >= cores.BUSY_SHARE)
+    found = record["busy"]
+    assert found is not None
+    assert found["crawler_cpus"] == len(sets.crawler)
+    assert found["cpu_bound"] in busy.SIDES
+    assert record["server"]["saturated"] == (found["server"] >= busy.BUSY_SHARE)
     harness = record["harness"]
     assert harness["cpu_s"] > 0 and harness["sampler_cpu_s"] > 0
     assert harness["share"] == harness["cpu_s"] / harness["wall_s"]
@@ -339,4 +347,5 @@ def test_an_unpinned_crawl_runs_where_the_harness_runs(
     assert record["status"] == "ok", record["reason"]
     assert record["pinning"]["applied"] is False
     assert record["pinning"]["crawler"] == sorted(os.sched_getaffinity(0))
-    assert record["busy"]["crawler_cpus"] == len(os.sched_getaffinity(0))
+    found = record["busy"]
+    assert found is not None and found["crawler_cpus"] == len(os.sched_getaffinity(0))

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from bench.harness.derive import derive
+from bench import results
 from c10k import catalog, stats
+from tests.recorded import derive
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
@@ -50,6 +51,7 @@ def crawl_run(
         "reason": None,
         "params": {
             "concurrency": concurrency,
+            "processes": 1,
             "server": {"pages": 300, "latency": latency, "shape": "wide", "preset": None},
         },
         "crawl": {
@@ -126,9 +128,12 @@ def test_rounds_without_a_partner_are_left_out() -> None:
     assert asyncio["pages_per_s"] == pytest.approx(ratio.value)
 
 
-def test_older_runs_pair_by_repetition() -> None:
+def test_runs_of_a_file_from_before_rounds_pair_by_repetition_once_migrated() -> None:
+    """The plan ran the repetitions round-robin before it recorded rounds: the /1 migration
+    gives each measured crawl its repetition as its round."""
     runs = few_active_runs([1000.0, 1400.0, 700.0], [800.0, 1120.0, 560.0], with_round=False)
-    derived = derive(runs, {})
+    old = {"schema": results.SCHEMA_V1, "environment": {}, "runs": runs, "derived": {}}
+    derived = derive(results.migrate_v1(old)["runs"], {})
     asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
     assert asyncio["pages_per_s_ci95"] == pytest.approx([0.8, 0.8])
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from bench.harness.derive import derive
 from c10k import catalog
+from tests.recorded import derive
 
 SLEEPY, ASYNCIO = catalog.SLEEPY.name, catalog.ASYNCIO.name
 KIB = 1024.0
@@ -37,6 +37,7 @@ def sleepy_run(
         "reason": None,
         "params": {
             "concurrency": concurrency,
+            "processes": 1,
             "server": {"pages": pages, "latency": "2s", "shape": "wide", "preset": None},
         },
         "crawl": {

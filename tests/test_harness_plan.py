@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import cast
 
 import pytest
 
+from bench.analysis.derive import fit_thresholds
+from bench.analysis.points import mean_latency
 from bench.harness import costs
 from bench.harness import plan as sc
-from bench.harness.cli import plan_table
-from bench.harness.derive import fit_thresholds
+from bench.harness.commands import crawl_argv
 from bench.harness.plan import CrawlPoint
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
-from bench.harness.recipes import crawl_argv
+from bench.harness.progress import plan_table
 from bench.harness.site import ServeOptions
+from bench.results import Results
 from c10k import catalog
 
 # The profiles that measure every claim; free-threading measures C8 alone (its own test).
@@ -195,13 +198,13 @@ def test_filters_select_models_and_scenarios() -> None:
     [("0", 0.0), ("50ms", 0.05), ("2s", 2.0), ("250us", 250e-6), ("uniform:10ms..30ms", 0.02)],
 )
 def test_mean_latency(spec: str, seconds: float) -> None:
-    assert sc.mean_latency(spec) == pytest.approx(seconds)
+    assert mean_latency(spec) == pytest.approx(seconds)
 
 
 def test_mean_latency_of_lognormal_is_above_its_median() -> None:
-    assert sc.mean_latency("lognormal:50ms,0.5") == pytest.approx(0.05 * 1.1331, rel=1e-3)
+    assert mean_latency("lognormal:50ms,0.5") == pytest.approx(0.05 * 1.1331, rel=1e-3)
     with pytest.raises(ValueError):
-        sc.mean_latency("pareto:1s")
+        mean_latency("pareto:1s")
 
 
 def test_server_argv() -> None:
@@ -312,7 +315,8 @@ def test_recorded_definition_gives_derive_the_memory_fit_thresholds(profile: str
         for s in PROFILE_TABLE[profile].scenarios
         if s.fit_min_concurrency
     }
-    assert fit_thresholds({"profile": {"definition": definition}}) == expected
+    document = cast(Results, {"profile": {"definition": definition}})
+    assert fit_thresholds(document) == expected
     if profile == "default":
         assert expected == {catalog.SLEEPY.name: 1000, catalog.SLEEPY_KEEP_ALIVE.name: 1000}
     if profile == "full":

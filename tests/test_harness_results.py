@@ -1,14 +1,19 @@
-"""results.json: schema version, atomic writes, NaN as null, a store saved after each run."""
+"""results.json: schema version, atomic writes, NaN as null, a store saved after each run,
+and the one migration of a /1 file."""
 
 from __future__ import annotations
 
 import json
 import math
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
-from bench.harness import results
+from bench import results
+from c10k import catalog
+
+DATA = Path(__file__).parent / "data"
 
 
 def test_write_atomic_writes_json_and_leaves_no_temporary_file(tmp_path: Path) -> None:
@@ -28,20 +33,110 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path) -> None:
 
 
 def test_store_saves_after_every_run_and_on_finish(tmp_path: Path) -> None:
-    document = results.new_document({"name": "quick"}, ["c10k", "bench"], {"cpu": {}}, [])
+    profile = cast(results.ProfileRecord, {"name": "quick"})
+    environment = cast(results.Environment, {"cpu": {}})
+    document = results.new_document(profile, ["c10k", "bench"], environment, [])
     store = results.ResultsStore(tmp_path, document)
     assert results.load(store.path)["status"] == "running"
-    store.add_run({"id": "a", "status": "ok"})
+    store.add_run(cast(results.Run, {"id": "a", "status": "ok"}))
     assert [r["id"] for r in results.load(store.path)["runs"]] == ["a"]
-    store.set_derived({"few-active": {}})
+    store.set_derived(cast(results.Derived, {"few-active": {}}))
     store.finish("interrupted")
     saved = results.load(store.path)
+    assert saved["schema"] == "c10k-bench-results/2"
     assert saved["status"] == "interrupted" and saved["finished_at"]
     assert saved["derived"] == {"few-active": {}}
 
 
-def test_load_refuses_another_schema(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ({"schema": "something-else/9"}, "schema 'something-else/9'"),
+        ([1, 2], "schema 'list'"),
+        ({"schema": "c10k-bench-results/3", "runs": [], "derived": {}}, "schema"),
+        ({"schema": "c10k-bench-results/2", "derived": {}}, "no runs list"),
+        ({"schema": "c10k-bench-results/1", "runs": []}, "no runs list"),
+    ],
+)
+def test_load_refuses_what_is_no_results_file(tmp_path: Path, content: Any, reason: str) -> None:
     path = tmp_path / "results.json"
-    path.write_text(json.dumps({"schema": "something-else/9"}))
-    with pytest.raises(ValueError, match="schema"):
+    path.write_text(json.dumps(content))
+    with pytest.raises(ValueError, match=reason):
         results.load(path)
+
+
+def _v1_crawl(**fields: Any) -> dict[str, Any]:
+    """A crawl run as the oldest /1 harnesses wrote it: no round, no processes, no
+    addresses, samples without the processes and smaps_rollup columns."""
+    server = {"pages": 10, "links": 10, "shape": "wide", "seed": 1, "latency": "2s"}
+    server |= {"bandwidth": None, "faults": None, "workers": 1, "preset": None}
+    run = {
+        "id": "sleepy/asyncio/c100/s0/measured2",
+        "scenario": catalog.SLEEPY.name,
+        "model": catalog.ASYNCIO.name,
+        "kind": "measured",
+        "repetition": 2,
+        "params": {"concurrency": 100, "check_peak": True, "server": server},
+        "status": "ok",
+        "samples": {"t": [0.0, 0.1, 0.2], "fds": [5, 105, 105], "rss_kib": [1, 2, 3]},
+    }
+    return run | fields
+
+
+def _v1_document() -> dict[str, Any]:
+    idle: dict[str, Any] = {"id": "idle/thread/slope/300/0", "scenario": catalog.IDLE.name}
+    idle |= {"model": "thread", "kind": "measured", "repetition": 0}
+    idle["params"] = {"kind": "thread", "count": 300}
+    highlights = {catalog.SLEEPY.name: {"largest_concurrency": 100, "percent_of_ideal": None}}
+    return {
+        "schema": "c10k-bench-results/1",
+        "environment": {"cpu": {}},
+        "runs": [_v1_crawl(), _v1_crawl(kind="warmup", repetition=0), idle],
+        "derived": {"highlights": highlights},
+    }
+
+
+def test_migrate_v1_fills_every_field_added_since_with_what_older_harnesses_did() -> None:
+    document = results.migrate_v1(_v1_document())
+    assert document["schema"] == results.SCHEMA
+    assert document["environment"]["server"] == {"remote": False, "ssh": None, "host": None}
+    measured, warmup, idle = document["runs"]
+    # The plan ran repetitions round-robin before it recorded rounds: rep k is round k.
+    assert measured["round"] == 2
+    assert warmup["round"] is None and idle["round"] is None
+    assert measured["params"]["processes"] == 1 and idle["params"]["processes"] == 1
+    assert measured["params"]["server"]["addresses"] == 1
+    samples = measured["samples"]
+    assert set(samples) == set(results.SAMPLE_FIELDS)
+    assert samples["processes"] == [1, 1, 1] and samples["anon_kib"] == [None, None, None]
+    assert samples["fds"] == [5, 105, 105]  # what was recorded stays
+    sleepy = cast(results.SleepyHighlights, document["derived"]["highlights"][catalog.SLEEPY.name])
+    assert sleepy["latency_p50_ms"] is None
+
+
+def test_migrate_v1_keeps_the_fields_a_newer_v1_file_has() -> None:
+    newer = _v1_document()
+    crawl = newer["runs"][0]
+    crawl["round"] = 0
+    crawl["params"]["processes"] = 4
+    crawl["samples"]["processes"] = [1, 5, 5]
+    migrated = results.migrate_v1(newer)
+    run = migrated["runs"][0]
+    assert run["round"] == 0 and run["params"]["processes"] == 4
+    assert run["samples"]["processes"] == [1, 5, 5]
+
+
+def test_load_reads_a_v1_file_through_the_migration(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(_v1_document()))
+    loaded = results.load(path)
+    assert loaded["schema"] == results.SCHEMA and loaded["runs"][0]["round"] == 2
+
+
+def test_the_recorded_v1_test_files_load_as_v2() -> None:
+    for name in ("report-failures.json", "report-partial.json"):
+        document = results.load(DATA / name)
+        assert document["schema"] == results.SCHEMA
+        crawls = [r for r in document["runs"] if "concurrency" in r["params"]]
+        assert crawls and all(r["params"]["processes"] == 1 for r in crawls)
+        assert all("round" in r for r in document["runs"])

@@ -37,7 +37,7 @@ def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     document = json.loads((tmp_path / "results.json").read_text())
-    assert document["schema"] == "c10k-bench-results/1"
+    assert document["schema"] == "c10k-bench-results/2"
     assert document["status"] == "complete"
     assert document["environment"]["limits"]["RLIMIT_NOFILE"]["hard"]
     runs = document["runs"]
@@ -78,8 +78,8 @@ def test_unknown_model_is_a_usage_error() -> None:
 
 
 def test_a_remote_server_cannot_run_the_scenario_of_several_addresses() -> None:
-    # Refused from the plan, before any agent is asked (nothing listens at port 9).
-    args = ("--profile", "full", "--scenarios", "c100k", "--server", "http://127.0.0.1:9/")
+    # Refused from the plan, before any ssh session (nothing listens at port 9).
+    args = ("--profile", "full", "--scenarios", "c100k", "--server", "ssh://127.0.0.1:9")
     done = subprocess.run(bench(*args), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "c100k needs a server on several" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1

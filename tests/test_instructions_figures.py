@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from bench.harness.derive import derive, derive_document
+from bench import results
+from bench.analysis.derive import derive_document
 from bench.report.page import markdown
 from bench.report.verdicts import verdicts
 from c10k import catalog
+from tests.recorded import derive
 
 DATA = Path(__file__).parent / "data"
 # Instructions per page of each counted run: the core's share is easy to check by hand.
@@ -83,10 +84,10 @@ def test_ratios_for_the_event_loop_and_uvloop_claims() -> None:
 @pytest.fixture
 def with_counts() -> dict[str, Any]:
     """A recorded quick run (few-active and the rest) with the counted runs added."""
-    document: dict[str, Any] = json.loads((DATA / "report-failures.json").read_text())
-    document["runs"] += counted_runs()
+    document = results.load(DATA / "report-failures.json")
+    document["runs"] += cast(list[results.Run], counted_runs())
     document["derived"] = derive_document(document)
-    return document
+    return dict(document)
 
 
 def test_the_report_shows_the_counts_beside_the_cpu_per_page(with_counts: dict[str, Any]) -> None:
@@ -102,7 +103,7 @@ def test_the_verdicts_quote_the_instruction_ratios(with_counts: dict[str, Any]) 
 
 
 def test_without_counts_the_report_says_not_measured() -> None:
-    document: dict[str, Any] = json.loads((DATA / "report-failures.json").read_text())
+    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
     text = markdown(document)
     section = text.split('id="instructions-table"')[1].split("##")[0]
     assert "Not measured." in section

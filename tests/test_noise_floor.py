@@ -5,19 +5,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
+from bench.analysis.derive import derive_noise_floor
 from bench.harness import plan as sc
-from bench.harness.derive import derive, derive_noise_floor
+from bench.harness.commands import loop_argv
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
-from bench.harness.recipes import loop_argv
 from bench.harness.summary import summary_table
 from bench.report.conditions import noise_floor_text
+from bench.results import Results
 from c10k import catalog
 from impls.tools import cpu_loop
 from impls.tools.cpu_loop import parse_links
+from tests.recorded import derive, runs_of
 
 
 def loop_run(n: int, cpu_s: float, status: str = "ok") -> dict[str, Any]:
@@ -78,7 +80,7 @@ def test_the_floor_is_left_out_when_its_scenario_is() -> None:
 
 def test_the_floor_summarises_the_runs_that_ended_ok() -> None:
     runs = [loop_run(0, 0.200), loop_run(1, 0.220), loop_run(2, 0.0, "crashed"), loop_run(3, 0.210)]
-    floor = derive_noise_floor(runs)
+    floor = derive_noise_floor(runs_of(runs))
     assert floor["runs"] == 3
     assert floor["cpu_s"]["median"] == pytest.approx(0.210)
     assert floor["cpu_s"]["cv"] == pytest.approx(0.01 / 0.210, rel=1e-6)
@@ -91,7 +93,9 @@ def test_the_report_and_the_summary_give_the_floor() -> None:
     sentence = noise_floor_text(document)
     assert "2 fresh processes" in sentence and "100-120 ms" in sentence
     assert "CV 12.9%" in sentence  # stdev 0.01414 / mean 0.110
-    assert "noise floor: a fixed CPU loop in 2 fresh processes" in summary_table(document)
+    assert "noise floor: a fixed CPU loop in 2 fresh processes" in summary_table(
+        cast(Results, document)
+    )
 
 
 def test_results_without_a_floor_say_so() -> None:

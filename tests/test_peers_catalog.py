@@ -9,14 +9,15 @@ from typing import Any
 import pytest
 
 from bench import interpreter
-from bench.harness import derive as derive_module
+from bench.analysis import derive as derive_module
 from bench.harness import plan as sc
-from bench.harness.analysis import verification_failures, verify
 from bench.harness.profiles import PROFILE_TABLE
+from bench.harness.verify import verification_failures, verify
 from bench.regress.suites import support
 from bench.report.tables import peer_rows
 from c10k import catalog
 from impls.cli.crawl import crawl_main
+from tests.recorded import derive, runs_of
 
 PEER = catalog.SCRAPY.name
 real_find_spec = importlib.util.find_spec
@@ -90,7 +91,7 @@ def test_bench_and_report_show_a_peer_not_installed(
         | {"id": f"{s}/{PEER}", "params": {}}
         for s in catalog.SCRAPY.scenarios
     ]
-    document = {"derived": {"peers": derive_module.derive_peers(runs, {})}}
+    document = {"derived": {"peers": derive_module.derive_peers(runs_of(runs), {})}}
     [row] = peer_rows(document)
     assert "not installed" in row[8] and "scrapy" in row[0]
 
@@ -103,10 +104,15 @@ def test_a_peers_runs_stay_out_of_the_models_tables() -> None:
         "status": "failed-verification",
         "reason": "x",
         "id": "few-active/scrapy/c1",
-        "params": {"concurrency": 1, "server": {"latency": "0", "pages": 10, "shape": "deep"}},
+        "round": 0,
+        "params": {
+            "concurrency": 1,
+            "processes": 1,
+            "server": {"latency": "0", "pages": 10, "shape": "deep"},
+        },
         "verification": {"deviations": {"counted": {"base-href": 2}, "differences": {}}},
     }
-    derived = derive_module.derive([run], {})
+    derived = derive([run], {})
     assert PEER not in derived.get(catalog.FEW_ACTIVE.name, {})
     [point] = derived["peers"][PEER]["scenarios"][catalog.FEW_ACTIVE.name]["by_point"]
     assert point["deviations"]["counted"] == {"base-href": 2}

@@ -7,13 +7,13 @@ C10K_SCREENSHOTS=DIR keeps a full-page screenshot of each page at each width in 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench import results
 from bench.report.charts import CHART_COUNT
 from bench.report.page import write_report
 from tests.browser_helpers import CHROMIUM, Browser
@@ -58,7 +58,7 @@ LAYOUT_CHECK = """(() => {
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A page drawn from recorded results with failed runs and missing parts."""
-    document = json.loads((DATA / "report-failures.json").read_text(encoding="utf-8"))
+    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
     return write_report(document, tmp_path_factory.mktemp("report")).html
 
 

@@ -3,17 +3,18 @@ harness's cost, on crafted derived figures and on a recorded run given those fig
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench import results
 from bench.harness import cores
-from bench.harness.derive import derive
 from bench.report import conditions
 from bench.report.page import write_report
 from bench.report.tables import environment_rows
+from bench.results import PinningRecord
+from tests.recorded import derive
 
 DATA = Path(__file__).parent / "data"
 
@@ -33,7 +34,7 @@ def point(
     } | figures
 
 
-def document(derived: dict[str, Any], pinning: dict[str, Any] | None = None) -> dict[str, Any]:
+def document(derived: dict[str, Any], pinning: PinningRecord | None = None) -> dict[str, Any]:
     environment = {"pinning": pinning} if pinning is not None else {}
     return {"environment": environment, "derived": derived}
 
@@ -191,7 +192,7 @@ def test_the_harness_line_gives_its_median_and_max_share() -> None:
 
 
 def test_a_recorded_run_with_the_new_figures_shows_them_on_both_pages(tmp_path: Path) -> None:
-    doc = json.loads((DATA / "report-failures.json").read_text(encoding="utf-8"))
+    doc: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
     doc["environment"]["pinning"] = cores.plan_pinning("on", [0, 1]).as_dict()
     for run in doc["runs"]:
         if run.get("samples") and run.get("crawl"):

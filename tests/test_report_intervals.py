@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from matplotlib.container import ErrorbarContainer
 
-from bench.harness.derive import derive
-from bench.harness.results import SCHEMA
+from bench import results
 from bench.harness.summary import summary_table
 from bench.report.charts_crawl import chart_few_active
 from bench.report.text import cell
 from bench.report.verdicts import verdicts
+from bench.results import SCHEMA
 from c10k import catalog
+from tests.recorded import derive
 from tests.test_harness_intervals import few_active_runs
 
 DATA = Path(__file__).parent / "data"
@@ -69,7 +69,7 @@ def test_a_table_cell_shows_the_median_and_its_interval(
 def test_the_bench_summary_shows_intervals_and_flags_a_cv_over_five_percent() -> None:
     # threads: CV 10%, flagged; asyncio: CV 1%, not flagged.
     document = document_of(few_active_runs([1000.0, 1100.0, 900.0], [800.0, 808.0, 792.0]))
-    lines = summary_table(document).splitlines()
+    lines = summary_table(cast(results.Results, document)).splitlines()
     assert "coefficient of variation above 5%" in lines[0]
     threads = next(line for line in lines if line.strip().startswith("threads"))
     asyncio = next(line for line in lines if line.strip().startswith("asyncio"))
@@ -78,9 +78,9 @@ def test_the_bench_summary_shows_intervals_and_flags_a_cv_over_five_percent() ->
 
 
 def test_an_older_results_file_renders_and_says_how_to_get_intervals() -> None:
-    document = json.loads((DATA / "report-failures.json").read_text(encoding="utf-8"))
+    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
     found = {v.claim: v for v in verdicts(document)}
-    assert "python -m bench.harness.derive adds them" in found["C6"].measured
+    assert "python -m bench.analysis.derive adds them" in found["C6"].measured
     # The same runs, derived again: the intervals are there.
     document["derived"] = derive(document["runs"], {"sleepy": 0}, document.get("environment"))
     again = {v.claim: v for v in verdicts(document)}

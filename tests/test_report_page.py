@@ -4,12 +4,13 @@ above every chart, and under 1 MB with the charts inline."""
 
 from __future__ import annotations
 
-import json
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bench import results
 from bench.report.claims import VERDICT_HEADER, clauses
 from bench.report.page import Written, write_report
 
@@ -38,7 +39,7 @@ class Outline(HTMLParser):
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Written:
-    document = json.loads((DATA / "report-failures.json").read_text(encoding="utf-8"))
+    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
     return write_report(document, tmp_path_factory.mktemp("page"))
 
 

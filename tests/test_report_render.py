@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from bench.harness.results import SCHEMA
+from bench import results
 from bench.report import cli
 from bench.report.charts import CHART_COUNT
 from bench.report.page import Written, write_report
+from bench.results import SCHEMA
 
 DATA = Path(__file__).parent / "data"
 RECORDED = ("report-failures.json", "report-partial.json")
@@ -55,7 +56,7 @@ def empty_document() -> dict[str, Any]:
 
 
 def load(name: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((DATA / name).read_text(encoding="utf-8"))
+    document: dict[str, Any] = dict(results.load(DATA / name))
     return document
 
 
@@ -162,8 +163,8 @@ def test_cli_writes_beside_the_results_by_default(
     [
         (None, "no results file at"),
         ("{not json", "is not readable JSON"),
-        (json.dumps({"schema": "other/1"}), "is not a c10k-bench-results/1 results file"),
-        (json.dumps([1, 2]), "is not a c10k-bench-results/1 results file"),
+        (json.dumps({"schema": "other/1"}), "is not a c10k-bench-results/2 results file"),
+        (json.dumps([1, 2]), "is not a c10k-bench-results/2 results file"),
         (json.dumps({"schema": SCHEMA, "runs": {}}), "has no runs list or derived section"),
     ],
 )

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bench.harness.results import SCHEMA
 from bench.report import cli, sources
 from bench.report import verdicts as v
+from bench.results import SCHEMA
 from tests.test_report_verdicts import ceiling, few_active, sleepy, threads_on_the_machine
 from tests.test_report_verdicts import document as results_document
 from tests.test_runtimes_free_threading import side_by_side

@@ -5,14 +5,14 @@ from __future__ import annotations
 import inspect
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
-from bench.harness.derive import derive_idle
-from bench.harness.overview import overview
-from bench.harness.results import SCHEMA
+from bench.analysis.derive import derive_idle
+from bench.analysis.overview import overview
 from bench.report import verdicts as v
+from bench.results import SCHEMA, Environment, Run
 
 KIB = 1024.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,14 +41,15 @@ def document(
     tables = dict(derived or {})
     idle_runs = [r for r in runs if r["scenario"] == "idle"]
     if idle_runs:
-        tables["idle"] = derive_idle(idle_runs) | tables.get("idle", {})
+        tables["idle"] = derive_idle(cast(list[Run], idle_runs)) | tables.get("idle", {})
+    across: Any = overview(tables, cast(list[Run], runs), cast(Environment, environment))
     return {
         "schema": SCHEMA,
         "status": "complete",
         "profile": {"name": "default"},
         "environment": environment,
         "runs": runs,
-        "derived": tables | overview(tables, runs, environment),
+        "derived": tables | across,
     }
 
 
@@ -121,6 +122,7 @@ def point(
     """A derived point; rounds: per figure, its value in each round (what ratios pair)."""
     p: dict[str, Any] = {
         "concurrency": concurrency,
+        "processes": 1,
         "latency": latency,
         "pages": 600,
         "runs": 3,
@@ -243,7 +245,7 @@ def idle_run(kind: str, count: int, status: str) -> dict[str, Any]:
         "kind": "measured",
         "status": status,
         "reason": "exit 1: MemoryError",
-        "params": {"kind": kind, "count": count, "mode": "slope"},
+        "params": {"kind": kind, "count": count, "mode": "slope", "processes": 1},
     }
 
 

@@ -4,13 +4,14 @@ documents (paired by round, a missing round, the GIL re-enabled), and its verdic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report import verdicts as v
 from bench.report.runtimes import runtimes_markdown
+from bench.results import Results
 
 HEAVY, FEW = "many-links-keep-alive", "few-active"
 
@@ -85,11 +86,13 @@ def side_by_side(
     free_version: str = "3.14.7",
 ) -> dict[str, Any]:
     outcomes = [
-        runtime_outcome(runtime("3.14"), Path("/o/3.14"), results(GIL_RATES, 800.0, 9e4), None),
+        runtime_outcome(
+            runtime("3.14"), Path("/o/3.14"), cast(Results, results(GIL_RATES, 800.0, 9e4)), None
+        ),
         runtime_outcome(
             runtime("3.14t", free_version),
             Path("/o/3.14t"),
-            results(free_rates, 1000.0, 1.1e5, gil_enabled),
+            cast(Results, results(free_rates, 1000.0, 1.1e5, gil_enabled)),
             None,
         ),
     ]

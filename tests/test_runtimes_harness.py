@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from bench.harness import cli as bench_cli
+from bench.harness import runner
+from bench.harness.commands import CPU_LOOP_PROGRAM, IDLE_PROGRAM, crawl_argv
 from bench.harness.plan import IdleSpec, PlannedRun
-from bench.harness.recipes import CPU_LOOP_PROGRAM, IDLE_PROGRAM, crawl_argv, run_idle, run_loop
+from bench.harness.recipes import run_idle, run_loop
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.runtimes import runtimes_markdown
+from bench.results import Results
 
 
 @pytest.fixture
@@ -46,7 +49,7 @@ def test_idle_and_loop_programs_run_under_the_given_interpreter(
 
 
 def test_the_runtime_of_this_harness_describes_itself() -> None:
-    runtime = bench_cli.harness_runtime()
+    runtime = runner.harness_runtime()
     assert runtime["executable"] == sys.executable
     assert runtime["tag"].startswith(f"{sys.version_info[0]}.{sys.version_info[1]}")
     assert runtime["origin"] == "harness"
@@ -114,11 +117,13 @@ def runtime(tag: str, unavailable: dict[str, str] | None = None) -> dict[str, An
 
 def test_side_by_side_table_from_two_results_documents(tmp_path: Path) -> None:
     outcomes = [
-        runtime_outcome(runtime("3.12"), tmp_path / "3.12", results(500, 300, 8192), None),
+        runtime_outcome(
+            runtime("3.12"), tmp_path / "3.12", cast(Results, results(500, 300, 8192)), None
+        ),
         runtime_outcome(
             runtime("3.14t", {"asyncio": "missing uvloop"}),
             tmp_path / "3.14t",
-            results(700, 250, 16384),
+            cast(Results, results(700, 250, 16384)),
             None,
         ),
     ]
@@ -148,7 +153,7 @@ def test_a_profile_without_a_fit_or_a_ceiling_says_so(tmp_path: Path) -> None:
     document = results(500, 300, 8192)
     del document["derived"]["sleepy"]["threads"]["memory_per_connection"]
     document["derived"]["idle"]["thread"]["max_threads"] = {"count": 500, "stopped_by": "cap"}
-    outcomes = [runtime_outcome(runtime("3.12"), tmp_path / "3.12", document, None)]
+    outcomes = [runtime_outcome(runtime("3.12"), tmp_path / "3.12", cast(Results, document), None)]
     table = compare_runtimes(outcomes, ["3.12"])
     memory = table["figures"]["memory_per_connection_bytes"]["rows"]["threads"]["3.12"]
     assert memory["value"] is None and memory["missing"].startswith("not fitted")
@@ -158,7 +163,9 @@ def test_a_profile_without_a_fit_or_a_ceiling_says_so(tmp_path: Path) -> None:
 
 def test_a_runtime_that_failed_keeps_the_others(tmp_path: Path) -> None:
     outcomes = [
-        runtime_outcome(runtime("3.12"), tmp_path / "3.12", results(500, 300, 8192), None),
+        runtime_outcome(
+            runtime("3.12"), tmp_path / "3.12", cast(Results, results(500, 300, 8192)), None
+        ),
         runtime_outcome(runtime("3.14t"), tmp_path / "3.14t", None, "3.14t: the venv failed"),
     ]
     table = compare_runtimes(outcomes, ["3.12", "3.14t"])

@@ -11,10 +11,12 @@ from typing import Any, ClassVar
 import pytest
 
 from bench.harness import cli as bench_cli
+from bench.harness import runner
 from bench.harness.plan import CrawlPoint, IdleSpec, PlannedRun, Profile, Scenario, build_plan
 from bench.harness.profiles import PROFILE_TABLE
-from bench.harness.recipes import base_record
+from bench.harness.recipes import base_record, ended
 from bench.harness.site import ServeOptions
+from bench.results import Run
 from bench.runtimes.discover import Runtime
 from bench.runtimes.venvs import PreparedRuntime, PrepareFailed
 from c10k import catalog, probes
@@ -61,9 +63,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """Every run the harness starts, as (run id, the interpreter it runs under)."""
     seen: list[tuple[str, str]] = []
 
-    def fake_run(run: PlannedRun, *args: Any) -> dict[str, Any]:
+    def fake_run(run: PlannedRun, *args: Any) -> Run:
         seen.append((run.id, args[-1]))
-        return base_record(run) | {"status": "ok", "reason": None}
+        return ended(base_record(run), "ok", None)
 
     def fake_prepare(found: Runtime, project: Path, log: Any) -> PreparedRuntime:
         if found.tag == "broken":
@@ -71,11 +73,11 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
         return PreparedRuntime(found, Path(f"/venv/{found.tag}/python"), {}, {})
 
     for name in ("run_crawl", "run_idle", "run_loop", "run_counted"):
-        monkeypatch.setattr(bench_cli, name, fake_run)
-    monkeypatch.setattr(bench_cli, "prepare", fake_prepare)
-    monkeypatch.setattr(bench_cli, "Server", FakeServer)
-    monkeypatch.setattr(bench_cli, "missing_models", lambda models, python: {})
-    monkeypatch.setattr(bench_cli, "derive_document", lambda document: {})
+        monkeypatch.setattr(runner, name, fake_run)
+    monkeypatch.setattr(runner, "prepare", fake_prepare)
+    monkeypatch.setattr(runner, "Server", FakeServer)
+    monkeypatch.setattr(runner, "missing_models", lambda models, python: {})
+    monkeypatch.setattr(runner, "derive_document", lambda document: {})
     monkeypatch.setattr(probes, "environment", lambda: {})
     FakeServer.started = []
     return seen
@@ -86,7 +88,7 @@ def interleaved(out: Path, tags: list[str]) -> int:
     args = bench_cli.parser().parse_args([*argv, "--pythons", ",".join(tags)])
     plan = build_plan(PROFILE, args.models, args.scenarios)
     chosen = [runtime(tag) for tag in tags]
-    return bench_cli.run_interleaved(args, PROFILE, plan, chosen, ["c10k", "bench"])
+    return runner.run_interleaved(args, PROFILE, plan, chosen, ["c10k", "bench"])
 
 
 def test_each_run_runs_once_per_runtime_back_to_back_alternating_by_round(

@@ -12,7 +12,8 @@ from collections import deque
 
 import pytest
 
-from impls.core.links import extract_links, is_html
+from impls.core.frontier import is_html
+from impls.core.links import extract_links
 from impls.core.urls import Origin, resolve
 from server.cli import parse_options
 from server.site import Site

@@ -275,7 +275,7 @@ class TinySite:
         return False
 
 
-def crawl_frontier(model: str, root: str, **options: float | int | None) -> Frontier:
+def crawl_frontier(model: str, root: str, **options: float | int | str | None) -> Frontier:
     """Crawl in this process with one model; the frontier, with its outcomes and counts."""
     config = CrawlConfig(root=root, connect_host="127.0.0.1", **options)  # type: ignore[arg-type]
     frontier = Frontier(config)
@@ -289,6 +289,6 @@ def by_path(frontier: Frontier) -> dict[str, Outcome]:
     return {url.removeprefix(prefix): outcome for url, outcome in frontier.fetched.items()}
 
 
-def crawl(model: str, root: str, **options: float | int | None) -> dict[str, Outcome]:
+def crawl(model: str, root: str, **options: float | int | str | None) -> dict[str, Outcome]:
     """Crawl in this process with one model; return outcomes keyed by path."""
     return by_path(crawl_frontier(model, root, **options))

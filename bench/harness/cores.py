@@ -8,13 +8,11 @@ import os
 import resource
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from c10k.stats import median
+from bench.analysis.busy import classify
+from bench.results import Busy, CrawlDocument, HarnessShare, PinningRecord, Samples
 
 PIN_MODES = ("on", "off")
-BUSY_SHARE = 0.9  # a side that kept this share of its CPUs busy is CPU-bound
-SIDES = ("crawler", "server", "both", "neither")
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ class Pinning:
             return f"{len(self.usable)} CPU usable: pinning is impossible, ran unpinned"
         return None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PinningRecord:
         """The environment's `pinning` block (docs/results.md)."""
         return {
             "requested": self.requested,
@@ -125,22 +123,12 @@ def self_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def harness_share(cpu_s: float, wall_s: float) -> dict[str, float | None]:
+def harness_share(cpu_s: float, wall_s: float) -> HarnessShare:
     """The harness's CPU over a run: seconds, and the share of one CPU it kept busy."""
     return {"cpu_s": cpu_s, "wall_s": wall_s, "share": cpu_s / wall_s if wall_s > 0 else None}
 
 
 # -- which side was CPU-bound ----------------------------------------------------------------
-
-
-def classify(crawler_busy: float | None, server_busy: float | None) -> str | None:
-    """The CPU-bound side: a side busy BUSY_SHARE or more of its CPUs; None when unknown."""
-    if crawler_busy is None or server_busy is None:
-        return None
-    crawler, server = crawler_busy >= BUSY_SHARE, server_busy >= BUSY_SHARE
-    if crawler and server:
-        return "both"
-    return "crawler" if crawler else "server" if server else "neither"
 
 
 def server_capacity(server_cpus: int, workers: int) -> int:
@@ -154,7 +142,7 @@ def busy(
     wall_s: float,
     crawler_cpus: int,
     server_cpus: int,
-) -> dict[str, Any] | None:
+) -> Busy | None:
     """Each side's CPU seconds over wall time, as a share of the CPUs it can use; the side
     that was CPU-bound. None without a wall time or a CPU."""
     if wall_s <= 0 or crawler_cpus < 1 or server_cpus < 1:
@@ -172,11 +160,11 @@ def busy(
 
 
 def run_busy(
-    crawl: dict[str, Any] | None,
-    columns: dict[str, list[Any]],
+    crawl: CrawlDocument | None,
+    columns: Samples,
     crawler_cpus: int,
     server_cpus: int,
-) -> dict[str, Any] | None:
+) -> Busy | None:
     """busy() for one sampled crawl. The server's CPU is the sampled delta over the whole run
     (it works only while the crawl runs). The crawler's is its own getrusage over the crawl
     (`crawl.cpu_*_s` over `wall_s`): samples also hold its interpreter start and imports,
@@ -194,52 +182,3 @@ def run_busy(
         crawler_cpu_s = user[-1] + system[-1] - user[0] - system[0]
         wall_s = t[-1] - t[0]
     return busy(crawler_cpu_s, server_cpu_s, wall_s, crawler_cpus, server_cpus)
-
-
-# -- derived figures -------------------------------------------------------------------------
-
-
-def point_busy(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """A point's CPU-bound side (classify() of the median busy shares over its runs), the
-    medians, and how many runs each side bound; empty for runs recorded without `busy`."""
-    found = [r["busy"] for r in runs if r.get("busy")]
-    if not found:
-        return {}
-    crawler = median([b["crawler"] for b in found])
-    server = median([b["server"] for b in found])
-    counts = {side: sum(1 for b in found if b["cpu_bound"] == side) for side in SIDES}
-    return {
-        "cpu_bound": classify(crawler, server),
-        "crawler_busy": crawler,
-        "server_busy": server,
-        "cpu_bound_runs": {side: n for side, n in counts.items() if n},
-    }
-
-
-def harness_cost(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The harness's CPU share over the measured, sampled crawls (where it works: a sampler
-    thread reads the crawler and the server); None when no run recorded it."""
-    shares = [
-        (r["harness"]["share"], r["id"])
-        for r in runs
-        if r["kind"] == "measured"
-        and r.get("samples")
-        and (r.get("harness") or {}).get("share") is not None
-    ]
-    if not shares:
-        return None
-    most, most_run = max(shares)
-    sampler = [
-        r["harness"]["sampler_cpu_s"] / r["harness"]["wall_s"]
-        for r in runs
-        if r["kind"] == "measured"
-        and (r.get("harness") or {}).get("sampler_cpu_s") is not None
-        and r["harness"]["wall_s"]
-    ]
-    return {
-        "runs": len(shares),
-        "median_share": median([s for s, _ in shares]),
-        "max_share": most,
-        "max_run": most_run,
-        "sampler_median_share": median(sampler) if sampler else None,
-    }

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Mapping
-from typing import Any
+
+from bench.results import Heap
 
 # glibc moves its mmap and trim thresholds up after the first large block is freed, so
 # whether megabytes of freed pages stay in the heap depends on what the process allocated
@@ -38,7 +39,7 @@ def memory_env(
     pad: int | None = None,
     pinned: bool = True,
     hash_seed: int | None = None,
-) -> tuple[dict[str, str], dict[str, Any]]:
+) -> tuple[dict[str, str], Heap]:
     """The environment of one fitted crawl (base: the harness's) and its record: the pinned
     thresholds (unless not pinned), a padding of the given length and a hash seed (None:
     each drawn afresh)."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Literal, cast
 
+from bench.analysis.points import mean_latency
 from bench.harness.costs import (
     CALLGRIND_SLOWDOWN,
     CONNECT_S,
@@ -19,30 +20,14 @@ from bench.harness.costs import (
     native_costs,
 )
 from bench.harness.site import ServeOptions
+from bench.results import ProfileDefinition, RunParams, SiteParams
 from c10k import catalog
-from server.specs import parse_duration
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
 # What `c10k bench --models` accepts and runs by default: the models, then the peers (each
 # only in its own scenarios, up to its concurrency ceiling: runs_at).
 ALL_CRAWLERS: tuple[str, ...] = tuple(catalog.CRAWLERS)
 SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
-
-
-def mean_latency(spec: str) -> float:
-    """The mean of a server latency SPEC (fixed, uniform:a..b, exp:m, lognormal:median,sigma)."""
-    kind, _, rest = spec.partition(":")
-    if not rest:
-        return parse_duration(spec)
-    if kind == "uniform":
-        low, _, high = rest.partition("..")
-        return (parse_duration(low) + parse_duration(high)) / 2
-    if kind == "exp":
-        return parse_duration(rest)
-    if kind == "lognormal":
-        centre, _, sigma = rest.partition(",")
-        return parse_duration(centre) * math.exp(float(sigma or 0) ** 2 / 2)
-    raise ValueError(f"unknown latency spec: {spec!r}")
 
 
 @dataclass(frozen=True)
@@ -179,14 +164,14 @@ class Profile:
                 return scenario
         raise KeyError(name)
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self) -> ProfileDefinition:
         """The profile as results.json records it: each scenario's catalog entry (name,
         claims, description) flattened beside its points, as derive's fit_thresholds reads it."""
         recorded = asdict(self)
         recorded["scenarios"] = [
             s.pop("about") | s for s in (dict(scenario) for scenario in recorded["scenarios"])
         ]
-        return recorded
+        return cast(ProfileDefinition, recorded)
 
 
 # -- the plan -----------------------------------------------------------------------------
@@ -206,7 +191,7 @@ class PlannedRun:
     estimate_s: float = 0.0
     server_key: int = -1  # runs with the same key share one server process
     counted: bool = False  # run under callgrind for instructions per page, not sampled
-    params: dict[str, Any] = field(default_factory=dict)
+    params: RunParams = field(default_factory=lambda: RunParams())
     # Measured crawls: the pass over the models at this point (rep k of every model runs in
     # round k, next to each other), so ratios between models pair by round. None otherwise.
     round: int | None = None
@@ -220,7 +205,7 @@ class PlannedRun:
         return 3 * self.estimate_s + 30
 
 
-def run_params(point: CrawlPoint, keep_alive: bool = False) -> dict[str, Any]:
+def run_params(point: CrawlPoint, keep_alive: bool = False) -> RunParams:
     return {
         "concurrency": point.concurrency,
         "keep_alive": keep_alive,
@@ -228,7 +213,7 @@ def run_params(point: CrawlPoint, keep_alive: bool = False) -> dict[str, Any]:
         "max_tries": point.max_tries,
         "check_peak": point.check_peak,
         "processes": point.processes,
-        "server": asdict(point.server),
+        "server": cast(SiteParams, asdict(point.server)),
     }
 
 
@@ -246,52 +231,72 @@ def build_plan(
     for scenario in profile.scenarios:
         if scenario.name not in scenarios:
             continue
-        plan += [
-            PlannedRun(
-                id=f"{scenario.name}/{catalog.CPU_LOOP}/{n}",
-                scenario=scenario.name,
-                model=catalog.CPU_LOOP,
-                kind="measured",
-                repetition=n,
-                estimate_s=CPU_LOOP_S,
-                loop=True,
-            )
-            for n in range(scenario.loops)
-        ]
+        plan += _loop_runs(scenario)
         if scenario.idle:
-            for n, spec in enumerate(scenario.idle):
-                plan.append(
-                    PlannedRun(
-                        id=f"idle/{spec.kind}/{spec.mode}/{spec.count}/{n}",
-                        scenario=scenario.name,
-                        model=spec.kind,
-                        kind="measured",
-                        repetition=0,
-                        idle=spec,
-                        estimate_s=spec.estimate_s(),
-                        params=asdict(spec),
-                    )
-                )
+            plan += _idle_runs(scenario)
             continue
         for index, point in enumerate(scenario.points):
             key = server_keys.setdefault(point.server, len(server_keys))
-            here = [m for m in models if runs_at(m, scenario.name, point.concurrency)]
-            if index == 0:
-                for w in range(scenario.warmups):
-                    plan += [
-                        _crawl_run(scenario, model, "warmup", w, point, key)
-                        for model in here
-                        if model not in catalog.PEERS
-                    ]
-            # A counted scenario adds the core alone (a replay, no I/O) beside the models.
-            counted_models = [*here, catalog.CORE_REPLAY] if scenario.counted else here
-            repetitions = point.repetitions or scenario.repetitions
-            for rep in range(repetitions):
-                plan += [
-                    _crawl_run(scenario, model, "measured", rep, point, key)
-                    for model in counted_models
-                    if rep < repetitions_of(model, repetitions)
-                ]
+            plan += _point_runs(scenario, point, key, models, warmups=index == 0)
+    return plan
+
+
+def _loop_runs(scenario: Scenario) -> list[PlannedRun]:
+    """The scenario's runs of the fixed CPU loop (the noise floor's)."""
+    return [
+        PlannedRun(
+            id=f"{scenario.name}/{catalog.CPU_LOOP}/{n}",
+            scenario=scenario.name,
+            model=catalog.CPU_LOOP,
+            kind="measured",
+            repetition=n,
+            estimate_s=CPU_LOOP_S,
+            loop=True,
+        )
+        for n in range(scenario.loops)
+    ]
+
+
+def _idle_runs(scenario: Scenario) -> list[PlannedRun]:
+    """One run per idle spec, in the profile's order."""
+    return [
+        PlannedRun(
+            id=f"idle/{spec.kind}/{spec.mode}/{spec.count}/{n}",
+            scenario=scenario.name,
+            model=spec.kind,
+            kind="measured",
+            repetition=0,
+            idle=spec,
+            estimate_s=spec.estimate_s(),
+            params=cast(RunParams, asdict(spec)),
+        )
+        for n, spec in enumerate(scenario.idle)
+    ]
+
+
+def _point_runs(
+    scenario: Scenario, point: CrawlPoint, key: int, models: Sequence[str], warmups: bool
+) -> list[PlannedRun]:
+    """A crawl point's runs: the warm-ups when asked (the scenario's first point), then
+    its rounds of every model that runs there."""
+    plan: list[PlannedRun] = []
+    here = [m for m in models if runs_at(m, scenario.name, point.concurrency)]
+    if warmups:
+        for w in range(scenario.warmups):
+            plan += [
+                _crawl_run(scenario, model, "warmup", w, point, key)
+                for model in here
+                if model not in catalog.PEERS
+            ]
+    # A counted scenario adds the core alone (a replay, no I/O) beside the models.
+    counted_models = [*here, catalog.CORE_REPLAY] if scenario.counted else here
+    repetitions = point.repetitions or scenario.repetitions
+    for rep in range(repetitions):
+        plan += [
+            _crawl_run(scenario, model, "measured", rep, point, key)
+            for model in counted_models
+            if rep < repetitions_of(model, repetitions)
+        ]
     return plan
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bench.analysis.points import mean_latency
 from bench.harness.costs import SWEEP_CPU_PER_PAGE_S
-from bench.harness.plan import CrawlPoint, IdleSpec, Profile, Scenario, mean_latency
+from bench.harness.plan import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.site import ServeOptions
 from c10k import catalog
 

@@ -7,15 +7,15 @@ import json
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from bench.analysis.busy import BUSY_SHARE
+from bench.analysis.plateau import plateau_summary
 from bench.harness import callgrind
-from bench.harness.analysis import plateau_summary, verification_failures, verify
+from bench.harness.commands import crawl_argv, idle_argv, loop_argv, replay_argv, replay_record_argv
 from bench.harness.cores import (
-    BUSY_SHARE,
     CpuSets,
     affinity,
     affinity_of_all,
@@ -24,94 +24,51 @@ from bench.harness.cores import (
     server_capacity,
 )
 from bench.harness.heap import memory_env
-from bench.harness.plan import IdleSpec, PlannedRun
+from bench.harness.plan import PlannedRun
 from bench.harness.processes import Finished, run_process
-from bench.harness.results import utc_now
 from bench.harness.sampler import Sampler
 from bench.harness.site import SiteClient
-from bench.interpreter import python_command
+from bench.harness.verify import verification_failures, verify
+from bench.results import (
+    Busy,
+    CrawlDocument,
+    Run,
+    RunPinning,
+    RunStatus,
+    Verification,
+    utc_now,
+)
 from c10k import catalog, probes
 
-EXIT_STATUS = {2: "usage-error", 3: "limit", 130: "interrupted", -signal.SIGINT: "interrupted"}
-# The programs beside the crawler, each run as `python -m MODULE`.
-IDLE_PROGRAM = "impls.tools.idle"
-CPU_LOOP_PROGRAM = "impls.tools.cpu_loop"
-REPLAY_PROGRAM = "impls.tools.replay"
+EXIT_STATUS: dict[int, RunStatus] = {
+    2: "usage-error",
+    3: "limit",
+    130: "interrupted",
+    -signal.SIGINT: "interrupted",
+}
 
 
-def crawl_argv(
-    root: str,
-    model: str,
-    concurrency: int,
-    *,
-    timeout_s: float | None = None,
-    max_tries: int | None = None,
-    keep_alive: bool = False,
-    mark_crawl: bool = False,
-    remote: bool = False,
-    processes: int = 1,
-    connect_to: Sequence[str] = (),
-    python: str = sys.executable,
-) -> list[str]:
-    """`c10k crawl ROOT --model M --concurrency C [--processes P --connect-to A,B,...]
-    [--timeout T] [--max-tries N] [--keep-alive] [--mark-crawl] [--allow-non-loopback]
-    --json`, under the interpreter python (--allow-non-loopback for a remote server, which
-    is on another host's address). --processes and --connect-to only when P > 1: a plain
-    crawl connects to ROOT's host, as it always did."""
-    argv = python_command(
-        "crawl", root, "--model", model, "--concurrency", str(concurrency), python=python
-    )
-    if processes > 1:
-        argv += ["--processes", str(processes)]
-        if connect_to:
-            argv += ["--connect-to", ",".join(connect_to)]
-    if remote:
-        argv.append("--allow-non-loopback")
-    if keep_alive:
-        argv.append("--keep-alive")
-    if timeout_s is not None:
-        argv += ["--timeout", str(timeout_s)]
-    if max_tries is not None:
-        argv += ["--max-tries", str(max_tries)]
-    if mark_crawl:
-        argv.append("--mark-crawl")
-    return [*argv, "--json"]
-
-
-def idle_argv(spec: IdleSpec, python: str = sys.executable) -> list[str]:
-    """`python -m IDLE_PROGRAM --kind K --count N ...` for one idle spec."""
-    return [python, "-m", IDLE_PROGRAM, *spec.argv()]
-
-
-def loop_argv(python: str = sys.executable) -> list[str]:
-    """`python -m CPU_LOOP_PROGRAM`: the noise floor's fixed CPU loop, once."""
-    return [python, "-m", CPU_LOOP_PROGRAM]
-
-
-def replay_record_argv(
-    root: str, urls_file: str, out: str, python: str = sys.executable
-) -> list[str]:
-    """`python -m REPLAY_PROGRAM record ROOT URLS OUT`: a site's raw responses, once each."""
-    return [python, "-m", REPLAY_PROGRAM, "record", root, urls_file, out]
-
-
-def replay_argv(
-    recording: str, mark_crawl: bool = False, python: str = sys.executable
-) -> list[str]:
-    """`python -m REPLAY_PROGRAM run REC [--mark-crawl] --json`: the core alone, fed a
-    recorded crawl."""
-    argv = [python, "-m", REPLAY_PROGRAM, "run", recording]
-    return [*argv, *(["--mark-crawl"] if mark_crawl else []), "--json"]
-
-
-def base_record(run: PlannedRun) -> dict[str, Any]:
+def base_record(run: PlannedRun) -> Run:
     """A run's record before it runs: what the plan says, and 'crashed' until it ends."""
-    planned = ("id", "scenario", "model", "kind", "repetition", "round", "params", "estimate_s")
-    return {name: getattr(run, name) for name in planned} | {
+    return {
+        "id": run.id,
+        "scenario": run.scenario,
+        "model": run.model,
+        "kind": run.kind,
+        "repetition": run.repetition,
+        "round": run.round,
+        "params": run.params,
+        "estimate_s": run.estimate_s,
         "started_at": utc_now(),
         "status": "crashed",
         "reason": "no result",
     }
+
+
+def ended(record: Run, status: RunStatus, reason: str | None) -> Run:
+    """The record with its status and the reason for it."""
+    record["status"], record["reason"] = status, reason
+    return record
 
 
 def run_crawl(
@@ -121,7 +78,7 @@ def run_crawl(
     cpus: CpuSets | None = None,
     python: str = sys.executable,
     env: dict[str, str] | None = None,
-) -> dict[str, Any]:
+) -> Run:
     """One crawler process (under the interpreter python, in env: None for the harness's
     own, or the steady heap's if the run asks for it) against a running server: sampled,
     verified, summarised; the crawler on cpus.crawler when pinned."""
@@ -130,18 +87,7 @@ def run_crawl(
     record = base_record(run)
     server.reset_stats()
     record["kernel_before"] = {"meminfo_kib": probes.meminfo(), "sockstat": probes.sockstat()}
-    argv = crawl_argv(
-        server.root,
-        run.model,
-        point.concurrency,
-        timeout_s=point.timeout_s,
-        max_tries=point.max_tries,
-        keep_alive=run.keep_alive,
-        remote=server.remote,
-        processes=point.processes,
-        connect_to=server.addresses,
-        python=python,
-    )
+    argv = _sampled_argv(run, server, python)
     record["argv"] = argv[1:]
     if env is None and run.steady_heap:
         env, record["heap"] = memory_env()
@@ -154,30 +100,13 @@ def run_crawl(
         env,
         tree=point.processes > 1,
     )
-    record.update(_ended(finished, cpus, server))
+    _record_end(record, finished, cpus, server)
     if sampler:
         record["pinning"]["sampler"] = sampler.cpus
         record["harness"]["sampler_cpu_s"] = sampler.cpu_s
     stats = _safe(server.stats)
-    crawl: dict[str, Any] | None = None
-    if finished.code == 0:
-        try:
-            crawl = json.loads(finished.stdout)
-        except ValueError:
-            record.update(status="crashed", reason="the crawler's JSON does not parse")
-    # The server works only while the crawl runs: its busy share is over the crawl's time,
-    # not over the crawler's interpreter start.
-    busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else finished.elapsed_s
-    cpu_cores = sampler.server_utilisation(busy_s) if sampler else {}
-    record["server"] = {"root": server.root, "stats": stats, "cpu_cores": cpu_cores}
-    record["busy"] = _busy(crawl, sampler, record["pinning"], point.server.workers)
-    # Throttled by the server: the same figure as the CPU-bound side, so the two never differ.
-    record["server"]["saturated"] = bool(record["busy"] and record["busy"]["server"] >= BUSY_SHARE)
-    if server.remote:
-        # No server process here: its CPU comes only from its /__stats__ (since the reset);
-        # per-process cores and the busy share are unknown, and so is saturation.
-        record["server"].update(remote=True, cpu_cores=None, saturated=None)
-        record["server"]["cpu_s"] = stats.get("cpu_seconds") if isinstance(stats, dict) else None
+    crawl = _crawl_document(record, finished)
+    _record_server(record, server, stats, crawl, sampler, point.server.workers)
     if sampler:
         record["samples"] = sampler.columns
         if point.check_peak:  # a plateau exists only where all C connections open at once
@@ -185,26 +114,85 @@ def run_crawl(
     fetched = crawl.pop("fetched", None) if crawl else None
     record["crawl"] = crawl
     if finished.code is None:
-        record.update(status="timeout", reason=_timeout_reason(run))
+        ended(record, "timeout", _timeout_reason(run))
     elif finished.code != 0:
-        record.update(
-            status=EXIT_STATUS.get(finished.code, "crashed"), reason=_exit_reason(finished)
-        )
+        ended(record, EXIT_STATUS.get(finished.code, "crashed"), _exit_reason(finished))
     if crawl is not None:
-        verification = verify(
-            fetched,
-            server.manifest,
-            point.concurrency,
-            stats,
-            point.check_peak,
-            crawl.get("deviations") if crawl.get("peer") else None,
+        deviations = crawl.get("deviations") if crawl.get("peer") else None
+        verified = verify(
+            fetched, server.manifest, point.concurrency, stats, point.check_peak, deviations
         )
-        record["verification"] = verification
-        if verification["ok"]:
-            record.update(status="ok", reason=None)
-        else:
-            record.update(status="failed-verification", reason=verification_failures(verification))
+        _record_verification(record, verified)
     return record
+
+
+def _sampled_argv(run: PlannedRun, server: SiteClient, python: str) -> list[str]:
+    """The argv of a sampled crawl at its point, against the server."""
+    assert run.point is not None
+    point = run.point
+    return crawl_argv(
+        server.root,
+        run.model,
+        point.concurrency,
+        timeout_s=point.timeout_s,
+        max_tries=point.max_tries,
+        keep_alive=run.keep_alive,
+        remote=server.remote,
+        processes=point.processes,
+        connect_to=server.addresses,
+        python=python,
+    )
+
+
+def _crawl_document(record: Run, finished: Finished) -> CrawlDocument | None:
+    """The crawler's JSON document, when it exited 0 and printed one that parses."""
+    if finished.code != 0:
+        return None
+    try:
+        crawl: CrawlDocument = json.loads(finished.stdout)
+    except ValueError:
+        ended(record, "crashed", "the crawler's JSON does not parse")
+        return None
+    return crawl
+
+
+def _record_server(
+    record: Run,
+    server: SiteClient,
+    stats: dict[str, Any],
+    crawl: CrawlDocument | None,
+    sampler: Sampler | None,
+    workers: int,
+) -> None:
+    """The server's side of a crawl: its stats, its CPU, and the side that was CPU-bound."""
+    # The server works only while the crawl runs: its busy share is over the crawl's time,
+    # not over the crawler's interpreter start.
+    busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else record["elapsed_s"]
+    cpu_cores = sampler.server_utilisation(busy_s) if sampler else {}
+    busy = _busy(crawl, sampler, record["pinning"], workers)
+    # Throttled by the server: the same figure as the CPU-bound side, so the two never differ.
+    saturated = bool(busy and busy["server"] >= BUSY_SHARE)
+    record["server"] = {
+        "root": server.root,
+        "stats": stats,
+        "cpu_cores": cpu_cores,
+        "saturated": saturated,
+    }
+    record["busy"] = busy
+    if server.remote:
+        # No server process here: its CPU comes only from its /__stats__ (since the reset);
+        # per-process cores and the busy share are unknown, and so is saturation.
+        remote = record["server"]
+        remote["remote"], remote["cpu_cores"], remote["saturated"] = True, None, None
+        remote["cpu_s"] = stats.get("cpu_seconds") if isinstance(stats, dict) else None
+
+
+def _record_verification(record: Run, verification: Verification) -> None:
+    record["verification"] = verification
+    if verification["ok"]:
+        ended(record, "ok", None)
+    else:
+        ended(record, "failed-verification", verification_failures(verification))
 
 
 def run_counted(
@@ -212,7 +200,7 @@ def run_counted(
     server: SiteClient,
     cpus: CpuSets | None = None,
     python: str = sys.executable,
-) -> dict[str, Any]:
+) -> Run:
     """One crawl (under the interpreter python) under callgrind, cut at its marks:
     instructions per page, verified; on cpus.crawler when pinned.
 
@@ -222,29 +210,16 @@ def run_counted(
     assert run.point is not None
     record = base_record(run)
     if why := callgrind.missing():
-        return record | {"status": "unavailable", "reason": why}
+        return ended(record, "unavailable", why)
     if run.point.processes > 1:  # the crawler refuses --mark-crawl with --processes too
-        return record | {
-            "status": "usage-error",
-            "reason": f"processes={run.point.processes}: callgrind counts one process",
-        }
+        why = f"processes={run.point.processes}: callgrind counts one process"
+        return ended(record, "usage-error", why)
     server.reset_stats()
     crawler_cpus = cpus.crawler if cpus else None
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
-        if run.model == catalog.CORE_REPLAY:
-            argv, failed = recorded_replay(server, Path(tmp), run.timeout_s, crawler_cpus, python)
-            if failed is not None:
-                return record | {"reason": f"recording the site: {_exit_reason(failed)}"}
-        else:
-            argv = crawl_argv(
-                server.root,
-                run.model,
-                run.point.concurrency,
-                keep_alive=run.keep_alive,
-                mark_crawl=True,
-                remote=server.remote,
-                python=python,
-            )
+        argv, failed = _counted_argv(run, server, Path(tmp), crawler_cpus, python)
+        if failed is not None:
+            return ended(record, "crashed", f"recording the site: {_exit_reason(failed)}")
         out_file = Path(tmp) / "callgrind.out"
         record["argv"] = argv[1:]
         finished = run_process(
@@ -253,28 +228,53 @@ def run_counted(
             env=callgrind.counted_env(),
             cpus=crawler_cpus,
         )
-        record.update(_ended(finished, cpus, server))
+        _record_end(record, finished, cpus, server)
         if finished.code is None:
-            return record | {"status": "timeout", "reason": _timeout_reason(run)}
+            return ended(record, "timeout", _timeout_reason(run))
         if finished.code != 0:
-            return record | {"reason": _exit_reason(finished)}
+            return ended(record, "crashed", _exit_reason(finished))
         try:
-            crawl = json.loads(finished.stdout)
+            crawl: CrawlDocument = json.loads(finished.stdout)
             count = callgrind.read_count(out_file, int(crawl["pages"]))
         except (ValueError, KeyError, callgrind.CountFailed) as exc:
-            return record | {"reason": f"no count: {exc}"}
+            return ended(record, "crashed", f"no count: {exc}")
     verification = verify(crawl.pop("fetched", None), server.manifest, 0, None, False)
-    record.update(crawl=crawl, verification=verification)
-    record["instructions"] = asdict(count) | {
+    record["crawl"], record["verification"] = crawl, verification
+    record["instructions"] = {
+        "startup_ir": count.startup_ir,
+        "crawl_ir": count.crawl_ir,
+        "exit_ir": count.exit_ir,
+        "pages": count.pages,
         "per_page": count.per_page,
         "pythonhashseed": int(callgrind.HASH_SEED),
     }
     if not verification["ok"]:
-        return record | {
-            "status": "failed-verification",
-            "reason": verification_failures(verification),
-        }
-    return record | {"status": "ok", "reason": None}
+        return ended(record, "failed-verification", verification_failures(verification))
+    return ended(record, "ok", None)
+
+
+def _counted_argv(
+    run: PlannedRun,
+    server: SiteClient,
+    workdir: Path,
+    cpus: Collection[int] | None,
+    python: str,
+) -> tuple[list[str], Finished | None]:
+    """The argv to count: the crawler's, or for the core replay the replay of the site's
+    responses recorded into workdir (or how recording them failed)."""
+    assert run.point is not None
+    if run.model == catalog.CORE_REPLAY:
+        return recorded_replay(server, workdir, run.timeout_s, cpus, python)
+    argv = crawl_argv(
+        server.root,
+        run.model,
+        run.point.concurrency,
+        keep_alive=run.keep_alive,
+        mark_crawl=True,
+        remote=server.remote,
+        python=python,
+    )
+    return argv, None
 
 
 def recorded_replay(
@@ -318,74 +318,63 @@ def _sampled_run(
     return finished, (sampler[0] if sampler else None)
 
 
-def run_idle(
-    run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable
-) -> dict[str, Any]:
+def run_idle(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable) -> Run:
     """One idle program (under the interpreter python, on cpus.crawler when pinned): its
     costs per unit, or why there are none."""
     assert run.idle is not None
     record = _run_reporting_program(run, idle_argv(run.idle, python), "idle", cpus)
     if record["status"] == "ok" and record["idle"].get("available") is False:
-        record.update(status="unavailable", reason=record["idle"].get("note"))
+        ended(record, "unavailable", record["idle"].get("note"))
     return record
 
 
-def run_loop(
-    run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable
-) -> dict[str, Any]:
+def run_loop(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable) -> Run:
     """One run of the fixed CPU loop (under the interpreter python, on cpus.crawler when
     pinned): its CPU and wall seconds."""
     return _run_reporting_program(run, loop_argv(python), "loop", cpus)
 
 
 def _run_reporting_program(
-    run: PlannedRun, argv: list[str], key: str, cpus: CpuSets | None
-) -> dict[str, Any]:
+    run: PlannedRun, argv: list[str], key: Literal["idle", "loop"], cpus: CpuSets | None
+) -> Run:
     """A program that prints one JSON document, run on the crawler's CPUs: the document
     under record[key], or the reason there is none."""
     record = base_record(run)
     record["argv"] = argv[1:]
     finished = run_process(argv, run.timeout_s, cpus=cpus.crawler if cpus else None)
-    record.update(_ended(finished, cpus, None))
+    _record_end(record, finished, cpus, None)
     if finished.code is None:
-        record.update(status="timeout", reason=_timeout_reason(run))
-        return record
+        return ended(record, "timeout", _timeout_reason(run))
     if finished.code != 0:
-        record.update(status="crashed", reason=_exit_reason(finished))
-        return record
+        return ended(record, "crashed", _exit_reason(finished))
     try:
         record[key] = json.loads(finished.stdout)
     except ValueError:
-        record.update(status="crashed", reason=f"the {key} program's JSON does not parse")
-        return record
-    record.update(status="ok", reason=None)
-    return record
+        return ended(record, "crashed", f"the {key} program's JSON does not parse")
+    return ended(record, "ok", None)
 
 
-def _ended(finished: Finished, cpus: CpuSets | None, server: SiteClient | None) -> dict[str, Any]:
+def _record_end(
+    record: Run, finished: Finished, cpus: CpuSets | None, server: SiteClient | None
+) -> None:
     """How a run's process ended, the CPUs each side ran on (read back from the OS) and what
     the harness spent meanwhile."""
-    return {
-        "elapsed_s": finished.elapsed_s,
-        "exit_code": finished.code,
-        "stderr_tail": finished.stderr_tail,
-        "pinning": {
-            "applied": cpus is not None,
-            "crawler": finished.cpus,
-            "server": affinity_of_all(server.pids()) if server else None,
-            "harness": affinity(0),
-            "sampler": None,
-        },
-        "harness": harness_share(finished.harness_cpu_s or 0.0, finished.elapsed_s),
+    record["elapsed_s"] = finished.elapsed_s
+    record["exit_code"] = finished.code
+    record["stderr_tail"] = finished.stderr_tail
+    record["pinning"] = {
+        "applied": cpus is not None,
+        "crawler": finished.cpus,
+        "server": affinity_of_all(server.pids()) if server else None,
+        "harness": affinity(0),
+        "sampler": None,
     }
+    record["harness"] = harness_share(finished.harness_cpu_s or 0.0, finished.elapsed_s)
 
 
 def _busy(
-    crawl: dict[str, Any] | None,
-    sampler: Sampler | None,
-    pinning: dict[str, Any],
-    workers: int,
-) -> dict[str, Any] | None:
+    crawl: CrawlDocument | None, sampler: Sampler | None, pinning: RunPinning, workers: int
+) -> Busy | None:
     """Each side's busy share of the CPUs it ran on (docs/results.md, `busy`)."""
     crawler_cpus, server_cpus = pinning["crawler"], pinning["server"]
     if sampler is None or not crawler_cpus or not server_cpus:

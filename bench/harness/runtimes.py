@@ -3,13 +3,15 @@ report's runtimes.py renders them)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness.overview import point_ratio
+from bench.analysis.points import scenario_points
+from bench.analysis.ratios import Figure, point_ratio
+from bench.results import Derived, Point, Results, crawl_table, idle_table, summary_median
 from c10k import catalog
-from c10k.stats import Ratio, combined_ratio, recorded_interval, recorded_median
+from c10k.stats import Ratio, combined_ratio, recorded_interval
 
 SCHEMA = "c10k-bench-runtimes/1"
 RUNTIMES_JSON, RUNTIMES_MD = "runtimes.json", "runtimes.md"
@@ -17,7 +19,7 @@ C10K = 10_000  # the sleepy point the C10K throughput is read at (else the large
 FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog.IDLE.name
 # C8's scenarios: the pages/s and CPU per page of each model, free-threaded over GIL.
 FREE_THREADING_SCENARIOS = (FEW_ACTIVE, catalog.MANY_LINKS_KEEP_ALIVE.name)
-RATIO_FIGURES = ("pages_per_s", "cpu_us_per_page")
+RATIO_FIGURES: tuple[Figure, ...] = ("pages_per_s", "cpu_us_per_page")
 Cell = dict[str, Any]  # {"value", "ci95", "at"} or {"value": None, "missing": why}
 
 
@@ -28,35 +30,31 @@ def _cell(value: Any, ci95: Any = None, at: int | None = None) -> Cell | None:
     return {"value": float(value), "ci95": interval.as_list() if interval else None, "at": at}
 
 
-def _crawl_points(derived: dict[str, Any], scenario: str) -> dict[str, list[dict[str, Any]]]:
-    return {m: e.get("points") or [] for m, e in (derived.get(scenario) or {}).items()}
-
-
-def _few_active(figure: str) -> Callable[[dict[str, Any]], dict[str, Cell | None]]:
+def _few_active(figure: Figure) -> Callable[[Derived], dict[str, Cell | None]]:
     """A few-active figure (median and interval) at the scenario's largest concurrency."""
 
-    def read(derived: dict[str, Any]) -> dict[str, Cell | None]:
-        table = _crawl_points(derived, FEW_ACTIVE)
+    def read(derived: Derived) -> dict[str, Cell | None]:
+        table = scenario_points(derived, FEW_ACTIVE)
         top = max((p["concurrency"] for ps in table.values() for p in ps), default=0)
         found: dict[str, Cell | None] = {}
         for model, points in table.items():
             at_top = [p for p in points if p["concurrency"] == top]
             summary = at_top[0].get(figure) if at_top else None
-            found[model] = _cell(recorded_median(summary), summary, top) if summary else None
+            found[model] = _cell(summary_median(summary), summary, top) if summary else None
         return found
 
     return read
 
 
-def _c10k_share(derived: dict[str, Any]) -> dict[str, Cell | None]:
+def _c10k_share(derived: Derived) -> dict[str, Cell | None]:
     """Sleepy's share of the ideal C/L at 10,000 connections (else at its largest C)."""
     found: dict[str, Cell | None] = {}
-    for model, points in _crawl_points(derived, SLEEPY).items():
+    for model, points in scenario_points(derived, SLEEPY).items():
         wide = [p for p in points if p.get("fraction_of_ideal") is not None]
         at = [p for p in wide if p["concurrency"] == C10K] or wide[-1:]
         found[model] = (
             _cell(
-                at[0]["fraction_of_ideal"],
+                at[0].get("fraction_of_ideal"),
                 at[0].get("fraction_of_ideal_ci95"),
                 at[0]["concurrency"],
             )
@@ -69,45 +67,44 @@ def _c10k_share(derived: dict[str, Any]) -> dict[str, Cell | None]:
 NOT_FITTED = "not fitted: the profile has no sleepy points from C 1,000 up (quick)"
 
 
-def _memory_per_connection(derived: dict[str, Any]) -> dict[str, Cell | None]:
+def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
     """Sleepy's fitted memory per connection (RSS and kernel), with its interval; a profile
     without a fit (quick) says so rather than leave the cell to read as a failed run."""
     return {
         model: _cell(fit.get("total_bytes"), fit.get("total_bytes_ci95"))
-        if "memory_per_connection" in entry and entry["memory_per_connection"] is not None
+        if (fit := entry.get("memory_per_connection")) is not None
         else {"value": None, "missing": NOT_FITTED}
-        for model, entry in (derived.get(SLEEPY) or {}).items()
-        for fit in [entry.get("memory_per_connection") or {}]
+        for model, entry in crawl_table(derived, SLEEPY).items()
     }
 
 
-def _idle_unit(derived: dict[str, Any]) -> dict[str, Cell | None]:
+def _idle_unit(derived: Derived) -> dict[str, Cell | None]:
     """Memory per idle unit (RSS and kernel), per idle kind."""
     return {
         kind: _cell(entry.get("total_bytes_per_unit"))
-        for kind, entry in (derived.get(IDLE) or {}).items()
+        for kind, entry in idle_table(derived).items()
         if "total_bytes_per_unit" in entry or "problems" in entry
     }
 
 
-def _thread_ceiling(derived: dict[str, Any]) -> dict[str, Cell | None]:
+def _thread_ceiling(derived: Derived) -> dict[str, Cell | None]:
     """Threads started before the first failure (idle, until-failure)."""
-    entry = (derived.get(IDLE) or {}).get(catalog.THREAD.name)
+    entry = idle_table(derived).get(catalog.THREAD.name)
     if entry is None:
         return {}
-    ceiling = entry.get("max_threads") or {}
-    if ceiling.get("stopped_by") == "cap":  # the harness stopped first: no ceiling found
+    ceiling = entry.get("max_threads")
+    if ceiling and ceiling.get("stopped_by") == "cap":  # the harness stopped first: no ceiling
         return {
             catalog.THREAD.name: {
                 "value": None,
                 "missing": f"not reached: the profile stops at {ceiling.get('count'):,} threads",
             }
         }
-    return {catalog.THREAD.name: _cell(ceiling.get("count"))}
+    return {catalog.THREAD.name: _cell(ceiling.get("count") if ceiling else None)}
 
 
 # figure -> (scenario it needs, unit, higher is better, how to read it from `derived`)
-FIGURES: dict[str, tuple[str, str, bool, Callable[[dict[str, Any]], dict[str, Cell | None]]]] = {
+FIGURES: dict[str, tuple[str, str, bool, Callable[[Derived], dict[str, Cell | None]]]] = {
     "few_active_cpu_us_per_page": (FEW_ACTIVE, "µs", False, _few_active("cpu_us_per_page")),
     "few_active_pages_per_s": (FEW_ACTIVE, "pages/s", True, _few_active("pages_per_s")),
     "idle_bytes_per_unit": (IDLE, "bytes", False, _idle_unit),
@@ -117,18 +114,19 @@ FIGURES: dict[str, tuple[str, str, bool, Callable[[dict[str, Any]], dict[str, Ce
 }
 
 
-def gil_at_end(document: dict[str, Any]) -> dict[str, Any]:
+def gil_at_end(document: Results) -> dict[str, Any]:
     """Per scenario and model, whether the GIL was enabled at the end of each crawl that ran
     (its crawl JSON's python.gil_enabled): how many crawls, how many with it off, and the
     ids of the runs with it on or not reported."""
     found: dict[str, Any] = {}
     for run in document.get("runs") or []:
-        if not run.get("crawl"):
+        crawl = run.get("crawl")
+        if not crawl:
             continue
         entry = found.setdefault(run["scenario"], {}).setdefault(
             run["model"], {"crawls": 0, "gil_disabled": 0, "gil_enabled": [], "unknown": []}
         )
-        on = (run["crawl"].get("python") or {}).get("gil_enabled")
+        on = (crawl.get("python") or {}).get("gil_enabled")
         entry["crawls"] += 1
         if on is False:
             entry["gil_disabled"] += 1
@@ -138,29 +136,29 @@ def gil_at_end(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def runtime_outcome(
-    runtime: dict[str, Any], out: Path, document: dict[str, Any] | None, failure: str | None
+    runtime: Mapping[str, Any], out: Path, document: Results | None, failure: str | None
 ) -> dict[str, Any]:
     """One runtime's line in runtimes.json: what it is, how its run ended, its figures."""
     kept = ("tag", "version", "gil_disabled", "executable", "dependencies", "unavailable_models")
     outcome = {k: runtime.get(k) for k in kept}
     if document is None:
         return outcome | {"status": "failed", "reason": failure, "results": None, "figures": {}}
-    derived = document.get("derived") or {}
-    scenarios = (document.get("profile") or {}).get("scenarios") or []
+    derived = document["derived"]
+    scenarios = document["profile"]["scenarios"]
     figures = {
         name: read(derived)
         for name, (scenario, _, _, read) in FIGURES.items()
         if scenario in scenarios
     }
     return outcome | {
-        "status": document.get("status"),
+        "status": document["status"],
         "reason": None,
         "results": str(out / "results.json"),
-        "models": (document.get("profile") or {}).get("models") or [],
+        "models": document["profile"]["models"],
         "gil_at_end": gil_at_end(document),
         "figures": figures,
         # What the free-threading comparison pairs by round (not written to runtimes.json).
-        "points": {s: _crawl_points(derived, s) for s in FREE_THREADING_SCENARIOS},
+        "points": {s: scenario_points(derived, s) for s in FREE_THREADING_SCENARIOS},
     }
 
 
@@ -228,15 +226,13 @@ def _listed(ratio: Ratio | None) -> tuple[float | None, list[float] | None]:
     return ratio.value, (interval.as_list() if interval else None)
 
 
-def ratio_over_runtimes(
-    mine: list[dict[str, Any]], theirs: list[dict[str, Any]]
-) -> dict[str, Any] | None:
+def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any] | None:
     """Per shared concurrency, mine over theirs for pages/s and CPU per page, paired by round
     (rep k of both ran back to back); over the points, the geometric mean of each with its
     95% interval (none when a point has a single round). None when no point is shared."""
     by_c = {int(p["concurrency"]): p for p in theirs}
     points: list[dict[str, Any]] = []
-    kept: dict[str, list[Ratio]] = {figure: [] for figure in RATIO_FIGURES}
+    kept: dict[Figure, list[Ratio]] = {figure: [] for figure in RATIO_FIGURES}
     for point in sorted(mine, key=lambda p: p["concurrency"]):
         other = by_c.get(int(point["concurrency"]))
         if other is None:

@@ -11,32 +11,12 @@ from typing import Any
 import psutil
 
 from bench.harness.cores import affinity
+from bench.results import SAMPLE_FIELDS
 from c10k import probes
 
 USS_BUDGET = 0.2  # smaps_rollup reads may take at most this share of the sampling interval
 USS_MAX_EVERY = 4  # ... but one sample in four reads it whatever it costs
 ROLLUP_FIELDS = ("Private_Clean", "Private_Dirty", "Rss", "Anonymous")
-
-SAMPLE_FIELDS = (
-    "t",
-    "rss_kib",
-    "vmrss_kib",
-    "uss_kib",
-    "smaps_rss_kib",
-    "anon_kib",
-    "cpu_user_s",
-    "cpu_sys_s",
-    "threads",
-    "fds",
-    "processes",
-    "server_cpu_s",
-    "tcp_inuse",
-    "tcp_tw",
-    "tcp_mem_kib",
-    "slab_kib",
-    "kernel_stack_kib",
-    "page_tables_kib",
-)
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """The test website as a process: the options of `c10k serve`, and starting and stopping it
-here, or asking a remote agent (`c10k serve --agent`) to."""
+here (over ssh on another host: bench/harness/ssh_server.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import json
 import subprocess
 import tempfile
 import threading
-import urllib.error
 import urllib.request
 from collections import deque
 from collections.abc import Collection
@@ -52,7 +51,7 @@ class ServeOptions:
     preset: str | None = None
     # Loopback addresses the site listens on (`c10k serve --listen`), all on one port: each
     # gives the crawler its own ephemeral ports. Where it listens is not in argv(): a local
-    # Server picks the addresses, and a remote agent listens only on its own.
+    # Server picks the addresses, and a server over ssh listens on its host's one address.
     addresses: int = 1
 
     def __post_init__(self) -> None:
@@ -81,13 +80,10 @@ class ServeOptions:
         return int(self.pages * 1.15) + 1
 
 
-def http_json(url: str, method: str = "GET", timeout: float = 30.0, document: Any = None) -> Any:
-    """GET (or POST, DELETE) a URL of the server, POST with document as its JSON body (or
-    empty); the JSON answer, or None when it is empty."""
-    data = json.dumps(document).encode() if document is not None else b""
-    request = urllib.request.Request(url, method=method, data=data if method == "POST" else None)
-    if document is not None:
-        request.add_header("Content-Type", "application/json")
+def http_json(url: str, method: str = "GET", timeout: float = 30.0) -> Any:
+    """GET (or POST, with an empty body) a URL of the server; the JSON answer, or None when
+    it is empty."""
+    request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
     with _opener.open(request, timeout=timeout) as response:
         body = response.read()
     return json.loads(body) if body.strip() else None
@@ -131,30 +127,15 @@ class SiteClient:
         http_json(self.url("__stats__/reset"), method="POST")
 
 
-class Server(SiteClient):
-    """A `c10k serve` process (and its workers), started and stopped by the harness."""
+class SiteProcess(SiteClient):
+    """A `c10k serve` this harness runs as a child (here, or over ssh): its URL the first line
+    of the child's stdout, the rest drained, its stderr kept for the error messages."""
 
-    _next_host = 1
-    _next_block = 0
-
-    def __init__(self, options: ServeOptions, cpus: Collection[int] | None = None) -> None:
-        self.options = options
-        self.cpus = cpus  # the server's CPU set; its workers inherit it (None: anywhere)
-        # Fresh loopback addresses per server: each has its own 28k ephemeral ports, so
-        # TIME_WAIT sockets left by one scenario never starve the next.
-        if options.addresses == 1:
-            Server._next_host = Server._next_host % 250 + 1
-            self.listen = [f"127.0.0.{Server._next_host}"]
-        else:
-            Server._next_block = Server._next_block % ADDRESS_BLOCKS + 1
-            block = Server._next_block
-            self.listen = [f"127.0.{block}.{k}" for k in range(1, options.addresses + 1)]
-        self.host = self.listen[0]
+    def __init__(self) -> None:
         self.process: subprocess.Popen[bytes] | None = None
-        self.workers: list[psutil.Process] = []
         self.root = ""
         self.manifest: dict[str, Any] = {}
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115  # closed in stop()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115  # closed in _forget()
         self._stdout_tail: deque[bytes] = deque(maxlen=50)
 
     def start(self) -> None:
@@ -167,13 +148,20 @@ class Server(SiteClient):
             raise
 
     def _start(self) -> None:
-        where = ["--host", self.host]
-        if len(self.listen) > 1:
-            where = ["--listen", f"{self.listen[0]}-{self.listen[-1]}"]
-        argv = python_command("serve", *where, "--port", "0", *self.options.argv())
-        with this_thread_on(self.cpus):
+        raise NotImplementedError
+
+    def _launch(
+        self, argv: list[str], cpus: Collection[int] | None = None, stdin: int | None = None
+    ) -> None:
+        """Start argv (on cpus), wait for the URL on its first line (ServerError when none
+        comes), then keep reading its stdout so that a chatty server never blocks."""
+        with this_thread_on(cpus):
             self.process = subprocess.Popen(
-                argv, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True
+                argv,
+                stdin=stdin,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,
             )
         track(self.process.pid)
         assert self.process.stdout is not None
@@ -185,16 +173,58 @@ class Server(SiteClient):
             )
         self.root = line.decode().strip()
         threading.Thread(target=self._drain, args=(self.process.stdout,), daemon=True).start()
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            self._stdout_tail.append(line)
+
+    def stderr_tail(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read().decode(errors="replace")[-STDERR_TAIL:]
+
+    def _forget(self) -> None:
+        """After the child is reaped: no longer tracked, its stderr closed."""
+        if self.process is not None:
+            untrack(self.process.pid)
+        self.process = None
+        self._stderr.close()
+
+
+class Server(SiteProcess):
+    """A `c10k serve` process (and its workers), started and stopped by the harness."""
+
+    _next_host = 1
+    _next_block = 0
+
+    def __init__(self, options: ServeOptions, cpus: Collection[int] | None = None) -> None:
+        super().__init__()
+        self.options = options
+        self.cpus = cpus  # the server's CPU set; its workers inherit it (None: anywhere)
+        # Fresh loopback addresses per server: each has its own 28k ephemeral ports, so
+        # TIME_WAIT sockets left by one scenario never starve the next.
+        if options.addresses == 1:
+            Server._next_host = Server._next_host % 250 + 1
+            self.listen = [f"127.0.0.{Server._next_host}"]
+        else:
+            Server._next_block = Server._next_block % ADDRESS_BLOCKS + 1
+            block = Server._next_block
+            self.listen = [f"127.0.{block}.{k}" for k in range(1, options.addresses + 1)]
+        self.host = self.listen[0]
+        self.workers: list[psutil.Process] = []
+
+    def _start(self) -> None:
+        where = ["--host", self.host]
+        if len(self.listen) > 1:
+            where = ["--listen", f"{self.listen[0]}-{self.listen[-1]}"]
+        self._launch(
+            python_command("serve", *where, "--port", "0", *self.options.argv()), self.cpus
+        )
+        assert self.process is not None
         with contextlib.suppress(psutil.Error):
             self.workers = psutil.Process(self.process.pid).children(recursive=True)
         for worker in self.workers:
             track(worker.pid)
         self.manifest = http_json(self.url("__manifest__"), timeout=SERVER_READY_S)
-
-    def _drain(self, stream: IO[bytes]) -> None:
-        # Keep reading so a chatty server never blocks on a full pipe.
-        for line in stream:
-            self._stdout_tail.append(line)
 
     def pids(self) -> list[int]:
         return ([self.process.pid] if self.process else []) + [w.pid for w in self.workers]
@@ -202,10 +232,6 @@ class Server(SiteClient):
     @property
     def addresses(self) -> list[str]:
         return list(self.listen)
-
-    def stderr_tail(self) -> str:
-        self._stderr.seek(0)
-        return self._stderr.read().decode(errors="replace")[-STDERR_TAIL:]
 
     def stop(self) -> None:
         """Stop the server and its workers; a stopped server stays stopped."""
@@ -216,85 +242,5 @@ class Server(SiteClient):
             with contextlib.suppress(psutil.Error):
                 if worker.is_running():
                     worker.kill()
-        for pid in self.pids():
-            untrack(pid)
-        self.process = None
-        self._stderr.close()
-
-
-class RemoteServer(SiteClient):
-    """A `c10k serve` started on request by an agent (`c10k serve --agent`) on another host:
-    the same site as Server's, its processes out of sight (no pids, no /proc); kept alive
-    against the agent's idle timeout while it runs."""
-
-    remote = True
-
-    def __init__(self, agent: str, options: ServeOptions) -> None:
-        self.agent = agent.rstrip("/") + "/"
-        self.options = options
-        self.manifest: dict[str, Any] = {}
-        self.server_id: int | None = None
-        self._error = ""
-        self._stopping = threading.Event()
-
-    def start(self) -> None:
-        """Ask the agent for this site; ServerError when it refuses or cannot be reached.
-        Whatever fails, the remote server is stopped before the error propagates."""
-        if self.options.addresses > 1:
-            # The agent listens on its own --host only: it accepts no --listen.
-            raise ServerError(
-                f"addresses={self.options.addresses}: the agent at {self.agent} serves one "
-                "address only (it accepts no --listen); run such a site on this host"
-            )
-        try:
-            answer = http_json(
-                self.agent + "servers",
-                method="POST",
-                timeout=SERVER_READY_S * 2,
-                document={"args": self.options.argv()},
-            )
-            self.server_id, self.root = int(answer["id"]), str(answer["url"])
-            self.manifest = http_json(self.url("__manifest__"), timeout=SERVER_READY_S)
-        except urllib.error.HTTPError as exc:
-            self._error = _agent_error(exc)
-            self.stop()
-            raise ServerError(f"the agent at {self.agent} refused: {self._error}") from None
-        except BaseException:
-            self.stop()
-            raise
-        heartbeat = agent_state(self.agent)["idle_timeout_s"] / 4
-        threading.Thread(target=self._keep_alive, args=(heartbeat,), daemon=True).start()
-
-    def _keep_alive(self, every: float) -> None:
-        # Any request resets the agent's idle clock; a long crawl makes none of its own.
-        while not self._stopping.wait(every):
-            with contextlib.suppress(OSError, ValueError):
-                http_json(f"{self.agent}servers/{self.server_id}", timeout=10)
-
-    def stderr_tail(self) -> str:
-        return self._error
-
-    def stop(self) -> None:
-        """Ask the agent to stop this server; a stopped server stays stopped."""
-        self._stopping.set()
-        if self.server_id is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            http_json(f"{self.agent}servers/{self.server_id}", method="DELETE", timeout=30)
-        self.server_id = None
-
-
-def agent_state(agent: str) -> dict[str, Any]:
-    """The agent's GET /: its host, limits and servers; OSError or ValueError when there is
-    no agent there."""
-    state = http_json(agent.rstrip("/") + "/", timeout=10)
-    if not isinstance(state, dict) or state.get("agent") != "c10k serve --agent":
-        raise ValueError(f"{agent} is not a `c10k serve --agent`")
-    return state
-
-
-def _agent_error(exc: urllib.error.HTTPError) -> str:
-    try:
-        return str(json.loads(exc.read())["error"])
-    except (ValueError, KeyError, TypeError, OSError):
-        return f"HTTP {exc.code}"
+            untrack(worker.pid)
+        self._forget()

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from bench.results import (
+    CrawlTable,
+    FigureSummary,
+    IdleTable,
+    InstructionsTable,
+    Interval,
+    Results,
+    crawl_table,
+    idle_table,
+    instructions_table,
+    noise_floor,
+)
 from c10k import catalog
 from c10k.stats import CV_FLAG, recorded_interval
 
 
-def _num(value: Any, digits: int = 0, scale: float = 1.0) -> str:
+def _num(value: float | None, digits: int = 0, scale: float = 1.0) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
     return f"{value * scale:,.{digits}f}"
@@ -19,7 +30,7 @@ def _percent(fraction: float | None) -> float | None:
     return None if fraction is None else 100 * fraction
 
 
-def _m(figure: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
+def _m(figure: FigureSummary | None, digits: int = 0, scale: float = 1.0) -> str:
     """A summary's median and 95% interval, '734 [701,760]' (the median alone for one run),
     marked '~' when its CV is over CV_FLAG."""
     if not figure or figure.get("median") is None:
@@ -31,7 +42,7 @@ def _m(figure: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> st
     return f"{text} [{_num(interval.low, digits, scale)},{_num(interval.high, digits, scale)}]"
 
 
-def _share(fraction: float | None, interval: Any) -> str:
+def _share(fraction: float | None, interval: Interval | None) -> str:
     """A fraction of C/L as a percentage with its interval, '41% [38,44]'; '-' without one."""
     if not fraction:
         return "-"
@@ -42,23 +53,23 @@ def _share(fraction: float | None, interval: Any) -> str:
     )
 
 
-def summary_table(document: dict[str, Any]) -> str:
+def summary_table(document: Results) -> str:
     """A plain-text table of the derived figures: medians with their 95% intervals, '~'
     where the coefficient of variation is above CV_FLAG (5%)."""
-    derived = document.get("derived", {})
+    derived = document["derived"]
     out: list[str] = [
         f"median [95% interval] over the repetitions (one run: no interval); "
         f"~ = coefficient of variation above {CV_FLAG:.0%}",
         "",
     ]
     if catalog.IDLE.name in derived:
-        out += idle_lines(derived[catalog.IDLE.name])
+        out += idle_lines(idle_table(derived))
     for scenario in catalog.SAMPLED_CRAWL_SCENARIOS:  # idle first, on its own table
         if scenario in derived:
-            out += ["", *crawl_lines(scenario, derived[scenario])]
+            out += ["", *crawl_lines(scenario, crawl_table(derived, scenario))]
     if catalog.INSTRUCTIONS.name in derived:
-        out += ["", *instruction_lines(derived[catalog.INSTRUCTIONS.name])]
-    if (floor := derived.get(catalog.NOISE_FLOOR.name)) and floor["cpu_s"]["n"]:
+        out += ["", *instruction_lines(instructions_table(derived))]
+    if (floor := noise_floor(derived)) and floor["cpu_s"]["n"]:
         cpu = floor["cpu_s"]
         out += [
             "",
@@ -71,16 +82,16 @@ def summary_table(document: dict[str, Any]) -> str:
             f"harness CPU during the sampled crawls: median {_num(cost['median_share'], 1, 100)}%,"
             f" max {_num(cost['max_share'], 1, 100)}% of one CPU ({cost['max_run']})",
         ]
-    failed = [r for r in document.get("runs", []) if r["status"] not in ("ok",)]
+    failed = [r for r in document["runs"] if r["status"] not in ("ok",)]
     if failed:
         out.append("")
         out.append(f"runs that did not count ({len(failed)}):")
         for r in failed[:30]:
-            out.append(f"  {r['id']}: {r['status']}: {r.get('reason')}")
+            out.append(f"  {r['id']}: {r['status']}: {r['reason']}")
     return "\n".join(out)
 
 
-def idle_lines(entries: dict[str, Any]) -> list[str]:
+def idle_lines(entries: IdleTable) -> list[str]:
     """The idle table: per kind, RSS, kernel and tracemalloc bytes per unit, start time."""
     out = ["idle units        RSS B/unit   R²     kernel B/unit  tracemalloc B  start µs"]
     for kind, e in entries.items():
@@ -105,7 +116,7 @@ def idle_lines(entries: dict[str, Any]) -> list[str]:
     return out
 
 
-def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
+def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
     """One crawl scenario's table: per model and point, throughput, CPU, latency, memory."""
     out = [
         f"{scenario:<21} {'C':>6} {'latency':>8} {'pages/s':>21} {'of ideal':>14} "
@@ -129,18 +140,18 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
             out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
         fit = entry.get("memory_per_connection")
         if fit and fit["rss_bytes"]["slope"] is not None:
-            peak = fit.get("peak_rss_bytes") or {}
+            peak = fit.get("peak_rss_bytes")
             interval = fit["rss_bytes"].get("slope_ci95")
             repeat = fit["rss_bytes"].get("slope_repeat95")
-            per_url = fit.get("per_url") or {}
+            per_url = fit.get("per_url")
             out.append(
                 f"  {model:<14} memory per connection held {_num(fit['rss_bytes']['slope'])}"
                 + (f" [{_num(interval[0])}, {_num(interval[1])}]" if interval else "")
                 + (f" (a repeat run: {_num(repeat[0])}-{_num(repeat[1])})" if repeat else "")
                 + f" B (R² {_num(fit['rss_bytes']['r2'], 3)}, {fit.get('runs', '-')} runs), "
                 f"check {_num(_percent(fit.get('check_gap')), 1)}%, "
-                f"peak {_num(peak.get('slope'))} B "
-                f"(R² {_num(peak.get('r2'), 3)}), C {fit['concurrencies']}"
+                f"peak {_num(peak.get('slope') if peak else None)} B "
+                f"(R² {_num(peak.get('r2') if peak else None, 3)}), C {fit['concurrencies']}"
                 + (
                     f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
                     if fit.get("kernel_tcp_bytes")
@@ -156,7 +167,7 @@ def crawl_lines(scenario: str, models: dict[str, Any]) -> list[str]:
     return out
 
 
-def instruction_lines(entries: dict[str, Any]) -> list[str]:
+def instruction_lines(entries: InstructionsTable) -> list[str]:
     """The instructions table: per model (and the core replay), instructions per page under
     callgrind and the core's share of them."""
     out = [f"{catalog.INSTRUCTIONS.name:<16} {'C':>6} {'instr/page':>11} {'core share':>10}"]

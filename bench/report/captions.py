@@ -219,7 +219,7 @@ def sleepy_throughput_caption(document: dict[str, Any], scenario: str = SLEEPY) 
     missing = found["no_verified_run_at_largest"]
     if missing and shares:
         text += f" No verified run at C = {top_c:,} for {', '.join(missing)}."
-    if found.get("latency_p50_ms"):  # older results files have no median latency here
+    if found["latency_p50_ms"]:
         nominal = ", ".join(found["latencies"])
         text += (
             f" Median latency the crawlers saw there, against the server's nominal L = "

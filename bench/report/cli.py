@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.harness import results
+from bench import results
 from bench.report import sources
 
 

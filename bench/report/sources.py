@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bench.harness import results
+from bench import results
 from bench.harness.runtimes import RUNTIMES_JSON
 from bench.harness.runtimes import SCHEMA as RUNTIMES_SCHEMA
 from c10k import catalog
@@ -142,7 +142,7 @@ def read(path: Path) -> list[Source]:
         beside = path.parent.parent / RUNTIMES_JSON  # DIR/<tag>/results.json of --pythons
         if beside.is_file():
             return [_runtimes_source(beside)]
-    return _results_source(path, document)
+    return _results_source(path, dict(document))
 
 
 def collect(paths: list[Path], root: Path | None = None) -> Sources:

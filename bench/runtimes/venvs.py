@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.harness.results import write_atomic
 from bench.interpreter import missing_models
+from bench.results import write_atomic
 from bench.runtimes.discover import Runtime, cache_dir
 
 MARKER = "c10k-venv.json"  # written last: a venv without it is not finished

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.harness.recipes import crawl_argv
+from bench.harness.commands import crawl_argv
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import listed_models
 from c10k.stats import median

@@ -9,14 +9,15 @@ import statistics
 import sys
 from typing import Any
 
+from bench.analysis.plateau import run_plateau
 from bench.arguments import OneLineParser
-from bench.harness.analysis import run_plateau
 from bench.harness.cores import split_cpus
 from bench.harness.heap import HASH_SEED_MAX, memory_env
 from bench.harness.plan import PlannedRun
 from bench.harness.profiles import sleepy_points
 from bench.harness.recipes import run_crawl
 from bench.harness.site import Server
+from bench.results import Heap
 from c10k.catalog import MODELS
 
 # Each condition: (pin glibc's thresholds, pad the environment by a random length).
@@ -31,7 +32,7 @@ SAMPLE_INTERVAL_S = 0.1
 
 def condition_env(
     name: str, hash_seed: int | None = None
-) -> tuple[dict[str, str] | None, dict[str, Any]]:
+) -> tuple[dict[str, str] | None, Heap | dict[str, Any]]:
     """The crawler's environment under one condition (None: the harness's own), with this
     hash seed (None: one drawn for the run)."""
     pinned, padded = CONDITIONS[name]

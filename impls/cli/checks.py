@@ -8,7 +8,7 @@ import resource
 import socket
 from urllib.parse import urlsplit
 
-from c10k.catalog import CRAWLERS, PEERS, Model, Peer
+from c10k.catalog import CORE_C, CRAWLERS, PEERS, Model, Peer
 from c10k.system import raise_open_files_limit
 from impls.core.partition import shares
 
@@ -110,6 +110,8 @@ def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
     peer = PEERS.get(model.name)
     if peer is not None and peer.missing():
         raise UsageError(peer.install_hint())
+    if peer is not None and args.core != CORE_C:
+        raise UsageError(f"{peer.name} parses with its own code: --core does not apply")
     if missing := model.missing():
         raise UsageError(f"model {model.name} needs {', '.join(missing)}, which is not installed")
     connect_host = resolve_root(args.root, args.allow_non_loopback)

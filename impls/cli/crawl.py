@@ -63,6 +63,7 @@ def crawl_config(args: argparse.Namespace, connect_host: str, peer: Peer | None)
         stack_size=args.stack_size,
         # A peer keeps its own connection mode: the document says the one really used.
         keep_alive=peer.keep_alive if peer is not None else args.keep_alive,
+        core=args.core,
     )
 
 

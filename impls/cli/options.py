@@ -7,7 +7,7 @@ import ipaddress
 from collections.abc import Callable
 from typing import Any
 
-from c10k.catalog import CRAWLERS
+from c10k.catalog import CORE_C, CORES, CRAWLERS
 from impls.core.frontier import MiB
 
 
@@ -101,6 +101,13 @@ def crawl_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="each worker keeps one HTTP/1.1 persistent connection and reuses it across "
         "fetches (default: a new connection per fetch, with Connection: close)",
+    )
+    parser.add_argument(
+        "--core",
+        choices=CORES,
+        default=CORE_C,
+        help="the crawler core's response parser and link extractor: c (httptools, "
+        "selectolax) or pure (Python's own; loads in a subinterpreter) (default c)",
     )
     add_output_options(parser)
     add_process_options(parser)

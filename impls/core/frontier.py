@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from impls.core.http import build_request
-from impls.core.links import extract_links, is_html
+from c10k.catalog import CORE_C
+from impls.core.http_base import ResponseParserBase, build_request
 from impls.core.outcomes import ErrorKind, Outcome, Response
 from impls.core.partition import Partition
 from impls.core.urls import LinkResolver, Origin, resolve
+from impls.core.variants import load_core
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+HTML_TYPE = "text/html"
 MiB = 1024 * 1024
 
 
@@ -31,6 +34,14 @@ class CrawlConfig:
     # Threads model only: the stack size of each worker thread in bytes (0: the default).
     stack_size: int = 0
     keep_alive: bool = False  # each worker reuses one persistent connection (docs/contract.md)
+    core: str = CORE_C  # the core's variant: c or pure (docs/contract.md#core-variants)
+
+
+def is_html(content_type: str | None) -> bool:
+    """True when the media type (parameters ignored, any case) is text/html."""
+    if not content_type:
+        return False
+    return content_type.split(";", 1)[0].strip().lower() == HTML_TYPE
 
 
 def is_redirect(response: Response) -> bool:
@@ -78,9 +89,16 @@ class Frontier:
     peak_in_flight: int = 0
     tries: int = 0
     partition: Partition | None = None
+    # The core variant's (config.core), chosen once here: each model makes a parser per
+    # response with `frontier.response_parser(max_body, keep_alive)`. Callers read them into
+    # a local first: Python 3.11 specializes that load, not a call of an instance attribute.
+    response_parser: type[ResponseParserBase] = field(init=False, repr=False, compare=False)
+    extract_links: Callable[[bytes], list[str]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.origin = Origin(self.config.root)
+        core = load_core(self.config.core)
+        self.response_parser, self.extract_links = core.response_parser, core.extract_links
 
     # -- the rules ----------------------------------------------------------------------------
 
@@ -131,6 +149,7 @@ class Frontier:
             target = resolve(job.url, response.headers["location"])
             return [] if target is None else [target]
         if response.status == 200 and is_html(response.headers.get("content-type")):
+            extract_links = self.extract_links
             return self.links.resolve_links(job.url, extract_links(response.body))
         return []
 

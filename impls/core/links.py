@@ -1,19 +1,10 @@
-"""Link extraction: the href of every <a> element of an HTML page."""
+"""The c core's link extraction: the href of every <a> element of an HTML page (lexbor)."""
 
 from __future__ import annotations
 
 from selectolax.lexbor import LexborHTMLParser
 
 from impls.core.heap import after_large_page
-
-HTML_TYPE = "text/html"
-
-
-def is_html(content_type: str | None) -> bool:
-    """True when the media type (parameters ignored, any case) is text/html."""
-    if not content_type:
-        return False
-    return content_type.split(";", 1)[0].strip().lower() == HTML_TYPE
 
 
 def extract_links(body: bytes) -> list[str]:

@@ -31,6 +31,7 @@ def build_result(
         "max_body": config.max_body,
         "max_pages": config.max_pages,
         "keep_alive": config.keep_alive,
+        "core": config.core,
     }
     head = {"model": model, "root": frontier.origin.root, "concurrency": config.concurrency}
     return _document(

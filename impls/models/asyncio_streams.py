@@ -13,7 +13,6 @@ from impls.core import (
     Frontier,
     Job,
     ResourceLimit,
-    ResponseParser,
     classify_os_error,
 )
 from impls.core.http import retry_on_fresh_connection
@@ -40,12 +39,13 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
     fetch takes one (or opens one) and puts it back when the response allows.
     """
     config = frontier.config
+    new_parser = frontier.response_parser
     # The whole fetch, connect to last byte, a stale connection's resend included.
     deadline = asyncio.get_running_loop().time() + config.timeout
     stream = idle.pop() if idle else None
     while True:
         reused = stream is not None
-        parser = ResponseParser(config.max_body, config.keep_alive)
+        parser = new_parser(config.max_body, config.keep_alive)
         try:
             async with asyncio.timeout_at(deadline):
                 if stream is None:

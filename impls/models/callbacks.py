@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.partition import selector_link
@@ -55,10 +55,12 @@ class Fetcher:
 
     def start(self, idle: socket.socket | None) -> None:
         """Send the request on an idle kept-alive connection, or on a new one (idle None)."""
-        config = self.crawler.frontier.config
+        frontier = self.crawler.frontier
+        config = frontier.config
+        new_parser = frontier.response_parser
         self.reused = idle is not None
         self.connecting = idle is None
-        self.parser = ResponseParser(config.max_body, config.keep_alive)
+        self.parser = new_parser(config.max_body, config.keep_alive)
         self.unsent = memoryview(self.job.request)
         if idle is None:
             self.connect()

@@ -6,7 +6,7 @@ import socket
 import time
 from typing import Any
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
 from impls.core.outcomes import Response
 from impls.models.generators_loop import Coro, EventLoop, Future, Queue
 from impls.partition import generators_link
@@ -43,10 +43,11 @@ class Connection(HeldConnection):
 def fetch(loop: EventLoop, conn: Connection, job: Job) -> Coro[Response]:
     """One try of one URL: connect (unless a connection is kept), send, read the response."""
     config = conn.frontier.config
+    new_parser = conn.frontier.response_parser
     while True:
         reused = conn.sock is not None
         connecting = not reused
-        parser = ResponseParser(config.max_body, config.keep_alive)
+        parser = new_parser(config.max_body, config.keep_alive)
         try:
             try:
                 sock = conn.sock or conn.open()

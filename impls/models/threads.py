@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResourceLimit, ResponseParser
+from impls.core import ErrorKind, FetchError, Frontier, Job, ResourceLimit
 from impls.core.outcomes import Response, classify_os_error
 from impls.partition import blocking_link
 from impls.partition.blocking_link import Link
@@ -62,10 +62,11 @@ def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
     Each call blocks its thread until the socket is ready (a greenlet, in the gevent model,
     whose hub runs another greenlet meanwhile)."""
     config = frontier.config
+    new_parser = frontier.response_parser
     deadline = time.monotonic() + config.timeout
     while True:
         reused = conn.sock is not None
-        parser = ResponseParser(config.max_body, config.keep_alive)
+        parser = new_parser(config.max_body, config.keep_alive)
         connecting = not reused
         try:
             try:

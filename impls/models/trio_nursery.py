@@ -6,7 +6,7 @@ import math
 
 import trio
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResponseParser, classify_os_error
+from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
 from impls.models.async_models import Fetch, fetch_and_record
@@ -80,12 +80,13 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Socket]) -> Response:
     fetch takes one (or opens one) and puts it back when the response allows.
     """
     config = frontier.config
+    new_parser = frontier.response_parser
     # The whole fetch, connect to last byte, a stale connection's resend included.
     deadline = trio.current_time() + config.timeout
     sock = idle.pop() if idle else None
     while True:
         reused = sock is not None
-        parser = ResponseParser(config.max_body, config.keep_alive)
+        parser = new_parser(config.max_body, config.keep_alive)
         try:
             with trio.fail_at(deadline):
                 if sock is None:

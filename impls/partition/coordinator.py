@@ -97,6 +97,7 @@ def worker_argv(args: argparse.Namespace, index: int, concurrency: int, fd: int)
     argv += ["--concurrency", str(concurrency), "--max-redirect", str(args.max_redirect)]
     argv += ["--max-tries", str(args.max_tries), "--timeout", repr(args.timeout)]
     argv += ["--max-body", str(args.max_body), "--stack-size", str(args.stack_size)]
+    argv += ["--core", args.core]
     argv += ["--partition", f"{index}/{args.processes}", "--channel-fd", str(fd), "--json"]
     if args.connect_to:
         argv += ["--connect-to", args.connect_to[index % len(args.connect_to)]]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from c10k.catalog import CORE_REPLAY
 from c10k.probes import mark_crawl_boundary, peak_rss_kib
-from impls.core import ErrorKind, FetchError, Frontier, ResponseParser, build_request
+from impls.core import ErrorKind, FetchError, Frontier, build_request
 from impls.core.frontier import CrawlConfig
 from impls.core.summary import build_result, format_summary
 from impls.core.urls import Origin
@@ -83,6 +83,7 @@ def replay(frontier: Frontier, responses: dict[str, bytes | ErrorKind]) -> None:
     """Crawl from the recording: each try's bytes go through the parser, in socket-sized reads."""
     queue = deque(frontier.start())
     max_body = frontier.config.max_body
+    new_parser = frontier.response_parser
     while queue:
         job = queue.popleft()
         frontier.opened()
@@ -92,7 +93,7 @@ def replay(frontier: Frontier, responses: dict[str, bytes | ErrorKind]) -> None:
         try:
             if isinstance(recorded, ErrorKind):
                 raise FetchError(recorded)
-            parser = ResponseParser(max_body)
+            parser = new_parser(max_body)
             response = None
             for start in range(0, len(recorded), READ_SIZE):
                 response = parser.feed(recorded[start : start + READ_SIZE])

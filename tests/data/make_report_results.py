@@ -9,8 +9,9 @@ Samples are cut to a few rows: the report never reads them.
 
     python -m tests.data.make_report_results --rederive
 
-recomputes the derived section of both files from their runs (after bench/harness/derive.py
-changes), leaving the runs as they are.
+recomputes the derived section of both files from their runs (after bench/analysis/derive.py
+changes), leaving the runs as they are; a file is read through bench.results.load, so a /1
+file (both are, and the tests read them through the /1 migration) is written back as /2.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.harness.derive import derive
+from bench import results
+from bench.analysis.derive import derive
 
 HERE = Path(__file__).parent
 KEEP_SAMPLES = 3
@@ -57,11 +59,11 @@ def _write(name: str, document: dict[str, Any]) -> None:
 
 def rederive() -> None:
     for name in ("report-failures.json", "report-partial.json"):
-        _write(name, json.loads((HERE / name).read_text()))
+        _write(name, dict(results.load(HERE / name)))
 
 
 def main(source: Path) -> None:
-    quick = json.loads(source.read_text())
+    quick: dict[str, Any] = dict(results.load(source))
     for run in quick["runs"]:
         _trim(run)
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
+from bench.harness.commands import IDLE_PROGRAM, crawl_argv, idle_argv
 from bench.harness.plan import IdleSpec
-from bench.harness.recipes import IDLE_PROGRAM, crawl_argv, idle_argv, recorded_replay
+from bench.harness.recipes import recorded_replay
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import listed_models
 from c10k import catalog

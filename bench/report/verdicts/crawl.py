@@ -68,7 +68,7 @@ def _ratio(
 ) -> str:
     """found[key] with its interval found[key_ci95]: '1.22x [1.00x, 1.49x]'."""
     if f"{key}_ci95" not in found:
-        why = "results written before intervals: python -m bench.harness.derive adds them"
+        why = "results written before intervals: python -m bench.analysis.derive adds them"
     interval = recorded_interval(found.get(f"{key}_ci95"))
     return with_interval(found.get(key), interval, shown, why)
 
@@ -248,7 +248,7 @@ def _c7_measured(found: dict[str, Any], failed_there: bool) -> tuple[str, Judged
 
 def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     """Judged in sleepy-keep-alive (C connections held at once), with sleepy's close mode
-    shown beside it; on sleepy alone when the keep-alive scenario did not run (older files).
+    shown beside it; on sleepy alone when the keep-alive scenario did not run.
     Compares asyncio with threads at the largest concurrency (1,000 or more) where
     asyncio has a verified run. Reproduced if threads could not hold that many connections
     (their run there failed), or if asyncio's throughput there is at least the threads' (the

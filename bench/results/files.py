@@ -1,4 +1,4 @@
-"""The results.json document: its schema version, and atomic writes after every run."""
+"""The results.json file: a new document, atomic writes after every run, and loading one."""
 
 from __future__ import annotations
 
@@ -8,10 +8,23 @@ import math
 import os
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-SCHEMA = "c10k-bench-results/1"
+from bench.results.derived import Derived
+from bench.results.document import (
+    SCHEMA,
+    SCHEMA_V1,
+    Environment,
+    PlanEntry,
+    ProfileRecord,
+    Results,
+    Run,
+    Status,
+)
+from bench.results.migrate import migrate_v1
+
 FILENAME = "results.json"
 
 
@@ -20,11 +33,11 @@ def utc_now() -> str:
 
 
 def new_document(
-    profile: dict[str, Any],
+    profile: ProfileRecord,
     command: list[str],
-    environment: dict[str, Any],
-    plan: list[dict[str, Any]],
-) -> dict[str, Any]:
+    environment: Environment,
+    plan: list[PlanEntry],
+) -> Results:
     """An empty results document; docs/results.md describes every field."""
     return {
         "schema": SCHEMA,
@@ -40,7 +53,7 @@ def new_document(
     }
 
 
-def _clean(value: Any) -> Any:
+def _clean(value: object) -> object:
     """Replace NaN and infinities (not JSON) with None, recursively."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
@@ -51,7 +64,7 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def write_atomic(path: Path, document: dict[str, Any]) -> None:
+def write_atomic(path: Path, document: Mapping[str, object]) -> None:
     """Write JSON to a temporary file beside path, fsync it, then rename it over path.
 
     A reader (or a crash, or Ctrl-C) sees either the old complete file or the new one,
@@ -75,39 +88,40 @@ def write_atomic(path: Path, document: dict[str, Any]) -> None:
         raise
 
 
-def load(path: Path) -> dict[str, Any]:
-    """The results document at path; ValueError with a one-line reason when it is not one."""
+def load(path: Path) -> Results:
+    """The results document at path, a /1 file migrated (migrate_v1); ValueError with a
+    one-line reason when it is not one."""
     if not path.is_file():
         raise ValueError(f"no results file at {path} (run `c10k bench` first)")
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document: Any = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is not readable JSON: {exc}") from None
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+    found = document.get("schema") if isinstance(document, dict) else type(document).__name__
+    if found not in (SCHEMA, SCHEMA_V1):
         raise ValueError(f"{path} is not a {SCHEMA} results file (schema {found!r})")
     if not isinstance(document.get("runs"), list) or not isinstance(document.get("derived"), dict):
         raise ValueError(f"{path} has no runs list or derived section")
-    return document
+    return migrate_v1(document) if found == SCHEMA_V1 else cast(Results, document)
 
 
 class ResultsStore:
     """The results document of one bench run, rewritten in full after every change."""
 
-    def __init__(self, out_dir: Path, document: dict[str, Any]) -> None:
+    def __init__(self, out_dir: Path, document: Results) -> None:
         self.path = out_dir / FILENAME
         self.document = document
         self.save()
 
-    def add_run(self, run: dict[str, Any]) -> None:
+    def add_run(self, run: Run) -> None:
         self.document["runs"].append(run)
         self.save()
 
-    def set_derived(self, derived: dict[str, Any]) -> None:
+    def set_derived(self, derived: Derived) -> None:
         self.document["derived"] = derived
         self.save()
 
-    def finish(self, status: str) -> None:
+    def finish(self, status: Status) -> None:
         self.document["status"] = status
         self.document["finished_at"] = utc_now()
         self.save()

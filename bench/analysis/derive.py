@@ -1,0 +1,336 @@
+"""Every derived figure from the recorded runs alone (`python -m bench.analysis.derive FILE`)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TypeGuard
+
+from bench import results
+from bench.analysis.busy import harness_cost
+from bench.analysis.memory import add_memory_fits
+from bench.analysis.overview import overview
+from bench.analysis.points import (
+    PointKey,
+    attempts,
+    crawl_point,
+    measured_ok,
+    point_key,
+    runs_by_status,
+    sort_key,
+    split_url_points,
+)
+from bench.analysis.summaries import summary_of
+from bench.results import (
+    CrawlTable,
+    Derived,
+    Deviations,
+    Environment,
+    IdleDocument,
+    IdleEntry,
+    IdleTable,
+    InstructionsTable,
+    ModelTable,
+    NoiseFloor,
+    PeerEntry,
+    PeerPoint,
+    PeerScenario,
+    Results,
+    Run,
+    ScenarioTable,
+    ThreadCeiling,
+    summary_median,
+    with_tables,
+)
+from c10k import catalog, probes
+
+
+def derive_crawl_scenario(
+    runs: list[Run], scenario: str, fit_min_concurrency: int | None
+) -> CrawlTable:
+    valid = measured_ok(runs, scenario)
+    models = sorted({r["model"] for r in runs if r["scenario"] == scenario})
+    table: CrawlTable = {}
+    for model in models:
+        groups: dict[PointKey, list[Run]] = defaultdict(list)
+        for r in valid:
+            if r["model"] == model:
+                groups[point_key(r)].append(r)
+        base, extra = list(groups), list[PointKey]()
+        if fit_min_concurrency is not None:
+            base, extra = split_url_points(groups)
+        points = [crawl_point(groups[key]) for key in sorted(base, key=sort_key)]
+        entry: ModelTable = {
+            "runs_by_status": runs_by_status(runs, scenario, model),
+            "points": points,
+        }
+        if extra:
+            entry["url_points"] = [crawl_point(groups[k]) for k in sorted(extra, key=sort_key)]
+        if fit_min_concurrency is not None:
+            add_memory_fits(
+                entry, groups, base, extra, fit_min_concurrency, attempts(runs, scenario, model)
+            )
+        table[model] = entry
+    return table
+
+
+def _idle_slope(idle: IdleDocument) -> IdleEntry:
+    """The figures of one idle slope run: per-unit costs, their totals, how fast units started."""
+    per_unit = idle["per_unit"]
+    kernel_parts = {name: per_unit[f"{name}_bytes"] for name in probes.KERNEL_GROWTH_FIELDS}
+    # Machine-wide deltas: a negative share is noise from other processes, not a saving.
+    kernel = sum(max(0.0, v) for v in kernel_parts.values() if _finite(v))
+    rss = per_unit["rss_bytes"]
+    last = idle["points"][-1]
+    seconds = last["elapsed_s"]
+    return {
+        "count": idle["count"],
+        "rss_bytes_per_unit": rss,
+        "rss_r2": per_unit["rss_r2"],
+        "kernel_bytes_per_unit": kernel_parts,
+        "kernel_total_bytes_per_unit": kernel,
+        "total_bytes_per_unit": None if rss is None else rss + kernel,
+        "start_us_per_unit": per_unit["start_us"],
+        "seconds_to_start_all": seconds,
+        "start_rate_per_s": idle["count"] / seconds if seconds and seconds > 0 else None,
+        "rss_kib_at_count": last["rss_kib"],
+    }
+
+
+def _finite(value: float | None) -> TypeGuard[float]:
+    return isinstance(value, int | float) and math.isfinite(value)
+
+
+def derive_noise_floor(runs: list[Run]) -> NoiseFloor:
+    """The fixed CPU loop's CPU and wall seconds over its fresh processes: their CV is how
+    much this machine alone moves a CPU figure (no crawl can be steadier)."""
+    loops = [
+        r["loop"] for r in runs if r["scenario"] == catalog.NOISE_FLOOR.name and r["status"] == "ok"
+    ]
+    return {
+        "runs": len(loops),
+        "cpu_s": summary_of([loop["cpu_s"] for loop in loops]),
+        "wall_s": summary_of([loop["wall_s"] for loop in loops]),
+    }
+
+
+def derive_idle(runs: list[Run]) -> IdleTable:
+    """Per idle kind: RSS, kernel memory, tracemalloc and start time per unit; thread ceiling."""
+    table: IdleTable = {}
+    for r in runs:
+        if r["scenario"] != catalog.IDLE.name:
+            continue
+        entry = table.setdefault(r["model"], {})
+        params = r["params"]
+        mode = params["mode"]
+        if r["status"] != "ok":
+            entry.setdefault("problems", []).append(
+                {
+                    "mode": mode,
+                    "count": params.get("count"),
+                    "processes": params["processes"],
+                    "status": r["status"],
+                    "reason": r["reason"],
+                }
+            )
+            continue
+        idle = r["idle"]
+        if mode == "until-failure":
+            processes = params["processes"]
+            # One process: its own ceiling (C3); several at once: the machine's (C5).
+            if processes > 1:
+                entry["max_threads_machine"] = _ceiling(idle, processes)
+            else:
+                entry["max_threads"] = _ceiling(idle, processes)
+        elif mode == "tracemalloc":
+            entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
+            entry["tracemalloc_count"] = idle["count"]
+        else:
+            entry |= _idle_slope(idle)
+    return table
+
+
+def _ceiling(idle: IdleDocument, processes: int) -> ThreadCeiling:
+    """Threads started until one failed, in one process or in several at once."""
+    failure = idle["failure"]
+    found: ThreadCeiling = {
+        "count": failure["count"],
+        "stopped_by": failure["stopped_by"],
+        "error": failure["error"],
+        "errno": failure["errno"],
+        "cap": failure["cap"],
+        "elapsed_s": failure["elapsed_s"],
+        "context": failure["context"],
+        "processes": processes,
+    }
+    if processes > 1:
+        found["per_process"] = failure.get("processes")
+    return found
+
+
+def derive_instructions(runs: list[Run]) -> InstructionsTable:
+    """Per model and for the core replay: callgrind instructions per page (the median of its
+    counted runs), and the core's share of each model's."""
+    name = catalog.INSTRUCTIONS.name
+    table: InstructionsTable = {}
+    for model in sorted({r["model"] for r in runs if r["scenario"] == name}):
+        counted = [r for r in measured_ok(runs, name) if r["model"] == model]
+        table[model] = {"runs_by_status": runs_by_status(runs, name, model)}
+        if counted:
+            params = counted[0]["params"]
+            table[model].update(
+                {
+                    "instructions_per_page": summary_of(
+                        [r["instructions"]["per_page"] for r in counted]
+                    ),
+                    "pages": counted[0]["instructions"]["pages"],
+                    "startup_instructions": counted[0]["instructions"]["startup_ir"],
+                    "concurrency": params["concurrency"],
+                    "site_pages": params["server"]["pages"],
+                }
+            )
+    replay = table.get(catalog.CORE_REPLAY)
+    core = summary_median(replay.get("instructions_per_page")) if replay else None
+    for model, entry in table.items():
+        mine = summary_median(entry.get("instructions_per_page"))
+        if model != catalog.CORE_REPLAY and core and mine:
+            entry["core_share"] = core / mine
+    return table
+
+
+def fit_thresholds(document: Results) -> dict[str, int]:
+    """Per scenario with a memory fit, its lowest concurrency, as the profile recorded it."""
+    return {
+        s["name"]: s["fit_min_concurrency"]
+        for s in document["profile"]["definition"]["scenarios"]
+        if s.get("fit_min_concurrency")
+    }
+
+
+def derive(
+    runs: list[Run],
+    fit_min: Mapping[str, int],
+    environment: Environment | None = None,
+) -> Derived:
+    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C.
+
+    A peer's runs never enter the models' tables (nor any comparison or verdict read from
+    them): they get their own section, `peers`, the report's reference rows."""
+    everything = runs
+    runs = [r for r in everything if r["model"] not in catalog.PEERS]
+    tables: dict[str, ScenarioTable] = {}
+    for scenario in dict.fromkeys(r["scenario"] for r in runs):
+        if scenario == catalog.IDLE.name:
+            tables[scenario] = derive_idle(runs)
+        elif scenario == catalog.NOISE_FLOOR.name:
+            tables[scenario] = derive_noise_floor(runs)
+        elif scenario == catalog.INSTRUCTIONS.name:
+            tables[scenario] = derive_instructions(runs)
+        else:
+            tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
+    found = overview(tables, everything, environment)
+    rest: Derived = {
+        "not_counted": found["not_counted"],
+        "comparisons": found["comparisons"],
+        "highlights": found["highlights"],
+        "socket_ceiling": found["socket_ceiling"],
+        "peers": derive_peers(everything, fit_min),
+        "harness_cost": harness_cost(everything),
+    }
+    return with_tables(tables, rest)
+
+
+def derive_peers(runs: list[Run], fit_min: Mapping[str, int]) -> dict[str, PeerEntry]:
+    """Per peer and scenario, the same table as a model's, plus `by_point`: each point's
+    runs by status and the deviations they counted (summed), verified or not; per peer, why
+    it did not run."""
+    peers: dict[str, PeerEntry] = {}
+    for name in catalog.PEERS:
+        mine = [r for r in runs if r["model"] == name and r["kind"] == "measured"]
+        if not mine:
+            continue
+        entry: PeerEntry = {"scenarios": {}}
+        if all(r["status"] == "skipped" for r in mine):
+            entry["not_run"] = mine[0].get("reason")
+        for scenario in dict.fromkeys(r["scenario"] for r in mine):
+            table = derive_crawl_scenario(mine, scenario, fit_min.get(scenario))[name]
+            groups: dict[PointKey, list[Run]] = defaultdict(list)
+            for r in mine:
+                if r["scenario"] == scenario and r.get("params"):
+                    groups[point_key(r)].append(r)
+            by_point = [
+                _peer_point(key, group)
+                for key, group in sorted(groups.items(), key=lambda kv: sort_key(kv[0]))
+            ]
+            entry["scenarios"][scenario] = PeerScenario(**table, by_point=by_point)
+        peers[name] = entry
+    return peers
+
+
+def _peer_point(key: PointKey, group: list[Run]) -> PeerPoint:
+    """A peer's point: its runs by status, verified or not, and their deviations summed."""
+    server = group[0]["params"]["server"]
+    return {
+        "site": server.get("preset") or server["shape"],
+        "concurrency": key[0],
+        "latency": key[1],
+        "runs_by_status": dict(Counter(r["status"] for r in group)),
+        "deviations": _summed(
+            verification.get("deviations") if (verification := r.get("verification")) else None
+            for r in group
+        ),
+    }
+
+
+def _summed(found: Iterable[Deviations | None]) -> Deviations:
+    """Deviations of several runs added up: counted (by the peer) and differences."""
+    total: Deviations = {"counted": {}, "differences": {}}
+    for deviations in found:
+        if deviations:
+            _add(total["counted"], deviations["counted"])
+            _add(total["differences"], deviations["differences"])
+    return total
+
+
+def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
+    for kind, n in more.items():
+        total[kind] = total.get(kind, 0) + n
+
+
+def derive_document(document: Results) -> Derived:
+    """The derived section of a results document, from its runs, profile and environment."""
+    return derive(document["runs"], fit_thresholds(document), document["environment"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.analysis.derive",
+        description="Recompute the derived section of a results file from its recorded runs.",
+    )
+    p.add_argument("results", type=Path, help="the results.json to rewrite in place")
+    args = p.parse_args(argv)
+    try:
+        document = results.load(args.results)
+    except ValueError as exc:
+        sys.stderr.write(f"bench.analysis.derive: error: {exc}\n")
+        return 2
+    try:
+        document["derived"] = derive_document(document)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+        # A hand-edited or truncated run record: say which file, not a traceback.
+        reason = f"{type(exc).__name__}: {exc}".replace("\n", " ")
+        sys.stderr.write(
+            f"bench.analysis.derive: error: {args.results} holds a run it cannot read ({reason})\n"
+        )
+        return 2
+    results.write_atomic(args.results, document)
+    print(f"derived: {args.results} ({len(document['runs'])} runs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

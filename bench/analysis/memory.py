@@ -1,0 +1,165 @@
+"""Memory per connection: slopes of plateau and peak RSS, and kernel memory, against C."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from typing import Literal, cast
+
+from bench.analysis.plateau import run_plateau
+from bench.analysis.points import PointKey, crawl_of, crawl_point, kernel_delta_kib, sort_key
+from bench.analysis.summaries import fit_of, listed
+from bench.results import Fit, LeftOut, MemoryFit, ModelTable, PerUrl, Point, Run
+from c10k.fits import plane_fit, replicated_fit
+from c10k.stats import relative_gap
+
+
+def _held(verified: int, runs: int) -> bool:
+    """A point enters a memory fit only when most of its runs verified. Where a model fails
+    more often than it holds (threads at C 10,000 stalls on the GIL), the run that held is a
+    survivor with no spread of its own, and whether a session draws one changed the range its
+    slope was fitted over: sessions' slopes then differed by more than their intervals."""
+    return 2 * verified > runs
+
+
+def _plateau_bytes(run: Run, field: Literal["rss_kib", "uss_kib", "anon_kib"]) -> float | None:
+    value = run_plateau(run).get(field)
+    return None if value is None else float(value) * 1024.0
+
+
+def _peak_bytes(run: Run) -> float | None:
+    return float(crawl_of(run)["max_rss_kib"]) * 1024.0
+
+
+def _kernel_bytes(run: Run) -> float | None:
+    delta = kernel_delta_kib(run)
+    return None if delta is None else delta * 1024.0
+
+
+def _tcp_bytes(run: Run) -> float | None:
+    tcp = run_plateau(run).get("tcp_mem_kib")
+    if tcp is None:
+        return None
+    return float(tcp - run["kernel_before"]["sockstat"].get("mem_kib", 0)) * 1024.0
+
+
+def _fit_runs(runs: list[Run], figure: Callable[[Run], float | None]) -> Fit:
+    """Least squares of one figure of every run (bytes) against its concurrency: each run is
+    an independent process, so the slope's interval holds the scatter from run to run, each
+    concurrency's own when every one ran more than once."""
+    pairs = [(r["params"]["concurrency"], y) for r in runs if (y := figure(r)) is not None]
+    return fit_of(replicated_fit([float(c) for c, _ in pairs], [y for _, y in pairs]))
+
+
+def _per_url(runs: list[Run], rss_slope: float | None) -> PerUrl | None:
+    """Bytes per URL held in the frontier, apart from bytes per connection: plateau RSS against
+    concurrency and the site's pages together. At the first wave's plateau the root page has
+    queued every page of the site, so a point with more pages per connection (more waves) at
+    the same C tells the two apart; without one they move together and cannot be told apart."""
+    rows = [
+        (float(r["params"]["concurrency"]), float(r["params"]["server"]["pages"]), y)
+        for r in runs
+        if (y := _plateau_bytes(r, "rss_kib")) is not None
+    ]
+    fit = plane_fit([c for c, _, _ in rows], [p for _, p, _ in rows], [y for _, _, y in rows])
+    if not math.isfinite(fit.slope_z):
+        return None
+    base = [p / c for c, p, _ in rows]
+    return {
+        "runs": fit.n,
+        "bytes_per_url": fit.slope_z,
+        "bytes_per_url_ci95": listed(fit.slope_z_ci95),
+        "net_rss_bytes": fit.slope_x,
+        "net_rss_bytes_ci95": listed(fit.slope_x_ci95),
+        "urls_per_connection": min(base),
+        "gross_rss_bytes": rss_slope,
+    }
+
+
+def memory_per_connection(
+    points: list[Point],
+    min_concurrency: int,
+    runs: list[Run],
+    url_runs: list[Run] | None = None,
+) -> MemoryFit:
+    """Slopes against concurrency over every run, with R² and 95% intervals: held (plateau
+    RSS, USS and kernel memory), peak (the whole run's peak RSS, what a user must provision),
+    the independent check (smaps_rollup's anonymous memory) and the per-URL share."""
+    chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
+    fitted = [r for r in runs if r["params"]["concurrency"] >= min_concurrency and run_plateau(r)]
+    fit = _fit_runs(fitted, lambda r: _plateau_bytes(r, "rss_kib"))
+    # The fields in the order docs/results.md lists them, the optional ones among them.
+    result: dict[str, object] = {
+        "from_concurrency": min_concurrency,
+        "concurrencies": [p["concurrency"] for p in chosen],
+        "runs": len(fitted),
+        "rss_bytes": fit,
+        "peak_rss_bytes": _fit_runs(fitted, _peak_bytes),
+    }
+    tcp = _fit_runs(fitted, _tcp_bytes)
+    uss = _fit_runs(fitted, lambda r: _plateau_bytes(r, "uss_kib"))
+    result |= {"kernel_tcp_bytes": tcp} if tcp["slope"] is not None else {}
+    result |= {"uss_bytes": uss} if uss["slope"] is not None else {}
+    check = _fit_runs(fitted, lambda r: _plateau_bytes(r, "anon_kib"))
+    result["check_anon_bytes"] = check
+    result["check_gap"] = relative_gap(check["slope"], fit["slope"])
+    # Every kernel field sampled (stacks, slab, page tables, TCP), over the same runs.
+    kernel = _fit_runs(fitted, _kernel_bytes)
+    result["kernel_bytes"] = kernel
+    slope = fit["slope"]
+    # A negative kernel slope is noise from the rest of the machine, not a saving.
+    extra = max(0.0, kernel["slope"] or 0.0)
+    result["total_bytes"] = None if slope is None else slope + extra
+    low_high = fit.get("slope_ci95")
+    result["total_bytes_ci95"] = None if not low_high else [v + extra for v in low_high]
+    per_url_runs = fitted + [
+        r for r in url_runs or [] if r["params"]["concurrency"] >= min_concurrency
+    ]
+    result["per_url"] = _per_url(per_url_runs, slope) if url_runs else None
+    return cast(MemoryFit, result)
+
+
+def add_memory_fits(
+    entry: ModelTable,
+    groups: dict[PointKey, list[Run]],
+    base: list[PointKey],
+    extra: list[PointKey],
+    fit_min_concurrency: int,
+    tried: Counter[PointKey],
+) -> None:
+    """The entry's memory_per_connection, over one process's points; and, for the points
+    that several processes crawled (c100k), memory_across_processes: one per process count, over
+    every process of the crawl. A per-URL point belongs to the fit of its process count.
+    Each fit holds only the points that held (_held), and names the others in left_out."""
+    held = {k for k in groups if _held(len(groups[k]), tried[k])}
+
+    def of(keys: list[PointKey], processes: int) -> list[PointKey]:
+        return [k for k in keys if k[3] == processes]
+
+    def fit(processes: int) -> MemoryFit:
+        ordered = sorted((k for k in of(base, processes) if k in held), key=sort_key)
+        url_keys = [k for k in of(extra, processes) if k in held]
+        found = memory_per_connection(
+            [crawl_point(groups[k]) for k in ordered],
+            fit_min_concurrency,
+            [r for k in ordered for r in groups[k]],
+            [r for k in url_keys for r in groups[k]],
+        )
+        # Every point that ran (tried), so that one whose runs all failed is named too.
+        left_out = sorted(set(of(list(tried), processes)) - held, key=sort_key)
+        if left_out:
+            found["left_out"] = [
+                LeftOut(
+                    concurrency=k[0], pages=k[2], verified=len(groups.get(k, [])), runs=tried[k]
+                )
+                for k in left_out
+            ]
+        return found
+
+    counts = sorted({k[3] for k in base if k in held})
+    fewest = counts[0] if counts else 1
+    entry["memory_per_connection"] = fit(fewest)
+    across = [cast(MemoryFit, {"processes": p, **fit(p)}) for p in counts if p != fewest]
+    if across:
+        entry["memory_across_processes"] = across

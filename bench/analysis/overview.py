@@ -1,0 +1,118 @@
+"""Figures across models, from the derived tables: ratios, rankings, extremes (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bench.analysis.highlights import (
+    c100k_highlights,
+    few_active_highlights,
+    idle_highlights,
+    latency_sweep_highlights,
+    sleepy_highlights,
+)
+from bench.analysis.plateau import run_plateau
+from bench.analysis.points import mean_latency, scenario_points
+from bench.analysis.ratios import (
+    asyncio_vs_threads,
+    event_loop_vs_threads,
+    instruction_ratios,
+    uvloop_speedups,
+)
+from bench.results import (
+    Environment,
+    Highlights,
+    NotCounted,
+    Overview,
+    Run,
+    ScenarioTable,
+    SocketCeiling,
+    crawl_table,
+    idle_table,
+    instructions_table,
+)
+from c10k import catalog
+
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
+SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
+
+
+def not_counted(runs: list[Run]) -> list[NotCounted]:
+    """Measured runs that did not count, in run order, with what they still measured."""
+    found: list[NotCounted] = []
+    for run in runs:
+        if run.get("kind") != "measured" or run.get("status") == "ok":
+            continue
+        params = run.get("params") or {}
+        crawl = run.get("crawl") or {}
+        server = params.get("server")
+        latency = server.get("latency") if server else None
+        found.append(
+            {
+                "run_id": str(run.get("id")),
+                "scenario": str(run.get("scenario")),
+                "model": str(run.get("model")),
+                "status": str(run.get("status")),
+                "reason": str(run.get("reason") or run.get("status")),
+                "concurrency": params.get("concurrency"),
+                "latency": latency,
+                "mean_latency_s": mean_latency(latency or "0"),
+                "pages_per_s": crawl.get("pages_per_s"),
+                "plateau_rss_kib": run_plateau(run).get("rss_kib"),
+                "cpu_us_per_page": crawl.get("cpu_us_per_page"),
+            }
+        )
+    return found
+
+
+def socket_ceiling(environment: Environment | None) -> SocketCeiling:
+    """Sockets one process can open to one server: the lower of open files and ports."""
+    limits = (environment.get("limits") if environment else None) or {}
+    candidates = []
+    nofile = (limits.get("RLIMIT_NOFILE") or {}).get("hard")
+    if isinstance(nofile, int):
+        candidates.append((nofile, "hard RLIMIT_NOFILE"))
+    ports = limits.get("ephemeral_ports_per_destination")
+    if isinstance(ports, int):
+        candidates.append((ports, "ephemeral ports per destination"))
+    if not candidates:
+        return {"count": None, "limit": "unknown"}
+    count, limit = min(candidates)
+    return {"count": count, "limit": limit}
+
+
+def overview(
+    tables: Mapping[str, ScenarioTable], runs: list[Run], environment: Environment | None
+) -> Overview:
+    """The figures across models and runs, beside the per-scenario tables in `derived`."""
+    few_active = scenario_points(tables, FEW_ACTIVE)
+    highlights: dict[str, Highlights] = {}
+    if catalog.IDLE.name in tables:
+        highlights[catalog.IDLE.name] = idle_highlights(idle_table(tables))
+    for name in (FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE):
+        if name in tables:
+            highlights[name] = few_active_highlights(scenario_points(tables, name))
+    for name in (SLEEPY, SLEEPY_KEEP_ALIVE):
+        if name in tables:
+            highlights[name] = sleepy_highlights(tables, name)
+    if catalog.C100K.name in tables:
+        highlights[catalog.C100K.name] = c100k_highlights(crawl_table(tables, catalog.C100K.name))
+    if catalog.LATENCY_SWEEP.name in tables:
+        highlights[catalog.LATENCY_SWEEP.name] = latency_sweep_highlights(
+            scenario_points(tables, catalog.LATENCY_SWEEP.name)
+        )
+    return {
+        "not_counted": not_counted(runs),
+        "comparisons": {
+            "event_loop_vs_threads": event_loop_vs_threads(few_active),
+            "uvloop": uvloop_speedups(tables),
+            "asyncio_vs_threads_sleepy": asyncio_vs_threads(scenario_points(tables, SLEEPY)),
+            "asyncio_vs_threads_sleepy_keep_alive": asyncio_vs_threads(
+                scenario_points(tables, SLEEPY_KEEP_ALIVE)
+            ),
+            "instructions": instruction_ratios(instructions_table(tables)),
+        },
+        "highlights": highlights,
+        "socket_ceiling": socket_ceiling(environment),
+    }

@@ -1,0 +1,216 @@
+"""A crawl scenario's points: its runs grouped by point, each point's figures over them."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from bench.analysis.busy import add_point_busy
+from bench.analysis.plateau import run_plateau
+from bench.analysis.summaries import summary_of
+from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
+from c10k import probes
+from c10k.stats import recorded_interval
+from server.specs import parse_duration
+
+Points = dict[str, list[Point]]  # model -> its verified points in one scenario
+
+
+def mean_latency(spec: str) -> float:
+    """The mean of a server latency SPEC (fixed, uniform:a..b, exp:m, lognormal:median,sigma)."""
+    kind, _, rest = spec.partition(":")
+    if not rest:
+        return parse_duration(spec)
+    if kind == "uniform":
+        low, _, high = rest.partition("..")
+        return (parse_duration(low) + parse_duration(high)) / 2
+    if kind == "exp":
+        return parse_duration(rest)
+    if kind == "lognormal":
+        centre, _, sigma = rest.partition(",")
+        return parse_duration(centre) * math.exp(float(sigma or 0) ** 2 / 2)
+    raise ValueError(f"unknown latency spec: {spec!r}")
+
+
+def measured_ok(runs: Iterable[Run], scenario: str) -> list[Run]:
+    return [
+        r
+        for r in runs
+        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
+    ]
+
+
+# A crawl point's identity: concurrency, latency, pages and crawler processes.
+PointKey = tuple[int, str, int, int]
+
+
+def point_key(run: Run) -> PointKey:
+    params = run["params"]
+    server = params["server"]
+    return params["concurrency"], server["latency"], server["pages"], params["processes"]
+
+
+def _measured(runs: Iterable[Run], scenario: str, model: str) -> Iterable[Run]:
+    return (
+        r
+        for r in runs
+        if r["scenario"] == scenario and r["model"] == model and r["kind"] == "measured"
+    )
+
+
+def runs_by_status(runs: Iterable[Run], scenario: str, model: str) -> dict[str, int]:
+    return dict(Counter(r["status"] for r in _measured(runs, scenario, model)))
+
+
+def attempts(runs: Iterable[Run], scenario: str, model: str) -> Counter[PointKey]:
+    """Per point, the measured runs that ran (verified or not; a skipped run never did)."""
+    return Counter(
+        point_key(r) for r in _measured(runs, scenario, model) if r["status"] != "skipped"
+    )
+
+
+def crawl_of(run: Run) -> CrawlDocument:
+    """The crawl document of a run that counted: every verified crawl has one."""
+    crawl = run.get("crawl")
+    if crawl is None:
+        raise ValueError(f"{run['id']} is {run['status']} without a crawl document")
+    return crawl
+
+
+def kernel_delta_kib(run: Run) -> float | None:
+    """Machine-wide kernel memory at a run's plateau minus before it: stacks, slab, page
+    tables and TCP buffers (both ends of each loopback connection)."""
+    plateau: Mapping[str, Any] = run_plateau(run)  # its columns by their sampled names
+    before = run.get("kernel_before")
+    meminfo = before["meminfo_kib"] if before else {}
+    sockstat = before["sockstat"] if before else {}
+    total = 0.0
+    for field_name, sampled in probes.KERNEL_GROWTH_FIELDS.items():
+        if plateau.get(sampled) is None or meminfo.get(field_name) is None:
+            return None
+        total += plateau[sampled] - meminfo[field_name]
+    if plateau.get("tcp_mem_kib") is not None:
+        total += plateau["tcp_mem_kib"] - sockstat.get("mem_kib", 0)
+    return total
+
+
+def run_round(run: Run) -> int:
+    """The round a measured crawl ran in (the plan gives every measured crawl one)."""
+    found = run["round"]
+    if found is None:
+        raise ValueError(f"{run['id']} is a measured crawl without a round")
+    return found
+
+
+def _plateau_rate(crawl: CrawlDocument, latency: float) -> float | None:
+    """Fetches after the root over the time after the root's own latency: the rate in the
+    plateau, which a perfect crawler makes C/L on a wide site of whole waves."""
+    return (crawl["pages"] - 1) / (crawl["wall_s"] - latency) if crawl["wall_s"] > latency else None
+
+
+def crawl_point(runs: list[Run]) -> Point:
+    """Median, spread and 95% interval of one (model, point) over its valid repetitions, and
+    each run's figures by round, so that ratios between models can pair them."""
+    crawls = [crawl_of(r) for r in runs]
+    params = runs[0]["params"]
+    server = params["server"]
+    latency = mean_latency(server["latency"])
+    wide = latency > 0 and server["shape"] == "wide"
+    figures: Point = {
+        "site": server.get("preset") or server["shape"],
+        "concurrency": params["concurrency"],
+        "processes": params["processes"],
+        "latency": server["latency"],
+        "mean_latency_s": latency,
+        "pages": crawls[0]["pages"],
+        "runs": len(runs),
+        "pages_per_s": summary_of([c["pages_per_s"] or 0.0 for c in crawls]),
+        "cpu_us_per_page": summary_of([c["cpu_us_per_page"] or 0.0 for c in crawls]),
+        "latency_p50_s": summary_of([c["latency_s"]["p50"] for c in crawls]),
+        "latency_p99_s": summary_of([c["latency_s"]["p99"] for c in crawls]),
+        "max_rss_kib": summary_of([float(c["max_rss_kib"]) for c in crawls]),
+        "server_saturated_runs": sum(1 for r in runs if r["server"]["saturated"]),
+        "server_peak_in_flight": max(
+            (r["verification"]["server_peak_in_flight"] or 0) for r in runs
+        ),
+        "rounds": [
+            _round_figures(r, c, latency if wide else None)
+            for r, c in zip(runs, crawls, strict=True)
+        ],
+    }
+    if wide:
+        _add_plateau_rate(figures, crawls, latency)
+    _add_plateau_memory(figures, runs)
+    add_point_busy(figures, runs)
+    return figures
+
+
+def _round_figures(run: Run, crawl: CrawlDocument, wide_latency: float | None) -> RoundFigures:
+    """One run's figures keyed by its round; its plateau rate on a wide site (wide_latency)."""
+    found: RoundFigures = {
+        "round": run_round(run),
+        "pages_per_s": crawl["pages_per_s"],
+        "cpu_us_per_page": crawl["cpu_us_per_page"],
+    }
+    if wide_latency is not None:
+        found["plateau_pages_per_s"] = _plateau_rate(crawl, wide_latency)
+    return found
+
+
+def _add_plateau_rate(figures: Point, crawls: list[CrawlDocument], latency: float) -> None:
+    """A wide site's plateau pages/s against the ideal C/L, with its interval."""
+    plateau = [rate for c in crawls if (rate := _plateau_rate(c, latency)) is not None]
+    ideal = figures["concurrency"] / latency
+    figures["ideal_pages_per_s"] = ideal
+    figures["plateau_pages_per_s"] = summary_of(plateau)
+    median = figures["plateau_pages_per_s"]["median"]
+    figures["fraction_of_ideal"] = median / ideal if median else None
+    interval = recorded_interval(figures["plateau_pages_per_s"])
+    figures["fraction_of_ideal_ci95"] = (
+        interval.scaled(1 / ideal).as_list() if interval and median else None
+    )
+
+
+def _add_plateau_memory(figures: Point, runs: list[Run]) -> None:
+    """The runs' plateau memory: kernel, RSS, USS and TCP buffers, and the ramp to it."""
+    kernel = [d for d in (kernel_delta_kib(r) for r in runs) if d is not None]
+    if kernel:
+        figures["plateau_kernel_delta_kib"] = summary_of(kernel)
+    plateaus = [run_plateau(r) for r in runs]
+    rss = [float(rss) for p in plateaus if (rss := p.get("rss_kib")) is not None]
+    if not rss:
+        return
+    figures["plateau_rss_kib"] = summary_of(rss)
+    uss = [float(uss) for p in plateaus if (uss := p.get("uss_kib")) is not None]
+    figures["plateau_uss_kib"] = summary_of(uss) if uss else None
+    tcp = [
+        float(tcp - r["kernel_before"]["sockstat"].get("mem_kib", 0))
+        for p, r in zip(plateaus, runs, strict=True)
+        if (tcp := p.get("tcp_mem_kib")) is not None
+    ]
+    figures["plateau_tcp_mem_delta_kib"] = summary_of(tcp) if tcp else None
+    ramps = [float(ramp) for p in plateaus if (ramp := p.get("ramp_s")) is not None]
+    figures["ramp_s"] = summary_of(ramps) if ramps else None
+
+
+def split_url_points(
+    groups: dict[PointKey, list[Run]],
+) -> tuple[list[PointKey], list[PointKey]]:
+    """Per concurrency (and processes), the point with the fewest pages is the scenario's own;
+    one with more pages per connection at the same C only measures the per-URL share."""
+    fewest: dict[tuple[int, int], int] = {}
+    for c, _, pages, processes in groups:
+        fewest[c, processes] = min(pages, fewest.get((c, processes), pages))
+    base = [k for k in groups if k[2] == fewest[k[0], k[3]]]
+    return base, [k for k in groups if k[2] != fewest[k[0], k[3]]]
+
+
+def sort_key(key: PointKey) -> tuple[int, int, float, int]:
+    return key[3], key[0], mean_latency(key[1]), key[2]
+
+
+def scenario_points(tables: Mapping[str, object], scenario: str) -> Points:
+    """Model -> its points in a crawl scenario ({} when it did not run)."""
+    return {model: entry["points"] for model, entry in crawl_table(tables, scenario).items()}

@@ -1,0 +1,79 @@
+"""The command line of each program the harness runs: crawler, idle units, CPU loop, replay."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from bench.harness.plan import IdleSpec
+from bench.interpreter import python_command
+
+# The programs beside the crawler, each run as `python -m MODULE`.
+IDLE_PROGRAM = "impls.tools.idle"
+CPU_LOOP_PROGRAM = "impls.tools.cpu_loop"
+REPLAY_PROGRAM = "impls.tools.replay"
+
+
+def crawl_argv(
+    root: str,
+    model: str,
+    concurrency: int,
+    *,
+    timeout_s: float | None = None,
+    max_tries: int | None = None,
+    keep_alive: bool = False,
+    mark_crawl: bool = False,
+    remote: bool = False,
+    processes: int = 1,
+    connect_to: Sequence[str] = (),
+    python: str = sys.executable,
+) -> list[str]:
+    """`c10k crawl ROOT --model M --concurrency C [--processes P --connect-to A,B,...]
+    [--timeout T] [--max-tries N] [--keep-alive] [--mark-crawl] [--allow-non-loopback]
+    --json`, under the interpreter python (--allow-non-loopback for a remote server, which
+    is on another host's address). --processes and --connect-to only when P > 1: a plain
+    crawl connects to ROOT's host, as it always did."""
+    argv = python_command(
+        "crawl", root, "--model", model, "--concurrency", str(concurrency), python=python
+    )
+    if processes > 1:
+        argv += ["--processes", str(processes)]
+        if connect_to:
+            argv += ["--connect-to", ",".join(connect_to)]
+    if remote:
+        argv.append("--allow-non-loopback")
+    if keep_alive:
+        argv.append("--keep-alive")
+    if timeout_s is not None:
+        argv += ["--timeout", str(timeout_s)]
+    if max_tries is not None:
+        argv += ["--max-tries", str(max_tries)]
+    if mark_crawl:
+        argv.append("--mark-crawl")
+    return [*argv, "--json"]
+
+
+def idle_argv(spec: IdleSpec, python: str = sys.executable) -> list[str]:
+    """`python -m IDLE_PROGRAM --kind K --count N ...` for one idle spec."""
+    return [python, "-m", IDLE_PROGRAM, *spec.argv()]
+
+
+def loop_argv(python: str = sys.executable) -> list[str]:
+    """`python -m CPU_LOOP_PROGRAM`: the noise floor's fixed CPU loop, once."""
+    return [python, "-m", CPU_LOOP_PROGRAM]
+
+
+def replay_record_argv(
+    root: str, urls_file: str, out: str, python: str = sys.executable
+) -> list[str]:
+    """`python -m REPLAY_PROGRAM record ROOT URLS OUT`: a site's raw responses, once each."""
+    return [python, "-m", REPLAY_PROGRAM, "record", root, urls_file, out]
+
+
+def replay_argv(
+    recording: str, mark_crawl: bool = False, python: str = sys.executable
+) -> list[str]:
+    """`python -m REPLAY_PROGRAM run REC [--mark-crawl] --json`: the core alone, fed a
+    recorded crawl."""
+    argv = [python, "-m", REPLAY_PROGRAM, "run", recording]
+    return [*argv, *(["--mark-crawl"] if mark_crawl else []), "--json"]

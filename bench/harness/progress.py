@@ -1,0 +1,101 @@
+"""What `c10k bench` prints as it goes: the plan, one status line, where each side runs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from bench.harness.cores import Pinning
+from bench.harness.plan import PlannedRun, Profile, estimate_by_scenario, plan_estimate_s
+
+
+def describe_plan(profile: Profile, plan: list[PlannedRun], runtimes: int = 1) -> str:
+    """The plan per scenario and in all, its runs once per runtime; the budget is per runtime."""
+    lines = [f"profile {profile.name}: {profile.description}"]
+    for name, row in estimate_by_scenario(plan, runtimes).items():
+        lines.append(
+            f"  {name:<21} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
+            f"~{_clock(row['estimate_s'])}"
+        )
+    total = plan_estimate_s(plan, runtimes)
+    budget = profile.budget_s * runtimes
+    verdict = "within" if total <= budget else "OVER"
+    each = f" ({runtimes} runtimes, each run once per runtime)" if runtimes > 1 else ""
+    lines.append(
+        f"  {'total':<14} {len(plan) * runtimes:>4} runs  ~{_clock(total)} expected{each}, "
+        f"{verdict} the {_clock(budget)} budget"
+    )
+    return "\n".join(lines)
+
+
+def plan_table(plan: list[PlannedRun]) -> str:
+    """One line per run in the order it runs, with its round (measured crawls: ratios pair
+    rep k of two models by it; '-' for warm-ups and idle runs)."""
+    lines = [f"{'#':>4}  {'estimate':>8}  {'round':>5}  run"]
+    for n, run in enumerate(plan, 1):
+        round_text = "-" if run.round is None else str(run.round)
+        lines.append(f"{n:>4}  {run.estimate_s:>7.1f}s  {round_text:>5}  {run.id}")
+    return "\n".join(lines)
+
+
+def _clock(seconds: float) -> str:
+    whole = max(0, round(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+class Progress:
+    """One status line on stderr: what runs, what is left, elapsed and ETA."""
+
+    def __init__(self, plan: list[PlannedRun], stream: TextIO, runtimes: int = 1) -> None:
+        self.plan = plan
+        self.runtimes = runtimes  # each planned run runs once per runtime
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.started = time.monotonic()
+        self.done_estimate = 0.0
+        self.counts: dict[str, int] = {}
+
+    def eta_s(self, index: int) -> float:
+        remaining = sum(run.estimate_s for run in self.plan[index:]) * self.runtimes
+        elapsed = time.monotonic() - self.started
+        # Scale the plan's estimate by how fast the runs so far went, within reason.
+        ratio = elapsed / self.done_estimate if self.done_estimate > 5 else 1.0
+        return remaining * min(3.0, max(0.5, ratio))
+
+    def show(self, index: int) -> None:
+        run = self.plan[index]
+        done = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items())) or "none yet"
+        text = (
+            f"[{index + 1}/{len(self.plan)}] {run.id}  | elapsed "
+            f"{_clock(time.monotonic() - self.started)}, ETA ~{_clock(self.eta_s(index))}  "
+            f"| done: {done}"
+        )
+        if self.tty:
+            self.stream.write("\r\033[K" + text[:200])
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finished(self, run: PlannedRun, status: str) -> None:
+        self.done_estimate += run.estimate_s
+        self.counts[status] = self.counts.get(status, 0) + 1
+
+    def close(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def pinning_line(pinning: Pinning) -> str:
+    """One line on stderr before the runs: where each side runs."""
+    if pinning.sets is not None:
+        return (
+            f"pinned: server and harness on CPUs {_cpu_list(pinning.sets.server)}, "
+            f"crawler on CPUs {_cpu_list(pinning.sets.crawler)}"
+        )
+    return f"not pinned: {pinning.note or '--pin off'}"
+
+
+def _cpu_list(cpus: Sequence[int]) -> str:
+    return ",".join(str(c) for c in cpus)

@@ -1,0 +1,310 @@
+"""The run loop of `c10k bench`: each planned run once per runtime, saved and derived."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import signal
+import sys
+import sysconfig
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any, cast
+
+from bench.analysis.derive import derive_document
+from bench.harness.check import check_runs
+from bench.harness.cores import Pinning, plan_pinning, this_thread_on
+from bench.harness.plan import PlannedRun, Profile, plan_estimate_s
+from bench.harness.processes import terminate_all
+from bench.harness.progress import Progress, describe_plan, pinning_line
+from bench.harness.recipes import base_record, ended, run_counted, run_crawl, run_idle, run_loop
+from bench.harness.runtimes import (
+    RUNTIMES_JSON,
+    RUNTIMES_MD,
+    compare_runtimes,
+    runtime_outcome,
+)
+from bench.harness.site import Server, ServerError, SiteClient
+from bench.harness.ssh_server import SiteHost, SshServer, server_environment
+from bench.harness.summary import summary_table
+from bench.interpreter import missing_models
+from bench.results import (
+    Environment,
+    ResultsStore,
+    Run,
+    RuntimeRecord,
+    Status,
+    new_document,
+    write_atomic,
+)
+from bench.runtimes.discover import Runtime
+from bench.runtimes.venvs import PrepareFailed, prepare
+from c10k import probes
+from c10k.system import raise_open_files_limit
+
+# The checkout each runtime's venv installs (editable): the one this harness runs from.
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+
+def _skipped(run: PlannedRun, reason: str) -> Run:
+    return ended(base_record(run), "skipped", reason)
+
+
+@dataclass
+class Lane:
+    """One runtime's side of a bench run: its interpreter, its results and the models it
+    skips (with why)."""
+
+    runtime: RuntimeRecord
+    store: ResultsStore
+    skip: dict[str, str]
+
+
+def lane_order(lanes: Sequence[Lane], run: PlannedRun, index: int) -> list[Lane]:
+    """The order the runtimes run one planned run in: as given in even rounds, reversed in
+    odd ones (a run with no round, by its place in the plan), so that none always goes
+    first and a drift of the machine does not favour one."""
+    turn = run.round if run.round is not None else index
+    return list(lanes) if turn % 2 == 0 else list(reversed(lanes))
+
+
+def one_run(
+    profile: Profile,
+    run: PlannedRun,
+    lane: Lane,
+    server: SiteClient | None,
+    server_error: str | None,
+    pinning: Pinning,
+) -> Run:
+    """One planned run under a lane's interpreter, against the shared server; its record."""
+    python, cpus = lane.runtime["executable"], pinning.sets
+    if run.model in lane.skip:
+        record = _skipped(run, lane.skip[run.model])
+    elif run.idle is not None:
+        record = run_idle(run, cpus, python)
+    elif run.loop:
+        record = run_loop(run, cpus, python)
+    elif server is None:
+        record = _skipped(run, server_error or "no server")
+        record["status"] = "server-error"
+    elif run.counted:
+        record = run_counted(run, server, cpus, python)
+    else:
+        record = run_crawl(run, server, profile.sample_interval_s, cpus, python)
+    runtime = lane.runtime
+    record["runtime"] = {
+        "tag": runtime["tag"],
+        "version": runtime["version"],
+        "gil_disabled": runtime["gil_disabled"],
+        "executable": runtime["executable"],
+    }
+    return record
+
+
+def execute(
+    profile: Profile,
+    plan: list[PlannedRun],
+    lanes: Sequence[Lane],
+    pinning: Pinning,
+    site_host: SiteHost | None = None,
+) -> None:
+    """Run the plan in order, each planned run once per lane, back to back (lane_order);
+    one server per distinct site (here, or over ssh on site_host), shared by the lanes;
+    each lane's results saved after every run; each side on its CPUs when pinned."""
+    progress = Progress(plan, sys.stderr, len(lanes))
+    server: SiteClient | None = None
+    server_key = -1
+    server_error: str | None = None
+    try:
+        for index, run in enumerate(plan):
+            progress.show(index)
+            if run.point is not None and run.server_key != server_key:
+                if server is not None:
+                    server.stop()
+                server, server_key, server_error = None, run.server_key, None
+                wanted = [r for r in plan[index:] if r.server_key == server_key]
+                if any(r.model not in lane.skip for r in wanted for lane in lanes):
+                    server = (
+                        SshServer(site_host, run.point.server)
+                        if site_host
+                        else Server(run.point.server, pinning.server)
+                    )
+                    try:
+                        server.start()
+                    except (ServerError, OSError, ValueError) as exc:  # start() stopped it
+                        server, server_error = None, f"the test server failed: {exc}"
+            for lane in lane_order(lanes, run, index):
+                record = one_run(profile, run, lane, server, server_error, pinning)
+                lane.store.add_run(record)
+                lane.store.set_derived(derive_document(lane.store.document))
+                progress.finished(run, record["status"])
+    finally:
+        progress.close()
+        if server is not None:
+            server.stop()
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def harness_runtime() -> RuntimeRecord:
+    """The runtime record of a run without --python: the harness's own interpreter."""
+    gil_disabled = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    return {
+        "tag": f"{sys.version_info[0]}.{sys.version_info[1]}{'t' if gil_disabled else ''}",
+        "version": platform.python_version(),
+        "gil_disabled": gil_disabled,
+        "executable": sys.executable,
+        "origin": "harness",
+        "build": " ".join(sys.version.split()[1:]),
+        "dependencies": None,
+        "unavailable_models": {},
+    }
+
+
+def stderr_line(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def announce(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    runtimes: Sequence[RuntimeRecord],
+) -> Pinning:
+    """The plan, the runtimes and the pinning on stderr before the runs; the pinning."""
+    sys.stderr.write(describe_plan(profile, plan, len(runtimes)) + "\n")
+    for runtime in runtimes:
+        sys.stderr.write(
+            f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
+        )
+    pinning = plan_pinning(args.pin, remote=args.remote is not None)
+    sys.stderr.write(pinning_line(pinning) + "\n")
+    return pinning
+
+
+def new_lane(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    out: Path,
+    runtime: RuntimeRecord,
+    command: list[str],
+    pinning: Pinning,
+) -> Lane:
+    """A runtime's lane: its empty results document in out/results.json and the models it
+    skips (not installed, or unavailable on the runtime)."""
+    skip = missing_models(args.models, runtime["executable"])
+    for model, reason in runtime["unavailable_models"].items():
+        if model in skip:
+            skip[model] = f"unavailable on {runtime['tag']}: {reason}"
+    environment = cast(Environment, probes.environment())
+    environment["pinning"] = pinning.as_dict()
+    environment["server"] = server_environment(args.remote)
+    document = new_document(
+        profile={
+            "name": profile.name,
+            "models": args.models,
+            "scenarios": args.scenarios,
+            "sample_interval_s": profile.sample_interval_s,
+            "budget_s": profile.budget_s,
+            "estimate_s": plan_estimate_s(plan),
+            "definition": profile.definition(),
+        },
+        command=command,
+        environment=environment,
+        plan=[
+            {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
+            for r in plan
+        ],
+    )
+    document["runtime"] = runtime
+    return Lane(runtime, ResultsStore(out, document), skip)
+
+
+def run_lanes(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    lanes: Sequence[Lane],
+    pinning: Pinning,
+) -> int:
+    """The profile's runs into each lane's results.json; Ctrl-C or SIGTERM keeps what ran.
+    The exit code."""
+    raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
+    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    status: Status = "complete"
+    code = 0
+    try:
+        # The harness on the server's CPUs: the threads it creates (the sampler's) inherit them.
+        with this_thread_on(pinning.server):
+            execute(profile, plan, lanes, pinning, args.remote)
+    except KeyboardInterrupt:
+        stopped = terminate_all()
+        where = ", ".join(str(lane.store.path) for lane in lanes)
+        sys.stderr.write(
+            f"\nc10k bench: interrupted; stopped {len(stopped)} process(es) it had started; "
+            f"results so far are in {where}\n"
+        )
+        status, code = "interrupted", 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        terminate_all()
+    for lane in lanes:
+        lane.store.finish(status)
+        if len(lanes) > 1:
+            print(f"\n{lane.runtime['tag']}:")
+        print(summary_table(lane.store.document))
+        print(f"\nresults: {lane.store.path}")
+        if code == 0 and args.check:
+            code = check_runs(lane.store.document)
+    return code
+
+
+def run_interleaved(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    chosen: list[Runtime],
+    command: list[str],
+) -> int:
+    """--pythons: every runtime's venv first (one that fails is recorded as failed, the
+    others run), then each planned run once per runtime, back to back (lane_order), each
+    runtime's records into OUT/<tag>/results.json; then the side by side (OUT/runtimes.json,
+    OUT/runtimes.md), written also when the runs stop half-way."""
+    from bench.report.runtimes import runtimes_markdown  # rendering, only for --pythons
+
+    prepared: list[RuntimeRecord] = []
+    failed: list[dict[str, Any]] = []  # their lines of runtimes.json
+    for n, runtime in enumerate(chosen, 1):
+        stderr_line(f"c10k bench: runtime {n}/{len(chosen)}: {runtime.tag} ({runtime.executable})")
+        try:
+            venv = prepare(runtime, PROJECT_DIR, stderr_line)
+            prepared.append(cast(RuntimeRecord, venv.as_dict()))
+        except PrepareFailed as exc:
+            stderr_line(f"c10k bench: {exc}; going on without it")
+            failed.append(
+                runtime_outcome(runtime.as_dict(), args.out / runtime.tag, None, str(exc))
+            )
+    code = 1 if failed else 0
+    lanes: list[Lane] = []
+    if prepared:
+        pinning = announce(args, profile, plan, prepared)
+        lanes = [
+            new_lane(args, profile, plan, args.out / r["tag"], r, command, pinning)
+            for r in prepared
+        ]
+        code = run_lanes(args, profile, plan, lanes, pinning) or code
+    outcomes = failed + [
+        runtime_outcome(lane.runtime, args.out / lane.runtime["tag"], lane.store.document, None)
+        for lane in lanes
+    ]
+    side_by_side = compare_runtimes(outcomes, [r.tag for r in chosen])
+    write_atomic(args.out / RUNTIMES_JSON, side_by_side)
+    (args.out / RUNTIMES_MD).write_text(runtimes_markdown(side_by_side))
+    print(f"\nruntimes side by side: {args.out / RUNTIMES_MD}")
+    return code

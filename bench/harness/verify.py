@@ -1,0 +1,93 @@
+"""A run's verification: the URLs it fetched against the manifest, the server's peak."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+from urllib.parse import unquote
+
+from bench.results import Verification
+
+PEAK_TOLERANCE = 0.01  # sleepy: the server's peak in flight within 1% of the concurrency
+
+
+def verify(
+    fetched: Mapping[str, int | str] | None,
+    manifest: dict[str, Any],
+    concurrency: int,
+    server_stats: dict[str, Any] | None,
+    check_peak: bool,
+    deviations: dict[str, int] | None = None,
+) -> Verification:
+    """fetched must equal the manifest; in sleepy the server's peak must reach C (±1%).
+
+    deviations (a peer's crawl document only): the places where the peer said it left the
+    contract; recorded with the differences from the manifest sorted by why."""
+    expected: Mapping[str, int | str] = manifest.get("urls", {})
+    got = fetched or {}
+    missing = sorted(set(expected) - set(got))
+    extra = sorted(set(got) - set(expected))
+    differ = sorted(u for u in set(got) & set(expected) if got[u] != expected[u])
+    # The fields in the order docs/results.md lists them, deviations among them.
+    result: dict[str, Any] = {
+        "manifest_count": len(expected),
+        "fetched_count": len(got),
+        "missing": len(missing),
+        "extra": len(extra),
+        "different": len(differ),
+        "examples": {
+            "missing": missing[:5],
+            "extra": extra[:5],
+            "different": [[u, got[u], expected[u]] for u in differ[:5]],
+        },
+        "manifest_ok": fetched is not None and not (missing or extra or differ),
+    }
+    if deviations is not None:
+        result["deviations"] = {
+            "counted": deviations,
+            "differences": why_different(missing, extra, len(differ)),
+        }
+    peak = (server_stats or {}).get("peak_in_flight")
+    result["server_peak_in_flight"] = peak
+    result["peak_required"] = None
+    result["peak_ok"] = True
+    if check_peak:
+        required = min(concurrency, len(expected) - 1) * (1 - PEAK_TOLERANCE)
+        result["peak_required"] = required
+        result["peak_ok"] = peak is not None and peak >= required
+    result["ok"] = result["manifest_ok"] and result["peak_ok"]
+    return cast(Verification, result)
+
+
+def why_different(missing: list[str], extra: list[str], different: int) -> dict[str, int]:
+    """A peer's differences from the manifest by cause: a URL fetched under its
+    percent-encoded spelling (the same request, another key: Scrapy's URLs are encoded), or
+    URLs missing, extra or with another outcome for a reason the document's counts give."""
+    decoded_missing = {unquote(u) for u in missing}
+    respelled = [u for u in extra if unquote(u) in decoded_missing]
+    reasons = {
+        "percent-encoded": len(respelled),
+        "missing": len(missing) - len(respelled),
+        "extra": len(extra) - len(respelled),
+        "other-outcome": different,
+    }
+    return {why: n for why, n in reasons.items() if n}
+
+
+def verification_failures(verification: Verification) -> str:
+    """Why a verification failed, in one line."""
+    why = []
+    if not verification["manifest_ok"]:
+        why.append(
+            f"fetched != manifest (missing {verification['missing']}, extra "
+            f"{verification['extra']}, different {verification['different']})"
+        )
+        if deviations := verification.get("deviations"):
+            counted = ", ".join(f"{k} {n}" for k, n in deviations["counted"].items()) or "none"
+            why.append(f"a peer's deviations: {counted}")
+    if not verification["peak_ok"]:
+        why.append(
+            f"server peak in flight {verification['server_peak_in_flight']} < "
+            f"{verification['peak_required']:.0f}"
+        )
+    return "; ".join(why)

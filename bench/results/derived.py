@@ -1,0 +1,270 @@
+"""derived: the figures across models and runs, and the section as a whole."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NotRequired, TypedDict, cast
+
+from bench.results.tables import (
+    CrawlTable,
+    Deviations,
+    IdleTable,
+    InstructionsTable,
+    Interval,
+    ModelTable,
+    NoiseFloor,
+    RunStatus,
+    ScenarioTable,
+)
+from c10k import catalog
+
+
+class PeerPoint(TypedDict):
+    site: str
+    concurrency: int
+    latency: str
+    runs_by_status: dict[str, int]
+    deviations: Deviations
+
+
+class PeerScenario(ModelTable):
+    by_point: list[PeerPoint]  # every point's runs, verified or not, and their deviations
+
+
+class PeerEntry(TypedDict):
+    scenarios: dict[str, PeerScenario]
+    not_run: NotRequired[str | None]  # why not (every run skipped: not installed)
+
+
+class NotCounted(TypedDict):
+    run_id: str
+    scenario: str
+    model: str
+    status: RunStatus
+    reason: str
+    concurrency: int | None
+    latency: str | None
+    mean_latency_s: float
+    pages_per_s: float | None
+    plateau_rss_kib: float | None
+    cpu_us_per_page: float | None
+
+
+class SocketCeiling(TypedDict):
+    count: int | None
+    limit: str
+
+
+class HarnessCost(TypedDict):
+    runs: int
+    median_share: float
+    max_share: float
+    max_run: str
+    sampler_median_share: float | None
+
+
+class ModelRatios(TypedDict):
+    pages_per_s: float
+    pages_per_s_ci95: Interval | None
+    cpu_us_per_page: float | None
+    cpu_us_per_page_ci95: Interval | None
+    concurrencies: list[int]
+
+
+class EventLoopVsThreads(TypedDict):
+    models: dict[str, ModelRatios]
+    median_pages_per_s: float | None
+    median_pages_per_s_ci95: Interval | None
+    concurrencies: list[int]
+
+
+class UvloopPair(TypedDict):
+    plain: str
+    fast: str
+    cpu_per_page_speedup: float
+    cpu_per_page_speedup_ci95: Interval | None
+    pages_per_s_ratio: float | None
+    pages_per_s_ratio_ci95: Interval | None
+    concurrencies: list[int]
+
+
+class UvloopComparison(TypedDict):
+    scenario: str
+    pairs: list[UvloopPair]
+
+
+class InstructionRatios(TypedDict):
+    event_loop_vs_threads: dict[str, float]
+    uvloop_speedup: dict[str, float]
+
+
+class AsyncioVsThreads(TypedDict):
+    concurrency: int
+    latency: str
+    pages: int
+    asyncio_fraction_of_ideal: float
+    asyncio_fraction_of_ideal_ci95: Interval | None
+    threads_fraction_of_ideal: float | None
+    threads_fraction_of_ideal_ci95: Interval | None
+    asyncio_over_threads: float | None
+    asyncio_over_threads_ci95: Interval | None
+
+
+class Comparisons(TypedDict):
+    event_loop_vs_threads: EventLoopVsThreads
+    uvloop: UvloopComparison | None
+    asyncio_vs_threads_sleepy: AsyncioVsThreads | None
+    asyncio_vs_threads_sleepy_keep_alive: AsyncioVsThreads | None
+    instructions: InstructionRatios | None
+
+
+class Ranking(TypedDict):
+    """The best and worst model of a figure, and by what factor they differ."""
+
+    higher_is_better: bool
+    values: dict[str, float]
+    best: str
+    worst: str
+    factor: float | None
+    intervals: NotRequired[dict[str, Interval | None]]
+
+
+class IdleHighlights(TypedDict):
+    thread_over_task: float | None
+    cheapest_coroutine: str | None
+    most_started_coroutine: str | None
+    costliest_coroutine: str | None
+    most_coroutine_units: int
+    coroutines_by_start_rate: list[str]
+
+
+class FewActiveHighlights(TypedDict):
+    largest_concurrency: int
+    pages_per_s: Ranking | None
+    cpu_us_per_page: Ranking | None
+    latency_p99_ms: Ranking | None
+    threads_pages: int | None
+    threads_most_runs_per_point: int
+
+
+class LargestPlateau(TypedDict):
+    most: str | None
+    most_mib: float | None
+    least: str | None
+    least_mib: float | None
+
+
+class MemoryHighlights(TypedDict):
+    """The memory fits of a scenario's models side by side."""
+
+    memory_total_kib: Ranking | None
+    fit_concurrencies: list[int]
+    largest_plateau_rss_mib: LargestPlateau | None
+
+
+class SleepyHighlights(MemoryHighlights):
+    largest_concurrency: int
+    percent_of_ideal: Ranking | None
+    no_verified_run_at_largest: list[str]
+    latencies: list[str]
+    latency_p50_ms: Ranking | None
+    latency_p99_ms: Ranking | None
+    largest_peak_in_flight: int
+
+
+class C100kModel(TypedDict):
+    held: int | None
+    held_concurrency: int | None
+    held_processes: int | None
+    ramp_s: float | None
+    one_process_bytes: float | None
+    one_process_ci95: Interval | None
+    one_process_concurrencies: list[int] | None
+    processes: int | None
+    across_processes_bytes: float | None
+    across_processes_ci95: Interval | None
+    across_processes_concurrencies: list[int] | None
+    ratio: float | None
+    one_process_net_bytes: float | None
+    one_process_net_ci95: Interval | None
+    across_processes_net_bytes: float | None
+    across_processes_net_ci95: Interval | None
+    one_process_url_bytes: float | None
+    across_processes_url_bytes: float | None
+    net_ratio: float | None
+
+
+class C100kHighlights(TypedDict):
+    largest_peak_in_flight: int
+    models: dict[str, C100kModel]
+
+
+class LatencyEnd(TypedDict):
+    latency: str
+    pages_per_s: Ranking | None
+    best_fraction_of_ideal: float | None
+
+
+class LatencySweepHighlights(TypedDict):
+    concurrencies: list[int]
+    by_latency: list[LatencyEnd]
+
+
+Highlights = (
+    IdleHighlights
+    | FewActiveHighlights
+    | SleepyHighlights
+    | C100kHighlights
+    | LatencySweepHighlights
+)
+
+
+class Overview(TypedDict):
+    """The figures across models and runs, beside the per-scenario tables."""
+
+    not_counted: list[NotCounted]
+    comparisons: Comparisons
+    highlights: dict[str, Highlights]  # scenario -> what its chart and verdicts quote
+    socket_ceiling: SocketCeiling
+
+
+class Derived(TypedDict, total=False):
+    """derived: the overview's figures, the peers' tables and the harness's cost; empty
+    before the first run. Each scenario's table sits beside them under the scenario's
+    name, read and written through the functions of bench.results.tables."""
+
+    not_counted: list[NotCounted]
+    comparisons: Comparisons
+    highlights: dict[str, Highlights]
+    socket_ceiling: SocketCeiling
+    peers: dict[str, PeerEntry]
+    harness_cost: HarnessCost | None
+
+
+# -- each scenario's table, under its name beside the fields above ------------------------------
+# Each reader takes derived, or the tables alone as derive builds them.
+
+
+def crawl_table(derived: Mapping[str, object], scenario: str) -> CrawlTable:
+    """derived.<scenario> of a crawl scenario: model -> its table; {} when it did not run."""
+    return cast(CrawlTable, derived.get(scenario) or {})
+
+
+def idle_table(derived: Mapping[str, object]) -> IdleTable:
+    """derived.idle: idle kind -> its entry; {} when the scenario did not run."""
+    return cast(IdleTable, derived.get(catalog.IDLE.name) or {})
+
+
+def noise_floor(derived: Mapping[str, object]) -> NoiseFloor | None:
+    """derived.noise-floor, or None when the scenario did not run."""
+    return cast(NoiseFloor | None, derived.get(catalog.NOISE_FLOOR.name))
+
+
+def instructions_table(derived: Mapping[str, object]) -> InstructionsTable:
+    """derived.instructions: model (or the core replay) -> its entry; {} when not run."""
+    return cast(InstructionsTable, derived.get(catalog.INSTRUCTIONS.name) or {})
+
+
+def with_tables(tables: Mapping[str, ScenarioTable], rest: Derived) -> Derived:
+    """derived as it is written: each scenario's table under its name, then the rest."""
+    return cast(Derived, {**tables, **rest})

@@ -1,0 +1,394 @@
+"""The results document's top level and its runs[] (docs/results.md, in its order)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from bench.results.derived import Derived
+from bench.results.tables import Deviations, RunStatus
+
+SCHEMA = "c10k-bench-results/2"
+SCHEMA_V1 = "c10k-bench-results/1"  # read through bench.results.migrate alone
+Status = Literal["running", "complete", "interrupted"]
+RunKind = Literal["warmup", "measured"]
+
+
+# -- the top level: profile, environment, runtime, plan ------------------------------------
+
+
+class ScenarioDefinition(TypedDict, total=False):
+    """One scenario of profile.definition: the catalog's entry beside the profile's runs."""
+
+    name: str
+    claims: list[str]
+    description: str
+    keep_alive: bool
+    thread_workers: bool
+    points: list[dict[str, Any]]  # each crawl point's exact parameters
+    idle: list[dict[str, Any]]  # each idle spec's
+    repetitions: int
+    warmups: int
+    counted: bool
+    fit_min_concurrency: int
+    loops: int
+    steady_heap: bool
+
+
+class ProfileDefinition(TypedDict):
+    name: str
+    description: str
+    budget_s: float
+    sample_interval_s: float
+    scenarios: list[ScenarioDefinition]
+    pin: str
+
+
+class ProfileRecord(TypedDict):
+    name: str
+    models: list[str]
+    scenarios: list[str]
+    sample_interval_s: float
+    budget_s: float
+    estimate_s: float
+    definition: ProfileDefinition
+
+
+class PinningRecord(TypedDict):
+    """environment.pinning: the CPU sets each side was given (None: unpinned)."""
+
+    requested: str
+    applied: bool
+    usable: list[int]
+    server: list[int] | None
+    crawler: list[int] | None
+    harness: list[int] | None
+    note: str | None
+
+
+class ServerPlace(TypedDict):
+    """environment.server: where the test sites ran (here, or over ssh on another host)."""
+
+    remote: bool
+    ssh: str | None  # the --server ssh:// URL
+    host: str | None  # the address the sites listened on, there
+    remote_c10k: NotRequired[str]  # how that host's shell ran c10k
+    version: NotRequired[str]  # that c10k's --version line
+    agent: NotRequired[str | None]  # a /1 file's remote agent, which /2 no longer has
+
+
+class Environment(TypedDict):
+    python: dict[str, Any]
+    packages: dict[str, str | None]
+    cpu: dict[str, Any]
+    kernel: dict[str, str]
+    memory_kib: dict[str, int]
+    page_size: int
+    limits: dict[str, Any]  # RLIMITs and sysctls by their own names
+    load_average: list[float]
+    threads_on_machine: int | None
+    pinning: PinningRecord
+    server: ServerPlace
+
+
+class RuntimeRecord(TypedDict):
+    """runtime: the interpreter every crawler, idle program and CPU loop ran under."""
+
+    tag: str
+    version: str
+    gil_disabled: bool
+    executable: str
+    origin: str
+    build: str
+    base_executable: NotRequired[str]
+    dependencies: dict[str, str] | None
+    unavailable_models: dict[str, str]
+
+
+class PlanEntry(TypedDict):
+    id: str
+    round: int | None
+    estimate_s: float
+    timeout_s: float
+
+
+# -- runs[] ---------------------------------------------------------------------------------
+
+
+class SiteParams(TypedDict):
+    """params.server: the `c10k serve` options of a crawl's site."""
+
+    pages: int
+    links: int
+    shape: str
+    seed: int
+    latency: str
+    bandwidth: str | None
+    faults: str | None
+    workers: int
+    preset: str | None
+    addresses: int
+
+
+class RunParams(TypedDict, total=False):
+    """params: a crawl's point and options, or an idle run's spec (kind...processes); a CPU
+    loop has none."""
+
+    concurrency: int
+    keep_alive: bool
+    timeout_s: float
+    max_tries: int
+    check_peak: bool
+    processes: int  # a crawl's --processes, or an idle run's processes at once
+    server: SiteParams
+    kind: str
+    count: int
+    mode: str
+    steps: int
+    cap: int
+
+
+class RunPinning(TypedDict):
+    applied: bool
+    crawler: list[int] | None
+    server: list[int] | None
+    harness: list[int] | None
+    sampler: list[int] | None
+
+
+class HarnessShare(TypedDict):
+    cpu_s: float
+    wall_s: float
+    share: float | None
+    sampler_cpu_s: NotRequired[float]
+
+
+class RunRuntime(TypedDict):
+    tag: str
+    version: str
+    gil_disabled: bool
+    executable: str
+
+
+class Latencies(TypedDict):
+    """A crawl's latency per try (seconds; NaN, null in the file, without a try)."""
+
+    p50: float
+    p90: float
+    p99: float
+    max: float
+    count: int
+
+
+class CrawlDocument(TypedDict, total=False):
+    """crawl: the crawler's `--json` document (docs/crawl-json.md) but `fetched`."""
+
+    schema: str
+    model: str
+    root: str
+    concurrency: int
+    options: dict[str, Any]
+    pages: int
+    statuses: dict[str, int]
+    errors: dict[str, int]
+    tries: int
+    wall_s: float
+    pages_per_s: float | None
+    cpu_user_s: float
+    cpu_sys_s: float
+    cpu_us_per_page: float | None
+    max_rss_kib: int
+    peak_in_flight: int
+    latency_s: Latencies
+    python: dict[str, Any]
+    peer: bool
+    deviations: dict[str, int]
+    peak_in_flight_upper_bound: bool
+    processes: list[dict[str, Any]]
+    coordinator: dict[str, Any]
+    fetched: dict[str, int | str]  # the harness verifies it, then leaves it out
+
+
+class Verification(TypedDict):
+    manifest_count: int
+    fetched_count: int
+    missing: int
+    extra: int
+    different: int
+    examples: dict[str, list[Any]]
+    manifest_ok: bool
+    deviations: NotRequired[Deviations]
+    server_peak_in_flight: int | None
+    peak_required: float | None
+    peak_ok: bool
+    ok: bool
+
+
+class ServerRecord(TypedDict):
+    root: str
+    stats: dict[str, Any]  # the server's /__stats__ after the run
+    cpu_cores: dict[str, float] | None
+    saturated: bool | None
+    remote: NotRequired[bool]
+    cpu_s: NotRequired[float | None]
+
+
+class Busy(TypedDict):
+    crawler: float
+    server: float
+    crawler_cpus: int
+    server_cpus: int
+    wall_s: float
+    cpu_bound: str | None
+
+
+class KernelBefore(TypedDict):
+    meminfo_kib: dict[str, int]
+    sockstat: dict[str, int]
+
+
+class Heap(TypedDict):
+    malloc: dict[str, str]
+    layout_pad_bytes: int
+    hash_seed: int
+
+
+# samples: one list per column, a value per sample (docs/results.md, runs[].samples).
+SAMPLE_FIELDS = (
+    "t",
+    "rss_kib",
+    "vmrss_kib",
+    "uss_kib",
+    "smaps_rss_kib",
+    "anon_kib",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "threads",
+    "fds",
+    "processes",
+    "server_cpu_s",
+    "tcp_inuse",
+    "tcp_tw",
+    "tcp_mem_kib",
+    "slab_kib",
+    "kernel_stack_kib",
+    "page_tables_kib",
+)
+Samples = dict[str, list[Any]]
+
+
+class Plateau(TypedDict, total=False):
+    """plateau: the memory while every connection is open and the crawler waits; the
+    medians of the sampled columns over it."""
+
+    samples: int
+    base_fds: int
+    threshold_fds: float
+    plateau_samples: int
+    plateau_quiet: bool
+    stretch_samples: int
+    samples_above_threshold: int
+    rss_kib: float | None
+    vmrss_kib: float | None
+    uss_kib: float | None
+    smaps_rss_kib: float | None
+    anon_kib: float | None
+    fds: float | None
+    threads: float | None
+    tcp_mem_kib: float | None
+    tcp_inuse: float | None
+    slab_kib: float | None
+    kernel_stack_kib: float | None
+    page_tables_kib: float | None
+    processes: float | None
+    ramp_s: float
+    max_rss_kib_above_threshold: float
+    t_start: float
+    t_end: float
+
+
+class Instructions(TypedDict):
+    startup_ir: int
+    crawl_ir: int
+    exit_ir: int
+    pages: int
+    per_page: float
+    pythonhashseed: int
+
+
+class IdleDocument(TypedDict, total=False):
+    """idle: the `python -m impls.idle` document (c10k-idle/1)."""
+
+    schema: str
+    kind: str
+    mode: str
+    count: int
+    steps: int
+    python: str
+    available: bool
+    note: str | None
+    processes: int
+    points: list[dict[str, Any]]  # n, rss_kib, meminfo_kib, elapsed_s, traced_bytes
+    per_unit: dict[str, float | None]  # least-squares slopes per unit
+    failure: dict[str, Any]  # until-failure: count, stopped_by, error, ..., context
+
+
+class LoopDocument(TypedDict):
+    """loop: the `python -m impls.cpu_loop` document."""
+
+    rounds: int
+    found: int
+    cpu_s: float
+    wall_s: float
+
+
+class Run(TypedDict):
+    """One record of runs[]: what the plan said, how it ended, and what it measured. A run
+    that never started (skipped, server-error) has only the planned fields and the status."""
+
+    id: str
+    scenario: str
+    model: str  # for idle runs, the idle kind
+    kind: RunKind
+    repetition: int
+    round: int | None  # measured crawls: the round at its point; None otherwise
+    params: RunParams
+    estimate_s: float
+    started_at: str
+    status: RunStatus
+    reason: str | None
+    runtime: NotRequired[RunRuntime]  # the run loop adds it to every record
+    # every run that started a process
+    argv: NotRequired[list[str]]
+    elapsed_s: NotRequired[float]
+    exit_code: NotRequired[int | None]
+    stderr_tail: NotRequired[str]
+    pinning: NotRequired[RunPinning]
+    harness: NotRequired[HarnessShare]
+    # crawls (sampled) and counted crawls
+    crawl: NotRequired[CrawlDocument | None]
+    verification: NotRequired[Verification]
+    kernel_before: NotRequired[KernelBefore]
+    server: NotRequired[ServerRecord]
+    busy: NotRequired[Busy | None]
+    samples: NotRequired[Samples]
+    plateau: NotRequired[Plateau]  # sleepy-style points (check_peak) only
+    heap: NotRequired[Heap]  # steady-heap scenarios only
+    instructions: NotRequired[Instructions]  # counted runs only
+    idle: NotRequired[IdleDocument]  # idle runs only
+    loop: NotRequired[LoopDocument]  # CPU loop runs only
+
+
+class Results(TypedDict):
+    """The whole document, `c10k-bench-results/2`."""
+
+    schema: str
+    status: Status
+    started_at: str
+    finished_at: str | None
+    command: list[str]
+    profile: ProfileRecord
+    environment: Environment
+    plan: list[PlanEntry]
+    runs: list[Run]
+    derived: Derived
+    runtime: NotRequired[RuntimeRecord]

@@ -1,0 +1,119 @@
+"""Paired rounds until the interval decides: the pre-registered group-sequential rule.
+
+A comparison (one model's figure over another's, paired by round) is looked at only after
+the rounds in LOOKS, the last of which is the cap. At each look its interval is a paired
+t-interval on the log scale at the confidence 1 - ALPHA / len(LOOKS) (Bonferroni over the
+looks): the chance that ANY look's interval misses the true ratio is then at most ALPHA,
+whatever rule picks the look to stop at, so stopping as soon as an interval decides cannot
+bias the verdict (docs/report.md, "Paired rounds").
+
+A comparison stops at the first look whose interval is decided (entirely on one side of
+each of its rule's bounds) or precise (within ±PRECISION of its value); at the cap it stops
+anyway, and an interval that still straddles a bound reads "inconclusive (within noise)".
+Pure functions: the harness asks `stopped` between rounds, derive asks `judge` afterwards.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from c10k.stats import Interval, mean, stdev, t_quantile
+
+LOOKS: tuple[int, ...] = (3, 5, 8, 12)
+ALPHA = 0.05
+PRECISION = 0.05
+
+
+def look_confidence(looks: Sequence[int] = LOOKS, alpha: float = ALPHA) -> float:
+    """The confidence of each look's interval: their misses add up to at most alpha."""
+    return 1.0 - alpha / len(looks)
+
+
+@dataclass(frozen=True)
+class Look:
+    """A comparison judged after `rounds` paired rounds."""
+
+    rounds: int
+    value: float  # the geometric mean of the per-round ratios
+    interval: Interval | None  # at look_confidence(); None for a single round
+    decided: bool  # the interval lies entirely on one side of every bound
+    precise: bool  # the interval lies within ±PRECISION of the value
+
+    @property
+    def stops(self) -> bool:
+        return self.decided or self.precise
+
+
+def decides(interval: Interval | None, bounds: Sequence[float]) -> bool:
+    """True when no bound lies inside the interval (a bound on its edge counts as inside)."""
+    return interval is not None and all(
+        interval.high < bound or interval.low > bound for bound in bounds
+    )
+
+
+def is_precise(value: float, interval: Interval | None, precision: float = PRECISION) -> bool:
+    """True when both ends lie within ±precision of the value (relative)."""
+    if interval is None or interval.low <= 0:
+        return False
+    return interval.high <= value * (1.0 + precision) and interval.low >= value * (1.0 - precision)
+
+
+@functools.lru_cache(maxsize=64)
+def _t_factor(df: int, confidence: float) -> float:
+    return t_quantile(0.5 + confidence / 2.0, df)
+
+
+def look_at(
+    log_ratios: Sequence[float],
+    bounds: Sequence[float],
+    looks: Sequence[int] = LOOKS,
+    precision: float = PRECISION,
+) -> Look:
+    """The look after these rounds: one log ratio per complete round, in round order."""
+    finite = [x for x in log_ratios if math.isfinite(x)]
+    if not finite:
+        raise ValueError("look_at needs at least one finite log ratio")
+    centre = mean(finite)
+    value = math.exp(centre)
+    interval = None
+    n = len(finite)
+    if n >= 2:
+        half = _t_factor(n - 1, look_confidence(looks)) * stdev(finite) / math.sqrt(n)
+        interval = Interval(math.exp(centre - half), math.exp(centre + half))
+    return Look(
+        rounds=n,
+        value=value,
+        interval=interval,
+        decided=decides(interval, bounds),
+        precise=is_precise(value, interval, precision),
+    )
+
+
+def judge(
+    log_ratios: Sequence[float], bounds: Sequence[float], looks: Sequence[int] = LOOKS
+) -> Look | None:
+    """The look a comparison stopped at: the first of LOOKS (that the rounds reached) whose
+    interval decides or is precise, else the last look reached; None before the first look.
+
+    Rounds past the stopping look (run for another comparison of the same scenario) do not
+    change the judgement: the rule is fixed before the data are seen."""
+    reached = [n for n in looks if n <= len(log_ratios)]
+    found = None
+    for n in reached:
+        found = look_at(log_ratios[:n], bounds, looks)
+        if found.stops:
+            return found
+    return found
+
+
+def stopped(
+    log_ratios: Sequence[float], bounds: Sequence[float], looks: Sequence[int] = LOOKS
+) -> bool:
+    """True when the comparison needs no more rounds: it stopped at a look, or reached the cap."""
+    if len(log_ratios) >= looks[-1]:
+        return True
+    found = judge(log_ratios, bounds, looks)
+    return found is not None and found.stops
