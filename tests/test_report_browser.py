@@ -58,7 +58,7 @@ LAYOUT_CHECK = """(() => {
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A page drawn from recorded results with failed runs and missing parts."""
-    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
+    document = results.load(DATA / "report-failures.json")
     return write_report(document, tmp_path_factory.mktemp("report")).html
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -39,7 +38,7 @@ class Outline(HTMLParser):
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Written:
-    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
+    document = results.load(DATA / "report-failures.json")
     return write_report(document, tmp_path_factory.mktemp("page"))
 
 

@@ -7,7 +7,7 @@ import html
 import json
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import pytest
 
@@ -15,7 +15,7 @@ from bench import results
 from bench.report import cli
 from bench.report.charts import CHART_COUNT
 from bench.report.page import Written, write_report
-from bench.results import SCHEMA
+from bench.results import SCHEMA, Results
 
 DATA = Path(__file__).parent / "data"
 RECORDED = ("report-failures.json", "report-partial.json")
@@ -51,12 +51,12 @@ class PageParser(HTMLParser):
         self.text.append(data)
 
 
-def empty_document() -> dict[str, Any]:
-    return {"schema": SCHEMA, "status": "running", "runs": [], "derived": {}}
+def empty_document() -> Results:
+    return cast(Results, {"schema": SCHEMA, "status": "running", "runs": [], "derived": {}})
 
 
-def load(name: str) -> dict[str, Any]:
-    document: dict[str, Any] = dict(results.load(DATA / name))
+def load(name: str) -> Results:
+    document = results.load(DATA / name)
     return document
 
 
@@ -124,7 +124,7 @@ def test_runs_that_did_not_count_are_listed_once_with_their_reason(
         text = page.read_text(encoding="utf-8")
         for run in bad:
             assert text.count(run["id"]) == 1, run["id"]
-            assert shown(run["reason"]) in text
+            assert shown(run["reason"] or "") in text
     # The chart they belong to counts them and points to the list.
     markdown = written.markdown.read_text(encoding="utf-8")
     assert "Crossed: 2 runs that did not count (listed under Runs that did not count)." in markdown

@@ -7,12 +7,18 @@ workloads are the columns of the headline chart (charts_glance.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bench.report.figures import KIB, highlights, memory_per_connection, points
+from bench.report.figures import (
+    KIB,
+    few_active_highlights,
+    memory_per_connection,
+    points,
+    sleepy_highlights,
+)
 from bench.report.layout import Link, Rich, Strong
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
@@ -24,9 +30,10 @@ from bench.report.verdicts import (
     REPRODUCED,
     Ruling,
 )
+from bench.results import Ranking, Results, summary_median
 from c10k import catalog
 from c10k.catalog import MODELS
-from c10k.stats import Interval, recorded_interval, recorded_median
+from c10k.stats import Interval, recorded_interval
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name
@@ -66,38 +73,45 @@ def _thousands(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def _entries(values: dict[str, float], intervals: dict[str, Any]) -> list[Entry]:
+def _entries(values: Mapping[str, float | None], intervals: Mapping[str, Any]) -> list[Entry]:
     """Models only (no peer), in the catalog's order, with their recorded intervals."""
     return [
-        Entry(m, float(values[m]), recorded_interval(intervals.get(m)))
+        Entry(m, float(value), recorded_interval(intervals.get(m)))
         for m in model_order(list(values))
-        if m in MODELS and values[m] is not None
+        if m in MODELS and (value := values[m]) is not None
     ]
 
 
-def few_busy(document: dict[str, Any]) -> Workload:
-    found = highlights(document, FEW_ACTIVE)
-    ranking = found.get("pages_per_s") or {"values": {}}
-    where = f"{FEW_ACTIVE}, C {found.get('largest_concurrency', 0):,}"
-    entries = _entries(ranking["values"], ranking.get("intervals") or {})
+def _ranked(ranking: Ranking | None) -> list[Entry]:
+    """A derived ranking's models (no peer) with their intervals; [] without a ranking."""
+    if ranking is None:
+        return []
+    return _entries(ranking["values"], ranking.get("intervals") or {})
+
+
+def few_busy(document: Results) -> Workload:
+    found = few_active_highlights(document, FEW_ACTIVE)
+    ranking = found["pages_per_s"] if found else None
+    where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
+    entries = _ranked(ranking)
     return Workload("A few busy connections", "pages/s", where, True, entries, _thousands)
 
 
-def many_sleepy(document: dict[str, Any]) -> Workload:
+def many_sleepy(document: Results) -> Workload:
     """The share of the ideal C/L at the largest C, held for the whole crawl (keep-alive: where
     C7 is judged), else with a connection per fetch."""
-    scenario = SLEEPY_KEEP_ALIVE if highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
-    found = highlights(document, scenario)
-    ranking = found.get("percent_of_ideal") or {"values": {}}
-    latency = ", ".join(found.get("latencies") or [])
-    where = f"{scenario}, C {found.get('largest_concurrency', 0):,}, L {latency}"
-    entries = _entries(ranking["values"], ranking.get("intervals") or {})
+    scenario = SLEEPY_KEEP_ALIVE if sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
+    found = sleepy_highlights(document, scenario)
+    ranking = found["percent_of_ideal"] if found else None
+    latency = ", ".join(found["latencies"] if found else [])
+    where = f"{scenario}, C {found['largest_concurrency'] if found else 0:,}, L {latency}"
+    entries = _ranked(ranking)
     return Workload(
         "Many sleepy connections", "of the ideal C/L", where, True, entries, lambda v: f"{v:.0f}%"
     )
 
 
-def memory_bound(document: dict[str, Any]) -> Workload:
+def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
     memory = memory_per_connection(document)
     entries = [
@@ -115,7 +129,7 @@ def _kib(interval: Interval | None) -> Interval | None:
     return None if interval is None else interval.scaled(1 / KIB)
 
 
-def realistic_site(document: dict[str, Any]) -> Workload:
+def realistic_site(document: Results) -> Workload:
     """Pages/s on the deep realistic site (lognormal latency, bandwidth, faults), largest C."""
     table = {
         model: [p for p in found if p.get("site", "deep") == "deep"]
@@ -123,7 +137,7 @@ def realistic_site(document: dict[str, Any]) -> Workload:
     }
     top = max((p["concurrency"] for found in table.values() for p in found), default=0)
     at_top = {m: next((p for p in f if p["concurrency"] == top), None) for m, f in table.items()}
-    values = {m: recorded_median(p["pages_per_s"]) for m, p in at_top.items() if p}
+    values = {m: summary_median(p["pages_per_s"]) for m, p in at_top.items() if p}
     intervals = {m: p["pages_per_s"] for m, p in at_top.items() if p}
     found = {m: v for m, v in values.items() if v is not None}
     where = f"{REALISTIC} deep site, C {top:,}"
@@ -132,7 +146,7 @@ def realistic_site(document: dict[str, Any]) -> Workload:
     )
 
 
-def workloads(document: dict[str, Any]) -> list[Workload]:
+def workloads(document: Results) -> list[Workload]:
     """The headline's columns: a few busy, many sleepy, memory, a realistic site."""
     return [
         few_busy(document),
@@ -232,6 +246,6 @@ def measured_on(found: Sources) -> Rich:
 
 def answer(found: Sources, rulings: list[Ruling]) -> list[Rich]:
     """The page's first lines (at most five): the tally, a pick per workload, the run."""
-    document = found.main.document if found.main else {}
+    document = found.document
     picks = [pick(w) for w in (few_busy(document), many_sleepy(document), memory_bound(document))]
     return [tally(rulings), *picks, measured_on(found)]

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bench.report.figures import (
-    highlights,
+    few_active_highlights,
+    idle_highlights,
     idle_units,
     memory_per_connection,
     points,
     problems,
+    sleepy_highlights,
     stopped_by_a_limit,
+    sweep_highlights,
 )
 from bench.report.palette import model_order
 from bench.report.text import crossed_note, kib, kib_interval, number, percent_gap, rank
+from bench.results import Results
 from c10k import catalog
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -87,13 +89,14 @@ def bars_note(bars: bool) -> str:
     return " No bars: no point has an interval (one run each, or results written before intervals)."
 
 
-def memory_fit_label(document: dict[str, Any]) -> str:
+def memory_fit_label(document: Results) -> str:
     """The x label of the memory charts: the unit and the concurrencies fitted."""
-    fitted = highlights(document, SLEEPY).get("fit_concurrencies") or []
+    found = sleepy_highlights(document, SLEEPY)
+    fitted = found["fit_concurrencies"] if found else []
     return f"KiB per connection (fitted over C = {', '.join(f'{c:,}' for c in fitted) or '-'})"
 
 
-def _memory_notes(document: dict[str, Any]) -> list[str]:
+def _memory_notes(document: Results) -> list[str]:
     memory = memory_per_connection(document)
     notes = []
     for model in model_order(list(memory)):
@@ -109,8 +112,9 @@ def _memory_notes(document: dict[str, Any]) -> list[str]:
     return notes
 
 
-def memory_per_connection_caption(document: dict[str, Any]) -> str:
-    totals = highlights(document, SLEEPY).get("memory_total_kib")
+def memory_per_connection_caption(document: Results) -> str:
+    found = sleepy_highlights(document, SLEEPY)
+    totals = found["memory_total_kib"] if found else None
     text = (
         f"Held memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
         if totals
@@ -153,7 +157,7 @@ def memory_per_connection_caption(document: dict[str, Any]) -> str:
     return text + crossed_note(problems(document, SLEEPY))
 
 
-def plateau_rss_caption(document: dict[str, Any]) -> str:
+def plateau_rss_caption(document: Results) -> str:
     memory = memory_per_connection(document)
     slopes = {
         m: f"{kib(memory[m].rss_bytes)}/conn (R² {number(memory[m].rss_r2, 3)})"
@@ -161,8 +165,9 @@ def plateau_rss_caption(document: dict[str, Any]) -> str:
         if memory[m].rss_bytes is not None
     }
     text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
-    largest = highlights(document, SLEEPY).get("largest_plateau_rss_mib")
-    if largest:
+    found = sleepy_highlights(document, SLEEPY)
+    largest = found["largest_plateau_rss_mib"] if found else None
+    if largest and largest["most_mib"] is not None and largest["least_mib"] is not None:
         text += (
             f" At its largest verified C, {largest['most']} holds the most RSS "
             f"({largest['most_mib']:,.1f} MiB) and {largest['least']} the least "
@@ -171,8 +176,8 @@ def plateau_rss_caption(document: dict[str, Any]) -> str:
     return text + crossed_note(problems(document, SLEEPY))
 
 
-def _idle_parts(document: dict[str, Any]) -> list[str]:
-    units, found = idle_units(document), highlights(document, IDLE)
+def _idle_parts(document: Results) -> list[str]:
+    units, found = idle_units(document), idle_highlights(document)
     thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
     if thread and thread.total_bytes:
@@ -180,11 +185,11 @@ def _idle_parts(document: dict[str, Any]) -> list[str]:
             f"An idle thread costs {kib(thread.total_bytes)} (RSS {kib(thread.rss_bytes)} + "
             f"kernel {kib(thread.kernel_bytes)})"
         )
-        if task and task.total_bytes:
+        if task and task.total_bytes and found and found["thread_over_task"]:
             parts[-1] += (
                 f", {found['thread_over_task']:,.0f}x an asyncio task ({kib(task.total_bytes, 2)})"
             )
-    if found.get("cheapest_coroutine"):
+    if found and found["cheapest_coroutine"] and found["most_started_coroutine"]:
         cheapest = units[found["cheapest_coroutine"]]
         parts.append(f"the cheapest unit is a {cheapest.kind} at {kib(cheapest.total_bytes, 2)}")
         most = units[found["most_started_coroutine"]]
@@ -201,15 +206,17 @@ def _idle_parts(document: dict[str, Any]) -> list[str]:
     return parts
 
 
-def idle_units_caption(document: dict[str, Any]) -> str:
+def idle_units_caption(document: Results) -> str:
     parts = _idle_parts(document)
     text = "; ".join(parts) + "." if parts else "No idle unit was measured."
     text += crossed_note(problems(document, IDLE))
     return text[0].upper() + text[1:]
 
 
-def sleepy_throughput_caption(document: dict[str, Any], scenario: str = SLEEPY) -> str:
-    found = highlights(document, scenario)
+def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
+    found = sleepy_highlights(document, scenario)
+    if found is None:
+        return not_run(scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
     text = (
         f"At C = {top_c:,}, share of the ideal C/L: {rank(shares, '%')}."
@@ -228,11 +235,11 @@ def sleepy_throughput_caption(document: dict[str, Any], scenario: str = SLEEPY) 
     return text + crossed_note(problems(document, scenario))
 
 
-def few_active_caption(
-    document: dict[str, Any], server_bound: bool, scenario: str = FEW_ACTIVE
-) -> str:
+def few_active_caption(document: Results, server_bound: bool, scenario: str = FEW_ACTIVE) -> str:
     """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
-    found = highlights(document, scenario)
+    found = few_active_highlights(document, scenario)
+    if found is None:
+        return not_run(scenario)
     text = (
         f"At C = {found['largest_concurrency']:,}: {rank(found['pages_per_s'], 'pages/s')}. "
         f"CPU per page: {rank(found['cpu_us_per_page'], 'µs')}."
@@ -242,13 +249,19 @@ def few_active_caption(
     return text + crossed_note(problems(document, scenario))
 
 
-def latency_caption(document: dict[str, Any]) -> str:
+def latency_caption(document: Results) -> str:
     texts = []
     for scenario in (FEW_ACTIVE, SLEEPY):
         if not points(document, scenario):
             texts.append(f"{scenario} did not run")
             continue
-        found = highlights(document, scenario)
+        found = (
+            few_active_highlights(document, scenario)
+            if scenario == FEW_ACTIVE
+            else sleepy_highlights(document, scenario)
+        )
+        if found is None:
+            continue
         texts.append(
             f"{scenario} at C = {found['largest_concurrency']:,}, p99: "
             f"{rank(found['latency_p99_ms'], 'ms', 1)}"
@@ -256,9 +269,10 @@ def latency_caption(document: dict[str, Any]) -> str:
     return "; ".join(texts) + "."
 
 
-def latency_sweep_caption(document: dict[str, Any]) -> str:
+def latency_sweep_caption(document: Results) -> str:
     texts = []
-    for end in highlights(document, LATENCY_SWEEP)["by_latency"]:
+    found = sweep_highlights(document)
+    for end in found["by_latency"] if found else []:
         line = f"at latency {end['latency']}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
@@ -270,7 +284,7 @@ def latency_sweep_caption(document: dict[str, Any]) -> str:
 INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
 
 
-def instructions_caption(document: dict[str, Any]) -> str:
+def instructions_caption(document: Results) -> str:
     """What the instructions table counts, and how to read the core's share."""
     return (
         "Each model crawled the few-active site once under callgrind with a fixed hash seed; "

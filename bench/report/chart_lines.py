@@ -4,7 +4,7 @@ failed runs marked, and the ideal C/L beside them."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -13,8 +13,9 @@ from matplotlib.transforms import offset_copy
 from bench.report.chart_kit import crossed, model_line
 from bench.report.figures import Problem, peer_points, points, problems
 from bench.report.palette import model_order, style
+from bench.results import FigureSummary, Point, Results, summary_median
 from c10k import catalog
-from c10k.stats import Interval, recorded_interval, recorded_median
+from c10k.stats import Interval, recorded_interval
 
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 BAR_DODGE_POINTS = 2.5  # how far apart the models' error bars at one x are drawn
@@ -89,10 +90,10 @@ class Lines(NamedTuple):
 
 def crawl_lines(
     ax: Axes,
-    document: dict[str, Any],
+    document: Results,
     scenario: str,
-    summary: Callable[[dict[str, Any]], dict[str, Any] | None],
-    x: Callable[[dict[str, Any]], float],
+    summary: Callable[[Point], FigureSummary | None],
+    x: Callable[[Point], float],
     problem_value: Callable[[Problem], float | None] | None,
     scale: float = 1.0,
 ) -> Lines:
@@ -104,9 +105,9 @@ def crawl_lines(
     # The models, then each peer as a reference line (its own marker and label).
     lines = points(document, scenario) | peer_points(document, scenario)
     for model in model_order(list(lines)):
-        entries = [p for p in lines[model] if recorded_median(summary(p)) is not None]
+        entries = [p for p in lines[model] if summary_median(summary(p)) is not None]
         xs = [x(p) for p in entries]
-        ys = [float(recorded_median(summary(p)) or 0.0) * scale for p in entries]
+        ys = [float(summary_median(summary(p)) or 0.0) * scale for p in entries]
         xs_all += xs
         ys_all += ys
         if xs:
@@ -131,7 +132,7 @@ def crawl_lines(
 
 
 def plot_ideal(
-    ax: Axes, table: dict[str, list[dict[str, Any]]], x_of: Callable[[dict[str, Any]], float]
+    ax: Axes, table: dict[str, list[Point]], x_of: Callable[[Point], float]
 ) -> list[tuple[float, float]]:
     """Draw the ideal C/L of every point that has one, in one style on every chart."""
     ideal = sorted(

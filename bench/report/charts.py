@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from bench.report.chart_files import drawing, save_figure
 from bench.report.chart_kit import Chart
@@ -24,10 +23,11 @@ from bench.report.charts_memory import (
     chart_plateau_rss,
 )
 from bench.report.verdicts import Ruling
+from bench.results import Results
 
 # The charts of one results document, in the page's order, after the two read at a glance
 # (the headline, and the verdicts against their bands).
-CHARTS: tuple[Callable[[dict[str, Any]], Chart], ...] = (
+CHARTS: tuple[Callable[[Results], Chart], ...] = (
     chart_memory_per_connection,
     chart_plateau_rss,
     chart_idle_units,
@@ -43,7 +43,7 @@ GLANCE = 2  # the headline and the verdict chart
 CHART_COUNT = GLANCE + len(CHARTS)
 
 
-def draw_all(document: dict[str, Any], found: list[Ruling]) -> list[Chart]:
+def draw_all(document: Results, found: list[Ruling]) -> list[Chart]:
     """Every chart, drawn with the same settings: the two at a glance, then CHARTS."""
     with drawing():
         return [chart_headline(document), chart_verdicts(found)] + [d(document) for d in CHARTS]

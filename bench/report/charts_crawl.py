@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
@@ -25,10 +24,16 @@ from bench.report.chart_kit import (
     y_scale,
 )
 from bench.report.chart_lines import Lines, crawl_lines, plot_ideal
-from bench.report.figures import derived, highlights, points, problems
+from bench.report.figures import (
+    instructions,
+    points,
+    problems,
+    sleepy_highlights,
+    sweep_highlights,
+)
 from bench.report.palette import model_order, style
+from bench.results import Point, Results, summary_median
 from c10k import catalog
-from c10k.stats import recorded_median
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
@@ -36,15 +41,15 @@ SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 
 
-def _concurrency(point: dict[str, Any]) -> float:
+def _concurrency(point: Point) -> float:
     return float(point["concurrency"])
 
 
-def _latency_ms(point: dict[str, Any]) -> float:
+def _latency_ms(point: Point) -> float:
     return float(point["mean_latency_s"]) * 1000.0
 
 
-def chart_sleepy_throughput(document: dict[str, Any], scenario: str = SLEEPY) -> Chart:
+def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
     """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L."""
     name = f"{scenario}-throughput"
     title, figure, (ax,) = new_figure(name)
@@ -64,7 +69,8 @@ def chart_sleepy_throughput(document: dict[str, Any], scenario: str = SLEEPY) ->
     ideal = plot_ideal(ax, table, _concurrency)
     log_if_wide(ax, drawn.xs)
     y_scale(ax, drawn.ys + [y for _, y in ideal])
-    latencies = highlights(document, scenario).get("latencies") or []
+    highlighted = sleepy_highlights(document, scenario)
+    latencies = highlighted["latencies"] if highlighted else []
     ax.set_xlabel(f"concurrency C (latency L = {', '.join(latencies)})")
     ax.set_ylabel("pages/s after the root page")
     ax.xaxis.set_major_formatter(THOUSANDS)
@@ -74,10 +80,10 @@ def chart_sleepy_throughput(document: dict[str, Any], scenario: str = SLEEPY) ->
 
 
 def _speed_and_cpu(
-    document: dict[str, Any],
+    document: Results,
     scenario: str,
     axes: tuple[Axes, Axes],
-    x_of: Callable[[dict[str, Any]], float],
+    x_of: Callable[[Point], float],
     ideal: list[tuple[float, float]] | None = None,
 ) -> Lines:
     """Pages/s on the left axes, CPU per page on the right, one line per model; each axis
@@ -101,7 +107,7 @@ def _speed_and_cpu(
     return Lines(speed.xs, speed.saturated, speed.bars or cpu.bars, speed.ys)
 
 
-def chart_few_active(document: dict[str, Any], scenario: str = FEW_ACTIVE) -> Chart:
+def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> Chart:
     """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
     title, figure, (left, right) = new_figure(scenario, 1, 2)
     if not points(document, scenario):
@@ -121,7 +127,7 @@ def chart_few_active(document: dict[str, Any], scenario: str = FEW_ACTIVE) -> Ch
     return Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
 
 
-def chart_latency(document: dict[str, Any]) -> Chart:
+def chart_latency(document: Results) -> Chart:
     """Fetch latency p50 and p99 against concurrency, in few-active and sleepy."""
     name = "latency"
     title, figure, axes = new_figure(name, 2, 2, height=8.0)
@@ -147,7 +153,7 @@ def chart_latency(document: dict[str, Any]) -> Chart:
     return Chart(name, title, figure, caption)
 
 
-def chart_latency_sweep(document: dict[str, Any]) -> Chart:
+def chart_latency_sweep(document: Results) -> Chart:
     """Pages/s and CPU per page against the server's latency, at a fixed concurrency."""
     title, figure, (left, right) = new_figure(LATENCY_SWEEP, 1, 2)
     table = points(document, LATENCY_SWEEP)
@@ -157,7 +163,8 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
         return Chart(LATENCY_SWEEP, title, figure, captions.not_run(LATENCY_SWEEP))
     ideal = plot_ideal(left, table, _latency_ms)
     drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms, ideal)
-    concurrency = highlights(document, LATENCY_SWEEP)["concurrencies"]
+    sweep = sweep_highlights(document)
+    concurrency = sweep["concurrencies"] if sweep else []
     for ax in (left, right):
         if any(v > 0 for v in drawn.xs):
             ax.set_xscale("symlog", linthresh=1.0)
@@ -171,11 +178,11 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
     return Chart(LATENCY_SWEEP, title, figure, caption)
 
 
-def chart_sleepy_keep_alive_throughput(document: dict[str, Any]) -> Chart:
+def chart_sleepy_keep_alive_throughput(document: Results) -> Chart:
     return chart_sleepy_throughput(document, SLEEPY_KEEP_ALIVE)
 
 
-def chart_few_active_keep_alive(document: dict[str, Any]) -> Chart:
+def chart_few_active_keep_alive(document: Results) -> Chart:
     return chart_few_active(document, FEW_ACTIVE_KEEP_ALIVE)
 
 
@@ -183,18 +190,18 @@ INSTRUCTIONS = captions.INSTRUCTIONS
 CORE_GREY = "#9E9E9E"  # the shared core's part of a model's instructions
 
 
-def _instruction_counts(document: dict[str, Any]) -> tuple[float | None, dict[str, float]]:
+def _instruction_counts(document: Results) -> tuple[float | None, dict[str, float]]:
     """The core replay's instructions per page, and each model's."""
-    table = derived(document, INSTRUCTIONS)
+    table = instructions(document)
     counts = {
         name: float(median)
         for name, entry in table.items()
-        if (median := recorded_median(entry.get("instructions_per_page"))) is not None
+        if (median := summary_median(entry.get("instructions_per_page"))) is not None
     }
     return counts.pop(catalog.CORE_REPLAY, None), counts
 
 
-def chart_instructions(document: dict[str, Any]) -> Chart:
+def chart_instructions(document: Results) -> Chart:
     """Per model, instructions per page (callgrind) as the shared core (the core replay's
     count) and the rest, the model's own scheduling; the core replay alone on top."""
     core, counts = _instruction_counts(document)

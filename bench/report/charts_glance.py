@@ -4,7 +4,6 @@ against its rule's band."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -19,6 +18,7 @@ from bench.report.palette import model_order
 from bench.report.ties import standing
 from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ruling
 from bench.report.verdicts.base import CLAIMS, UNIT_TEXT, Verdict
+from bench.results import Results
 
 HEADLINE, VERDICT_CHART = captions.HEADLINE, captions.VERDICT_CHART
 SHARE_MAP = "Blues"  # sequential, readable in grey: darker is closer to the best
@@ -53,7 +53,7 @@ def _cell(
     return share
 
 
-def chart_headline(document: dict[str, Any]) -> Chart:
+def chart_headline(document: Results) -> Chart:
     """Models by workloads, each cell the model's figure as a share of the best model's, with
     its interval on the same scale; the best and the models tied with it framed in bold."""
     columns = workloads(document)

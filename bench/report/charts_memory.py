@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
@@ -36,6 +34,7 @@ from bench.report.figures import (
 )
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
+from bench.results import Results
 from c10k import catalog
 from c10k.stats import Interval
 
@@ -100,7 +99,7 @@ def _total_row(ax: Axes, row: int, m: MemoryPerConnection) -> None:
     _value(ax, max(total, (m.total_ci95.high / KIB) if m.total_ci95 else 0), row, f"{total:,.1f}")
 
 
-def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
+def chart_memory_per_connection(document: Results) -> Chart:
     """Per model, left: held and peak RSS per connection (the same definition, RSS slopes);
     right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
@@ -147,7 +146,7 @@ def _fit_line(ax: Axes, m: MemoryPerConnection, log_x: bool) -> None:
     ax.plot(xs, ys, color=s.colour, linestyle=s.linestyle, linewidth=1.4)
 
 
-def chart_plateau_rss(document: dict[str, Any]) -> Chart:
+def chart_plateau_rss(document: Results) -> Chart:
     """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
     title, figure, (ax,) = new_figure(name)
@@ -237,7 +236,7 @@ def _thread_ceilings(ax: Axes, row: int, unit: IdleUnit | None) -> None:
             ax.text(count, row + at, f"{where}: {count:,}", fontsize=7.5, ha="center")
 
 
-def _idle_reached(ax: Axes, kinds: list[str], document: dict[str, Any]) -> None:
+def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
     """Right: the units each kind parked (measured), failed runs crossed at the count they
     were asked for, and the threads started until failure in one process and on the machine."""
     units, failed, parked = (
@@ -264,7 +263,7 @@ def _idle_reached(ax: Axes, kinds: list[str], document: dict[str, Any]) -> None:
     ax.margins(x=0.25)
 
 
-def chart_idle_units(document: dict[str, Any]) -> Chart:
+def chart_idle_units(document: Results) -> Chart:
     """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
     units = idle_units(document)

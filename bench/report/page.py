@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from bench.report import conditions
 from bench.report.answer import answer
@@ -50,6 +49,7 @@ from bench.report.tables import (
 )
 from bench.report.text import NOT_COUNTED_ANCHOR
 from bench.report.verdicts import Ruling, rulings
+from bench.results import Results
 
 TITLE = "c10k-bench: the chapter's claims on this machine"
 REALISTIC_TITLE = (
@@ -80,7 +80,7 @@ def section_blocks(section: Section) -> list[Block]:
     return blocks
 
 
-def _scenarios_note(document: dict[str, Any]) -> list[Block]:
+def _scenarios_note(document: Results) -> list[Block]:
     missing = scenarios_not_run(document)
     if not missing or not document:
         return []
@@ -89,7 +89,7 @@ def _scenarios_note(document: dict[str, Any]) -> list[Block]:
 
 def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
     """The answer and the verdict table: what the README's block holds too."""
-    document = found.main.document if found.main else {}
+    document = found.document
     profile = (document.get("profile") or {}).get("name")
     blocks: list[Block] = [Bullets(answer(found, judged), css="answer")]
     if profile == "quick":
@@ -101,7 +101,7 @@ def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
 def _later_sections(found: Sources) -> list[Section]:
     """How the runs ran: memory fits, past one process (the c100k run's), cores, realistic,
     instructions, peers."""
-    document = found.main.document if found.main else {}
+    document = found.document
     c100k = found.c100k.document if found.c100k else document
     realistic = Table(REALISTIC_HEADER, realistic_rows(document), set(range(2, 10)))
     counted = Table(INSTRUCTION_HEADER, instruction_rows(document), set(range(1, 6)))
@@ -119,7 +119,7 @@ def _later_sections(found: Sources) -> list[Section]:
 
 def _closing(found: Sources) -> list[Block]:
     """The runs that did not count (the one list of them), the files and the environment."""
-    document = found.main.document if found.main else {}
+    document = found.document
     not_counted = Table(NOT_COUNTED_HEADER, not_counted_rows(document))
     files = Table(
         ["file", "role", "profile", "started", "status"],
@@ -151,7 +151,7 @@ def page_blocks(found: Sources, judged: list[Ruling], charts: list[Chart]) -> li
     blocks: list[Block] = [
         Heading(1, "top", TITLE),
         *opening(found, judged),
-        *_scenarios_note(found.main.document if found.main else {}),
+        *_scenarios_note(found.document),
         Heading(2, CONTENTS, "Contents"),
         Contents(),
         Heading(2, "at-a-glance", "At a glance"),
@@ -168,22 +168,22 @@ def page_blocks(found: Sources, judged: list[Ruling], charts: list[Chart]) -> li
     return blocks + _closing(found)
 
 
-def _sources(found: Sources | dict[str, Any]) -> Sources:
+def _sources(found: Sources | Results) -> Sources:
     return found if isinstance(found, Sources) else of_document(found)
 
 
-def markdown(found: Sources | dict[str, Any], charts: list[Chart] | None = None) -> str:
+def markdown(found: Sources | Results, charts: list[Chart] | None = None) -> str:
     """The report as Markdown, with the charts given (none: a page of text and tables)."""
     found = _sources(found)
     return render(page_blocks(found, rulings(found), charts or []))
 
 
-def write_report(found: Sources | dict[str, Any], out_dir: Path) -> Written:
+def write_report(found: Sources | Results, out_dir: Path) -> Written:
     """Draw every chart (PNG + SVG), then write report.md and index.html into out_dir."""
     found = _sources(found)
     out_dir.mkdir(parents=True, exist_ok=True)
     judged = rulings(found)
-    charts = draw_all(found.main.document if found.main else {}, judged)
+    charts = draw_all(found.document, judged)
     files: list[Path] = []
     images: dict[str, bytes] = {}
     for chart in charts:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench import results
 from bench.harness.runtimes import RUNTIMES_JSON
 from bench.harness.runtimes import SCHEMA as RUNTIMES_SCHEMA
+from bench.results import Results
 from c10k import catalog
 
 MAIN, C100K, FREE_THREADING = "main", "c100k", "free-threading"
@@ -44,16 +45,29 @@ SAMPLE_FILES = (
 MAIN_CRAWLS = frozenset(catalog.SAMPLED_CRAWL_SCENARIOS) - {catalog.C100K.name}
 
 
+EMPTY = cast(Results, {})  # the document of a role without a file
+
+
 @dataclass(frozen=True)
 class Source:
     """One file in its role: where it is, what it holds, its profile and when it started."""
 
     role: str
     path: Path
-    document: dict[str, Any]  # a results document, or runtimes.json (FREE_THREADING)
+    results: Results | None  # a results file's document
     profile: str
     started: str | None  # the run's start, as recorded (UTC)
     finished: str | None = None
+    runtimes: dict[str, Any] | None = None  # a --pythons run's runtimes.json (FREE_THREADING)
+
+    @property
+    def document(self) -> Results:
+        """The results document (EMPTY for a runtimes.json)."""
+        return self.results if self.results is not None else EMPTY
+
+    @property
+    def status(self) -> str:
+        return self.results["status"] if self.results is not None else "-"
 
     @property
     def date(self) -> str:
@@ -80,13 +94,18 @@ class Sources:
         found = [self.main, self.c100k, self.free_threading]
         return [s for s in found if s is not None]
 
+    @property
+    def document(self) -> Results:
+        """The main run's document, the one the charts are drawn from (EMPTY without one)."""
+        return self.main.document if self.main else EMPTY
+
     def missing(self) -> list[str]:
         """The roles without a file, in ROLES' order."""
         by_role = {s.role for s in self.given()}
         return [role for role in ROLES if role not in by_role]
 
 
-def of_document(document: dict[str, Any], path: Path = Path("results.json")) -> Sources:
+def of_document(document: Results, path: Path = Path("results.json")) -> Sources:
     """One results document in every role it can fill (the tests' and older callers' way)."""
     found = _results_source(path, document)
     return Sources(**{_field(s.role): s for s in found})
@@ -96,11 +115,17 @@ def _field(role: str) -> str:
     return role.replace("-", "_")
 
 
-def _results_source(path: Path, document: dict[str, Any]) -> list[Source]:
+def _profile_name(document: Results) -> str:
+    """The profile a run was made with; '?' in a file written before its first run."""
+    record = document.get("profile")
+    return record["name"] if record else "?"
+
+
+def _results_source(path: Path, document: Results) -> list[Source]:
     """A results file as a source of each role it fills: c100k when it ran c100k, main when it
     did not or also ran another crawl (a full run of every scenario fills both)."""
     ran = set(document.get("derived") or {})
-    profile = (document.get("profile") or {}).get("name", "?")
+    profile = _profile_name(document)
     started, finished = document.get("started_at"), document.get("finished_at")
     roles = [C100K] if catalog.C100K.name in ran else []
     roles += [MAIN] if not roles or ran & MAIN_CRAWLS else []
@@ -121,10 +146,9 @@ def _runtimes_source(path: Path) -> Source:
         beside = path.parent / str(tag) / results.FILENAME
         if beside.is_file():
             first = results.load(beside)
-            profile = (first.get("profile") or {}).get("name", "?")
-            started = first.get("started_at")
+            profile, started = _profile_name(first), first.get("started_at")
             break
-    return Source(FREE_THREADING, path, document, profile, started)
+    return Source(FREE_THREADING, path, None, profile, started, runtimes=document)
 
 
 def read(path: Path) -> list[Source]:
@@ -138,11 +162,11 @@ def read(path: Path) -> list[Source]:
     if path.name == RUNTIMES_JSON:
         return [_runtimes_source(path)]
     document = results.load(path)
-    if (document.get("profile") or {}).get("name") == FREE_THREADING:
+    if _profile_name(document) == FREE_THREADING:
         beside = path.parent.parent / RUNTIMES_JSON  # DIR/<tag>/results.json of --pythons
         if beside.is_file():
             return [_runtimes_source(beside)]
-    return _results_source(path, dict(document))
+    return _results_source(path, document)
 
 
 def collect(paths: list[Path], root: Path | None = None) -> Sources:

@@ -8,7 +8,8 @@ from typing import Any
 
 from bench.report.figures import KIB, Problem
 from bench.report.ties import Entry, words
-from c10k.stats import Interval, recorded_interval, recorded_median
+from bench.results import FigureSummary, Ranking, summary_median
+from c10k.stats import Interval, recorded_interval
 
 
 def finite(value: Any) -> bool:
@@ -63,10 +64,10 @@ def with_interval(
     return f"{shown(value)} [{shown(interval.low)}, {shown(interval.high)}]"
 
 
-def cell(summary: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
+def cell(summary: FigureSummary | None, digits: int = 0, scale: float = 1.0) -> str:
     """A table cell: a summary's median and 95% interval, '734 [701, 760]'; the median alone
     for one run (or a file written before intervals); '-' without a median."""
-    centre = recorded_median(summary)
+    centre = summary_median(summary)
     if centre is None:
         return "-"
     interval = recorded_interval(summary)
@@ -96,7 +97,7 @@ def plain(value: Any) -> str:
     return str(value)
 
 
-def ranking_entries(found: dict[str, Any], digits_scale: float = 1.0) -> list[Entry]:
+def ranking_entries(found: Ranking, digits_scale: float = 1.0) -> list[Entry]:
     """A derived ranking's values with their 95% intervals, as entries to tell apart."""
     intervals = found.get("intervals") or {}
     return [
@@ -111,7 +112,7 @@ def _scaled(recorded: Any, factor: float) -> Interval | None:
     return None if interval is None else interval.scaled(factor)
 
 
-def rank(found: dict[str, Any] | None, unit: str, digits: int = 0) -> str:
+def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
     """A derived ranking in words that respect its intervals (ties.words): 'highest:
     callbacks 48% [47%, 49%]; lowest: aiohttp 20% [17%, 22%] (2.46x apart)', or 'all 9 tied
     within noise (...)'; '' when nothing was ranked."""

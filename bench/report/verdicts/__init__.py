@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from bench.report.sources import C100K, FREE_THREADING, MAIN, Source, Sources
+from bench.report.sources import C100K, EMPTY, FREE_THREADING, MAIN, Source, Sources
 from bench.report.verdicts.base import (
     CONTRADICTED,
     INCONCLUSIVE,
@@ -30,6 +29,7 @@ from bench.report.verdicts.idle import (
     c4_many_coroutines,
     c5_threads_before_sockets,
 )
+from bench.results import Results
 
 __all__ = [
     "CONTRADICTED",
@@ -55,7 +55,7 @@ __all__ = [
     "verdicts",
 ]
 
-RULES: tuple[Callable[[dict[str, Any]], Verdict], ...] = (
+RULES: tuple[Callable[[Results], Verdict], ...] = (
     c1_thread_memory,
     c2_coroutine_memory,
     c3_thread_failures,
@@ -68,7 +68,7 @@ RULES: tuple[Callable[[dict[str, Any]], Verdict], ...] = (
 )
 
 
-def verdicts(document: dict[str, Any]) -> list[Verdict]:
+def verdicts(document: Results) -> list[Verdict]:
     """Every claim's verdict, C1 to C9."""
     return [rule(document) for rule in RULES]
 
@@ -84,10 +84,10 @@ class Ruling:
     needs: str = ""
 
 
-def _from(source: Source | None, rule: Callable[[dict[str, Any]], Verdict], role: str) -> Ruling:
+def _from(source: Source | None, rule: Callable[[Results], Verdict], role: str) -> Ruling:
     """rule on source's document (an empty one without a source, naming role's command)."""
     if source is None:
-        return Ruling(rule({}), None, role)
+        return Ruling(rule(EMPTY), None, role)
     return Ruling(rule(source.document), source)
 
 
@@ -99,9 +99,10 @@ def rulings(found: Sources) -> list[Ruling]:
     c5 = _from(found.c100k, c5_threads_before_sockets, C100K) if found.c100k else judged[4]
     if c5.verdict.verdict == NOT_MEASURABLE:
         c5 = Ruling(c5.verdict, c5.source, C100K)
+    side_by_side = found.free_threading
     c8 = (
-        _from(found.free_threading, c8_free_threading, FREE_THREADING)
-        if found.free_threading
+        Ruling(c8_free_threading(side_by_side.runtimes or {}), side_by_side)
+        if side_by_side
         else Ruling(judged[7].verdict, judged[7].source, FREE_THREADING)
     )
     judged[4], judged[7] = c5, c8

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from bench.report.figures import KIB, failed_slope_runs
+from bench.results import Results
 from c10k import catalog
 from c10k.stats import Interval
 
@@ -298,11 +298,11 @@ def on_interval(value: float, interval: Interval | None, low: float, high: float
     return INCONCLUSIVE
 
 
-def profile_name(document: dict[str, Any]) -> str:
+def profile_name(document: Results) -> str:
     return f"profile {(document.get('profile') or {}).get('name', '?')}"
 
 
-def idle_missing(document: dict[str, Any], kind: str) -> str:
+def idle_missing(document: Results, kind: str) -> str:
     """Why an idle kind has no figures: its failed slope run, or no run at all."""
     for count, status, reason in failed_slope_runs(document).get(kind, []):
         return f"the idle {kind} run ({count:,} units) was {status}: {reason}"

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 from bench.report.figures import (
     MemoryPerConnection,
     Problem,
-    comparison,
-    derived,
-    highlights,
+    comparisons,
+    crawl,
+    few_active_highlights,
     memory_per_connection,
     problems,
 )
@@ -37,6 +37,7 @@ from bench.report.verdicts.base import (
     profile_name,
     verdict,
 )
+from bench.results import AsyncioVsThreads, Results
 from c10k.stats import recorded_interval
 
 # Why a ratio over points has no interval: a point ran once (or its runs did not pair up).
@@ -52,7 +53,7 @@ def _percent(value: float) -> str:
     return f"{value:.0%}"
 
 
-def _judged(found: dict[str, Any], key: str, label: str) -> Judged:
+def _judged(found: Mapping[str, Any], key: str, label: str) -> Judged:
     """found[key] and its interval found[key_ci95], as the figure a rule decides on."""
     interval = recorded_interval(found.get(f"{key}_ci95"))
     before = f"{key}_ci95" not in found  # a file written before intervals
@@ -61,7 +62,7 @@ def _judged(found: dict[str, Any], key: str, label: str) -> Judged:
 
 
 def _ratio(
-    found: dict[str, Any],
+    found: Mapping[str, Any],
     key: str,
     shown: Callable[[float], str] = _times,
     why: str = ONE_RUN_PER_POINT,
@@ -73,20 +74,23 @@ def _ratio(
     return with_interval(found.get(key), interval, shown, why)
 
 
-def _few_active_conditions(document: dict[str, Any], used: list[int]) -> str:
-    site = highlights(document, FEW_ACTIVE)
-    pages = site.get("threads_pages")
-    runs = site.get("threads_most_runs_per_point") or 0
+def _few_active_conditions(document: Results, used: list[int]) -> str:
+    site = few_active_highlights(document, FEW_ACTIVE)
+    pages = site["threads_pages"] if site else None
+    runs = site["threads_most_runs_per_point"] if site else 0
     return (
         f"{FEW_ACTIVE}: C {span(used)}, latency 0, {'?' if pages is None else pages} pages, "
         f"{runs} run(s) per point"
     )
 
 
-def _instructions_text(document: dict[str, Any], key: str, template: str) -> str:
+def _instructions_text(
+    document: Results, key: Literal["event_loop_vs_threads", "uvloop_speedup"], template: str
+) -> str:
     """'; callgrind: ...' from the instructions comparison's ratios, or '' without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
-    ratios = (comparison(document, "instructions") or {}).get(key) or {}
+    found = comparisons(document).get("instructions")
+    ratios = found[key] if found else {}
     if not ratios:
         return ""
     return (
@@ -96,7 +100,7 @@ def _instructions_text(document: dict[str, Any], key: str, template: str) -> str
     )
 
 
-def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
+def c6_event_loop_speed(document: Results) -> Verdict:
     """Reproduced if the event-loop models (callbacks, generators, asyncio) reach 50-95% of
     the threads' pages/s in few-active (median over those models of each one's geometric
     mean ratio over the concurrencies both ran, server-bound points left out), the whole 95%
@@ -104,12 +108,12 @@ def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
     more (not slower) or below 50% (more than moderately slower); inconclusive (within
     noise) when it straddles 50% or 95%; not measurable without threads and at least one
     event-loop model there."""
-    found = comparison(document, "event_loop_vs_threads") or {}
-    middle = found.get("median_pages_per_s")
-    if middle is None:
+    found = comparisons(document).get("event_loop_vs_threads")
+    middle = found["median_pages_per_s"] if found else None
+    if found is None or middle is None:
         why = (
             f"{FEW_ACTIVE} did not run"
-            if not derived(document, FEW_ACTIVE)
+            if not crawl(document, FEW_ACTIVE)
             else f"no verified {FEW_ACTIVE} points shared by {THREADS} and an event-loop model "
             "(or the server was CPU-bound at all of them)"
         )
@@ -135,22 +139,22 @@ def c6_event_loop_speed(document: dict[str, Any]) -> Verdict:
     )
 
 
-def _sleepy_failures(document: dict[str, Any], scenario: str) -> str:
+def _sleepy_failures(document: Results, scenario: str) -> str:
     found = problems(document, scenario)
     if not found:
         return ""
     return f"; {len(found)} {scenario} run(s) did not count (see below)"
 
 
-def _crawler_failures(document: dict[str, Any], model: str, scenario: str) -> list[Problem]:
+def _crawler_failures(document: Results, model: str, scenario: str) -> list[Problem]:
     return [
         p for p in problems(document, scenario) if p.model == model and p.status in CRAWLER_FAILURES
     ]
 
 
-def _close_mode_beside(document: dict[str, Any]) -> str:
+def _close_mode_beside(document: Results) -> str:
     """The close mode's fractions of C/L at its largest C, shown beside a keep-alive verdict."""
-    close = comparison(document, "asyncio_vs_threads_sleepy")
+    close = comparisons(document).get("asyncio_vs_threads_sleepy")
     if close is None:
         return f"; {SLEEPY} (a connection per fetch) not run"
     concurrency = close["concurrency"]
@@ -199,7 +203,7 @@ def _total_range(memory: MemoryPerConnection) -> tuple[float, float]:
     return (total, total) if interval is None else (interval.low, interval.high)
 
 
-def _c7_judged(found: dict[str, Any], threads_failed_there: bool, order: str) -> str:
+def _c7_judged(found: AsyncioVsThreads, threads_failed_there: bool, order: str) -> str:
     """asyncio against threads where both were asked to hold that many connections: memory
     per connection on the intervals of the two slopes (overlapping: inconclusive), speed on
     the interval of asyncio's plateau pages/s over the threads' (paired by round)."""
@@ -209,14 +213,14 @@ def _c7_judged(found: dict[str, Any], threads_failed_there: bool, order: str) ->
         return REPRODUCED if order == CHEAPER else INCONCLUSIVE
     ratio = found.get("asyncio_over_threads")
     if ratio is None:  # a file written before intervals: the fractions as they are
-        faster = found["asyncio_fraction_of_ideal"] >= found["threads_fraction_of_ideal"]
+        faster = found["asyncio_fraction_of_ideal"] >= (found["threads_fraction_of_ideal"] or 0.0)
         speed = REPRODUCED if faster else CONTRADICTED
     else:
         speed = on_interval(ratio, recorded_interval(found.get("asyncio_over_threads_ci95")), 1.0)
     return INCONCLUSIVE if order == OVERLAP and speed == REPRODUCED else speed
 
 
-def _asyncio_failed_later(document: dict[str, Any], scenario: str, at: int) -> Problem | None:
+def _asyncio_failed_later(document: Results, scenario: str, at: int) -> Problem | None:
     """asyncio's first failure of its own at a larger concurrency (1,000 or more) than `at`."""
     later = [
         p
@@ -226,7 +230,7 @@ def _asyncio_failed_later(document: dict[str, Any], scenario: str, at: int) -> P
     return later[0] if later else None
 
 
-def _c7_measured(found: dict[str, Any], failed_there: bool) -> tuple[str, Judged]:
+def _c7_measured(found: AsyncioVsThreads, failed_there: bool) -> tuple[str, Judged]:
     """C7's fractions of C/L in words, and the figure it is judged on: asyncio's pages/s over
     the threads' (or, without it, that threads failed there)."""
     concurrency = found["concurrency"]
@@ -246,7 +250,7 @@ def _c7_measured(found: dict[str, Any], failed_there: bool) -> tuple[str, Judged
     )
 
 
-def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
+def c7_sleepy_connections(document: Results) -> Verdict:
     """Judged in sleepy-keep-alive (C connections held at once), with sleepy's close mode
     shown beside it; on sleepy alone when the keep-alive scenario did not run.
     Compares asyncio with threads at the largest concurrency (1,000 or more) where
@@ -262,10 +266,10 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     fraction of the ideal C/L is shown, not judged: on a small machine the CPU of crawler and
     server together caps every model below C/L."""
     scenario = SLEEPY_KEEP_ALIVE
-    found = comparison(document, "asyncio_vs_threads_sleepy_keep_alive")
+    found = comparisons(document).get("asyncio_vs_threads_sleepy_keep_alive")
     beside = _close_mode_beside(document)
     if found is None:
-        scenario, found = SLEEPY, comparison(document, "asyncio_vs_threads_sleepy")
+        scenario, found = SLEEPY, comparisons(document).get("asyncio_vs_threads_sleepy")
         beside = ""
     if found is None:
         why = f"no verified {SLEEPY_KEEP_ALIVE} or {SLEEPY} run of {ASYNCIO}"
@@ -305,13 +309,14 @@ def c7_sleepy_connections(document: dict[str, Any]) -> Verdict:
     return verdict("C7", measured, conditions, outcome, judged)
 
 
-def c8_without_gil(document: dict[str, Any]) -> Verdict:
+def c8_without_gil(document: Results) -> Verdict:
     """One results file holds one runtime: C8 needs a --pythons run of a free-threaded build
     beside the GIL build of the same version (c8_free_threading reads its runtimes.json)."""
-    python = (document.get("environment") or {}).get("python") or {}
-    runtime = document.get("runtime") or {}
-    version = runtime.get("version") or python.get("version", "?")
-    gil = runtime.get("gil_disabled", python.get("gil_disabled"))
+    environment = document.get("environment")
+    python: dict[str, Any] = environment["python"] if environment else {}
+    runtime = document.get("runtime")
+    version = runtime["version"] if runtime else python.get("version", "?")
+    gil = runtime["gil_disabled"] if runtime else python.get("gil_disabled")
     return verdict(
         "C8",
         "-",
@@ -371,14 +376,14 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
     return verdict("C8", measured, conditions + gil_note, outcome, judged)
 
 
-def c9_uvloop(document: dict[str, Any]) -> Verdict:
+def c9_uvloop(document: Results) -> Verdict:
     """Reproduced if uvloop cuts the asyncio model's CPU per page at least 2x in few-active
     (geometric mean over the shared concurrencies; CPU per page, because pages/s there is
     shared with a server on the same cores), the whole 95% interval at 2x or above;
     contradicted when the interval lies below 2x; inconclusive (within noise) when it
     straddles 2x. The aiohttp pair is used when the asyncio pair is missing, and sleepy when
     few-active is; not measurable without a model and its uvloop twin in either scenario."""
-    found = comparison(document, "uvloop")
+    found = comparisons(document).get("uvloop")
     if found is None:
         why = f"no verified point of a model and its uvloop twin in {FEW_ACTIVE} or {SLEEPY}"
         return verdict("C9", "-", why, NOT_MEASURABLE)
