@@ -15,13 +15,8 @@ from bench.report.verdicts.base import (
     Verdict,
     on_interval,
 )
-from bench.report.verdicts.crawl import (
-    c6_event_loop_speed,
-    c7_sleepy_connections,
-    c8_free_threading,
-    c8_without_gil,
-    c9_uvloop,
-)
+from bench.report.verdicts.crawl import c6_event_loop_speed, c7_sleepy_connections, c9_uvloop
+from bench.report.verdicts.free_threading import c8_free_threading, c8_without_gil
 from bench.report.verdicts.idle import (
     c1_thread_memory,
     c2_coroutine_memory,

@@ -1,4 +1,5 @@
-"""The verdicts on C6-C9: crawls with few active, many sleepy, GIL-free and uvloop loops."""
+"""The verdicts on C6, C7 and C9: crawls with few active connections, many sleepy ones, and
+uvloop against asyncio's own loop."""
 
 from __future__ import annotations
 
@@ -20,10 +21,8 @@ from bench.report.verdicts.base import (
     CONTRADICTED,
     CRAWLER_FAILURES,
     FEW_ACTIVE,
-    GIL_GAIN,
     INCONCLUSIVE,
     MANY_CONNECTIONS,
-    MANY_LINKS_KEEP_ALIVE,
     MODERATE_RANGE,
     NOT_MEASURABLE,
     REPRODUCED,
@@ -53,7 +52,7 @@ def _percent(value: float) -> str:
     return f"{value:.0%}"
 
 
-def _judged(found: Mapping[str, Any], key: str, label: str) -> Judged:
+def judged_ratio(found: Mapping[str, Any], key: str, label: str) -> Judged:
     """found[key] and its interval found[key_ci95], as the figure a rule decides on."""
     interval = recorded_interval(found.get(f"{key}_ci95"))
     before = f"{key}_ci95" not in found  # a file written before intervals
@@ -61,7 +60,7 @@ def _judged(found: Mapping[str, Any], key: str, label: str) -> Judged:
     return Judged(found.get(key), interval, why, label)
 
 
-def _ratio(
+def ratio_text(
     found: Mapping[str, Any],
     key: str,
     shown: Callable[[float], str] = _times,
@@ -119,12 +118,16 @@ def c6_event_loop_speed(document: Results) -> Verdict:
         )
         return verdict("C6", "-", why, NOT_MEASURABLE)
     each = ", ".join(
-        f"{m} {_ratio(r, 'pages_per_s')} pages/s"
-        + (f", {_ratio(r, 'cpu_us_per_page')} CPU/page" if r["cpu_us_per_page"] is not None else "")
+        f"{m} {ratio_text(r, 'pages_per_s')} pages/s"
+        + (
+            f", {ratio_text(r, 'cpu_us_per_page')} CPU/page"
+            if r["cpu_us_per_page"] is not None
+            else ""
+        )
         for m, r in found["models"].items()
     )
     interval = recorded_interval(found.get("median_pages_per_s_ci95"))
-    shown = _ratio(found, "median_pages_per_s", _percent)
+    shown = ratio_text(found, "median_pages_per_s", _percent)
     return verdict(
         "C6",
         f"event loop pages/s over {THREADS}': {shown}",
@@ -135,7 +138,7 @@ def c6_event_loop_speed(document: Results) -> Verdict:
         + f"; {_few_active_conditions(document, found['concurrencies'])}; "
         f"{profile_name(document)}",
         on_interval(middle, interval, *MODERATE_RANGE),
-        _judged(found, "median_pages_per_s", "event loops"),
+        judged_ratio(found, "median_pages_per_s", "event loops"),
     )
 
 
@@ -162,7 +165,7 @@ def _close_mode_beside(document: Results) -> str:
         p for p in _crawler_failures(document, THREADS, SLEEPY) if p.concurrency == concurrency
     ]
     theirs = (
-        f"{THREADS} {_ratio(close, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
+        f"{THREADS} {ratio_text(close, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
         if close["threads_fraction_of_ideal"] is not None
         else f"{THREADS} {failed[0].status} there"
         if failed
@@ -170,7 +173,7 @@ def _close_mode_beside(document: Results) -> str:
     )
     return (
         f"; beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: "
-        f"{ASYNCIO} {_ratio(close, 'asyncio_fraction_of_ideal', _percent, ONE_RUN)}, {theirs}"
+        f"{ASYNCIO} {ratio_text(close, 'asyncio_fraction_of_ideal', _percent, ONE_RUN)}, {theirs}"
     )
 
 
@@ -235,16 +238,16 @@ def _c7_measured(found: AsyncioVsThreads, failed_there: bool) -> tuple[str, Judg
     the threads' (or, without it, that threads failed there)."""
     concurrency = found["concurrency"]
     theirs = (
-        f"{THREADS} {_ratio(found, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
+        f"{THREADS} {ratio_text(found, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
         if found["threads_fraction_of_ideal"] is not None
         else f"{THREADS} failed there"
         if failed_there
         else f"{THREADS} not run there"
     )
-    shown = _ratio(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
+    shown = ratio_text(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
     measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; {theirs}"
     if found.get("asyncio_over_threads") is not None:
-        return measured, _judged(found, "asyncio_over_threads", f"{ASYNCIO} over {THREADS}:")
+        return measured, judged_ratio(found, "asyncio_over_threads", f"{ASYNCIO} over {THREADS}:")
     return measured, Judged(
         None, why=f"{THREADS} failed at C {concurrency:,}" if failed_there else "-"
     )
@@ -282,7 +285,7 @@ def c7_sleepy_connections(document: Results) -> Verdict:
         p for p in _crawler_failures(document, THREADS, scenario) if p.concurrency == concurrency
     ]
     speed = (
-        f"; {ASYNCIO}'s pages/s over {THREADS}' {_ratio(found, 'asyncio_over_threads')}"
+        f"; {ASYNCIO}'s pages/s over {THREADS}' {ratio_text(found, 'asyncio_over_threads')}"
         if found.get("asyncio_over_threads") is not None
         else ""
     )
@@ -309,73 +312,6 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     return verdict("C7", measured, conditions, outcome, judged)
 
 
-def c8_without_gil(document: Results) -> Verdict:
-    """One results file holds one runtime: C8 needs a --pythons run of a free-threaded build
-    beside the GIL build of the same version (c8_free_threading reads its runtimes.json)."""
-    environment = document.get("environment")
-    python: dict[str, Any] = environment["python"] if environment else {}
-    runtime = document.get("runtime")
-    version = runtime["version"] if runtime else python.get("version", "?")
-    gil = runtime["gil_disabled"] if runtime else python.get("gil_disabled")
-    return verdict(
-        "C8",
-        "-",
-        "it needs the threads model on a free-threaded build beside the GIL build of the same "
-        "version in one run, the runtimes.json of `c10k bench --profile free-threading "
-        f"--pythons 3.14,3.14t` (docs/runtimes.md, C8); this file holds only "
-        f"{python.get('implementation', 'Python')} {version} "
-        f"{'without' if gil else 'with'} the GIL",
-        NOT_MEASURABLE,
-    )
-
-
-def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
-    """C8 on runtimes.json: the threads model on the free-threaded build over the GIL build
-    of the same version, pages/s in many-links-keep-alive (where the crawler's CPU limits,
-    so the GIL binds), geometric mean over its points paired by round. Reproduced when the
-    whole 95% interval is at 1.05x or above; contradicted when it lies wholly below 1.05x;
-    inconclusive (within noise) when it straddles 1.05x; not measurable when no such pair
-    ran, the threads model has no shared point there, or a free-threaded threads crawl there
-    ended with the GIL enabled (or did not say)."""
-    pairs = side_by_side.get("free_threading") or []
-    if not pairs:
-        why = (
-            "no free-threaded runtime beside the GIL build of the same version in this run "
-            "(`c10k bench --profile free-threading --pythons 3.14,3.14t`)"
-        )
-        return verdict("C8", "-", why, NOT_MEASURABLE)
-    pair = pairs[0]
-    names = f"{THREADS} on {pair['free_threaded']} over {pair['gil']} (Python {pair['version']})"
-    found = (pair["models"].get(THREADS) or {}).get(MANY_LINKS_KEEP_ALIVE)
-    if found is None or found.get("pages_per_s") is None:
-        why = f"no {MANY_LINKS_KEEP_ALIVE} point of {THREADS} shared by {names}"
-        return verdict("C8", "-", why, NOT_MEASURABLE)
-    measured = (
-        f"pages/s {_ratio(found, 'pages_per_s')}, CPU/page {_ratio(found, 'cpu_us_per_page')}"
-    )
-    gil = ((pair.get("gil_at_end") or {}).get(MANY_LINKS_KEEP_ALIVE) or {}).get(THREADS) or {}
-    against = gil.get("gil_enabled") or gil.get("unknown") or not gil.get("crawls")
-    conditions = (
-        f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
-        f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round"
-    )
-    judged = _judged(found, "pages_per_s", f"{THREADS} on {pair['free_threaded']}:")
-    if against:
-        on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
-        why = (
-            f"the GIL was enabled at the end of {on} and not reported in {unknown} of "
-            f"{gil.get('crawls', 0)} {THREADS} crawls on {pair['free_threaded']}; {conditions}"
-        )
-        return verdict("C8", measured, why, NOT_MEASURABLE, judged)
-    interval = recorded_interval(found.get("pages_per_s_ci95"))
-    gil_note = (
-        f"; the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
-        f"{pair['free_threaded']}"
-    )
-    outcome = on_interval(found["pages_per_s"], interval, GIL_GAIN)
-    return verdict("C8", measured, conditions + gil_note, outcome, judged)
-
-
 def c9_uvloop(document: Results) -> Verdict:
     """Reproduced if uvloop cuts the asyncio model's CPU per page at least 2x in few-active
     (geometric mean over the shared concurrencies; CPU per page, because pages/s there is
@@ -391,18 +327,19 @@ def c9_uvloop(document: Results) -> Verdict:
     speedup = first["cpu_per_page_speedup"]
     interval = recorded_interval(first.get("cpu_per_page_speedup_ci95"))
     details = "; ".join(
-        f"{p['fast']} vs {p['plain']}: {_ratio(p, 'cpu_per_page_speedup')} less CPU/page, "
-        f"{_ratio(p, 'pages_per_s_ratio')} pages/s"
+        f"{p['fast']} vs {p['plain']}: {ratio_text(p, 'cpu_per_page_speedup')} less CPU/page, "
+        f"{ratio_text(p, 'pages_per_s_ratio')} pages/s"
         for p in found["pairs"]
     )
     return verdict(
         "C9",
-        f"{first['plain']} CPU/page over {first['fast']}': {_ratio(first, 'cpu_per_page_speedup')}",
+        f"{first['plain']} CPU/page over {first['fast']}': "
+        + ratio_text(first, "cpu_per_page_speedup"),
         f"{details}"
         + _instructions_text(
             document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page on uvloop"
         )
         + f"; {found['scenario']}, C {span(first['concurrencies'])}; {profile_name(document)}",
         on_interval(speedup, interval, UVLOOP_SPEEDUP),
-        _judged(first, "cpu_per_page_speedup", f"{first['plain']} over {first['fast']}:"),
+        judged_ratio(first, "cpu_per_page_speedup", f"{first['plain']} over {first['fast']}:"),
     )
