@@ -239,6 +239,8 @@ def y_scale(ax: Axes, values: list[float]) -> bool:
     positive = [v for v in values if v > 0]
     if not positive or max(positive) / min(positive) < WIDE_Y:
         ax.set_ylim(bottom=0)
+        if positive and max(positive) >= 1000:
+            ax.yaxis.set_major_formatter(THOUSANDS)
         return False
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
