@@ -19,6 +19,7 @@ from bench.report.page import write_report
 from tests.browser_helpers import CHROMIUM, Browser
 
 DATA = Path(__file__).parent / "data"
+SAMPLE = Path(__file__).resolve().parent.parent / "reports" / "index.html"
 WIDTHS = (1400, 390)  # a desktop, and a phone (CSS pixels)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
@@ -88,6 +89,15 @@ def test_the_page_fits_and_decodes_every_chart(rendered: Path, width: int, tmp_p
     assert found["scrollWidth"] <= width, "the page scrolls sideways"
     assert found["problems"] == []
     assert found["images"] == found["decoded"] == CHART_COUNT
+
+
+@pytest.mark.skipif(not SAMPLE.is_file(), reason="no committed sample")
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_committed_sample_fits(width: int, tmp_path: Path) -> None:
+    found = measure(SAMPLE, width, tmp_path / "profile", keep(f"sample-{width}.png"))
+    assert found["scrollWidth"] <= width, "the page scrolls sideways"
+    assert found["problems"] == []
+    assert found["images"] == found["decoded"] > 0
 
 
 def test_the_check_sees_what_does_not_fit(tmp_path: Path) -> None:
