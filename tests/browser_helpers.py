@@ -120,8 +120,11 @@ class Browser:
             raise RuntimeError(str(found["exceptionDetails"]))
         return found["result"].get("value")
 
-    def screenshot(self, path: Path, full_page: bool = True) -> None:
-        params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page}
+    def screenshot(self, path: Path) -> None:
+        """The whole page as it is laid out now, top to bottom."""
+        size = self.call("Page.getLayoutMetrics")["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        params = {"format": "png", "captureBeyondViewport": True, "clip": clip}
         path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", params)["data"]))
 
     def close(self) -> None:

@@ -101,7 +101,8 @@ def judged_from(ruling: Ruling) -> Rich:
 def claim_section(ruling: Ruling) -> list[Block]:
     """A claim's own section: verdict and figure, rule, file, conditions, evidence."""
     v = ruling.verdict
-    items: list[Rich] = [(f"Measured: {v.measured}",), *((c,) for c in clauses(v.conditions))]
+    measured: list[Rich] = [] if v.measured == "-" else [(f"Measured: {v.measured}",)]
+    items = [*measured, *((c,) for c in clauses(v.conditions))]
     blocks: list[Block] = [
         Heading(3, anchor(ruling), f"{v.claim}: {v.words}"),
         Paragraph(
