@@ -563,3 +563,15 @@ def test_an_interval_of_another_confidence_says_so() -> None:
     assert figure_text(Judged(None, why="threads failed at C 10,000"), "times") == (
         "threads failed at C 10,000"
     )
+
+
+def test_where_a_sequential_comparison_stopped_reaches_the_claims_section() -> None:
+    from bench.report.claims import claim_section
+    from bench.report.layout import Paragraph, plain
+    from bench.report.verdicts.base import Judged, verdict
+
+    judged = Judged(0.86, None, label="event loops", stopping="look 3 (8 rounds): decided")
+    row = verdict("C6", "-", "few-active", v.REPRODUCED, judged)
+    assert row.stopping == "look 3 (8 rounds): decided"
+    texts = [plain(b.spans) for b in claim_section(v.Ruling(row, None)) if isinstance(b, Paragraph)]
+    assert "Rounds: look 3 (8 rounds): decided." in texts

@@ -250,6 +250,7 @@ class Judged:
     label: str = ""
     band: Band | None = None
     confidence: float = CONFIDENCE  # of interval
+    stopping: str = ""  # where a sequential comparison stopped: "look 3 (8 rounds): decided"
 
 
 def verdict(
@@ -282,6 +283,7 @@ def verdict(
         interval=judged.interval,
         band=judged.band or about.band,
         confidence=judged.confidence,
+        stopping=judged.stopping,
     )
 
 
