@@ -7,8 +7,9 @@ from yarl import URL
 
 from c10k.system import uvloop_loop_factory
 from impls import asyncio_streams
-from impls.aiohttp_adapters import convert_headers, error_kind, new_session, read_body
+from impls.aiohttp_adapters import error_kind, new_session, read_body
 from impls.core import FetchError, Frontier, Job
+from impls.core.http import convert_headers
 from impls.core.outcomes import Response
 
 
