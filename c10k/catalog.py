@@ -48,6 +48,12 @@ class Model:
     thread_per_worker: bool = False
     # `c10k crawl --processes P` can run it as P processes sharing one crawl (docs/contract.md).
     processes: bool = False
+    # The asyncio event loop it runs on ("asyncio", "uvloop", "rloop"; "": none) and what it
+    # asks of it: "streams" (asyncio.open_connection), "sockets" (loop.sock_connect and
+    # sock_recv) or "transports" (a library's own protocol on loop.create_connection). The
+    # crawl document records both (docs/crawl-json.md), for C9's "which loop".
+    loop: str = ""
+    loop_api: str = ""
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""
@@ -158,6 +164,8 @@ ASYNCIO = Model(
     cpu_per_page_s=650e-6,
     event_loop=True,
     processes=True,
+    loop="asyncio",
+    loop_api="streams",
 )
 ASYNCIO_UVLOOP = Model(
     "asyncio-uvloop",
@@ -168,6 +176,23 @@ ASYNCIO_UVLOOP = Model(
     cpu_per_page_s=550e-6,
     requires=("uvloop",),
     processes=True,
+    loop="uvloop",
+    loop_api="streams",
+)
+# rloop's transports lose a reset by the peer (impls/models/asyncio_rloop.py), so the asyncio
+# model's fetch runs on the loop's socket API there. Tol's wine; triangle right, long and
+# short dash, vertical and forward-diagonal hatch.
+ASYNCIO_RLOOP = Model(
+    "asyncio-rloop",
+    "impls.models.asyncio_rloop:run",
+    "the asyncio model on rloop (the loop's socket API)",
+    Style("#882255", ">", (0, (10, 3, 2, 3)), "|/"),
+    startup_s=0.25,
+    cpu_per_page_s=550e-6,
+    requires=("rloop",),
+    processes=True,
+    loop="rloop",
+    loop_api="sockets",
 )
 AIOHTTP = Model(
     "aiohttp",
@@ -178,6 +203,8 @@ AIOHTTP = Model(
     cpu_per_page_s=1300e-6,
     requires=("aiohttp",),
     processes=True,
+    loop="asyncio",
+    loop_api="transports",
 )
 AIOHTTP_UVLOOP = Model(
     "aiohttp-uvloop",
@@ -188,6 +215,21 @@ AIOHTTP_UVLOOP = Model(
     cpu_per_page_s=1200e-6,
     requires=("aiohttp", "uvloop"),
     processes=True,
+    loop="uvloop",
+    loop_api="transports",
+)
+# Tol's teal; flat hexagon, two dots and a gap, crossed diagonals with horizontals.
+HTTPX = Model(
+    "httpx",
+    "impls.models.httpx_client:run",
+    "httpx.AsyncClient, stage 3 with another library",
+    Style("#44AA99", "H", (0, (1, 1, 1, 4)), "x-"),
+    startup_s=0.5,
+    cpu_per_page_s=2500e-6,  # about twice aiohttp's at C 10 (one run each, deep site)
+    requires=("httpx",),
+    processes=True,
+    loop="asyncio",
+    loop_api="transports",
 )
 GEVENT = Model(
     "gevent",
@@ -221,8 +263,10 @@ MODELS: dict[str, Model] = {
         GENERATORS,
         ASYNCIO,
         ASYNCIO_UVLOOP,
+        ASYNCIO_RLOOP,
         AIOHTTP,
         AIOHTTP_UVLOOP,
+        HTTPX,
         GEVENT,
         TRIO,
     )
@@ -261,6 +305,9 @@ ASYNCIO_TASK = IdleKind(
 UVLOOP_TASK = IdleKind(
     "uvloop-task", "impls.idle:park_uvloop_tasks", ASYNCIO_UVLOOP.style, 10e-6, suite_count=10_000
 )
+RLOOP_TASK = IdleKind(
+    "rloop-task", "impls.idle:park_rloop_tasks", ASYNCIO_RLOOP.style, 10e-6, suite_count=10_000
+)
 GENERATORS_TASK = IdleKind(
     "generators-task",
     "impls.idle:park_generators_model",
@@ -297,6 +344,7 @@ IDLE_KINDS: dict[str, IdleKind] = {
         THREAD_SMALL_STACK,
         ASYNCIO_TASK,
         UVLOOP_TASK,
+        RLOOP_TASK,
         GENERATORS_TASK,
         GENERATOR,
         COROUTINE,

@@ -350,6 +350,8 @@ def crawl_main(argv: list[str]) -> int:
         max_rss_kib=peak_rss_kib(),
     )
     result["python"] = python_block()
+    if model.loop:  # which asyncio event loop, and which of its APIs (docs/crawl-json.md)
+        result["loop"] = {"name": model.loop, "api": model.loop_api}
     if peer is not None:
         result["peer"] = True
         counted = dict(deviations or {})

@@ -13,6 +13,7 @@ import trio
 
 from impls import asyncio_streams, trio_nursery
 from impls.core import CrawlConfig, Frontier, ResourceLimit
+from impls.models import asyncio_rloop, httpx_client
 from tests.tinysite import HANG, Behaviour, TinySite, page
 
 EMFILE = OSError(errno.EMFILE, "Too many open files")
@@ -46,6 +47,9 @@ def fail_nth_call(real: Callable[..., Any], n: int) -> Callable[..., Any]:
 MODELS = {
     "asyncio": (asyncio_streams.run, asyncio, "open_connection"),
     "asyncio-uvloop": (asyncio_streams.run_uvloop, asyncio, "open_connection"),
+    "asyncio-rloop": (asyncio_rloop.run, asyncio_rloop, "open_socket"),
+    # anyio's connect (under httpcore's) asks the loop for the connection.
+    "httpx": (httpx_client.run, asyncio.base_events.BaseEventLoop, "create_connection"),
     "trio": (trio_nursery.run, trio.socket, "socket"),
 }
 
