@@ -277,10 +277,12 @@ MODELS: dict[str, Model] = {
 CORE_REPLAY = "core-replay"
 CORE_REPLAY_STARTUP_S = 0.1  # the plan's cost model for the replay, as for a model
 CORE_REPLAY_CPU_PER_PAGE_S = 500e-6
-# The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
-UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
+# The pairs that differ only in the event loop, each (on asyncio's loop, on another): C9,
+# "which loop", whose claim is that uvloop makes asyncio 2-4x faster (judged on the first).
+LOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
     (AIOHTTP, AIOHTTP_UVLOOP),
+    (ASYNCIO, ASYNCIO_RLOOP),
 )
 # -- idle kinds ---------------------------------------------------------------------------
 # Idle kinds borrow the colour of the model that parks work that way.

@@ -174,7 +174,8 @@ def event_loop_vs_threads(table: Points) -> dict[str, Any]:
 
 def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
     """Callgrind's instructions per page of each event-loop model over the threads', and of
-    each model over its uvloop twin: C6's and C9's CPU ratios on the figure that holds still."""
+    each model on asyncio's loop over its twin on another (keyed by the twin): C6's and
+    C9's CPU ratios on the figure that holds still."""
 
     def per_page(model: str) -> float | None:
         return recorded_median((table.get(model) or {}).get("instructions_per_page"))
@@ -186,8 +187,8 @@ def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
         if m.event_loop and threads and (mine := per_page(m.name))
     }
     uvloop = {
-        plain.name: slow / fast
-        for plain, twin in catalog.UVLOOP_PAIRS
+        twin.name: slow / fast
+        for plain, twin in catalog.LOOP_PAIRS
         if (slow := per_page(plain.name)) and (fast := per_page(twin.name))
     }
     if not (event_loop or uvloop):
@@ -196,12 +197,13 @@ def instruction_ratios(table: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def uvloop_speedups(tables: dict[str, Any]) -> dict[str, Any] | None:
-    """CPU per page of each model over its uvloop twin's (and the pages/s ratio), with their
-    intervals, in few-active, or in sleepy when few-active has no pair."""
+    """CPU per page of each model on asyncio's loop over its twin's on another (and the
+    pages/s ratio), with their intervals, in few-active, or in sleepy when few-active has no
+    pair; the uvloop pairs first (catalog.LOOP_PAIRS)."""
     for scenario in (FEW_ACTIVE, SLEEPY):
         table = _points(tables, scenario)
         pairs = []
-        for plain, fast in ((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS):
+        for plain, fast in ((a.name, b.name) for a, b in catalog.LOOP_PAIRS):
             speedup, interval, used = ratio_over_points(table, plain, fast, "cpu_us_per_page")
             if speedup is not None:
                 rate, rate_interval, _ = ratio_over_points(table, fast, plain, "pages_per_s")
