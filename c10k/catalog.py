@@ -50,6 +50,12 @@ class Model:
     thread_per_worker: bool = False
     # `c10k crawl --processes P` can run it as P processes sharing one crawl (docs/contract.md).
     processes: bool = False
+    # The asyncio event loop it runs on ("asyncio", "uvloop", "rloop"; "": none) and what it
+    # asks of it: "streams" (asyncio.open_connection), "sockets" (loop.sock_connect and
+    # sock_recv) or "transports" (a library's own protocol on loop.create_connection). The
+    # crawl document records both (docs/crawl-json.md), for C9's "which loop".
+    loop: str = ""
+    loop_api: str = ""
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""
@@ -141,6 +147,8 @@ ASYNCIO = Model(
     "async/await, asyncio.Queue, streams",
     event_loop=True,
     processes=True,
+    loop="asyncio",
+    loop_api="streams",
 )
 ASYNCIO_UVLOOP = Model(
     "asyncio-uvloop",
@@ -148,6 +156,20 @@ ASYNCIO_UVLOOP = Model(
     "the asyncio model on uvloop",
     requires=("uvloop",),
     processes=True,
+    loop="uvloop",
+    loop_api="streams",
+)
+# rloop's transports lose a reset by the peer (impls/models/asyncio_rloop.py), so the asyncio
+# model's fetch runs on the loop's socket API there. Tol's wine; triangle right, long and
+# short dash, vertical and forward-diagonal hatch.
+ASYNCIO_RLOOP = Model(
+    "asyncio-rloop",
+    "impls.models.asyncio_rloop:run",
+    "the asyncio model on rloop (the loop's socket API)",
+    requires=("rloop",),
+    processes=True,
+    loop="rloop",
+    loop_api="sockets",
 )
 AIOHTTP = Model(
     "aiohttp",
@@ -155,6 +177,8 @@ AIOHTTP = Model(
     "aiohttp.ClientSession, as in the chapter",
     requires=("aiohttp",),
     processes=True,
+    loop="asyncio",
+    loop_api="transports",
 )
 AIOHTTP_UVLOOP = Model(
     "aiohttp-uvloop",
@@ -162,6 +186,18 @@ AIOHTTP_UVLOOP = Model(
     "the aiohttp model on uvloop",
     requires=("aiohttp", "uvloop"),
     processes=True,
+    loop="uvloop",
+    loop_api="transports",
+)
+# Tol's teal; flat hexagon, two dots and a gap, crossed diagonals with horizontals.
+HTTPX = Model(
+    "httpx",
+    "impls.models.httpx_client:run",
+    "httpx.AsyncClient, stage 3 with another library",
+    requires=("httpx",),
+    processes=True,
+    loop="asyncio",
+    loop_api="transports",
 )
 GEVENT = Model(
     "gevent",
@@ -182,8 +218,9 @@ TRIO = Model(
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
 MODELS: dict[str, Model] = _by_name(
-    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP, GEVENT, TRIO
-)
+    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP,
+    AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO,
+)  # fmt: skip
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
 # impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
@@ -194,10 +231,12 @@ CORE_REPLAY = "core-replay"
 CORE_C = "c"
 CORE_PURE = "pure"
 CORES = (CORE_C, CORE_PURE)
-# The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
-UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
+# The pairs that differ only in the event loop, each (on asyncio's loop, on another): C9,
+# "which loop", whose claim is that uvloop makes asyncio 2-4x faster (judged on the first).
+LOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
     (AIOHTTP, AIOHTTP_UVLOOP),
+    (ASYNCIO, ASYNCIO_RLOOP),
 )
 # -- idle kinds ---------------------------------------------------------------------------
 THREAD = IdleKind(
@@ -213,6 +252,7 @@ THREAD_SMALL_STACK = IdleKind(
 )
 ASYNCIO_TASK = IdleKind("asyncio-task", "impls.tools.idle:park_asyncio_tasks", suite_count=10_000)
 UVLOOP_TASK = IdleKind("uvloop-task", "impls.tools.idle:park_uvloop_tasks", suite_count=10_000)
+RLOOP_TASK = IdleKind("rloop-task", "impls.tools.idle:park_rloop_tasks", suite_count=10_000)
 GENERATORS_TASK = IdleKind(
     "generators-task",
     "impls.tools.idle:park_generators_model",
@@ -233,7 +273,7 @@ GREENLET = IdleKind(
 )
 TRIO_TASK = IdleKind("trio-task", "impls.tools.idle:park_trio_tasks", suite_count=10_000)
 IDLE_KINDS: dict[str, IdleKind] = _by_name(
-    THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, GENERATORS_TASK,
+    THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, RLOOP_TASK, GENERATORS_TASK,
     GENERATOR, COROUTINE, GREENLET, TRIO_TASK,
 )  # fmt: skip
 

@@ -8,7 +8,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ("c10k-bench", "aiohttp", "uvloop", "psutil", "httptools", "selectolax", "matplotlib")
+PACKAGES = (
+    "c10k-bench",
+    "aiohttp",
+    "uvloop",
+    "rloop",
+    "httpx",
+    "httpcore",
+    "psutil",
+    "httptools",
+    "selectolax",
+    "matplotlib",
+)
 SYSCTLS = {
     "vm.max_map_count": "/proc/sys/vm/max_map_count",
     "kernel.pid_max": "/proc/sys/kernel/pid_max",

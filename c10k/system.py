@@ -41,6 +41,15 @@ def uvloop_loop_factory() -> LoopFactory:
     return factory
 
 
+def rloop_loop_factory() -> LoopFactory:
+    """rloop's loop factory (the Rust event loop); ImportError when rloop is not installed,
+    imported only when asked, as uvloop is."""
+    import rloop
+
+    factory: LoopFactory = rloop.new_event_loop
+    return factory
+
+
 def read_line(stream: IO[bytes], timeout: float) -> bytes:
     """The next line of a child's pipe, or b"" when none comes within timeout seconds."""
     deadline = time.monotonic() + timeout

@@ -1,5 +1,6 @@
-"""The aiohttp models in keep-alive mode: the manifest, reused connections, a server that
-closes them, and the connection accounting (peak and tries) in both modes."""
+"""The models on a library's connection pool (aiohttp's, httpx's) in keep-alive mode: the
+manifest, reused connections, a server that closes them, and the connection accounting
+(peak and tries) in both modes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from c10k.catalog import AIOHTTP, AIOHTTP_UVLOOP, MODELS
+from c10k.catalog import AIOHTTP, AIOHTTP_UVLOOP, HTTPX, MODELS
 from impls.core import CrawlConfig, ErrorKind, Frontier
 from server.app import Delivery
 from server.site import Site
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.parametrize(
     "model",
     [
         pytest.param(model.name, marks=pytest.mark.skipif(bool(model.missing()), reason="missing"))
-        for model in (AIOHTTP, AIOHTTP_UVLOOP)
+        for model in (AIOHTTP, AIOHTTP_UVLOOP, HTTPX)
     ],
 )
 

@@ -57,13 +57,14 @@ def test_every_profile_fits_its_budget(profile: str) -> None:
 def test_budgets_of_the_issue() -> None:
     # Issue 9 asks for 90 s. The budget is on the cost model's estimate, which runs high: the
     # quick profile measured 1:20 in the default install and 1:37 with the Scrapy peer
-    # (docs/results.md, Profiles).
-    assert PROFILE_TABLE["quick"].budget_s <= 115
+    # (docs/results.md, Profiles); issue 39's two models add about 20 s to the estimate.
+    assert PROFILE_TABLE["quick"].budget_s <= 140
     # Issue 9 asks for 12 minutes. Both connection modes at 10,000 connections, issue 16's
     # repeated memory points (C 10,000 five times), issue 12's nine models and peer and
     # issue 14's threads on the whole machine need about 38.5 by the plan, which runs high
-    # (docs/results.md, Profiles): this caps the drift beyond.
-    assert PROFILE_TABLE["default"].budget_s <= 40 * 60
+    # (docs/results.md, Profiles), and issue 39's asyncio-rloop and httpx 49 or so: this
+    # caps the drift beyond.
+    assert PROFILE_TABLE["default"].budget_s <= 50 * 60
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:

@@ -79,7 +79,7 @@ def test_ratios_for_the_event_loop_and_uvloop_claims() -> None:
         catalog.CALLBACKS.name: pytest.approx(0.8),
         catalog.ASYNCIO.name: pytest.approx(2.0),
     }
-    assert ratios["uvloop_speedup"] == {catalog.ASYNCIO.name: pytest.approx(1.6)}
+    assert ratios["uvloop_speedup"] == {catalog.ASYNCIO_UVLOOP.name: pytest.approx(1.6)}
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ def test_the_report_shows_the_counts_beside_the_cpu_per_page(with_counts: Result
 def test_the_verdicts_quote_the_instruction_ratios(with_counts: Results) -> None:
     found = {v.claim: v for v in verdicts(with_counts)}
     assert "callgrind: callbacks 0.80x threads' instructions/page" in found["C6"].conditions
-    assert "callgrind: asyncio 1.60x fewer instructions/page on uvloop" in found["C9"].conditions
+    assert "callgrind: asyncio-uvloop 1.60x fewer instructions/page" in found["C9"].conditions
 
 
 def test_without_counts_the_report_says_not_measured() -> None:

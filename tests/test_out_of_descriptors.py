@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from impls.core import CrawlConfig, Frontier, ResourceLimit
-from impls.models import asyncio_streams, trio_nursery
+from impls.models import asyncio_rloop, asyncio_streams, httpx_client, trio_nursery
 from tests.tinysite import HANG, Behaviour, TinySite, page
 
 EMFILE = OSError(errno.EMFILE, "Too many open files")
@@ -46,6 +46,9 @@ def fail_nth_call(real: Callable[..., Any], n: int) -> Callable[..., Any]:
 MODELS = {
     "asyncio": (asyncio_streams.run, asyncio, "open_connection"),
     "asyncio-uvloop": (asyncio_streams.run_uvloop, asyncio, "open_connection"),
+    "asyncio-rloop": (asyncio_rloop.run, asyncio_rloop, "open_socket"),
+    # anyio's connect (under httpcore's) asks the loop for the connection.
+    "httpx": (httpx_client.run, asyncio.base_events.BaseEventLoop, "create_connection"),
     "trio": (trio_nursery.run, trio.socket, "socket"),
 }
 

@@ -38,7 +38,7 @@ def test_a_peer_is_in_no_loop_over_models() -> None:
     assert PEER not in catalog.MODELS
     assert PEER not in sc.ALL_MODELS
     assert PEER in catalog.CRAWLERS and PEER in sc.ALL_CRAWLERS
-    assert all(PEER not in pair for pair in ((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS))
+    assert all(PEER not in pair for pair in ((a.name, b.name) for a, b in catalog.LOOP_PAIRS))
 
 
 def test_the_plan_runs_a_peer_only_in_its_scenarios_and_up_to_its_ceiling() -> None:

@@ -117,7 +117,8 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
 
 def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
     """Callgrind's instructions per page of each event-loop model over the threads', and of
-    each model over its uvloop twin: C6's and C9's CPU ratios on the figure that holds still."""
+    each model on asyncio's loop over its twin on another (keyed by the twin): C6's and
+    C9's CPU ratios on the figure that holds still."""
 
     def per_page(model: str) -> float | None:
         entry = table.get(model)
@@ -130,8 +131,8 @@ def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
         if m.event_loop and threads and (mine := per_page(m.name))
     }
     uvloop = {
-        plain.name: slow / fast
-        for plain, twin in catalog.UVLOOP_PAIRS
+        twin.name: slow / fast
+        for plain, twin in catalog.LOOP_PAIRS
         if (slow := per_page(plain.name)) and (fast := per_page(twin.name))
     }
     if not (event_loop or uvloop):
@@ -140,12 +141,13 @@ def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
 
 
 def uvloop_speedups(tables: Mapping[str, object]) -> UvloopComparison | None:
-    """CPU per page of each model over its uvloop twin's (and the pages/s ratio), with their
-    intervals, in few-active, or in sleepy when few-active has no pair."""
+    """CPU per page of each model on asyncio's loop over its twin's on another (and the
+    pages/s ratio), with their intervals, in few-active, or in sleepy when few-active has no
+    pair; the uvloop pairs first (catalog.LOOP_PAIRS)."""
     for scenario in (FEW_ACTIVE, SLEEPY):
         table = scenario_points(tables, scenario)
         pairs: list[UvloopPair] = []
-        for plain, fast in ((a.name, b.name) for a, b in catalog.UVLOOP_PAIRS):
+        for plain, fast in ((a.name, b.name) for a, b in catalog.LOOP_PAIRS):
             speedup, interval, used = ratio_over_points(table, plain, fast, "cpu_us_per_page")
             if speedup is not None:
                 rate, rate_interval, _ = ratio_over_points(table, fast, plain, "pages_per_s")

@@ -27,8 +27,11 @@ CRAWL_COSTS: dict[str, CrawlCost] = {
     catalog.GENERATORS.name: CrawlCost(startup_s=0.2, cpu_per_page_s=550e-6),
     catalog.ASYNCIO.name: CrawlCost(startup_s=0.25, cpu_per_page_s=650e-6),
     catalog.ASYNCIO_UVLOOP.name: CrawlCost(startup_s=0.25, cpu_per_page_s=550e-6),
+    catalog.ASYNCIO_RLOOP.name: CrawlCost(startup_s=0.25, cpu_per_page_s=550e-6),
     catalog.AIOHTTP.name: CrawlCost(startup_s=0.45, cpu_per_page_s=1300e-6),
     catalog.AIOHTTP_UVLOOP.name: CrawlCost(startup_s=0.45, cpu_per_page_s=1200e-6),
+    # about twice aiohttp's at C 10 (one run each, deep site)
+    catalog.HTTPX.name: CrawlCost(startup_s=0.5, cpu_per_page_s=2500e-6),
     catalog.GEVENT.name: CrawlCost(startup_s=0.25, cpu_per_page_s=900e-6),
     # asyncio's start-up, plus 0.11 s of importing trio
     catalog.TRIO.name: CrawlCost(startup_s=0.4, cpu_per_page_s=750e-6),
@@ -44,6 +47,7 @@ IDLE_START_S: dict[str, float] = {
     catalog.THREAD_SMALL_STACK.name: 110e-6,
     catalog.ASYNCIO_TASK.name: 12e-6,
     catalog.UVLOOP_TASK.name: 10e-6,
+    catalog.RLOOP_TASK.name: 10e-6,
     catalog.GENERATORS_TASK.name: 12e-6,
     catalog.GENERATOR.name: 3e-6,
     catalog.COROUTINE.name: 2e-6,

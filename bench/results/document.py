@@ -316,7 +316,7 @@ class Instructions(TypedDict):
 
 
 class IdleDocument(TypedDict, total=False):
-    """idle: the `python -m impls.idle` document (c10k-idle/1)."""
+    """idle: the `python -m impls.tools.idle` document (c10k-idle/1)."""
 
     schema: str
     kind: str

@@ -104,6 +104,8 @@ def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_hos
         max_rss_kib=peak_rss_kib(),
     )
     result["python"] = python_block()
+    if model.loop:  # which asyncio event loop, and which of its APIs (docs/crawl-json.md)
+        result["loop"] = {"name": model.loop, "api": model.loop_api}
     add_peer_and_partition(result, args, frontier, peer, deviations)
     print_result(result, args.json)
     return 0

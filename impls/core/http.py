@@ -15,10 +15,17 @@ from impls.core.http_base import (
     MAX_HEADER_BYTES,
     ResponseParserBase,
     build_request,
+    convert_headers,
     retry_on_fresh_connection,
 )
 
-__all__ = ["MAX_HEADER_BYTES", "ResponseParser", "build_request", "retry_on_fresh_connection"]
+__all__ = [
+    "MAX_HEADER_BYTES",
+    "ResponseParser",
+    "build_request",
+    "convert_headers",
+    "retry_on_fresh_connection",
+]
 
 
 class ResponseParser(ResponseParserBase):

@@ -11,6 +11,7 @@ outside the standard library, so that the pure core loads in a subinterpreter.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, ClassVar, Protocol
 
 from impls.core.outcomes import ErrorKind, FetchError, Response
@@ -30,6 +31,24 @@ def build_request(target: str, host_header: str, keep_alive: bool = False) -> by
         f"{connection}"
         "\r\n"
     ).encode("ascii")
+
+
+def convert_headers(raw_headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """A client library's raw headers as the core's: lower-cased names, duplicates joined,
+    the head's size limited as the parser limits it (a library limits each line, if at all).
+
+    Decoded from the raw bytes as the core decodes them (latin-1, not UTF-8), so that a
+    Location with raw non-ASCII bytes leads to the same URL in every model.
+    """
+    headers: dict[str, str] = {}
+    size = 0
+    for raw_name, raw_value in raw_headers:
+        size += len(raw_name) + len(raw_value) + 4  # counted as the core counts them
+        if size > MAX_HEADER_BYTES:
+            raise FetchError(ErrorKind.PROTOCOL, "response head too large")
+        key, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[key] = f"{headers[key]}, {value}" if key in headers else value
+    return headers
 
 
 def retry_on_fresh_connection(reused: bool, received: int, kind: ErrorKind) -> bool:

@@ -77,6 +77,8 @@ def merge_results(
     )
     merged["peak_in_flight_upper_bound"] = True
     merged["python"] = first["python"]
+    if "loop" in first:
+        merged["loop"] = first["loop"]
     merged["processes"] = [
         {key: part[key] for key in PROCESS_FIELDS} | {"index": index}
         for index, part in enumerate(parts)

@@ -117,23 +117,6 @@ async def retry_on_a_fresh_connection(
         aiohttp_private.CURRENT_ATTEMPT.reset(token)
 
 
-def convert_headers(raw_headers: tuple[tuple[bytes, bytes], ...]) -> dict[str, str]:
-    """The core's headers: lower-cased names, duplicates joined, the head's size limited.
-
-    Decoded from the raw bytes as the core decodes them (latin-1, not UTF-8), so that a
-    Location with raw non-ASCII bytes leads to the same URL in every model.
-    """
-    headers: dict[str, str] = {}
-    size = 0
-    for raw_name, raw_value in raw_headers:
-        size += len(raw_name) + len(raw_value) + 4  # counted as the core counts them
-        if size > MAX_HEADER_BYTES:  # aiohttp limits each line only
-            raise FetchError(ErrorKind.PROTOCOL, "response head too large")
-        key, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
-        headers[key] = f"{headers[key]}, {value}" if key in headers else value
-    return headers
-
-
 async def read_body(response: aiohttp.ClientResponse, max_body: int) -> bytes:
     """The body, refused as soon as it is declared or counted over max_body."""
     declared = response.content_length

@@ -7,9 +7,10 @@ from yarl import URL
 
 from c10k.system import uvloop_loop_factory
 from impls.core import FetchError, Frontier, Job
+from impls.core.http import convert_headers
 from impls.core.outcomes import Response
 from impls.models import asyncio_streams
-from impls.models.aiohttp_adapters import convert_headers, error_kind, new_session, read_body
+from impls.models.aiohttp_adapters import error_kind, new_session, read_body
 
 
 async def fetch(session: aiohttp.ClientSession, job: Job, frontier: Frontier) -> Response:

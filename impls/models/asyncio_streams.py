@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol
 
 from c10k.system import LoopFactory, uvloop_loop_factory
 from impls.core import (
@@ -22,7 +22,28 @@ from impls.partition import asyncio_link
 from impls.partition.asyncio_link import Link
 from impls.sockets import READ_SIZE
 
-Stream = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+class Reader(Protocol):
+    """What a fetch reads a connection with: an asyncio.StreamReader (or the like)."""
+
+    async def read(self, n: int) -> bytes: ...
+
+
+class Writer(Protocol):
+    """What a fetch writes and closes a connection with: an asyncio.StreamWriter (or the like)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+Stream = tuple[Reader, Writer]
+Connect = Callable[[str, int], Awaitable[Stream]]  # (host, port) -> a connected stream
+
+
+async def open_stream(host: str, port: int) -> Stream:
+    """A connection as asyncio's streams: the model's own way to connect."""
+    return await asyncio.open_connection(host, port, limit=READ_SIZE)
 
 
 def release(stream: Stream | None, frontier: Frontier) -> None:
@@ -32,11 +53,13 @@ def release(stream: Stream | None, frontier: Frontier) -> None:
     frontier.closed()
 
 
-async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
+async def fetch(
+    job: Job, frontier: Frontier, idle: list[Stream], connect: Connect = open_stream
+) -> Response:
     """One try of one URL within the config's timeout, on a kept-alive connection or a new one.
 
     `idle` holds the connections kept alive between fetches: at most one per worker, as a
-    fetch takes one (or opens one) and puts it back when the response allows.
+    fetch takes one (or opens one with `connect`) and puts it back when the response allows.
     """
     config = frontier.config
     new_parser = frontier.response_parser
@@ -50,9 +73,7 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Stream]) -> Response:
             async with asyncio.timeout_at(deadline):
                 if stream is None:
                     frontier.opened()
-                    stream = await asyncio.open_connection(
-                        config.connect_host, frontier.origin.port, limit=READ_SIZE
-                    )
+                    stream = await connect(config.connect_host, frontier.origin.port)
                 reader, writer = stream
                 writer.write(job.request)  # smaller than the socket buffer: no drain needed
                 while True:
@@ -126,11 +147,11 @@ async def crawl(frontier: Frontier, fetch: Fetch) -> None:
             task.result()  # re-raise the first failure (the link's: a lost coordinator)
 
 
-async def crawl_streams(frontier: Frontier) -> None:
+async def crawl_streams(frontier: Frontier, connect: Connect = open_stream) -> None:
     """crawl() with raw streams, which count their own connections; the kept ones end last."""
     idle: list[Stream] = []
     try:
-        await crawl(frontier, lambda job: fetch(job, frontier, idle))
+        await crawl(frontier, lambda job: fetch(job, frontier, idle, connect))
     finally:
         for stream in idle:
             release(stream, frontier)

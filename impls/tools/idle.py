@@ -14,7 +14,7 @@ from typing import Any
 
 from c10k import catalog, probes
 from c10k.fits import linear_fit
-from c10k.system import LoopFactory, uvloop_loop_factory
+from c10k.system import LoopFactory, rloop_loop_factory, uvloop_loop_factory
 from impls.tools.thread_ceiling import threads_on_the_machine, threads_until_failure
 
 PROG = f"python -m {__spec__.name}"  # this program, as `python -m` runs it
@@ -238,12 +238,23 @@ def park_asyncio_tasks(count: int, steps: int) -> list[dict[str, Any]]:
     return park_tasks(count, steps, None)
 
 
-def park_uvloop_tasks(count: int, steps: int) -> list[dict[str, Any]]:
+def park_tasks_on(
+    loop: str, loop_factory: Callable[[], LoopFactory], count: int, steps: int
+) -> list[dict[str, Any]]:
+    """park_tasks() on another event loop, unavailable where it is not installed."""
     try:
-        factory = uvloop_loop_factory()
+        factory = loop_factory()
     except ImportError:
-        raise Unavailable("uvloop is not installed") from None
+        raise Unavailable(f"{loop} is not installed") from None
     return park_tasks(count, steps, factory)
+
+
+def park_uvloop_tasks(count: int, steps: int) -> list[dict[str, Any]]:
+    return park_tasks_on("uvloop", uvloop_loop_factory, count, steps)
+
+
+def park_rloop_tasks(count: int, steps: int) -> list[dict[str, Any]]:
+    return park_tasks_on("rloop", rloop_loop_factory, count, steps)
 
 
 def park_generators(count: int, steps: int) -> list[dict[str, Any]]:

@@ -336,9 +336,7 @@ def c9_uvloop(document: Results) -> Verdict:
         f"{first['plain']} CPU/page over {first['fast']}': "
         + ratio_text(first, "cpu_per_page_speedup"),
         f"{details}"
-        + _instructions_text(
-            document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page on uvloop"
-        )
+        + _instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page")
         + f"; {found['scenario']}, C {span(first['concurrencies'])}; {profile_name(document)}",
         on_interval(speedup, interval, UVLOOP_SPEEDUP),
         judged_ratio(first, "cpu_per_page_speedup", f"{first['plain']} over {first['fast']}:"),

@@ -1,0 +1,129 @@
+"""Every use of httpx's and httpcore's private API, each behind one small class or function."""
+
+# httpx offers no public way to do any of these, and each keeps the crawl contract
+# (docs/contract.md) as the raw models keep it. tests/test_httpx_private_api.py checks each
+# against the installed httpx and httpcore and fails, naming the API, when a release
+# changes it.
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import httpcore
+import httpx
+
+
+@dataclass
+class Attempt:
+    """One attempt of a fetch's request at a connection, as the connection pool saw it."""
+
+    fresh: bool = False  # asks the pool for a new connection, not one it keeps
+    reused: bool = False  # the pool gave it a connection that carried a request before
+    received: int = 0  # bytes read on its connection during this attempt
+
+    def again_on_a_fresh_connection(self) -> None:
+        self.fresh, self.reused, self.received = True, False, 0
+
+
+# The attempt the current task is making: set by the fetch, read by the connections and
+# their streams (the pool assigns a connection, and reads from it, in the sending task).
+CURRENT_ATTEMPT: ContextVar[Attempt | None] = ContextVar("CURRENT_ATTEMPT", default=None)
+
+
+class Connection(httpcore.AsyncHTTPConnection):
+    """httpcore's HTTP/1.1 connection, which says whether an attempt reuses it, which no
+    attempt that asks for a fresh connection is given, and which no other request is given
+    while one is starting on it.
+
+    Private: httpcore's pool picks a kept connection for a request among those whose
+    `is_available()` is true, and calls it in the task that sends the request (in
+    `AsyncConnectionPool._assign_requests_to_connections`, which also runs for other queued
+    requests: a request queued when no connection could be made may see a false answer
+    meant for another, and get a new connection rather than a kept one). False makes the
+    pool open a new connection, as aiohttp's `_get()` returning None does.
+
+    A connection stays idle until the request given it has taken its locks (each a turn of
+    the loop), and the pool gives an idle connection to any request that asks meanwhile,
+    all but one of which then fail (ConnectionNotAvailable) and ask again together, for
+    the same connection: at 1,000 kept connections the herd grew to hundreds and fetches
+    waited past their timeout (encode/httpcore#822, #1110). So a connection is not
+    available from the moment a request enters it.
+    """
+
+    requests = 0  # requests sent on it: 1 or more before an attempt, and it is reused
+    starting = False  # a request has entered it and is not yet answered (or failed)
+
+    def is_available(self) -> bool:
+        attempt = CURRENT_ATTEMPT.get()
+        fresh = attempt is not None and attempt.fresh
+        return not (fresh or self.starting) and super().is_available()
+
+    def is_idle(self) -> bool:
+        """Never idle, for the pool's purposes: it closes an idle connection only as surplus
+        over `max_keepalive_connections` or to make room at `max_connections`, and neither
+        happens here (keep-alive: C of each for C workers; close mode: no connection outlives
+        its response). Its test of surplus counts every connection for every idle one
+        (`len([c.is_idle() for c in self._connections])`, encode/httpcore#1035): with 900
+        kept connections idle, one pass took about half a second and the crawl starved."""
+        return False
+
+    def has_expired(self) -> bool:
+        """httpcore's rule (an idle connection whose socket is readable: the server closed
+        it), and the contract's: bytes that came after the last whole response, which
+        httpcore would read as the next request's response (`ResponseParser.reusable`).
+
+        Private: `AsyncHTTPConnection._connection`, the HTTP/1.1 connection made at the
+        first request, and its h11 state machine `AsyncHTTP11Connection._h11_state`, whose
+        `trailing_data` (public in h11) holds the bytes received and not yet parsed.
+        """
+        return super().has_expired() or self.bytes_nobody_asked_for()
+
+    def bytes_nobody_asked_for(self) -> bool:
+        http11 = self._connection
+        if not isinstance(http11, httpcore.AsyncHTTP11Connection) or not http11.is_idle():
+            return False
+        data, _ = http11._h11_state.trailing_data
+        return bool(data)
+
+    async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
+        attempt = CURRENT_ATTEMPT.get()
+        if attempt is not None:
+            attempt.reused = self.requests > 0
+        self.requests += 1
+        self.starting = True
+        try:
+            return await super().handle_async_request(request)
+        finally:
+            self.starting = False  # active now (not available), or idle, closed or failed
+
+
+class Pool(httpcore.AsyncConnectionPool):
+    """httpcore's pool, whose connections are the Connection above, on `backend`.
+
+    Private: `create_connection()` is the pool's only maker of connections (not underscored,
+    but not documented either).
+    """
+
+    def __init__(
+        self, backend: httpcore.AsyncNetworkBackend, connections: int | None, kept: int
+    ) -> None:
+        super().__init__(
+            max_connections=connections,
+            max_keepalive_connections=kept,
+            keepalive_expiry=None,  # the server decides when a kept connection ends
+            network_backend=backend,
+        )
+        self.backend = backend
+
+    def create_connection(self, origin: httpcore.Origin) -> httpcore.AsyncConnectionInterface:
+        return Connection(origin=origin, network_backend=self.backend)
+
+
+def transport_on(pool: Pool) -> httpx.AsyncHTTPTransport:
+    """httpx's transport (its request and response conversion, its exception mapping) on
+    this pool. Private: `AsyncHTTPTransport._pool`, which it makes itself and which no
+    argument replaces (it takes limits, but no network backend and no pool)."""
+    transport = httpx.AsyncHTTPTransport()
+    transport._pool = pool
+    return transport

@@ -1,0 +1,128 @@
+"""Which event loop and which of its APIs each asyncio model runs (the catalog's `loop` and
+`loop_api`, recorded in the crawl document), and why asyncio-rloop reads sockets, not streams."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import socket
+import struct
+import subprocess
+import threading
+from collections.abc import Coroutine
+from typing import Any
+
+import pytest
+
+from bench.interpreter import python_command
+from c10k.catalog import ASYNCIO_RLOOP, MODELS
+from c10k.system import LoopFactory, rloop_loop_factory
+from impls.models import asyncio_streams
+from tests.tinysite import TinySite, crawl, page, skip_if_missing
+
+LOOP_MODELS = [name for name, model in MODELS.items() if model.loop]
+NEEDS_RLOOP = skip_if_missing(ASYNCIO_RLOOP.name)
+
+
+@pytest.mark.parametrize("model", [pytest.param(m, marks=skip_if_missing(m)) for m in LOOP_MODELS])
+def test_each_model_runs_on_the_loop_the_catalog_names(
+    model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loops: list[str] = []
+    real_run_on = asyncio_streams.run_on
+
+    def recording_run_on(
+        main: Coroutine[Any, Any, None], loop_factory: LoopFactory | None = None
+    ) -> None:
+        async def noting_the_loop() -> None:
+            loops.append(type(asyncio.get_running_loop()).__module__.partition(".")[0])
+            await main
+
+        real_run_on(noting_the_loop(), loop_factory)
+
+    monkeypatch.setattr(asyncio_streams, "run_on", recording_run_on)
+    with TinySite({"/": page("/a"), "/a": page()}) as site:
+        assert crawl(model, site.root) == {"/": 200, "/a": 200}
+    assert loops == [MODELS[model].loop]
+
+
+@NEEDS_RLOOP
+def test_the_crawl_document_names_the_loop_and_its_api() -> None:
+    with TinySite({"/": page()}) as site:
+        done = subprocess.run(
+            python_command("crawl", site.root, "--model", ASYNCIO_RLOOP.name, "--json"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["loop"] == {"name": "rloop", "api": "sockets"}
+
+
+# --- rloop 0.5: a reset by the peer, through its transports and through its sockets ---------
+
+
+def reset_after_the_request() -> tuple[socket.socket, int]:
+    """A listener whose one connection is reset (RST, SO_LINGER 0) once the request comes."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        conn.recv(1024)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, listener.getsockname()[1]
+
+
+async def read_through_streams(port: int) -> type[BaseException] | bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET / HTTP/1.1\r\n\r\n")
+    try:
+        async with asyncio.timeout(1.0):
+            return await reader.read(1024)
+    except (TimeoutError, OSError) as exc:
+        return type(exc)  # not the exception: its traceback would keep the stream alive
+    finally:
+        writer.close()
+
+
+async def read_through_sockets(port: int) -> type[BaseException] | bytes:
+    sock = socket.socket()
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    try:
+        await loop.sock_connect(sock, ("127.0.0.1", port))
+        await loop.sock_sendall(sock, b"GET / HTTP/1.1\r\n\r\n")
+        async with asyncio.timeout(1.0):
+            return await loop.sock_recv(sock, 1024)
+    except (TimeoutError, OSError) as exc:
+        return type(exc)
+    finally:
+        sock.close()
+
+
+def on_rloop(read: Any) -> type[BaseException] | bytes:
+    listener, port = reset_after_the_request()
+    with listener, asyncio.Runner(loop_factory=rloop_loop_factory()) as runner:
+        result: type[BaseException] | bytes = runner.run(read(port))
+    # rloop's transports may be freed only on the thread that made them (pyo3 "unsendable":
+    # elsewhere the process aborts); free what is left here, not in another test's thread.
+    gc.collect()
+    return result
+
+
+@NEEDS_RLOOP
+def test_rloop_streams_still_lose_a_reset() -> None:
+    """When this fails, rloop's transports report a reset: asyncio-rloop can run the asyncio
+    model's streams unchanged (impls/models/asyncio_rloop.py; catalog loop_api "streams")."""
+    assert on_rloop(read_through_streams) is TimeoutError
+
+
+@NEEDS_RLOOP
+def test_rloop_sockets_report_a_reset() -> None:
+    assert on_rloop(read_through_sockets) is ConnectionResetError
