@@ -4,7 +4,9 @@ span 10x."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any, cast
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -16,6 +18,7 @@ from bench import results
 from bench.report.chart_files import drawing
 from bench.report.chart_kit import Chart, y_scale
 from bench.report.charts import CHARTS
+from bench.report.charts_glance import chart_headline
 from bench.report.charts_memory import (
     FIT_SAMPLES,
     chart_idle_units,
@@ -24,6 +27,8 @@ from bench.report.charts_memory import (
 )
 from bench.report.figures import KIB, memory_per_connection
 from bench.results import Results
+from c10k import catalog
+from c10k.catalog import MODELS
 
 DATA = Path(__file__).parent / "data"
 
@@ -114,3 +119,42 @@ def test_a_y_axis_is_logarithmic_where_its_values_span_ten_times(
     if not log:
         assert ax.get_ylim()[0] == 0
     plt.close(figure)
+
+
+def every_model(document: Results) -> Results:
+    """The recorded document with every model of the catalog in each crawl scenario and in the
+    sleepy fits: the models it lacks copy asyncio's tables (the charts' layout is the test)."""
+    found = copy.deepcopy(document)
+    derived = cast(dict[str, Any], found["derived"])
+    for scenario in catalog.SAMPLED_CRAWL_SCENARIOS:
+        table = derived.get(scenario) or {}
+        if "asyncio" in table:
+            for model in MODELS:
+                table.setdefault(model, copy.deepcopy(table["asyncio"]))
+    for found_highlights in (derived.get("highlights") or {}).values():
+        for ranking in found_highlights.values() if isinstance(found_highlights, dict) else []:
+            if isinstance(ranking, dict) and "values" in ranking and "asyncio" in ranking["values"]:
+                for model in MODELS:
+                    ranking["values"].setdefault(model, ranking["values"]["asyncio"])
+    return found
+
+
+@pytest.mark.parametrize("draw", CHARTS, ids=[c.__name__ for c in CHARTS])
+def test_every_model_of_the_catalog_fits_every_chart(document: Results, draw: object) -> None:
+    with drawing():
+        chart: Chart = draw(every_model(document))  # type: ignore[operator]
+        figure = chart.figure
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+        for legend in figure.legends:
+            box = legend.get_window_extent(renderer)
+            assert box.x0 >= -1 and box.x1 <= figure.bbox.width + 1
+        plt.close(figure)
+
+
+def test_the_headline_has_a_row_per_model_of_the_catalog(document: Results) -> None:
+    with drawing():
+        chart = chart_headline(every_model(document))
+    (ax,) = chart.figure.axes
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(MODELS)
+    plt.close(chart.figure)
