@@ -11,6 +11,7 @@ from bench import results
 from bench.analysis.derive import derive_document
 from bench.report.page import markdown
 from bench.report.verdicts import verdicts
+from bench.results import Results
 from c10k import catalog
 from tests.recorded import derive
 
@@ -82,29 +83,29 @@ def test_ratios_for_the_event_loop_and_uvloop_claims() -> None:
 
 
 @pytest.fixture
-def with_counts() -> dict[str, Any]:
+def with_counts() -> Results:
     """A recorded quick run (few-active and the rest) with the counted runs added."""
     document = results.load(DATA / "report-failures.json")
     document["runs"] += cast(list[results.Run], counted_runs())
     document["derived"] = derive_document(document)
-    return dict(document)
+    return document
 
 
-def test_the_report_shows_the_counts_beside_the_cpu_per_page(with_counts: dict[str, Any]) -> None:
-    text = markdown(with_counts, verdicts(with_counts), [])
+def test_the_report_shows_the_counts_beside_the_cpu_per_page(with_counts: Results) -> None:
+    text = markdown(with_counts)
     assert "| threads | 16 | 346 | 800,000 | 50% |" in text
     assert "| core-replay | 16 | 346 | 400,000 | - |" in text
 
 
-def test_the_verdicts_quote_the_instruction_ratios(with_counts: dict[str, Any]) -> None:
+def test_the_verdicts_quote_the_instruction_ratios(with_counts: Results) -> None:
     found = {v.claim: v for v in verdicts(with_counts)}
     assert "callgrind: callbacks 0.80x threads' instructions/page" in found["C6"].conditions
     assert "callgrind: asyncio-uvloop 1.60x fewer instructions/page" in found["C9"].conditions
 
 
 def test_without_counts_the_report_says_not_measured() -> None:
-    document: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
-    text = markdown(document, verdicts(document), [])
-    section = text.split("## Instructions per page")[1].split("##")[0]
+    document = results.load(DATA / "report-failures.json")
+    text = markdown(document)
+    section = text.split('id="instructions-table"')[1].split("##")[0]
     assert "Not measured." in section
     assert "callgrind" not in "".join(v.conditions for v in verdicts(document))

@@ -89,14 +89,12 @@ def test_the_floor_summarises_the_runs_that_ended_ok() -> None:
 
 def test_the_report_and_the_summary_give_the_floor() -> None:
     runs = [loop_run(0, 0.100), loop_run(1, 0.120)]
-    document = {"runs": runs, "derived": derive(runs, {})}
+    document = cast(Results, {"runs": runs, "derived": derive(runs, {})})
     sentence = noise_floor_text(document)
     assert "2 fresh processes" in sentence and "100-120 ms" in sentence
     assert "CV 12.9%" in sentence  # stdev 0.01414 / mean 0.110
-    assert "noise floor: a fixed CPU loop in 2 fresh processes" in summary_table(
-        cast(Results, document)
-    )
+    assert "noise floor: a fixed CPU loop in 2 fresh processes" in summary_table(document)
 
 
 def test_results_without_a_floor_say_so() -> None:
-    assert "was not measured" in noise_floor_text({"runs": [], "derived": {}})
+    assert "was not measured" in noise_floor_text(cast(Results, {"runs": [], "derived": {}}))

@@ -4,7 +4,7 @@ reported as not installed without its extra (no Scrapy needed here)."""
 from __future__ import annotations
 
 import importlib.util
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -15,6 +15,7 @@ from bench.harness.profiles import PROFILE_TABLE
 from bench.harness.verify import verification_failures, verify
 from bench.regress.suites import support
 from bench.report.tables import peer_rows
+from bench.results import Results
 from c10k import catalog
 from impls.cli.crawl import crawl_main
 from tests.recorded import derive, runs_of
@@ -92,7 +93,7 @@ def test_bench_and_report_show_a_peer_not_installed(
         for s in catalog.SCRAPY.scenarios
     ]
     document = {"derived": {"peers": derive_module.derive_peers(runs_of(runs), {})}}
-    [row] = peer_rows(document)
+    [row] = peer_rows(cast(Results, document))
     assert "not installed" in row[8] and "scrapy" in row[0]
 
 

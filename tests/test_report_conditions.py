@@ -4,7 +4,7 @@ harness's cost, on crafted derived figures and on a recorded run given those fig
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -13,7 +13,7 @@ from bench.harness import cores
 from bench.report import conditions
 from bench.report.page import write_report
 from bench.report.tables import environment_rows
-from bench.results import PinningRecord
+from bench.results import PinningRecord, Results
 from tests.recorded import derive
 
 DATA = Path(__file__).parent / "data"
@@ -34,9 +34,9 @@ def point(
     } | figures
 
 
-def document(derived: dict[str, Any], pinning: PinningRecord | None = None) -> dict[str, Any]:
+def document(derived: dict[str, Any], pinning: PinningRecord | None = None) -> Results:
     environment = {"pinning": pinning} if pinning is not None else {}
-    return {"environment": environment, "derived": derived}
+    return cast(Results, {"environment": environment, "derived": derived})
 
 
 def test_memory_rows_put_held_and_peak_side_by_side() -> None:
@@ -192,11 +192,11 @@ def test_the_harness_line_gives_its_median_and_max_share() -> None:
 
 
 def test_a_recorded_run_with_the_new_figures_shows_them_on_both_pages(tmp_path: Path) -> None:
-    doc: dict[str, Any] = dict(results.load(DATA / "report-failures.json"))
+    doc = results.load(DATA / "report-failures.json")
     doc["environment"]["pinning"] = cores.plan_pinning("on", [0, 1]).as_dict()
     for run in doc["runs"]:
-        if run.get("samples") and run.get("crawl"):
-            crawl = run["crawl"]
+        crawl = run.get("crawl")
+        if run.get("samples") and crawl:
             cpu = crawl["cpu_user_s"] + crawl["cpu_sys_s"]
             run["busy"] = cores.busy(cpu, 0.95 * crawl["wall_s"], crawl["wall_s"], 1, 1)
             run["harness"] = cores.harness_share(0.02, 1.0) | {"sampler_cpu_s": 0.01}

@@ -12,7 +12,7 @@ import pytest
 from bench.analysis.derive import derive_idle
 from bench.analysis.overview import overview
 from bench.report import verdicts as v
-from bench.results import SCHEMA, Environment, Run
+from bench.results import SCHEMA, Environment, Results, Run, crawl_table
 
 KIB = 1024.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ def document(
     runs: list[dict[str, Any]] | None = None,
     nofile: int = 20_000,
     gil_disabled: bool = False,
-) -> dict[str, Any]:
+) -> Results:
     """A results document around crafted per-scenario tables, completed as the harness
     completes them: idle runs that did not count, and the figures across models."""
     environment = {
@@ -43,7 +43,7 @@ def document(
     if idle_runs:
         tables["idle"] = derive_idle(cast(list[Run], idle_runs)) | tables.get("idle", {})
     across: Any = overview(tables, cast(list[Run], runs), cast(Environment, environment))
-    return {
+    found = {
         "schema": SCHEMA,
         "status": "complete",
         "profile": {"name": "default"},
@@ -51,6 +51,7 @@ def document(
         "runs": runs,
         "derived": tables | across,
     }
+    return cast(Results, found)
 
 
 def idle_kind(
@@ -81,14 +82,14 @@ def ceiling(count: int, stopped_by: str, cap: int = 60_000) -> dict[str, Any]:
     }
 
 
-def threads_stopped(count: int, stopped_by: str, cap: int = 60_000) -> dict[str, Any]:
+def threads_stopped(count: int, stopped_by: str, cap: int = 60_000) -> Results:
     """An idle document whose thread ceiling stopped at count, for the reason given."""
     return document({"idle": {"thread": {"max_threads": ceiling(count, stopped_by, cap)}}})
 
 
 def threads_on_the_machine(
     count: int, stopped_by: str, held: int, scenario: str = "sleepy-keep-alive"
-) -> dict[str, Any]:
+) -> Results:
     """Threads started by four processes at once (and one process's ceiling beside), and a
     crawl scenario whose server saw `held` connections at once."""
     machine = ceiling(count, stopped_by) | {"processes": 4}
@@ -101,7 +102,7 @@ def threads_on_the_machine(
     )
 
 
-def asyncio_tasks(count: int, seconds: float = 1.0) -> dict[str, Any]:
+def asyncio_tasks(count: int, seconds: float = 1.0) -> Results:
     """An idle document with count asyncio tasks started in the given seconds."""
     return document({"idle": {"asyncio-task": idle_kind(1e3, count=count, seconds=seconds)}})
 
@@ -158,7 +159,7 @@ def few_active(**rates: float) -> dict[str, Any]:
 
 def asyncio_and_threads(
     asyncio_fraction: float, asyncio_slope: float, threads_fraction: float, threads_slope: float
-) -> dict[str, Any]:
+) -> Results:
     """A sleepy document at 10,000 connections: each model's fraction of C/L and bytes/conn."""
     return document(
         {
@@ -168,20 +169,18 @@ def asyncio_and_threads(
     )
 
 
-def held_with_intervals(asyncio: list[float], threads: list[float]) -> dict[str, Any]:
+def held_with_intervals(asyncio: list[float], threads: list[float]) -> Results:
     """Asyncio faster than threads in every round at 10,000 connections, each model's held
     memory per connection given as the 95% interval of its slope (the slope its middle)."""
     found = sleepy_rounds([4700.0, 4750.0, 4800.0], [4500.0, 4500.0, 4500.0])
     for model, interval in (("asyncio", asyncio), ("threads", threads)):
-        fit = found["derived"]["sleepy"][model]["memory_per_connection"]
+        fit = crawl_table(found["derived"], "sleepy")[model]["memory_per_connection"]
         fit["total_bytes"] = sum(interval) / 2
         fit["total_bytes_ci95"] = interval
     return found
 
 
-def asyncio_beside_a_failed_run(
-    concurrency: int, fraction: float, failed_model: str
-) -> dict[str, Any]:
+def asyncio_beside_a_failed_run(concurrency: int, fraction: float, failed_model: str) -> Results:
     """A sleepy document with one asyncio point and a failed run of failed_model at 10,000."""
     return document(
         {"sleepy": sleepy("asyncio", concurrency, fraction, 5e3)},
@@ -191,7 +190,7 @@ def asyncio_beside_a_failed_run(
 
 def uvloop_against_asyncio(
     cpu_us: float, uvloop_cpu_us: float, uvloop_pages_per_s: float = 1200
-) -> dict[str, Any]:
+) -> Results:
     """A few-active document with asyncio at 900 pages/s and asyncio-uvloop beside it, at C=4."""
     return document(
         {
@@ -249,7 +248,7 @@ def idle_run(kind: str, count: int, status: str) -> dict[str, Any]:
     }
 
 
-CASES: list[tuple[str, dict[str, Any], str]] = [
+CASES: list[tuple[str, Results, str]] = [
     # C1: 50 KiB within a factor of 2
     ("C1", document({"idle": {"thread": idle_kind(16 * KIB, 28 * KIB)}}), v.REPRODUCED),
     ("C1", document({"idle": {"thread": idle_kind(8 * KIB, 4 * KIB)}}), v.CONTRADICTED),
@@ -339,7 +338,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     CASES,
     ids=[f"{c}-{e.replace(' ', '-')}-{n}" for n, (c, _, e) in enumerate(CASES)],
 )
-def test_rule_gives_the_expected_verdict(claim: str, doc: dict[str, Any], expected: str) -> None:
+def test_rule_gives_the_expected_verdict(claim: str, doc: Results, expected: str) -> None:
     rule = v.RULES[int(claim[1:]) - 1]
     verdict = rule(doc)
     assert verdict.claim == claim
@@ -387,7 +386,7 @@ def few_active_rounds(**rounds: list[float]) -> dict[str, Any]:
     }
 
 
-def uvloop_rounds(asyncio_cpu: list[float], uvloop_cpu: list[float]) -> dict[str, Any]:
+def uvloop_rounds(asyncio_cpu: list[float], uvloop_cpu: list[float]) -> Results:
     """A few-active document at C 4: asyncio's and asyncio-uvloop's CPU per page by round."""
     return document(
         {
@@ -408,7 +407,7 @@ def uvloop_rounds(asyncio_cpu: list[float], uvloop_cpu: list[float]) -> dict[str
     )
 
 
-def sleepy_rounds(asyncio_rate: list[float], threads_rate: list[float]) -> dict[str, Any]:
+def sleepy_rounds(asyncio_rate: list[float], threads_rate: list[float]) -> Results:
     """asyncio (cheaper per connection) and threads at 10,000 sleepy connections, with their
     plateau pages/s by round."""
     table = sleepy("asyncio", 10_000, 0.9, 5e3) | sleepy("threads", 10_000, 0.9, 4e4)
@@ -422,12 +421,12 @@ def sleepy_rounds(asyncio_rate: list[float], threads_rate: list[float]) -> dict[
 THREE = [1000.0, 1000.0, 1000.0]
 
 
-def against_threads(**rounds: list[float]) -> dict[str, Any]:
+def against_threads(**rounds: list[float]) -> Results:
     """A few-active document: threads at 1,000 pages/s in 3 rounds, and models beside them."""
     return document({"few-active": few_active_rounds(threads=THREE, **rounds)})
 
 
-INTERVAL_CASES: list[tuple[str, dict[str, Any], str]] = [
+INTERVAL_CASES: list[tuple[str, Results, str]] = [
     # C6: the median over event-loop models within 50-95% of the threads' pages/s
     ("C6", against_threads(asyncio=[790.0, 800.0, 810.0]), v.REPRODUCED),
     ("C6", against_threads(asyncio=[1190.0, 1200.0, 1210.0]), v.CONTRADICTED),
@@ -454,7 +453,7 @@ INTERVAL_CASES: list[tuple[str, dict[str, Any], str]] = [
     INTERVAL_CASES,
     ids=[f"{c}-{e.split()[0]}-{n}" for n, (c, _, e) in enumerate(INTERVAL_CASES)],
 )
-def test_ratio_rules_decide_on_the_interval(claim: str, doc: dict[str, Any], expected: str) -> None:
+def test_ratio_rules_decide_on_the_interval(claim: str, doc: Results, expected: str) -> None:
     verdict = v.RULES[int(claim[1:]) - 1](doc)
     assert verdict.verdict == expected, verdict
     # The figure with its interval: '0.80x [0.78, 0.82]' or '80% [77%, 82%]'.
@@ -478,7 +477,7 @@ def test_a_single_run_decides_on_its_value_and_says_it_has_no_interval() -> None
     [(c, d) for c, d, e in CASES + INTERVAL_CASES if e != v.NOT_MEASURABLE],
 )
 def test_every_judged_verdict_shows_its_interval_or_why_it_has_none(
-    claim: str, doc: dict[str, Any]
+    claim: str, doc: Results
 ) -> None:
     measured = v.RULES[int(claim[1:]) - 1](doc).measured
     assert "no interval (" in measured or re.search(r"\[[^\]]+, [^\]]+\]", measured), measured
@@ -487,7 +486,8 @@ def test_every_judged_verdict_shows_its_interval_or_why_it_has_none(
 def test_c7_is_judged_with_connections_held_and_shows_the_close_mode_beside() -> None:
     # Keep-alive: asyncio faster than threads in every round; close mode: the reverse. The
     # verdict follows the keep-alive scenario and quotes the close mode's fractions beside it.
-    held = sleepy_rounds([4700.0, 4750.0, 4800.0], [4500.0, 4500.0, 4500.0])["derived"]["sleepy"]
+    keep_alive = sleepy_rounds([4700.0, 4750.0, 4800.0], [4500.0, 4500.0, 4500.0])["derived"]
+    held = crawl_table(keep_alive, "sleepy")
     close = sleepy("asyncio", 10_000, 0.40, 5e3) | sleepy("threads", 10_000, 0.60, 4e4)
     found = v.verdicts(document({"sleepy": close, "sleepy-keep-alive": held}))
     c7 = next(x for x in found if x.claim == "C7")
@@ -503,3 +503,75 @@ def test_c7_falls_back_to_the_close_mode_in_files_without_keep_alive() -> None:
     c7 = next(x for x in found if x.claim == "C7")
     assert c7.verdict == v.CONTRADICTED
     assert c7.conditions.startswith("sleepy: C 10,000") and "beside it" not in c7.conditions
+
+
+# -- the judged figure, machine-readable: what the table's threshold and the verdict chart read ---
+
+
+@pytest.mark.parametrize(
+    ("band", "unit", "text"),
+    [
+        (v.Band(25 * KIB, 100 * KIB, True), "bytes", "25–100 KiB"),
+        (v.Band(0.0, 6 * KIB, True), "bytes", "≤ 6 KiB"),
+        (v.Band(0.0, 100_000), "threads", "< 100,000 threads"),
+        (v.Band(10_000.0), "per-second", "≥ 10,000/s"),
+        (v.Band(0.5, 0.95), "share", "50%–95%"),
+        (v.Band(2.0), "times", "≥ 2x"),
+        (v.Band(0.0, 10_000, of=" connections held"), "threads", "< 10,000 connections held"),
+    ],
+)
+def test_a_band_is_written_as_the_rule_reads_it(band: v.Band, unit: str, text: str) -> None:
+    assert band.text(unit) == text
+
+
+@pytest.mark.parametrize(("claim", "doc", "expected"), CASES + INTERVAL_CASES)
+def test_every_judged_figure_has_its_value_interval_and_band(
+    claim: str, doc: Results, expected: str
+) -> None:
+    found = v.RULES[int(claim[1:]) - 1](doc)
+    assert found.band is not None or claim == "C5"
+    assert found.threshold != "-"
+    if found.value is None:
+        return
+    assert found.figure != "-" and found.band is not None
+    # The outcome follows from the value (and its interval) against the band, where the rule
+    # judges nothing more than that.
+    if claim in ("C6", "C8", "C9") and expected != v.NOT_MEASURABLE:
+        low, high = found.band.low, found.band.high
+        assert v.on_interval(found.value, found.interval, low, high) == expected
+    if found.interval is not None:
+        assert "[" in found.figure and "no interval" not in found.figure
+    else:
+        assert "(" in found.figure
+
+
+def test_the_figure_of_a_ratio_names_what_it_is_over() -> None:
+    found = v.c9_uvloop(uvloop_rounds(THREE, [390.0, 400.0, 410.0]))
+    assert found.figure.startswith("asyncio over asyncio-uvloop: 2.50x [")
+    assert found.value == pytest.approx(2.5, rel=0.01) and found.interval is not None
+    assert found.threshold == "≥ 2x less CPU per page"
+
+
+def test_an_interval_of_another_confidence_says_so() -> None:
+    from bench.report.verdicts.base import Judged, figure_text
+    from c10k.stats import Interval
+
+    wide = Judged(0.86, Interval(0.79, 0.93), label="event loops", confidence=0.9875)
+    assert figure_text(wide, "share") == "event loops 86% [79%, 93%] (98.75% interval)"
+    assert figure_text(Judged(0.86, Interval(0.79, 0.93)), "share") == "86% [79%, 93%]"
+    assert figure_text(Judged(43.9 * KIB), "bytes") == "43.9 KiB (1 run, no interval)"
+    assert figure_text(Judged(None, why="threads failed at C 10,000"), "times") == (
+        "threads failed at C 10,000"
+    )
+
+
+def test_where_a_sequential_comparison_stopped_reaches_the_claims_section() -> None:
+    from bench.report.claims import claim_section
+    from bench.report.layout import Paragraph, plain
+    from bench.report.verdicts.base import Judged, verdict
+
+    judged = Judged(0.86, None, label="event loops", stopping="look 3 (8 rounds): decided")
+    row = verdict("C6", "-", "few-active", v.REPRODUCED, judged)
+    assert row.stopping == "look 3 (8 rounds): decided"
+    texts = [plain(b.spans) for b in claim_section(v.Ruling(row, None)) if isinstance(b, Paragraph)]
+    assert "Rounds: look 3 (8 rounds): decided." in texts

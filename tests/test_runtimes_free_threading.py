@@ -164,6 +164,6 @@ def test_the_c8_verdict_for_each_outcome(
 
 
 def test_the_main_report_says_where_c8_is_judged() -> None:
-    verdict = v.c8_without_gil({"environment": {"python": {"version": "3.11.7"}}})
+    verdict = v.c8_without_gil(cast(Results, {"environment": {"python": {"version": "3.11.7"}}}))
     assert verdict.verdict == v.NOT_MEASURABLE
     assert "runtimes.md" in verdict.conditions and "3.11.7 with the GIL" in verdict.conditions

@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bench.report.figures import (
-    failed_slope_runs,
-    highlights,
+    few_active_highlights,
+    idle_highlights,
     idle_units,
     memory_per_connection,
     points,
     problems,
+    sleepy_highlights,
     stopped_by_a_limit,
+    sweep_highlights,
 )
 from bench.report.palette import model_order
-from bench.report.text import kib, kib_interval, number, percent_gap, problem_lines, rank
+from bench.report.text import crossed_note, kib, kib_interval, number, percent_gap, rank
+from bench.results import Results
 from c10k import catalog
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
 SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
+HEADLINE, VERDICT_CHART, INSTRUCTIONS = "headline", "verdicts", "instructions"
 # The chart files, in the page's order, and their titles.
 TITLES: dict[str, str] = {
+    HEADLINE: "Each model against the best, per workload (share of the best model's figure)",
+    VERDICT_CHART: "Each claim's judged figure and its interval against the rule's band",
     "memory-per-connection": "Memory per connection (sleepy): held and peak, fitted slopes",
     "plateau-rss": "Plateau RSS against concurrency (sleepy), with the least-squares fits",
     "idle-units": "Idle units: memory per unit, and how many were started",
@@ -36,6 +40,34 @@ TITLES: dict[str, str] = {
     "CPU per page",
     "latency": "Fetch latency (connect to last byte) against concurrency",
     LATENCY_SWEEP: "Latency sweep: where each model stops being CPU-bound",
+    INSTRUCTIONS: "Instructions per page (callgrind): the shared core and each model's own",
+}
+# Under each chart's title: the one sentence that says what to look at.
+LOOK: dict[str, str] = {
+    HEADLINE: "Read down a column for one workload: the darker the cell, the closer the model "
+    "comes to the best, and a bold figure is the best or tied with it within noise.",
+    VERDICT_CHART: "A bar wholly inside its green band reproduces the claim, wholly outside "
+    "contradicts it, and across an edge decides nothing.",
+    "memory-per-connection": "Compare the held bars across models (what an open connection "
+    "costs); the peak bar beside each is what the crawl's responses add on top of it.",
+    "plateau-rss": "Each model's points should sit on its fitted curve: where they do, the "
+    "slope is a fair figure for memory per connection.",
+    "idle-units": "On the left, the gap between the threads' dots and the coroutines' is the "
+    "chapter's 50 KiB against 3 KiB; on the right, how many of each were started.",
+    "sleepy-throughput": "How far each line falls below the dashed ideal C/L as C grows, with a "
+    "connection opened per fetch; crossed runs did not hold C connections.",
+    f"{SLEEPY_KEEP_ALIVE}-throughput": "How far each line falls below the dashed ideal C/L as C "
+    "grows, each of the C connections held for the whole crawl.",
+    FEW_ACTIVE: "Lines whose bars overlap are tied within noise; CPU per page on the right is "
+    "the model's own cost, which the shared test server does not cap.",
+    FEW_ACTIVE_KEEP_ALIVE: "Without a connection set-up per page the gaps are the models' own "
+    "scheduling; lines whose bars overlap are tied within noise.",
+    "latency": "The further a model's p99 (right) lies above its p50 (left), the more unevenly "
+    "it serves its connections.",
+    LATENCY_SWEEP: "Follow each line to the right: where it meets the dashed ideal C/L, the model "
+    "stops being CPU-bound and waits on the server's latency.",
+    INSTRUCTIONS: "The grey part is the same shared core in every model; the coloured part is "
+    "what each model's own scheduling costs per page.",
 }
 GOOD_FIT_R2 = 0.98  # a memory fit below this is named in the caption
 
@@ -57,15 +89,14 @@ def bars_note(bars: bool) -> str:
     return " No bars: no point has an interval (one run each, or results written before intervals)."
 
 
-def memory_fit_label(document: dict[str, Any]) -> str:
-    fitted = highlights(document, SLEEPY).get("fit_concurrencies") or []
-    return (
-        f"model (fitted over C = {', '.join(f'{c:,}' for c in fitted) or '-'}; kernel: "
-        "stacks + slab + page tables + TCP buffers, machine-wide, both ends of the connection)"
-    )
+def memory_fit_label(document: Results) -> str:
+    """The x label of the memory charts: the unit and the concurrencies fitted."""
+    found = sleepy_highlights(document, SLEEPY)
+    fitted = found["fit_concurrencies"] if found else []
+    return f"KiB per connection (fitted over C = {', '.join(f'{c:,}' for c in fitted) or '-'})"
 
 
-def _memory_notes(document: dict[str, Any]) -> list[str]:
+def _memory_notes(document: Results) -> list[str]:
     memory = memory_per_connection(document)
     notes = []
     for model in model_order(list(memory)):
@@ -81,8 +112,9 @@ def _memory_notes(document: dict[str, Any]) -> list[str]:
     return notes
 
 
-def memory_per_connection_caption(document: dict[str, Any]) -> str:
-    totals = highlights(document, SLEEPY).get("memory_total_kib")
+def memory_per_connection_caption(document: Results) -> str:
+    found = sleepy_highlights(document, SLEEPY)
+    totals = found["memory_total_kib"] if found else None
     text = (
         f"Held memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
         if totals
@@ -122,10 +154,10 @@ def memory_per_connection_caption(document: dict[str, Any]) -> str:
     notes = _memory_notes(document)
     if notes:
         text += " Caveats: " + "; ".join(notes) + "."
-    return text + problem_lines(problems(document, SLEEPY))
+    return text + crossed_note(problems(document, SLEEPY))
 
 
-def plateau_rss_caption(document: dict[str, Any]) -> str:
+def plateau_rss_caption(document: Results) -> str:
     memory = memory_per_connection(document)
     slopes = {
         m: f"{kib(memory[m].rss_bytes)}/conn (R² {number(memory[m].rss_r2, 3)})"
@@ -133,18 +165,19 @@ def plateau_rss_caption(document: dict[str, Any]) -> str:
         if memory[m].rss_bytes is not None
     }
     text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
-    largest = highlights(document, SLEEPY).get("largest_plateau_rss_mib")
-    if largest:
+    found = sleepy_highlights(document, SLEEPY)
+    largest = found["largest_plateau_rss_mib"] if found else None
+    if largest and largest["most_mib"] is not None and largest["least_mib"] is not None:
         text += (
             f" At its largest verified C, {largest['most']} holds the most RSS "
             f"({largest['most_mib']:,.1f} MiB) and {largest['least']} the least "
             f"({largest['least_mib']:,.1f} MiB)."
         )
-    return text + problem_lines(problems(document, SLEEPY))
+    return text + crossed_note(problems(document, SLEEPY))
 
 
-def _idle_parts(document: dict[str, Any]) -> list[str]:
-    units, found = idle_units(document), highlights(document, IDLE)
+def _idle_parts(document: Results) -> list[str]:
+    units, found = idle_units(document), idle_highlights(document)
     thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
     if thread and thread.total_bytes:
@@ -152,11 +185,11 @@ def _idle_parts(document: dict[str, Any]) -> list[str]:
             f"An idle thread costs {kib(thread.total_bytes)} (RSS {kib(thread.rss_bytes)} + "
             f"kernel {kib(thread.kernel_bytes)})"
         )
-        if task and task.total_bytes:
+        if task and task.total_bytes and found and found["thread_over_task"]:
             parts[-1] += (
                 f", {found['thread_over_task']:,.0f}x an asyncio task ({kib(task.total_bytes, 2)})"
             )
-    if found.get("cheapest_coroutine"):
+    if found and found["cheapest_coroutine"] and found["most_started_coroutine"]:
         cheapest = units[found["cheapest_coroutine"]]
         parts.append(f"the cheapest unit is a {cheapest.kind} at {kib(cheapest.total_bytes, 2)}")
         most = units[found["most_started_coroutine"]]
@@ -173,21 +206,17 @@ def _idle_parts(document: dict[str, Any]) -> list[str]:
     return parts
 
 
-def idle_units_caption(document: dict[str, Any]) -> str:
+def idle_units_caption(document: Results) -> str:
     parts = _idle_parts(document)
-    failed = [
-        f"{k} ({c:,}): {st}, {r}"
-        for k, rs in failed_slope_runs(document).items()
-        for c, st, r in rs
-    ]
     text = "; ".join(parts) + "." if parts else "No idle unit was measured."
-    if failed:
-        text += " Runs that did not count (crossed): " + "; ".join(failed) + "."
+    text += crossed_note(problems(document, IDLE))
     return text[0].upper() + text[1:]
 
 
-def sleepy_throughput_caption(document: dict[str, Any], scenario: str = SLEEPY) -> str:
-    found = highlights(document, scenario)
+def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
+    found = sleepy_highlights(document, scenario)
+    if found is None:
+        return not_run(scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
     text = (
         f"At C = {top_c:,}, share of the ideal C/L: {rank(shares, '%')}."
@@ -203,30 +232,36 @@ def sleepy_throughput_caption(document: dict[str, Any], scenario: str = SLEEPY) 
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
         )
-    return text + problem_lines(problems(document, scenario))
+    return text + crossed_note(problems(document, scenario))
 
 
-def few_active_caption(
-    document: dict[str, Any], server_bound: bool, scenario: str = FEW_ACTIVE
-) -> str:
+def few_active_caption(document: Results, server_bound: bool, scenario: str = FEW_ACTIVE) -> str:
     """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
-    found = highlights(document, scenario)
+    found = few_active_highlights(document, scenario)
+    if found is None:
+        return not_run(scenario)
     text = (
         f"At C = {found['largest_concurrency']:,}: {rank(found['pages_per_s'], 'pages/s')}. "
         f"CPU per page: {rank(found['cpu_us_per_page'], 'µs')}."
     )
     if server_bound:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
-    return text + problem_lines(problems(document, scenario))
+    return text + crossed_note(problems(document, scenario))
 
 
-def latency_caption(document: dict[str, Any]) -> str:
+def latency_caption(document: Results) -> str:
     texts = []
     for scenario in (FEW_ACTIVE, SLEEPY):
         if not points(document, scenario):
             texts.append(f"{scenario} did not run")
             continue
-        found = highlights(document, scenario)
+        found = (
+            few_active_highlights(document, scenario)
+            if scenario == FEW_ACTIVE
+            else sleepy_highlights(document, scenario)
+        )
+        if found is None:
+            continue
         texts.append(
             f"{scenario} at C = {found['largest_concurrency']:,}, p99: "
             f"{rank(found['latency_p99_ms'], 'ms', 1)}"
@@ -234,21 +269,22 @@ def latency_caption(document: dict[str, Any]) -> str:
     return "; ".join(texts) + "."
 
 
-def latency_sweep_caption(document: dict[str, Any]) -> str:
+def latency_sweep_caption(document: Results) -> str:
     texts = []
-    for end in highlights(document, LATENCY_SWEEP)["by_latency"]:
+    found = sweep_highlights(document)
+    for end in found["by_latency"] if found else []:
         line = f"at latency {end['latency']}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
         texts.append(line)
     text = "; ".join(texts) or f"no verified {LATENCY_SWEEP} point"
-    return text[0].upper() + text[1:] + "." + problem_lines(problems(document, LATENCY_SWEEP))
+    return text[0].upper() + text[1:] + "." + crossed_note(problems(document, LATENCY_SWEEP))
 
 
 INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
 
 
-def instructions_caption(document: dict[str, Any]) -> str:
+def instructions_caption(document: Results) -> str:
     """What the instructions table counts, and how to read the core's share."""
     return (
         "Each model crawled the few-active site once under callgrind with a fixed hash seed; "
@@ -259,5 +295,5 @@ def instructions_caption(document: dict[str, Any]) -> str:
         "that is not its own (approximate for the aiohttp models, which parse HTTP with "
         "aiohttp's parser rather than the core's). CPU µs/page is few-active's median at the "
         "same concurrency, for comparison: it moves with the machine's load, the count does not."
-        + problem_lines(problems(document, catalog.INSTRUCTIONS.name))
+        + crossed_note(problems(document, catalog.INSTRUCTIONS.name))
     )

@@ -1,29 +1,38 @@
-"""The crawl charts: sleepy throughput, few active connections, latency, the latency sweep."""
+"""The crawl charts: sleepy throughput, few active connections, latency, the latency sweep, and
+instructions per page split into the shared core and each model's own."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any
 
 from matplotlib.axes import Axes
+from matplotlib.patches import Patch
 
 from bench.report import captions
 from bench.report.chart_kit import (
     THOUSANDS,
     Chart,
-    Lines,
-    crawl_lines,
+    fitted_legend,
     legend,
     log_if_wide,
     marker_keys,
     new_figure,
     no_data,
-    plot_ideal,
-    spans_wide,
+    rows_height,
     ticks_at,
+    y_scale,
 )
-from bench.report.figures import highlights, points, problems
+from bench.report.chart_lines import Lines, crawl_lines, plot_ideal
+from bench.report.figures import (
+    instructions,
+    points,
+    problems,
+    sleepy_highlights,
+    sweep_highlights,
+)
+from bench.report.palette import model_order, style
+from bench.results import Point, Results, summary_median
 from c10k import catalog
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -32,15 +41,15 @@ SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 
 
-def _concurrency(point: dict[str, Any]) -> float:
+def _concurrency(point: Point) -> float:
     return float(point["concurrency"])
 
 
-def _latency_ms(point: dict[str, Any]) -> float:
+def _latency_ms(point: Point) -> float:
     return float(point["mean_latency_s"]) * 1000.0
 
 
-def chart_sleepy_throughput(document: dict[str, Any], scenario: str = SLEEPY) -> Chart:
+def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
     """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L."""
     name = f"{scenario}-throughput"
     title, figure, (ax,) = new_figure(name)
@@ -59,25 +68,26 @@ def chart_sleepy_throughput(document: dict[str, Any], scenario: str = SLEEPY) ->
     )
     ideal = plot_ideal(ax, table, _concurrency)
     log_if_wide(ax, drawn.xs)
-    if spans_wide([x for x, _ in ideal]):
-        ax.set_yscale("log")
-    latencies = highlights(document, scenario)["latencies"]
+    y_scale(ax, drawn.ys + [y for _, y in ideal])
+    highlighted = sleepy_highlights(document, scenario)
+    latencies = highlighted["latencies"] if highlighted else []
     ax.set_xlabel(f"concurrency C (latency L = {', '.join(latencies)})")
     ax.set_ylabel("pages/s after the root page")
     ax.xaxis.set_major_formatter(THOUSANDS)
-    ax.yaxis.set_major_formatter(THOUSANDS)
     legend(figure, [ax], marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.sleepy_throughput_caption(document, scenario)
     return Chart(name, title, figure, caption + captions.bars_note(drawn.bars))
 
 
 def _speed_and_cpu(
-    document: dict[str, Any],
+    document: Results,
     scenario: str,
     axes: tuple[Axes, Axes],
-    x_of: Callable[[dict[str, Any]], float],
+    x_of: Callable[[Point], float],
+    ideal: list[tuple[float, float]] | None = None,
 ) -> Lines:
-    """Pages/s on the left axes, CPU per page on the right, one line per model."""
+    """Pages/s on the left axes, CPU per page on the right, one line per model; each axis
+    linear from 0, or log where its values (and the ideal's, on the left) span 10x."""
     left, right = axes
     speed = crawl_lines(
         left, document, scenario, lambda p: p["pages_per_s"], x_of, lambda p: p.pages_per_s
@@ -92,10 +102,12 @@ def _speed_and_cpu(
     )
     left.set_title("pages/s (higher is better)", fontsize=10)
     right.set_title("CPU per page (lower is better)", fontsize=10)
-    return Lines(speed.xs, speed.saturated, speed.bars or cpu.bars)
+    y_scale(left, speed.ys + [y for _, y in ideal or []])
+    y_scale(right, cpu.ys)
+    return Lines(speed.xs, speed.saturated, speed.bars or cpu.bars, speed.ys)
 
 
-def chart_few_active(document: dict[str, Any], scenario: str = FEW_ACTIVE) -> Chart:
+def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> Chart:
     """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
     title, figure, (left, right) = new_figure(scenario, 1, 2)
     if not points(document, scenario):
@@ -107,7 +119,6 @@ def chart_few_active(document: dict[str, Any], scenario: str = FEW_ACTIVE) -> Ch
         log_if_wide(ax, drawn.xs)
         ax.set_xlabel("concurrency C")
         ax.xaxis.set_major_formatter(THOUSANDS)
-        ax.set_ylim(bottom=0)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs, user + sys)")
     found = problems(document, scenario)
@@ -116,7 +127,7 @@ def chart_few_active(document: dict[str, Any], scenario: str = FEW_ACTIVE) -> Ch
     return Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
 
 
-def chart_latency(document: dict[str, Any]) -> Chart:
+def chart_latency(document: Results) -> Chart:
     """Fetch latency p50 and p99 against concurrency, in few-active and sleepy."""
     name = "latency"
     title, figure, axes = new_figure(name, 2, 2, height=8.0)
@@ -132,16 +143,17 @@ def chart_latency(document: dict[str, Any]) -> Chart:
             drawn = crawl_lines(ax, document, scenario, median, _concurrency, None, 1e3)
             bars = drawn.bars or bars
             log_if_wide(ax, drawn.xs)
-            ax.set_ylim(bottom=0)
+            y_scale(ax, drawn.ys)
             ax.set_title(f"{scenario}: {quantile}", fontsize=10)
             ax.set_xlabel("concurrency C")
             ax.set_ylabel(f"{quantile} latency (ms)")
             ax.xaxis.set_major_formatter(THOUSANDS)
     legend(figure, axes, marker_keys([], False, bars))
-    return Chart(name, title, figure, captions.latency_caption(document) + captions.bars_note(bars))
+    caption = captions.latency_caption(document) + captions.bars_note(bars)
+    return Chart(name, title, figure, caption)
 
 
-def chart_latency_sweep(document: dict[str, Any]) -> Chart:
+def chart_latency_sweep(document: Results) -> Chart:
     """Pages/s and CPU per page against the server's latency, at a fixed concurrency."""
     title, figure, (left, right) = new_figure(LATENCY_SWEEP, 1, 2)
     table = points(document, LATENCY_SWEEP)
@@ -149,15 +161,15 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
         no_data(left, captions.no_data(LATENCY_SWEEP))
         no_data(right, "")
         return Chart(LATENCY_SWEEP, title, figure, captions.not_run(LATENCY_SWEEP))
-    drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms)
-    plot_ideal(left, table, _latency_ms)
-    concurrency = highlights(document, LATENCY_SWEEP)["concurrencies"]
+    ideal = plot_ideal(left, table, _latency_ms)
+    drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms, ideal)
+    sweep = sweep_highlights(document)
+    concurrency = sweep["concurrencies"] if sweep else []
     for ax in (left, right):
         if any(v > 0 for v in drawn.xs):
             ax.set_xscale("symlog", linthresh=1.0)
         ticks_at(ax, sorted(set(drawn.xs)))
         ax.set_xlabel(f"server latency (ms), C = {', '.join(f'{c:,}' for c in concurrency)}")
-        ax.set_ylim(bottom=0)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs)")
     found = problems(document, LATENCY_SWEEP)
@@ -166,9 +178,56 @@ def chart_latency_sweep(document: dict[str, Any]) -> Chart:
     return Chart(LATENCY_SWEEP, title, figure, caption)
 
 
-def chart_sleepy_keep_alive_throughput(document: dict[str, Any]) -> Chart:
+def chart_sleepy_keep_alive_throughput(document: Results) -> Chart:
     return chart_sleepy_throughput(document, SLEEPY_KEEP_ALIVE)
 
 
-def chart_few_active_keep_alive(document: dict[str, Any]) -> Chart:
+def chart_few_active_keep_alive(document: Results) -> Chart:
     return chart_few_active(document, FEW_ACTIVE_KEEP_ALIVE)
+
+
+INSTRUCTIONS = captions.INSTRUCTIONS
+CORE_GREY = "#9E9E9E"  # the shared core's part of a model's instructions
+
+
+def _instruction_counts(document: Results) -> tuple[float | None, dict[str, float]]:
+    """The core replay's instructions per page, and each model's."""
+    table = instructions(document)
+    counts = {
+        name: float(median)
+        for name, entry in table.items()
+        if (median := summary_median(entry.get("instructions_per_page"))) is not None
+    }
+    return counts.pop(catalog.CORE_REPLAY, None), counts
+
+
+def chart_instructions(document: Results) -> Chart:
+    """Per model, instructions per page (callgrind) as the shared core (the core replay's
+    count) and the rest, the model's own scheduling; the core replay alone on top."""
+    core, counts = _instruction_counts(document)
+    models = model_order(list(counts))
+    title, figure, (ax,) = new_figure(INSTRUCTIONS, height=rows_height(len(models) + 1))
+    if not counts:
+        no_data(ax, "no instructions were counted (valgrind absent, or quick)")
+        return Chart(INSTRUCTIONS, title, figure, "Not measured.")
+    rows = [catalog.CORE_REPLAY, *models]
+    for row, name in enumerate(rows):
+        total = (core if name == catalog.CORE_REPLAY else counts[name]) or 0.0
+        shared = min(core or 0.0, total)
+        ax.barh(row, shared / 1e6, color=CORE_GREY, edgecolor="black", linewidth=0.6)
+        if name != catalog.CORE_REPLAY:
+            ax.barh(row, (total - shared) / 1e6, left=shared / 1e6, color=style(name).colour,
+                    edgecolor="black", linewidth=0.6)  # fmt: skip
+        share = f", core {shared / total:.0%}" if total and name != catalog.CORE_REPLAY else ""
+        ax.text(total / 1e6, row, f" {total / 1e6:.2f} M{share}", va="center", fontsize=8)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.invert_yaxis()
+    ax.margins(x=0.22)
+    ax.set_xlabel("instructions per page (millions), few-active site, callgrind")
+    keys = [
+        Patch(facecolor=CORE_GREY, edgecolor="black", label="the shared core (core replay)"),
+        Patch(facecolor="white", edgecolor="black", label="the model's own (its colour)"),
+    ]
+    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    caption = captions.instructions_caption(document)
+    return Chart(INSTRUCTIONS, title, figure, caption)

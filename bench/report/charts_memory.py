@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
 from bench.report import captions
@@ -13,110 +14,140 @@ from bench.report.chart_kit import (
     Chart,
     cross_marker,
     crossed,
+    fitted_legend,
     legend,
     log_if_wide,
     marker_key,
     new_figure,
     no_data,
+    rows_height,
 )
 from bench.report.figures import (
     KIB,
     IdleUnit,
+    MemoryPerConnection,
     failed_slope_runs,
     idle_units,
     memory_per_connection,
     problems,
-    stopped_by_a_limit,
+    units_parked,
 )
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
+from bench.results import Results
 from c10k import catalog
+from c10k.stats import Interval
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
 CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB  # the chapter's numbers, as the verdicts hold them
 CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / KIB
-BAR_WIDTH = 0.4  # held and peak side by side at each model
-PEAK_ALPHA = 0.45  # the peak bar: the model's colour, paler
+BAR = 0.36  # the height of a bar; held and peak side by side in one row
+PALE = 0.45  # the peak bar: the model's colour, paler
+KERNEL_GREY = "#BBBBBB"
+FIT_SAMPLES = 64  # points a fitted straight line is drawn through, so it bends on a log axis
 
 
-def _chapter_lines(ax: Axes) -> None:
-    """The chapter's 50 KiB per thread and 3 KiB per coroutine, labelled right of the axes."""
-    for value, text, dash in (
-        (CHAPTER_THREAD_KIB, "chapter:\nthread ~50 KiB", "--"),
-        (CHAPTER_COROUTINE_KIB, "chapter:\ncoroutine ~3 KiB", ":"),
-    ):
-        ax.axhline(value, color="black", linestyle=dash, linewidth=1.2, zorder=3)
-        # Beside the axes, right: inside it a label would hide a bar's value.
-        ax.text(
-            1.01,
-            value,
-            text,
-            ha="left",
-            va="center",
-            fontsize=9,
-            transform=ax.get_yaxis_transform(),
+def _interval_bar(ax: Axes, y: float, value: float, interval: Interval | None) -> None:
+    """A horizontal 95% interval around value, in black (nothing without an interval)."""
+    if interval is None:
+        return
+    low, high = max(0.0, interval.low) / KIB, max(0.0, interval.high) / KIB
+    ax.errorbar(
+        value,
+        y,
+        xerr=[[max(0.0, value - low)], [max(0.0, high - value)]],
+        fmt="none",
+        ecolor="black",
+        capsize=3,
+        linewidth=1,
+        zorder=4,
+    )
+
+
+def _value(ax: Axes, x: float, y: float, text: str) -> None:
+    ax.text(x, y, f" {text}", va="center", fontsize=8)
+
+
+def _rss_row(ax: Axes, row: int, m: MemoryPerConnection) -> None:
+    """Held and peak RSS per connection of one model: the same definition, side by side."""
+    s = style(m.model)
+    held = max(0.0, m.rss_bytes or 0.0) / KIB
+    ax.barh(row - BAR / 2, held, BAR, color=s.colour, edgecolor="black", linewidth=0.6)
+    _interval_bar(ax, row - BAR / 2, held, m.rss_ci95)
+    _value(
+        ax, max(held, (m.rss_ci95.high / KIB) if m.rss_ci95 else 0), row - BAR / 2, f"{held:,.1f}"
+    )
+    if m.peak_bytes is not None:
+        peak = max(0.0, m.peak_bytes) / KIB
+        ax.barh(
+            row + BAR / 2, peak, BAR, color=s.colour, alpha=PALE, edgecolor="black", linewidth=0.6
         )
+        _interval_bar(ax, row + BAR / 2, peak, m.peak_ci95)
+        top = max(peak, (m.peak_ci95.high / KIB) if m.peak_ci95 else 0)
+        _value(ax, top, row + BAR / 2, f"{peak:,.1f}")
 
 
-def chart_memory_per_connection(document: dict[str, Any]) -> Chart:
-    """Bytes per connection by model, held and peak side by side: held is the RSS slope with
-    the kernel slope stacked, peak the slope of the runs' peak RSS; 50 and 3 KiB marked."""
+def _total_row(ax: Axes, row: int, m: MemoryPerConnection) -> None:
+    """Held per connection with the kernel's share: the RSS slope and the kernel slope on it."""
+    s = style(m.model)
+    rss = max(0.0, m.rss_bytes or 0.0) / KIB
+    kernel = max(0.0, m.kernel_bytes or 0.0) / KIB
+    ax.barh(row, rss, 2 * BAR, color=s.colour, edgecolor="black", linewidth=0.6)
+    ax.barh(row, kernel, 2 * BAR, left=rss, color=KERNEL_GREY, edgecolor="black", linewidth=0.6)
+    total = rss + kernel
+    _interval_bar(ax, row, total, m.total_ci95)
+    _value(ax, max(total, (m.total_ci95.high / KIB) if m.total_ci95 else 0), row, f"{total:,.1f}")
+
+
+def chart_memory_per_connection(document: Results) -> Chart:
+    """Per model, left: held and peak RSS per connection (the same definition, RSS slopes);
+    right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
-    title, figure, (ax,) = new_figure(name)
     memory = memory_per_connection(document)
     models = model_order(list(memory))
+    title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(models)), sharey=True)
     if not memory:
-        no_data(ax, captions.no_data(SLEEPY))
+        no_data(left, captions.no_data(SLEEPY))
+        no_data(right, "")
         return Chart(name, title, figure, captions.not_run(SLEEPY))
-    for index, model in enumerate(models):
+    for row, model in enumerate(models):
         m = memory[model]
-        s = style(model)
         if m.rss_bytes is None:
-            ax.bar(index, 0.0, color="none")
-            ax.text(index, 1.0, "no fit", ha="center", va="bottom", rotation=90, fontsize=9)
+            left.text(0, row, " no fit (fewer than 2 verified points)", va="center", fontsize=8)
             continue
-        held_x, peak_x = index - BAR_WIDTH / 2, index + BAR_WIDTH / 2
-        rss = max(0.0, m.rss_bytes) / KIB
-        kernel = max(0.0, m.kernel_bytes or 0.0) / KIB
-        bar: dict[str, Any] = {"width": BAR_WIDTH, "hatch": s.hatch}
-        ax.bar(held_x, rss, color=s.colour, edgecolor="black", label=model, **bar)
-        ax.bar(held_x, kernel, bottom=rss, color="white", edgecolor=s.colour, **bar)
-        top = rss + kernel
-        if m.total_ci95 is not None:
-            # The 95% interval of the held total, over the runs: the RSS slope's interval
-            # with the kernel slope added.
-            low, high = (max(0.0, v) / KIB for v in (m.total_ci95.low, m.total_ci95.high))
-            ax.errorbar(
-                held_x,
-                top,
-                yerr=[[max(0.0, top - low)], [max(0.0, high - top)]],
-                fmt="none",
-                ecolor="black",
-                capsize=3,
-                linewidth=1,
-                zorder=4,
-            )
-            top = max(top, high)
-        ax.text(held_x, top, f"{rss + kernel:,.1f}", ha="center", va="bottom", fontsize=8)
-        if m.peak_bytes is not None:
-            peak = max(0.0, m.peak_bytes) / KIB
-            ax.bar(peak_x, peak, color=s.colour, alpha=PEAK_ALPHA, edgecolor="black", **bar)
-            ax.text(peak_x, peak, f"{peak:,.1f}", ha="center", va="bottom", fontsize=8)
-    _chapter_lines(ax)
-    ax.set_ylim(top=max(CHAPTER_THREAD_KIB * 1.15, ax.get_ylim()[1] * 1.05))
-    ax.set_xticks(range(len(models)), models, rotation=20)
-    ax.set_ylabel("KiB per connection")
-    ax.set_title(
-        "left: held (plateau RSS slope, filled; kernel slope, white; bar: 95% interval); "
-        "right, pale: peak (runs' peak RSS)",
-        fontsize=10,
-    )
-    figure.supxlabel(captions.memory_fit_label(document), fontsize=8)
+        _rss_row(left, row, m)
+        _total_row(right, row, m)
+    left.set_yticks(range(len(models)), models)
+    left.invert_yaxis()
+    left.set_title("RSS per connection: held and peak", fontsize=10)
+    right.set_title("held, with the kernel's share", fontsize=10)
+    for ax in (left, right):
+        ax.set_xlabel(captions.memory_fit_label(document))
+        ax.margins(x=0.18)
+    keys = [
+        Patch(facecolor="#777777", edgecolor="black", label="held: plateau RSS slope"),
+        Patch(facecolor="#777777", alpha=PALE, edgecolor="black", label="peak: peak-RSS slope"),
+        Patch(facecolor=KERNEL_GREY, edgecolor="black", label="kernel slope (both ends)"),
+        Line2D([], [], color="black", marker="|", linestyle="none", label="bar: 95% interval"),
+    ]
+    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
     return Chart(name, title, figure, captions.memory_per_connection_caption(document))
 
 
-def chart_plateau_rss(document: dict[str, Any]) -> Chart:
-    """Plateau RSS against concurrency per model, with the fitted straight lines."""
+def _fit_line(ax: Axes, m: MemoryPerConnection, log_x: bool) -> None:
+    """The least-squares line of plateau RSS against C over its fitted range, drawn through
+    many x so that it is the fit on a log axis too (a straight line there bends)."""
+    if m.rss_bytes is None or m.rss_intercept is None or not m.concurrencies:
+        return
+    low, high = float(min(m.concurrencies)), float(max(m.concurrencies))
+    xs = np.geomspace(low, high, FIT_SAMPLES) if log_x else np.linspace(low, high, FIT_SAMPLES)
+    ys = (m.rss_intercept + m.rss_bytes * xs) / KIB / KIB
+    s = style(m.model)
+    ax.plot(xs, ys, color=s.colour, linestyle=s.linestyle, linewidth=1.4)
+
+
+def chart_plateau_rss(document: Results) -> Chart:
+    """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
     title, figure, (ax,) = new_figure(name)
     memory = memory_per_connection(document)
@@ -124,122 +155,138 @@ def chart_plateau_rss(document: dict[str, Any]) -> Chart:
     if not memory:
         no_data(ax, captions.no_data(SLEEPY))
         return Chart(name, title, figure, captions.not_run(SLEEPY))
-    all_x: list[float] = []
+    all_x = [float(c) for m in memory.values() for c, _ in m.points_rss_kib]
+    all_x += [float(p.concurrency) for p in found if p.concurrency is not None]
+    log_if_wide(ax, all_x)
+    log_x = ax.get_xscale() == "log"
     for model in model_order(list(memory)):
         m = memory[model]
+        s = style(model)
         xs = [float(c) for c, _ in m.points_rss_kib]
         ys = [r / KIB for _, r in m.points_rss_kib]
-        all_x += xs
-        s = style(model)
         ax.plot(
             xs, ys, linestyle="none", marker=s.marker, color=s.colour, markersize=7, label=model
         )
-        if m.rss_bytes is not None and m.rss_intercept is not None and m.concurrencies:
-            fit_x = [float(min(m.concurrencies)), float(max(m.concurrencies))]
-            fit_y = [(m.rss_intercept + m.rss_bytes * x) / KIB / KIB for x in fit_x]
-            ax.plot(fit_x, fit_y, color=s.colour, linestyle=s.linestyle, linewidth=1.4)
+        _fit_line(ax, m, log_x)
     for p in found:
         if p.concurrency is not None:
             rss = p.plateau_rss_kib / KIB if p.plateau_rss_kib else None
             crossed(ax, p.model, [float(p.concurrency)], [rss])
-            all_x.append(float(p.concurrency))
-    log_if_wide(ax, all_x)
-    ax.set_xlabel("concurrency C (connections open at once)")
+    ax.set_xlabel("concurrency C (connections open at once; lines: the fits, over their C)")
     ax.set_ylabel("plateau RSS (MiB)")
     ax.xaxis.set_major_formatter(THOUSANDS)
     legend(figure, [ax], [marker_key("crossed")] if found else None)
-    return Chart(name, title, figure, captions.plateau_rss_caption(document))
+    caption = captions.plateau_rss_caption(document)
+    return Chart(name, title, figure, caption)
+
+
+# Each part of an idle unit's memory: marker, size, face (None: the kind's colour), legend.
+VISIBLE_SHARE = 0.02  # a part of an idle unit's memory below this share of it is not drawn
+IDLE_MARKERS = {
+    "total": ("o", 8, None, "RSS + kernel"),
+    "RSS": ("o", 6, "white", "RSS"),
+    "kernel": ("s", 5, "white", "kernel"),
+}
 
 
 def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleUnit]) -> None:
-    """Left: memory per idle unit by kind, RSS filled and kernel white, log scale."""
+    """Left: per idle kind, RSS + kernel per unit (filled) and each part (hollow), on a log
+    axis: dots, not bars, so no length is read off a log scale."""
     for row, kind in enumerate(kinds):
-        s = style(kind)
         unit = units.get(kind)
         if unit is None or unit.rss_bytes is None:
             ax.text(0.02, row, " not measured", va="center", transform=ax.get_yaxis_transform())
             continue
-        rss = max(unit.rss_bytes, 1.0) / KIB
-        kernel = (unit.kernel_bytes or 0.0) / KIB
-        ax.barh(row, rss, color=s.colour, edgecolor="black", hatch=s.hatch)
-        if kernel > 0:
-            ax.barh(row, kernel, left=rss, color="white", edgecolor=s.colour, hatch=s.hatch)
-        ax.text(rss + kernel, row, f" {rss + kernel:,.2f}", va="center", fontsize=8)
+        s = style(kind)
+        total = (unit.total_bytes or unit.rss_bytes) / KIB
+        parts = {"RSS": unit.rss_bytes / KIB, "kernel": (unit.kernel_bytes or 0.0) / KIB}
+        parts["total"] = total  # drawn last, over a part of the same size
+        for part, value in parts.items():
+            if value < total * VISIBLE_SHARE:  # a part too small to matter (kernel: noise)
+                continue
+            marker, size, face, _ = IDLE_MARKERS[part]
+            ax.plot(
+                [value], [row], marker=marker, markersize=size, linestyle="none",
+                color=s.colour, markerfacecolor=face or s.colour, markeredgewidth=1.4,
+            )  # fmt: skip
+        _value(ax, total * 1.15, row, f"{total:,.2f}")
     ax.set_xscale("log")
-    ax.axvline(CHAPTER_THREAD_KIB, color="black", linestyle="--", linewidth=1.2)
-    ax.axvline(CHAPTER_COROUTINE_KIB, color="black", linestyle=":", linewidth=1.2)
-    for value, text in ((CHAPTER_THREAD_KIB, "chapter 50"), (CHAPTER_COROUTINE_KIB, "chapter 3")):
-        ax.text(
-            value,
-            -0.9,
-            text,
-            ha="center",
-            fontsize=8,
-            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0},
-        )
+    for value, dash, text in ((CHAPTER_THREAD_KIB, "--", "50"), (CHAPTER_COROUTINE_KIB, ":", "3")):
+        ax.axvline(value, color="black", linestyle=dash, linewidth=1.2)
+        ax.text(value, -0.75, f"chapter {text}", ha="center", fontsize=8, va="bottom")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
     ax.set_yticks(range(len(kinds)), kinds)
-    ax.set_ylim(len(kinds) - 0.4, -1.2)
-    ax.set_xlabel("KiB per unit (log): filled RSS, white kernel")
+    ax.set_ylim(len(kinds) - 0.5, -1.0)
+    ax.set_xlabel("KiB per unit (log)")
     ax.set_title("memory per idle unit", fontsize=10)
 
 
-def _thread_ceiling(ax: Axes, row: int, ceiling: dict[str, Any]) -> None:
-    """The threads started until failure: a bar end, with what stopped them."""
-    count = int(ceiling["count"])
-    real_limit = stopped_by_a_limit(ceiling)
-    ax.plot(
-        [count],
-        [row],
-        marker="|",
-        markersize=18,
-        markeredgewidth=3,
-        color="black",
-        linestyle="none",
-    )
-    ax.text(
-        count,
-        row - 0.3,
-        f" until failure: {count:,}, stopped by {ceiling['stopped_by']}"
-        + ("" if real_limit else " (no failure)"),
-        fontsize=8,
-        va="bottom",
-    )
+def _thread_ceilings(ax: Axes, row: int, unit: IdleUnit | None) -> None:
+    """The threads started until failure, in one process (label above) and by several at once
+    on the machine (label below), as bar ends."""
+    if unit is None:
+        return
+    for ceiling, where, at in (
+        (unit.max_threads, "1 process", -0.3),
+        (unit.max_threads_machine, "machine", 0.45),
+    ):
+        if ceiling:
+            count = int(ceiling["count"])
+            ax.plot([count], [row], marker="|", markersize=16, markeredgewidth=3, color="black")
+            ax.text(count, row + at, f"{where}: {count:,}", fontsize=7.5, ha="center")
 
 
-def _idle_reached(ax: Axes, kinds: list[str], document: dict[str, Any]) -> None:
-    """Right: units started per kind, failed runs crossed, the thread ceiling marked."""
-    units, failed = idle_units(document), failed_slope_runs(document)
+def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
+    """Right: the units each kind parked (measured), failed runs crossed at the count they
+    were asked for, and the threads started until failure in one process and on the machine."""
+    units, failed, parked = (
+        idle_units(document),
+        failed_slope_runs(document),
+        units_parked(document),
+    )
     for row, kind in enumerate(kinds):
         s = style(kind)
-        unit = units.get(kind)
-        reached = unit.count if unit and unit.count else 0
-        if reached:
-            ax.barh(row, reached, color=s.colour, edgecolor="black", hatch=s.hatch)
-            ax.text(reached, row, f" {reached:,}", va="center", fontsize=8)
+        if parked.get(kind):
+            ax.plot(
+                [parked[kind]], [row], marker="o", markersize=8, color=s.colour, linestyle="none"
+            )
+            _value(ax, parked[kind] * 1.1, row, f"{parked[kind]:,}")
         for count, status, _reason in failed.get(kind, []):
             ax.plot([count], [row], **cross_marker(s.colour))
-            ax.text(count, row + 0.35, f" {status}", fontsize=8)
-        if unit and unit.max_threads:
-            _thread_ceiling(ax, row, unit.max_threads)
+            _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {status}")
+        _thread_ceilings(ax, row, units.get(kind))
     ax.set_xscale("log")
-    ax.set_yticks(range(len(kinds)), [])
-    ax.set_ylim(len(kinds) - 0.4, -1.2)
-    ax.set_xlabel("units started (log); | = threads started until failure")
+    ax.tick_params(labelleft=False)
+    ax.set_xlabel("units parked (log); | threads started until failure")
     ax.set_title("units reached", fontsize=10)
     ax.xaxis.set_major_formatter(THOUSANDS)
+    ax.margins(x=0.25)
 
 
-def chart_idle_units(document: dict[str, Any]) -> Chart:
-    """Idle memory per unit by kind (RSS + kernel, log scale) and how many units each reached."""
+def chart_idle_units(document: Results) -> Chart:
+    """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
-    title, figure, (left, right) = new_figure(name, 1, 2, height=5.6)
     units = idle_units(document)
+    kinds = idle_order(list(units))
+    title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(kinds) + 1), sharey=True)
     if not units:
         no_data(left, captions.no_data(IDLE))
         no_data(right, "")
         return Chart(name, title, figure, captions.not_run(IDLE))
-    kinds = idle_order(list(units))
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, document)
+    keys = [
+        Line2D(
+            [],
+            [],
+            marker=marker,
+            markersize=size,
+            markerfacecolor=face or "#555555",
+            color="#555555",
+            linestyle="none",
+            label=text,
+        )
+        for marker, size, face, text in IDLE_MARKERS.values()
+    ]
+    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
     return Chart(name, title, figure, captions.idle_units_caption(document))

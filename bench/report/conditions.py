@@ -7,39 +7,48 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.report.figures import derived, highlights, memory_per_connection, points
+from bench.report.figures import (
+    NO_FIT,
+    c100k_highlights,
+    crawl,
+    harness_cost,
+    memory_per_connection,
+    noise,
+    points,
+    sleepy_highlights,
+)
+from bench.report.layout import Table
 from bench.report.palette import model_order
 from bench.report.text import finite, kib, kib_interval, kib_range, number, percent_gap
+from bench.results import Point, Results
 from c10k import catalog
 from c10k.stats import recorded_interval
 
 
 @dataclass(frozen=True)
-class Table:
-    caption: str
-    header: list[str]
-    rows: list[list[str]]
-    numeric: set[int] = field(default_factory=set)  # columns aligned right in HTML
-
-
-@dataclass(frozen=True)
 class Section:
+    """A section of the page after the charts: its anchor, title, text and tables."""
+
     title: str
     paragraphs: list[str]
     tables: list[Table]
     notes: list[str] = field(default_factory=list)  # small print after the tables
+    anchor: str = ""
 
 
 def table_section(
-    title: str, table: Table, note: str = "", empty: str = "Not measured."
+    title: str, table: Table, note: str = "", empty: str = "Not measured.", anchor: str = ""
 ) -> Section:
     """A section that is one table and its note, or the text `empty` when it has no rows."""
     if not table.rows:
-        return Section(title, [empty], [])
-    return Section(title, [], [table], [note] if note else [])
+        return Section(title, [empty], [], anchor=anchor)
+    return Section(title, [], [table], [note] if note else [], anchor)
 
 
-def sections(document: dict[str, Any]) -> list[Section]:
+MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
+
+
+def sections(document: Results) -> list[Section]:
     """The sections after the charts: memory held and peak, past one process, then cores and
     CPU-bound sides."""
     return [memory_section(document), past_one_process_section(document), cores_section(document)]
@@ -64,7 +73,7 @@ MEMORY_HEADER = [
 ]
 
 
-def memory_rows(document: dict[str, Any]) -> list[list[str]]:
+def memory_rows(document: Results) -> list[list[str]]:
     """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
     independent check and its gap, the per-URL share and the net slope, the peak slope."""
     memory = memory_per_connection(document)
@@ -92,12 +101,13 @@ def memory_rows(document: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def memory_section(document: dict[str, Any]) -> Section:
+def memory_section(document: Results) -> Section:
     title = "Memory per connection, held and peak (sleepy)"
     rows = memory_rows(document)
     if not rows:
-        return Section(title, ["Not measured."], [])
-    fitted = highlights(document, catalog.SLEEPY.name).get("fit_concurrencies") or []
+        return Section(title, ["Not measured."], [], anchor=MEMORY)
+    found = sleepy_highlights(document, catalog.SLEEPY.name)
+    fitted = found["fit_concurrencies"] if found else []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the plateau "
         "RSS (every connection open and the crawler waiting, before the first response is read) of "
@@ -118,8 +128,8 @@ def memory_section(document: dict[str, Any]) -> Section:
     )
     left_out = [
         f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified)"
-        for model, entry in derived(document, catalog.SLEEPY.name).items()
-        for p in (entry.get("memory_per_connection") or {}).get("left_out") or []
+        for model, entry in crawl(document, catalog.SLEEPY.name).items()
+        for p in (entry.get("memory_per_connection") or NO_FIT).get("left_out") or []
     ]
     if left_out:
         lead += (
@@ -127,7 +137,7 @@ def memory_section(document: dict[str, Any]) -> Section:
             f"fewer (too few to give the point a spread of its own): {'; '.join(left_out)}."
         )
     columns = set(range(2, len(MEMORY_HEADER)))
-    return Section(title, [lead], [Table("", MEMORY_HEADER, rows, columns)])
+    return Section(title, [lead], [Table(MEMORY_HEADER, rows, columns)], anchor=MEMORY)
 
 
 # -- past one process (c100k) ----------------------------------------------------------------
@@ -157,10 +167,11 @@ def _times(ratio: float | None) -> str:
     return "-" if ratio is None else f"{ratio:.2f}x"
 
 
-def past_one_process_rows(document: dict[str, Any]) -> list[list[str]]:
+def past_one_process_rows(document: Results) -> list[list[str]]:
     """One row per c100k model: the most connections held and how long they took to open,
     memory per connection in one process and across the processes, and the ratio."""
-    models = highlights(document, catalog.C100K.name).get("models") or {}
+    found = c100k_highlights(document)
+    models = found["models"] if found else {}
     return [
         [
             model,
@@ -192,11 +203,12 @@ def past_one_process_rows(document: dict[str, Any]) -> list[list[str]]:
     ]
 
 
-def past_one_process_section(document: dict[str, Any]) -> Section:
+def past_one_process_section(document: Results) -> Section:
     title = "Past one process: 100,000 connections on one machine (c100k)"
     rows = past_one_process_rows(document)
     if not rows:
-        return Section(title, ["Not measured (the full profile's c100k scenario)."], [])
+        why = "Not measured (the full profile's c100k scenario)."
+        return Section(title, [why], [], anchor=C100K)
     lead = (
         "One process may open 20,000 files here, and one destination address gives 28,232 "
         "ephemeral ports, so the crawl runs as several processes (`c10k crawl --processes`) "
@@ -214,7 +226,7 @@ def past_one_process_section(document: dict[str, Any]) -> Section:
         "machine's threads stop near pid_max (C5)."
     )
     columns = set(range(1, len(PAST_ONE_PROCESS_HEADER)))
-    return Section(title, [lead], [Table("", PAST_ONE_PROCESS_HEADER, rows, columns)])
+    return Section(title, [lead], [Table(PAST_ONE_PROCESS_HEADER, rows, columns)], anchor=C100K)
 
 
 # -- cores -----------------------------------------------------------------------------------
@@ -224,7 +236,7 @@ def _cpus(cpus: list[int] | None) -> str:
     return ", ".join(str(c) for c in cpus or []) or "-"
 
 
-def pinning_text(document: dict[str, Any]) -> str:
+def pinning_text(document: Results) -> str:
     """Where each side ran, from environment.pinning."""
     pinning = (document.get("environment") or {}).get("pinning")
     if not pinning:
@@ -246,9 +258,9 @@ def _percent(share: float | None, digits: int = 0) -> str:
     return "-" if share is None or not finite(share) else f"{share * 100:.{digits}f}%"
 
 
-def harness_text(document: dict[str, Any]) -> str:
+def harness_text(document: Results) -> str:
     """The harness's own CPU share over the sampled crawls, in one sentence."""
-    cost = derived(document, "harness_cost")
+    cost = harness_cost(document)
     if not cost:
         return "The harness's own CPU share was not recorded."
     return (
@@ -259,11 +271,11 @@ def harness_text(document: dict[str, Any]) -> str:
     )
 
 
-def noise_floor_text(document: dict[str, Any]) -> str:
+def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
-    floor = derived(document, catalog.NOISE_FLOOR.name)
-    cpu = (floor or {}).get("cpu_s") or {}
-    if not cpu.get("n"):
+    floor = noise(document)
+    cpu = floor["cpu_s"] if floor else None
+    if not cpu or not cpu["n"] or cpu["min"] is None or cpu["max"] is None:
         return "The noise floor (a fixed CPU loop in fresh processes) was not measured."
     spread = (
         f"; CV {_percent(cpu['cv'], 1)} (every crawl figure with a CV near or under it is "
@@ -274,7 +286,7 @@ def noise_floor_text(document: dict[str, Any]) -> str:
     return (
         f"The noise floor: one fixed CPU-bound loop, run in {cpu['n']} fresh processes on the "
         f"crawler's CPUs, took {cpu['min'] * 1000:.0f}-{cpu['max'] * 1000:.0f} ms of "
-        f"CPU (median {cpu['median'] * 1000:.0f} ms){spread}."
+        f"CPU (median {(cpu['median'] or 0.0) * 1000:.0f} ms){spread}."
     )
 
 
@@ -282,7 +294,7 @@ def noise_floor_text(document: dict[str, Any]) -> str:
 TableKey = tuple[int, int, float, str]
 
 
-def _point_key(p: dict[str, Any]) -> TableKey:
+def _point_key(p: Point) -> TableKey:
     return (
         p.get("processes", 1),
         p["concurrency"],
@@ -310,13 +322,13 @@ def _busy(share: float) -> str:
     return f"{math.floor(share * 100)}%"
 
 
-def _cell(p: dict[str, Any] | None) -> str:
-    if not p or not p.get("cpu_bound"):
+def _cell(p: Point | None) -> str:
+    if not p or not p.get("cpu_bound") or "crawler_busy" not in p or "server_busy" not in p:
         return "-"
     return f"{p['cpu_bound']} ({_busy(p['crawler_busy'])} / {_busy(p['server_busy'])})"
 
 
-def cpu_bound_table(document: dict[str, Any], scenario: str) -> Table | None:
+def cpu_bound_table(document: Results, scenario: str) -> Table | None:
     """Models by points, each cell the CPU-bound side with both busy shares; None when no
     point of the scenario recorded one."""
     table = points(document, scenario)
@@ -330,10 +342,10 @@ def cpu_bound_table(document: dict[str, Any], scenario: str) -> Table | None:
     for model in model_order(list(table)):
         mine = {_point_key(p): p for p in table[model]}
         rows.append([model, *(_cell(mine.get(k)) for k in keys)])
-    return Table(scenario, header, rows)
+    return Table(header, rows, caption=scenario)
 
 
-def cores_section(document: dict[str, Any]) -> Section:
+def cores_section(document: Results) -> Section:
     tables = [t for s in catalog.SAMPLED_CRAWL_SCENARIOS if (t := cpu_bound_table(document, s))]
     lead = (
         "Each cell: the side that was CPU-bound at that point (crawler, server, both or "
@@ -347,4 +359,5 @@ def cores_section(document: dict[str, Any]) -> Section:
         "Isolated cores and the CPU-bound side",
         [pinning_text(document), harness_text(document), noise_floor_text(document), lead],
         tables,
+        anchor=CORES,
     )

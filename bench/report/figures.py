@@ -1,12 +1,40 @@
-"""The figures the report shows, read from a results document's `derived` section as they are."""
+"""The figures the report shows, read from a results document's `derived` section as they are,
+through the types bench.results declares for them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from bench.results import (
+    C100kHighlights,
+    Comparisons,
+    CrawlTable,
+    Derived,
+    FewActiveHighlights,
+    Fit,
+    HarnessCost,
+    IdleEntry,
+    IdleHighlights,
+    IdleProblem,
+    InstructionsTable,
+    LatencySweepHighlights,
+    MemoryFit,
+    NoiseFloor,
+    PeerEntry,
+    PerUrl,
+    Point,
+    Results,
+    SleepyHighlights,
+    ThreadCeiling,
+    crawl_table,
+    idle_table,
+    instructions_table,
+    noise_floor,
+    summary_median,
+)
 from c10k import catalog
-from c10k.stats import Interval, recorded_interval, recorded_median
+from c10k.stats import Interval, recorded_interval
 
 KIB = 1024.0
 
@@ -17,62 +45,108 @@ KIB = 1024.0
 HARNESS_CAP = "cap"
 
 
-def stopped_by_a_limit(ceiling: dict[str, Any]) -> bool:
+def stopped_by_a_limit(ceiling: ThreadCeiling) -> bool:
     """Whether threads-until-failure ended at a limit of the machine, not at the cap."""
     return str(ceiling["stopped_by"]) != HARNESS_CAP
 
 
-def stopped_by_a_machine_limit(ceiling: dict[str, Any]) -> bool:
+def stopped_by_a_machine_limit(ceiling: ThreadCeiling) -> bool:
     """Whether threads started in several processes ended at a limit of the whole machine
     (kernel.pid_max or its reserve, threads-max, memory), not at each process's own or the cap."""
     stopped = str(ceiling["stopped_by"])
     return stopped != HARNESS_CAP and not stopped.startswith("per-process")
 
 
-def derived(document: dict[str, Any], scenario: str) -> dict[str, Any]:
-    """derived.<scenario>, or {} when the scenario did not run."""
-    table: dict[str, Any] = (document.get("derived") or {}).get(scenario) or {}
-    return table
+def derived(document: Results) -> Derived:
+    """The document's derived section ({} before the first run)."""
+    return document.get("derived") or cast(Derived, {})
 
 
-def points(document: dict[str, Any], scenario: str) -> dict[str, list[dict[str, Any]]]:
+def crawl(document: Results, scenario: str) -> CrawlTable:
+    """derived.<crawl scenario>: model -> its table; {} when the scenario did not run."""
+    return crawl_table(derived(document), scenario)
+
+
+def instructions(document: Results) -> InstructionsTable:
+    """derived.instructions: model (or the core replay) -> its count; {} when not counted."""
+    return instructions_table(derived(document))
+
+
+def noise(document: Results) -> NoiseFloor | None:
+    return noise_floor(derived(document))
+
+
+def harness_cost(document: Results) -> HarnessCost | None:
+    return derived(document).get("harness_cost")
+
+
+def points(document: Results, scenario: str) -> dict[str, list[Point]]:
     """Model -> its verified points in a crawl scenario (sorted by concurrency, latency)."""
-    return {
-        model: entry.get("points") or [] for model, entry in derived(document, scenario).items()
-    }
+    return {model: entry.get("points") or [] for model, entry in crawl(document, scenario).items()}
 
 
-def peers(document: dict[str, Any]) -> dict[str, Any]:
+def peers(document: Results) -> dict[str, PeerEntry]:
     """derived.peers: per peer, its scenarios' tables (and why it did not run, if so)."""
-    table: dict[str, Any] = (document.get("derived") or {}).get("peers") or {}
-    return table
+    return derived(document).get("peers") or {}
 
 
-def peer_points(document: dict[str, Any], scenario: str) -> dict[str, list[dict[str, Any]]]:
+def peer_points(document: Results, scenario: str) -> dict[str, list[Point]]:
     """Peer -> its verified points in a crawl scenario, as points() gives a model's."""
     return {
-        name: (entry["scenarios"].get(scenario) or {}).get("points") or []
+        name: entry["scenarios"][scenario].get("points") or []
         for name, entry in peers(document).items()
-        if scenario in entry.get("scenarios", {})
+        if scenario in (entry.get("scenarios") or {})
     }
 
 
-def highlights(document: dict[str, Any], scenario: str) -> dict[str, Any]:
-    """derived.highlights.<scenario>: the figures a scenario's chart and verdicts quote."""
-    table: dict[str, Any] = derived(document, "highlights").get(scenario) or {}
-    return table
+def _highlights(document: Results, scenario: str) -> Any:
+    """derived.highlights.<scenario>: the figures its chart and verdicts quote; None when the
+    scenario did not run. Each scenario's reader below gives it its type."""
+    return (derived(document).get("highlights") or {}).get(scenario)
 
 
-def comparison(document: dict[str, Any], name: str) -> dict[str, Any] | None:
-    """derived.comparisons.<name>: ratios between models, None when they were not measured."""
-    found: dict[str, Any] | None = derived(document, "comparisons").get(name)
-    return found
+def idle_highlights(document: Results) -> IdleHighlights | None:
+    return cast(IdleHighlights | None, _highlights(document, catalog.IDLE.name))
 
 
-def socket_ceiling(document: dict[str, Any]) -> tuple[int | None, str]:
+def few_active_highlights(document: Results, scenario: str) -> FewActiveHighlights | None:
+    """A few-active scenario's highlights (either connection mode)."""
+    return cast(FewActiveHighlights | None, _highlights(document, scenario))
+
+
+def sleepy_highlights(document: Results, scenario: str) -> SleepyHighlights | None:
+    """A sleepy scenario's highlights (either connection mode)."""
+    return cast(SleepyHighlights | None, _highlights(document, scenario))
+
+
+def c100k_highlights(document: Results) -> C100kHighlights | None:
+    return cast(C100kHighlights | None, _highlights(document, catalog.C100K.name))
+
+
+def sweep_highlights(document: Results) -> LatencySweepHighlights | None:
+    return cast(LatencySweepHighlights | None, _highlights(document, catalog.LATENCY_SWEEP.name))
+
+
+def largest_peak_in_flight(document: Results, scenario: str) -> int:
+    """The most connections the server saw at once in a sleepy or c100k scenario (0: none)."""
+    found = (
+        c100k_highlights(document)
+        if scenario == catalog.C100K.name
+        else sleepy_highlights(document, scenario)
+    )
+    return found["largest_peak_in_flight"] if found else 0
+
+
+def comparisons(document: Results) -> Comparisons:
+    """derived.comparisons: ratios between models; each is None (or absent, in files written
+    before it) when it was not measured."""
+    return derived(document).get("comparisons") or cast(Comparisons, {})
+
+
+def socket_ceiling(document: Results) -> tuple[int | None, str]:
     """Sockets one process can open to one server, and the limit that sets it."""
-    ceiling = derived(document, "socket_ceiling")
-    return ceiling.get("count"), str(ceiling.get("limit", "unknown"))
+    ceiling = derived(document).get("socket_ceiling")
+    return (ceiling["count"], ceiling["limit"]) if ceiling else (None, "unknown")
 
 
 # Scenarios that only some profiles run: many-links-keep-alive is the free-threading
@@ -81,20 +155,21 @@ def socket_ceiling(document: dict[str, Any]) -> tuple[int | None, str]:
 PROFILE_OWN_SCENARIOS = (catalog.MANY_LINKS_KEEP_ALIVE.name, catalog.C100K.name)
 
 
-def scenarios_not_run(document: dict[str, Any]) -> list[str]:
+def scenarios_not_run(document: Results) -> list[str]:
     """Scenarios with no run at all (derived has a table for every scenario that ran); one of
     PROFILE_OWN_SCENARIOS only when the profile gave it something to run."""
-    definition = (document.get("profile") or {}).get("definition") or {}
+    profile = document.get("profile")
+    definition = profile.get("definition") if profile else None
     profiled = {
-        s.get("name")
-        for s in definition.get("scenarios") or []
+        s["name"]
+        for s in (definition or {}).get("scenarios") or []
         if s.get("points") or s.get("idle") or s.get("loops")
     }
+    ran = derived(document)
     return [
         s
         for s in catalog.SCENARIOS
-        if s not in (document.get("derived") or {})
-        and (s not in PROFILE_OWN_SCENARIOS or s in profiled)
+        if s not in ran and (s not in PROFILE_OWN_SCENARIOS or s in profiled)
     ]
 
 
@@ -118,9 +193,9 @@ class Problem:
     cpu_us_per_page: float | None
 
 
-def problems(document: dict[str, Any], scenario: str | None = None) -> list[Problem]:
+def problems(document: Results, scenario: str | None = None) -> list[Problem]:
     """Measured runs whose status is not ok (all scenarios, or one)."""
-    found = (document.get("derived") or {}).get("not_counted") or []
+    found = derived(document).get("not_counted") or []
     return [Problem(**p) for p in found if scenario is None or p["scenario"] == scenario]
 
 
@@ -142,6 +217,7 @@ class MemoryPerConnection:
     points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
     peak_bytes: float | None = None  # the slope of the runs' peak RSS
     peak_r2: float | None = None
+    peak_ci95: Interval | None = None
     runs: int | None = None  # runs fitted (each an independent process)
     rss_ci95: Interval | None = None  # the RSS slope's 95% interval, over the runs
     rss_repeat95: Interval | None = None  # where a repeat run's slope should fall (95%)
@@ -155,15 +231,19 @@ class MemoryPerConnection:
     urls_per_connection: float | None = None
 
 
-def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnection]:
+NO_FIT = cast(MemoryFit, {})  # a model without a memory fit (fewer than two points)
+NO_LINE = cast(Fit, {})
+
+
+def memory_per_connection(document: Results) -> dict[str, MemoryPerConnection]:
     """Per model in sleepy: the RSS and kernel slopes and the plateau RSS points."""
     result: dict[str, MemoryPerConnection] = {}
-    for model, entry in derived(document, catalog.SLEEPY.name).items():
-        fit = entry.get("memory_per_connection") or {}
-        rss = fit.get("rss_bytes") or {}
-        kernel = fit.get("kernel_bytes") or {}
-        peak = fit.get("peak_rss_bytes") or {}
-        per_url = fit.get("per_url") or {}
+    for model, entry in crawl(document, catalog.SLEEPY.name).items():
+        fit = entry.get("memory_per_connection") or NO_FIT
+        rss = fit.get("rss_bytes") or NO_LINE
+        kernel = fit.get("kernel_bytes") or NO_LINE
+        peak = fit.get("peak_rss_bytes") or NO_LINE
+        per_url = fit.get("per_url") or cast(PerUrl, {})
         result[model] = MemoryPerConnection(
             model=model,
             concurrencies=[int(c) for c in fit.get("concurrencies") or []],
@@ -175,15 +255,16 @@ def memory_per_connection(document: dict[str, Any]) -> dict[str, MemoryPerConnec
             points_rss_kib=[
                 (int(p["concurrency"]), rss_kib)
                 for p in entry.get("points") or []
-                if (rss_kib := recorded_median(p.get("plateau_rss_kib"))) is not None
+                if (rss_kib := summary_median(p.get("plateau_rss_kib"))) is not None
             ],
             peak_bytes=peak.get("slope"),
             peak_r2=peak.get("r2"),
+            peak_ci95=recorded_interval(peak.get("slope_ci95")),
             runs=fit.get("runs"),
             rss_ci95=recorded_interval(rss.get("slope_ci95")),
             rss_repeat95=recorded_interval(rss.get("slope_repeat95")),
             total_ci95=recorded_interval(fit.get("total_bytes_ci95")),
-            check_bytes=(fit.get("check_anon_bytes") or {}).get("slope"),
+            check_bytes=(fit.get("check_anon_bytes") or NO_LINE).get("slope"),
             check_gap=fit.get("check_gap"),
             url_bytes=per_url.get("bytes_per_url"),
             url_ci95=recorded_interval(per_url.get("bytes_per_url_ci95")),
@@ -209,15 +290,15 @@ class IdleUnit:
     seconds_to_start_all: float | None
     start_rate_per_s: float | None
     rss_kib_at_count: float | None
-    max_threads: dict[str, Any] | None
-    problems: list[dict[str, Any]]
-    max_threads_machine: dict[str, Any] | None = None  # several processes at once (C5)
+    max_threads: ThreadCeiling | None
+    problems: list[IdleProblem]
+    max_threads_machine: ThreadCeiling | None = None  # several processes at once (C5)
 
 
 NO_UNIT = IdleUnit("", None, None, None, None, None, None, None, None, None, None, [])
 
 
-def idle_units(document: dict[str, Any]) -> dict[str, IdleUnit]:
+def idle_units(document: Results) -> dict[str, IdleUnit]:
     """Per idle kind: per-unit costs, units reached and the thread ceiling."""
     return {
         kind: IdleUnit(
@@ -235,15 +316,34 @@ def idle_units(document: dict[str, Any]) -> dict[str, IdleUnit]:
             problems=list(entry.get("problems") or []),
             max_threads_machine=entry.get("max_threads_machine"),
         )
-        for kind, entry in derived(document, catalog.IDLE.name).items()
+        for kind, entry in idle_entries(document).items()
     }
 
 
-def failed_slope_runs(document: dict[str, Any]) -> dict[str, list[tuple[int, str, str | None]]]:
+def idle_entries(document: Results) -> dict[str, IdleEntry]:
+    """derived.idle: idle kind -> its entry; {} when the scenario did not run."""
+    return idle_table(derived(document))
+
+
+def units_parked(document: Results) -> dict[str, int]:
+    """Per idle kind: the units its counted slope run had parked at its last sample (what it
+    reached, as measured; not the count it was asked for)."""
+    reached: dict[str, int] = {}
+    for run in document.get("runs") or []:
+        idle = run.get("idle")
+        if run["scenario"] != catalog.IDLE.name or run["status"] != "ok" or not idle:
+            continue
+        if idle.get("mode") == "slope" and idle.get("points"):
+            kind = run["model"]
+            reached[kind] = max(reached.get(kind, 0), int(idle["points"][-1]["n"]))
+    return reached
+
+
+def failed_slope_runs(document: Results) -> dict[str, list[tuple[int, str, str | None]]]:
     """Per idle kind: (count asked, status, reason) of every slope run that did not count."""
     return {
         kind: [
-            (int(p["count"]), p["status"], p.get("reason"))
+            (int(p["count"] or 0), p["status"], p.get("reason"))
             for p in unit.problems
             if p.get("mode") == "slope"
         ]

@@ -15,7 +15,16 @@ from typing import Any
 from c10k import catalog
 from c10k.catalog import CRAWLERS, IDLE_KINDS, PEERS, idle_order, model_order
 
-__all__ = ["CRAWLER_STYLES", "IDLE_STYLES", "Style", "idle_order", "label", "model_order", "style"]
+__all__ = [
+    "CRAWLER_STYLES",
+    "IDLE_STYLES",
+    "Style",
+    "idle_order",
+    "label",
+    "model_order",
+    "short_label",
+    "style",
+]
 
 
 @dataclass(frozen=True)
@@ -77,3 +86,8 @@ def label(name: str) -> str:
     if name in PEERS:
         return f"{PEER_MARK} {name} (peer: what a user would use instead)"
     return name
+
+
+def short_label(name: str) -> str:
+    """A model's name; a peer's with its marker, for a legend: '◆ scrapy (peer)'."""
+    return f"{PEER_MARK} {name} (peer)" if name in PEERS else name

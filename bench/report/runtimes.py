@@ -85,6 +85,20 @@ def _some(run_ids: list[str], shown: int = 3) -> str:
     return f"{len(run_ids)}: {', '.join(run_ids[:shown])}{more}"
 
 
+def _ratio_rows(pair: dict[str, Any]) -> list[list[str]]:
+    """Per model and scenario of a free-threaded/GIL pair: its ratios over the points and at
+    each point."""
+    rows = []
+    for model, scenarios in pair["models"].items():
+        for scenario, found in scenarios.items():
+            at = "; ".join(
+                f"C {p['concurrency']}: {_times(p, 'pages_per_s')}" for p in found["points"]
+            )
+            pages, cpu = _times(found, "pages_per_s"), _times(found, "cpu_us_per_page")
+            rows.append([model, scenario, pages, cpu, at])
+    return rows
+
+
 def free_threading_lines(document: dict[str, Any]) -> list[str]:
     """C8's verdict, then per free-threaded/GIL pair: per model and scenario the ratios over
     the points and at each point, the idle thread on both, and the GIL at the crawls' end."""
@@ -104,21 +118,7 @@ def free_threading_lines(document: dict[str, Any]) -> list[str]:
             "with 95% intervals; over the points, their geometric mean.",
             "",
         ]
-        rows = []
-        for model, scenarios in pair["models"].items():
-            for scenario, found in scenarios.items():
-                at = "; ".join(
-                    f"C {p['concurrency']}: {_times(p, 'pages_per_s')}" for p in found["points"]
-                )
-                rows.append(
-                    [
-                        model,
-                        scenario,
-                        _times(found, "pages_per_s"),
-                        _times(found, "cpu_us_per_page"),
-                        at,
-                    ]
-                )
+        rows = _ratio_rows(pair)
         lines += _table(
             [
                 "model",

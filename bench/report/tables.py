@@ -3,17 +3,17 @@ count, environment."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
 
 from bench.report.conditions import pinning_text
-from bench.report.figures import KIB, derived, peer_points, peers, points, problems
+from bench.report.figures import KIB, Problem, instructions, peer_points, peers, points, problems
 from bench.report.palette import PEER_MARK, label, model_order
 from bench.report.text import cell, kib, number, plain
+from bench.results import Results, summary_median
 from c10k import catalog
-from c10k.stats import recorded_median
 
 
-def realistic_rows(document: dict[str, Any]) -> list[list[str]]:
+def realistic_rows(document: Results) -> list[list[str]]:
     """The realistic scenario as table rows: one per model and point, each median with its
     95% interval."""
     rows = []
@@ -64,13 +64,14 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{kind} {n:,}" for kind, n in counts.items()) or "none"
 
 
-def peer_rows(document: dict[str, Any]) -> list[list[str]]:
+def peer_rows(document: Results) -> list[list[str]]:
     """Per peer, scenario and point: its medians (where a run verified), its runs by status
     and its deviations; or one row saying why a peer did not run (not installed)."""
     rows = []
     for name, entry in peers(document).items():
         if entry.get("not_run"):
-            rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", entry["not_run"], "-"])
+            why = entry["not_run"] or "not run"
+            rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", why, "-"])
             continue
         for scenario, table in entry["scenarios"].items():
             medians = {(p["concurrency"], p["latency"]): p for p in table.get("points") or []}
@@ -114,11 +115,11 @@ REALISTIC_HEADER = [
 ]
 
 
-def instruction_rows(document: dict[str, Any]) -> list[list[str]]:
+def instruction_rows(document: Results) -> list[list[str]]:
     """Instructions per page under callgrind, per model and for the core replay, with the
     core's share and the CPU per page few-active measured at the same concurrency (with its
     95% interval; a count repeats to within 0.1% and has none)."""
-    table = derived(document, catalog.INSTRUCTIONS.name)
+    table = instructions(document)
     cpu_at = {
         (model, p["concurrency"]): p["cpu_us_per_page"]
         for model, found in points(document, catalog.FEW_ACTIVE.name).items()
@@ -129,15 +130,15 @@ def instruction_rows(document: dict[str, Any]) -> list[list[str]]:
         entry = table[model]
         if "instructions_per_page" not in entry:
             continue
-        share = entry.get("core_share")
+        share, at = entry.get("core_share"), entry.get("concurrency", 0)
         rows.append(
             [
                 model,
-                f"{entry['concurrency']:,}",
-                f"{entry['pages']:,}",
-                number(recorded_median(entry["instructions_per_page"])),
+                f"{at:,}",
+                f"{entry.get('pages', 0):,}",
+                number(summary_median(entry["instructions_per_page"])),
                 "-" if share is None else f"{share:.0%}",
-                cell(cpu_at.get((model, entry["concurrency"]))),
+                cell(cpu_at.get((model, at))),
             ]
         )
     return rows
@@ -146,11 +147,52 @@ def instruction_rows(document: dict[str, Any]) -> list[list[str]]:
 INSTRUCTION_HEADER = ["model", "C", "pages", "instructions/page", "core share", "CPU µs/page"]
 
 
-def problem_rows(document: dict[str, Any]) -> list[list[str]]:
-    return [[p.run_id, p.status, p.reason] for p in problems(document)]
+NOT_COUNTED_HEADER = ["scenario", "model", "point", "verified", "did not count", "why", "runs"]
 
 
-def environment_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
+def _point_text(found: Problem) -> str:
+    if found.concurrency is None:
+        return "-"
+    return f"C {found.concurrency:,}" + (f", L {found.latency}" if found.latency else "")
+
+
+def _verified(document: Results, found: Problem) -> int:
+    """How many runs of a problem's point counted (its derived point's runs; 0 without one)."""
+    for p in points(document, found.scenario).get(found.model) or []:
+        if p["concurrency"] == found.concurrency and p.get("latency") == found.latency:
+            return int(p["runs"])
+    return 0
+
+
+def not_counted_rows(document: Results) -> list[list[str]]:
+    """Every run that did not count, once: one row per point (scenario, model, concurrency and
+    latency) with how many of its runs verified, how the others ended and why, and their ids."""
+    groups: dict[tuple[str, str, str], list[Problem]] = {}
+    for problem in problems(document):
+        groups.setdefault((problem.scenario, problem.model, _point_text(problem)), []).append(
+            problem
+        )
+    rows = []
+    for (scenario, model, point), found in groups.items():
+        statuses = Counter(p.status for p in found)
+        reasons = list(dict.fromkeys(p.reason for p in found))
+        verified = "-" if found[0].concurrency is None else str(_verified(document, found[0]))
+        total = "" if verified == "-" else f" of {int(verified) + len(found)}"
+        rows.append(
+            [
+                scenario,
+                model,
+                point,
+                f"{verified}{total}",
+                ", ".join(f"{n} {status}" for status, n in statuses.items()),
+                "; ".join(reasons),
+                ", ".join(p.run_id for p in found),
+            ]
+        )
+    return rows
+
+
+def environment_rows(document: Results) -> list[tuple[str, str]]:
     """The environment table: machine, software and the limits that shape the numbers."""
     env = document.get("environment") or {}
     python = env.get("python") or {}

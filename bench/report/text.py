@@ -7,7 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.report.figures import KIB, Problem
-from c10k.stats import Interval, recorded_interval, recorded_median
+from bench.report.ties import Entry, words
+from bench.results import FigureSummary, Ranking, summary_median
+from c10k.stats import Interval, recorded_interval
 
 
 def finite(value: Any) -> bool:
@@ -62,10 +64,10 @@ def with_interval(
     return f"{shown(value)} [{shown(interval.low)}, {shown(interval.high)}]"
 
 
-def cell(summary: dict[str, Any] | None, digits: int = 0, scale: float = 1.0) -> str:
+def cell(summary: FigureSummary | None, digits: int = 0, scale: float = 1.0) -> str:
     """A table cell: a summary's median and 95% interval, '734 [701, 760]'; the median alone
     for one run (or a file written before intervals); '-' without a median."""
-    centre = recorded_median(summary)
+    centre = summary_median(summary)
     if centre is None:
         return "-"
     interval = recorded_interval(summary)
@@ -95,40 +97,51 @@ def plain(value: Any) -> str:
     return str(value)
 
 
-def rank(found: dict[str, Any] | None, unit: str, digits: int = 0) -> str:
-    """A derived ranking in words: 'asyncio is highest with 950 [900, 1,000] pages/s;
-    threads lowest with 400 [380, 420] pages/s (2.38x less)'; '' when nothing was ranked."""
+def ranking_entries(found: Ranking, digits_scale: float = 1.0) -> list[Entry]:
+    """A derived ranking's values with their 95% intervals, as entries to tell apart."""
+    intervals = found.get("intervals") or {}
+    return [
+        Entry(model, float(value) * digits_scale, _scaled(intervals.get(model), digits_scale))
+        for model, value in found["values"].items()
+        if finite(value)
+    ]
+
+
+def _scaled(recorded: Any, factor: float) -> Interval | None:
+    interval = recorded_interval(recorded)
+    return None if interval is None else interval.scaled(factor)
+
+
+def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
+    """A derived ranking in words that respect its intervals (ties.words): 'highest:
+    callbacks 48% [47%, 49%]; lowest: aiohttp 20% [17%, 22%] (2.46x apart)', or 'all 9 tied
+    within noise (...)'; '' when nothing was ranked."""
     if not found:
         return ""
-    best, worst = found["best"], found["worst"]
-    higher_is_better = found["higher_is_better"]
-    top, bottom = ("highest", "lowest") if higher_is_better else ("lowest", "highest")
-    text = f"{best} is {top} with {_ranked_value(found, best, digits)} {unit}"
-    if worst != best:
-        text += f"; {worst} {bottom} with {_ranked_value(found, worst, digits)} {unit}"
-        if found["factor"] is not None:
-            text += f" ({found['factor']:.2f}x {'less' if higher_is_better else 'more'})"
+
+    after = "%" if unit == "%" else ""  # a percentage is written 48% [47%, 49%]
+
+    def shown(entry: Entry) -> str:
+        value = number(entry.value, digits) + after
+        if entry.interval is None:
+            return value
+        low, high = (number(v, digits) + after for v in (entry.interval.low, entry.interval.high))
+        return f"{value} [{low}, {high}]"
+
+    entries = ranking_entries(found)
+    text = words(entries, found["higher_is_better"], shown, "" if after else unit)
+    if len(entries) > 1 and all(e.interval is None for e in entries):
+        text += "; one run each, no interval"
     return text
 
 
-def _ranked_value(found: dict[str, Any], model: str, digits: int) -> str:
-    """A model's value in a ranking, with its 95% interval when the ranking has one."""
-    value = number(found["values"][model], digits)
-    interval = recorded_interval((found.get("intervals") or {}).get(model))
-    if interval is None:
-        return value
-    return f"{value} [{number(interval.low, digits)}, {number(interval.high, digits)}]"
+NOT_COUNTED_ANCHOR = "not-counted"  # the section that lists every run that did not count
 
 
-def problem_lines(found: list[Problem]) -> str:
-    """The runs that did not count, for the end of a caption ('' when none)."""
+def crossed_note(found: list[Problem]) -> str:
+    """How many runs of a chart did not count, for the end of its caption ('' when none); the
+    runs themselves are listed once, under "Runs that did not count"."""
     if not found:
         return ""
-    shown = "; ".join(
-        f"{p.model} at C {p.concurrency:,}: {p.status} ({p.reason})"
-        if p.concurrency is not None
-        else f"{p.model}: {p.status} ({p.reason})"
-        for p in found[:6]
-    )
-    more = f" and {len(found) - 6} more" if len(found) > 6 else ""
-    return f" Runs that did not count (crossed): {shown}{more}."
+    runs = "1 run" if len(found) == 1 else f"{len(found)} runs"
+    return f" Crossed: {runs} that did not count (listed under Runs that did not count)."

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from bench.report.figures import (
     KIB,
     NO_UNIT,
     IdleUnit,
     failed_slope_runs,
-    highlights,
+    idle_highlights,
     idle_units,
+    largest_peak_in_flight,
     socket_ceiling,
     stopped_by_a_limit,
     stopped_by_a_machine_limit,
@@ -23,7 +23,6 @@ from bench.report.verdicts.base import (
     CONTRADICTED,
     COROUTINE_CLAIM_BYTES,
     EASY_START_RATE,
-    IDLE,
     MANY_COROUTINES,
     MANY_THREADS,
     MIN_FIT_R2,
@@ -34,11 +33,14 @@ from bench.report.verdicts.base import (
     TASK,
     THREAD,
     THREAD_CLAIM_BYTES,
+    Band,
+    Judged,
     Verdict,
     idle_missing,
     profile_name,
     verdict,
 )
+from bench.results import Results, ThreadCeiling
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 
 # Each idle figure comes from one run (a slope over its steps, a count, a time): the words
@@ -49,7 +51,7 @@ A_COUNT = "no interval (a count)"
 CONNECTION_SCENARIOS = (SLEEPY, SLEEPY_KEEP_ALIVE, C100K)
 
 
-def c1_thread_memory(document: dict[str, Any]) -> Verdict:
+def c1_thread_memory(document: Results) -> Verdict:
     """Reproduced if an idle thread's RSS plus kernel memory (stack, slab, page tables) per
     thread is within a factor of 2 of 50 KiB (25-100 KiB), contradicted outside it; not
     measurable without a valid idle `thread` slope run or when its fit has R² below 0.9."""
@@ -63,14 +65,16 @@ def c1_thread_memory(document: dict[str, Any]) -> Verdict:
         f"tracemalloc {kib(unit.tracemalloc_bytes)}; {profile_name(document)}"
     )
     measured = f"{kib(total)} per thread, {ONE_RUN}"
+    judged = Judged(total, label=THREAD)
     if (unit.rss_r2 or 0.0) < MIN_FIT_R2:
         noisy = conditions + f"; fit R² below {MIN_FIT_R2}: too noisy"
-        return verdict("C1", measured, noisy, NOT_MEASURABLE)
+        return verdict("C1", measured, noisy, NOT_MEASURABLE, judged)
     low, high = THREAD_CLAIM_BYTES / AROUND_FACTOR, THREAD_CLAIM_BYTES * AROUND_FACTOR
-    return verdict("C1", measured, conditions, REPRODUCED if low <= total <= high else CONTRADICTED)
+    outcome = REPRODUCED if low <= total <= high else CONTRADICTED
+    return verdict("C1", measured, conditions, outcome, judged)
 
 
-def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
+def c2_coroutine_memory(document: Results) -> Verdict:
     """Reproduced if every stackless coroutine kind measured (asyncio, uvloop and trio tasks,
     the generators model's tasks, bare generators and coroutines) costs at most 2 x 3 KiB of
     RSS plus kernel memory per unit ("barely 3k" is an upper bound: cheaper agrees with it);
@@ -95,6 +99,7 @@ def c2_coroutine_memory(document: dict[str, Any]) -> Verdict:
         f"{kib(headline.total_bytes, 2)} per {headline.kind}, {ONE_RUN}",
         f"{each} (RSS slope + kernel, {_count(headline)} units); {profile_name(document)}",
         REPRODUCED if cheap_enough else CONTRADICTED,
+        Judged(worst.total_bytes, label=worst.kind),
     )
 
 
@@ -102,12 +107,12 @@ def _count(unit: IdleUnit) -> str:
     return f"{unit.count:,}" if unit.count else "?"
 
 
-def _thread_ceiling(document: dict[str, Any]) -> dict[str, Any] | None:
+def _thread_ceiling(document: Results) -> ThreadCeiling | None:
     thread = idle_units(document).get(THREAD)
     return thread.max_threads if thread else None
 
 
-def c3_thread_failures(document: dict[str, Any]) -> Verdict:
+def c3_thread_failures(document: Results) -> Verdict:
     """Reproduced if starting threads until failure stopped at a machine limit (or the harness
     stepped back just before one: memory guard, PID reserve) below 100,000 threads;
     contradicted if the harness's cap of 100,000 or more was reached without a failure; not
@@ -132,6 +137,7 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
         f"{number(context.get('kernel.pid_max'))}; {profile_name(document)}"
     )
     measured = f"{count:,} threads, {A_COUNT}"
+    judged = Judged(count, why="a count")
     if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < MANY_THREADS else CONTRADICTED
     elif int(ceiling.get("cap") or count) >= MANY_THREADS:
@@ -139,7 +145,7 @@ def c3_thread_failures(document: dict[str, Any]) -> Verdict:
     else:
         outcome = NOT_MEASURABLE
         conditions = f"the harness's cap of {count:,} threads came first; " + conditions
-    return verdict("C3", measured, conditions, outcome)
+    return verdict("C3", measured, conditions, outcome, judged)
 
 
 def _start_rate(unit: IdleUnit) -> float:
@@ -147,7 +153,7 @@ def _start_rate(unit: IdleUnit) -> float:
     return math.inf if unit.start_rate_per_s is None else unit.start_rate_per_s
 
 
-def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
+def c4_many_coroutines(document: Results) -> Verdict:
     """Reproduced if every coroutine kind run with 100,000 units or more started them at
     10,000 or more per second (100,000 within 10 s, however many ran); contradicted if such
     a run failed (crash, limit, timeout) or was slower; not measurable when no run reached
@@ -163,13 +169,14 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
         kind, count, status, reason = failures[0]
         conditions = f"{reason}; {profile_name(document)}"
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
-        return verdict("C4", measured, conditions, CONTRADICTED)
-    units, found = idle_units(document), highlights(document, IDLE)
+        judged = Judged(None, why=f"{kind} {status} at {count:,} units")
+        return verdict("C4", measured, conditions, CONTRADICTED, judged)
+    units, found = idle_units(document), idle_highlights(document)
     big = [
         units[k] for k in COROUTINE_KINDS if k in units and (units[k].count or 0) >= MANY_COROUTINES
     ]
     if not big:
-        reached = found.get("most_coroutine_units") or 0
+        reached = found["most_coroutine_units"] if found else 0
         return verdict(
             "C4",
             f"{reached:,} units at most" if reached else "-",
@@ -178,7 +185,8 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
         )
     # The slowest of the kinds that ran enough units: the first of them from the slowest up.
     big_kinds = [u.kind for u in big]
-    slowest = next(units[k] for k in found["coroutines_by_start_rate"] if k in big_kinds)
+    by_rate = found["coroutines_by_start_rate"] if found else big_kinds
+    slowest = next(units[k] for k in by_rate if k in big_kinds)
     headline = units[TASK] if TASK in big_kinds else slowest
     each = ", ".join(
         f"{u.kind} {number(u.seconds_to_start_all, 2)} s, "
@@ -193,10 +201,11 @@ def c4_many_coroutines(document: dict[str, Any]) -> Verdict:
         f"time to start all, RSS at the end: {each}; slowest start rate "
         f"{number(rate, 0)} per second ({slowest.kind}); {profile_name(document)}",
         REPRODUCED if rate >= EASY_START_RATE else CONTRADICTED,
+        Judged(rate if math.isfinite(rate) else None, label=slowest.kind),
     )
 
 
-def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
+def c5_threads_before_sockets(document: Results) -> Verdict:
     """On the machine (the chapter's claim): reproduced if threads started by several processes
     at once stopped at a limit of the machine below the connections verified open at once
     (any crawl scenario, across its processes and addresses); not measurable when they did not
@@ -225,6 +234,7 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
         f"threads blocked on an Event in {machine.get('processes')} processes at once"
         f"{beside}; {profile_name(document)}"
     )
+    judged = Judged(count, why="a count", band=Band(0.0, max(held, 1), of=" connections held"))
     if not stopped_by_a_machine_limit(machine):
         outcome = NOT_MEASURABLE
         conditions = f"no limit of the machine stopped the threads ({stopped}); " + conditions
@@ -236,26 +246,26 @@ def c5_threads_before_sockets(document: dict[str, Any]) -> Verdict:
             "no crawl held more connections than the machine's thread ceiling (the full "
             "profile's c100k does); " + conditions
         )
-    return verdict("C5", measured, conditions, outcome)
+    return verdict("C5", measured, conditions, outcome, judged)
 
 
-def _most_connections_held(document: dict[str, Any]) -> tuple[int, str]:
+def _most_connections_held(document: Results) -> tuple[int, str]:
     """The largest server-verified peak in flight of any crawl scenario, and where."""
     best, where = 0, ""
     for scenario in CONNECTION_SCENARIOS:
-        peak = highlights(document, scenario).get("largest_peak_in_flight") or 0
+        peak = largest_peak_in_flight(document, scenario)
         if peak > best:
             best, where = peak, f" ({scenario}, server-verified)"
     return best, where
 
 
-def _c5_one_process(document: dict[str, Any]) -> Verdict:
+def _c5_one_process(document: Results) -> Verdict:
     """C5 per process: the thread ceiling of one process against the sockets one process can
     open (the lower of the hard open-file limit and the ephemeral ports to one address);
     contradicted if threads reached the socket ceiling (a cap at or above it counts)."""
     sockets, socket_limit = socket_ceiling(document)
     ceiling = _thread_ceiling(document)
-    largest = highlights(document, SLEEPY).get("largest_peak_in_flight") or 0
+    largest = largest_peak_in_flight(document, SLEEPY)
     shown = f"; {largest:,} connections verified open at once in {SLEEPY}" if largest else ""
     if ceiling is None or sockets is None:
         why = "no threads-until-failure run" if ceiling is None else "the socket limits unknown"
@@ -266,6 +276,7 @@ def _c5_one_process(document: dict[str, Any]) -> Verdict:
         "no interval (counts at limits)"
     )
     conditions = f"one process, one server address{shown}; {profile_name(document)}"
+    judged = Judged(count, why="a count", band=Band(0.0, sockets, of=" sockets"))
     if stopped_by_a_limit(ceiling):
         outcome = REPRODUCED if count < sockets else CONTRADICTED
     elif count >= sockets:
@@ -273,4 +284,4 @@ def _c5_one_process(document: dict[str, Any]) -> Verdict:
     else:
         outcome = NOT_MEASURABLE
         conditions = f"the harness's cap of {count:,} threads came first; " + conditions
-    return verdict("C5", measured, conditions, outcome)
+    return verdict("C5", measured, conditions, outcome, judged)

@@ -1,0 +1,251 @@
+"""The answer first: the verdict tally, and which model to pick for which workload.
+
+A workload is one figure per model with its 95% interval, read from derived as it is; the
+models whose intervals overlap the best's are tied within noise with it (ties.py). The same
+workloads are the columns of the headline chart (charts_glance.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from bench.report.figures import (
+    KIB,
+    few_active_highlights,
+    memory_per_connection,
+    points,
+    sleepy_highlights,
+)
+from bench.report.layout import Link, Rich, Strong
+from bench.report.palette import model_order
+from bench.report.sources import Source, Sources
+from bench.report.ties import Entry, names, standing
+from bench.report.verdicts import (
+    CONTRADICTED,
+    INCONCLUSIVE,
+    NOT_MEASURABLE,
+    REPRODUCED,
+    Ruling,
+)
+from bench.results import Ranking, Results, summary_median
+from c10k import catalog
+from c10k.catalog import MODELS
+from c10k.stats import Interval, recorded_interval
+
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One figure per model for one kind of job, and where it was read."""
+
+    title: str  # "A few busy connections"
+    measure: str  # what the figure is, after its value: "pages/s"
+    where: str  # the scenario and point: "few-active, C 64"
+    higher_is_better: bool
+    entries: list[Entry]  # per model (catalog order), in the unit shown
+    shown: Callable[[float], str]
+
+    def figure(self, entry: Entry) -> str:
+        """'3,203 [1,403, 5,501] pages/s', or '66% of the ideal C/L (1 run, no interval)'."""
+        if entry.interval is None:
+            return f"{self.shown(entry.value)} {self.measure} (1 run, no interval)"
+        low, high = self.shown(entry.interval.low), self.shown(entry.interval.high)
+        return f"{self.shown(entry.value)} [{low}, {high}] {self.measure}"
+
+    def share(self, entry: Entry) -> tuple[float, Interval | None]:
+        """entry as a share of the best model's value (the best is 1), and its interval on the
+        same scale (the model's own interval over the best's value)."""
+        best = standing(self.entries, self.higher_is_better).leaders[0].value
+        interval = entry.interval
+        if self.higher_is_better:
+            scaled = None if interval is None else interval.scaled(1 / best)
+            return entry.value / best, scaled
+        flipped = None if interval is None else Interval(best / interval.high, best / interval.low)
+        return best / entry.value, flipped
+
+
+def _thousands(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def _entries(values: Mapping[str, float | None], intervals: Mapping[str, Any]) -> list[Entry]:
+    """Models only (no peer), in the catalog's order, with their recorded intervals."""
+    return [
+        Entry(m, float(value), recorded_interval(intervals.get(m)))
+        for m in model_order(list(values))
+        if m in MODELS and (value := values[m]) is not None
+    ]
+
+
+def _ranked(ranking: Ranking | None) -> list[Entry]:
+    """A derived ranking's models (no peer) with their intervals; [] without a ranking."""
+    if ranking is None:
+        return []
+    return _entries(ranking["values"], ranking.get("intervals") or {})
+
+
+def few_busy(document: Results) -> Workload:
+    found = few_active_highlights(document, FEW_ACTIVE)
+    ranking = found["pages_per_s"] if found else None
+    where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
+    entries = _ranked(ranking)
+    return Workload("A few busy connections", "pages/s", where, True, entries, _thousands)
+
+
+def many_sleepy(document: Results) -> Workload:
+    """The share of the ideal C/L at the largest C, held for the whole crawl (keep-alive: where
+    C7 is judged), else with a connection per fetch."""
+    scenario = SLEEPY_KEEP_ALIVE if sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
+    found = sleepy_highlights(document, scenario)
+    ranking = found["percent_of_ideal"] if found else None
+    latency = ", ".join(found["latencies"] if found else [])
+    where = f"{scenario}, C {found['largest_concurrency'] if found else 0:,}, L {latency}"
+    entries = _ranked(ranking)
+    return Workload(
+        "Many sleepy connections", "of the ideal C/L", where, True, entries, lambda v: f"{v:.0f}%"
+    )
+
+
+def memory_bound(document: Results) -> Workload:
+    """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
+    memory = memory_per_connection(document)
+    entries = [
+        Entry(m, memory[m].total_bytes / KIB, _kib(memory[m].total_ci95))  # type: ignore[operator]
+        for m in model_order(list(memory))
+        if m in MODELS and memory[m].total_bytes is not None
+    ]
+    where = f"{SLEEPY}'s fits (held: RSS + kernel)"
+    return Workload(
+        "Memory-bound", "KiB per connection", where, False, entries, lambda v: f"{v:,.2f}"
+    )
+
+
+def _kib(interval: Interval | None) -> Interval | None:
+    return None if interval is None else interval.scaled(1 / KIB)
+
+
+def realistic_site(document: Results) -> Workload:
+    """Pages/s on the deep realistic site (lognormal latency, bandwidth, faults), largest C."""
+    table = {
+        model: [p for p in found if p.get("site", "deep") == "deep"]
+        for model, found in points(document, REALISTIC).items()
+    }
+    top = max((p["concurrency"] for found in table.values() for p in found), default=0)
+    at_top = {m: next((p for p in f if p["concurrency"] == top), None) for m, f in table.items()}
+    values = {m: summary_median(p["pages_per_s"]) for m, p in at_top.items() if p}
+    intervals = {m: p["pages_per_s"] for m, p in at_top.items() if p}
+    found = {m: v for m, v in values.items() if v is not None}
+    where = f"{REALISTIC} deep site, C {top:,}"
+    return Workload(
+        "Realistic site", "pages/s", where, True, _entries(found, intervals), _thousands
+    )
+
+
+def workloads(document: Results) -> list[Workload]:
+    """The headline's columns: a few busy, many sleepy, memory, a realistic site."""
+    return [
+        few_busy(document),
+        many_sleepy(document),
+        memory_bound(document),
+        realistic_site(document),
+    ]
+
+
+def pick(workload: Workload) -> Rich:
+    """Which model to pick for a workload: the best with its figure, the models tied with it
+    within noise, and the last when it lies apart."""
+    found = standing(workload.entries, workload.higher_is_better)
+    head = Strong(f"{workload.title}:")
+    if not found.leaders:
+        return (head, f" not measured ({workload.where.split(',')[0]} did not run).")
+    best, rest = found.leaders[0], found.leaders[1:]
+    if found.all_tied and len(workload.entries) > 1:
+        return (
+            head,
+            f" no model stands apart, all {len(workload.entries)} are tied within noise "
+            f"({workload.where}; best median {best.name}, {workload.figure(best)}).",
+        )
+    text = f" {best.name}, {workload.figure(best)} in {workload.where}"
+    if rest:
+        text += f", tied within noise with {names(rest)}"
+    if found.trailers and found.apart:
+        worst = found.trailers[-1]
+        text += f"; last: {worst.name}, {workload.figure(worst)}"
+    return (head, text + ".")
+
+
+ORDER = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURABLE)
+
+
+def _claims(found: list[Ruling]) -> list[Link | str]:
+    """The claims as links to their sections, 'C1, C2, C3'."""
+    spans: list[Link | str] = []
+    for n, ruling in enumerate(found):
+        spans += [", "] if n else []
+        spans.append(Link(ruling.verdict.claim, f"#{ruling.verdict.claim.lower()}"))
+    return spans
+
+
+def tally(found: list[Ruling]) -> Rich:
+    """'6 of 9 claims reproduced (C1, ...); contradicted: C9; not measurable here: C5, C8 (each
+    needs a run of its own: see its section).'"""
+    groups = {kind: [r for r in found if r.verdict.verdict == kind] for kind in ORDER}
+    spans: list[Link | str | Strong] = [
+        Strong(f"{len(groups[REPRODUCED])} of {len(found)} claims reproduced")
+    ]
+    if groups[REPRODUCED]:
+        spans += [" (", *_claims(groups[REPRODUCED]), ")"]
+    for kind in ORDER[1:]:
+        if groups[kind]:
+            spans += [f"; {kind}: ", *_claims(groups[kind])]
+    if any(r.needs for r in groups[NOT_MEASURABLE]):
+        spans.append(" (each needs a run of its own: see its section)")
+    return (*spans, ".")
+
+
+def duration(source: Source) -> str:
+    """How long the run took, from its recorded start and end: '41 min 20 s'; '' unknown."""
+    try:
+        start = datetime.fromisoformat(str(source.started).replace("Z", "+00:00"))
+        end = datetime.fromisoformat(str(source.finished).replace("Z", "+00:00"))
+    except ValueError:
+        return ""
+    minutes, seconds = divmod(int((end - start).total_seconds()), 60)
+    hours, minutes = divmod(minutes, 60)
+    return (f"{hours} h " if hours else "") + f"{minutes} min {seconds} s"
+
+
+def machine(source: Source) -> str:
+    """'a 2-core AMD EPYC, CPython 3.11.7 with the GIL'."""
+    env = source.document.get("environment") or {}
+    cpu, python = env.get("cpu") or {}, env.get("python") or {}
+    gil = "without the GIL" if python.get("gil_disabled") else "with the GIL"
+    return (
+        f"{cpu.get('model', 'an unknown CPU')} ({cpu.get('usable_cores', '?')} cores), "
+        f"{python.get('implementation', 'Python')} {python.get('version', '?')} {gil}"
+    )
+
+
+def measured_on(found: Sources) -> Rich:
+    """Which run the answer comes from: machine, profile, date and how long it took."""
+    main = found.main
+    if main is None:
+        return ("No benchmark run was named: ", Strong("tox -e bench"), " measures one.")
+    took = duration(main)
+    return (
+        f"Measured on {machine(main)}, profile {main.profile}, {main.date}"
+        + (f" ({took} of runs)" if took else "")
+        + ".",
+    )
+
+
+def answer(found: Sources, rulings: list[Ruling]) -> list[Rich]:
+    """The page's first lines (at most five): the tally, a pick per workload, the run."""
+    document = found.document
+    picks = [pick(w) for w in (few_busy(document), many_sleepy(document), memory_bound(document))]
+    return [tally(rulings), *picks, measured_on(found)]

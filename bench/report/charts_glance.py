@@ -1,0 +1,178 @@
+"""The charts read at a glance: each model against the best per workload, and each claim
+against its rule's band."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import NullLocator
+
+from bench.report import captions
+from bench.report.answer import Workload, workloads
+from bench.report.chart_kit import Chart, fitted_legend, new_figure, no_data, rows_height
+from bench.report.palette import model_order
+from bench.report.ties import standing
+from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ruling
+from bench.report.verdicts.base import CLAIMS, UNIT_TEXT, Verdict
+from bench.results import Results
+
+HEADLINE, VERDICT_CHART = captions.HEADLINE, captions.VERDICT_CHART
+SHARE_MAP = "Blues"  # sequential, readable in grey: darker is closer to the best
+MISSING_GREY = "#EEEEEE"
+BAND_GREEN = "#2CA25F"
+VERDICT_COLOURS = {REPRODUCED: "#0B5D1E", CONTRADICTED: "#B2182B", INCONCLUSIVE: "#8C6D00"}
+NOT_JUDGED = "#777777"
+DARK_SHARE = 0.62  # a cell this close to the best is dark: its text is white
+
+
+def _cell(
+    ax: Axes, workload: Workload, model: str, at: tuple[int, int], leaders: set[str]
+) -> float:
+    """One cell of the headline: the model's share of the best with its interval, its figure
+    under it, framed when it leads; the share (nan when the model has no figure here)."""
+    row, col = at
+    entry = next((e for e in workload.entries if e.name == model), None)
+    if entry is None:
+        ax.text(col, row, "–", ha="center", va="center", color="#777777")
+        return math.nan
+    share, interval = workload.share(entry)
+    spread = "1 run" if interval is None else f"{interval.low:.0%}–{interval.high:.0%}"
+    ink = "white" if share > DARK_SHARE else "black"
+    weight = "bold" if model in leaders else "normal"
+    ax.text(col, row - 0.14, f"{share:.0%} ({spread})", ha="center", va="center", fontsize=8.5,
+            fontweight=weight, color=ink)  # fmt: skip
+    ax.text(col, row + 0.2, f"{workload.shown(entry.value)} {workload.measure}", ha="center",
+            va="center", fontsize=7, color=ink)  # fmt: skip
+    if model in leaders:
+        frame = Rectangle((col - 0.48, row - 0.48), 0.96, 0.96, fill=False, linewidth=2)
+        ax.add_patch(frame)
+    return share
+
+
+def chart_headline(document: Results) -> Chart:
+    """Models by workloads, each cell the model's figure as a share of the best model's, with
+    its interval on the same scale; the best and the models tied with it framed in bold."""
+    columns = workloads(document)
+    models = model_order(list({e.name for w in columns for e in w.entries}))
+    title, figure, (ax,) = new_figure(HEADLINE, height=rows_height(len(models), 2.2))
+    if not models:
+        no_data(ax, "no workload was measured")
+        return Chart(HEADLINE, title, figure, "Not measured.")
+    ax.set_yticks(range(len(models)), models)
+    shares = np.full((len(models), len(columns)), math.nan)
+    for col, workload in enumerate(columns):
+        found = standing(workload.entries, workload.higher_is_better)
+        leaders = {e.name for e in found.leaders}
+        for row, model in enumerate(models):
+            shares[row, col] = _cell(ax, workload, model, (row, col), leaders)
+    ax.imshow(np.ma.masked_invalid(shares), cmap=SHARE_MAP, vmin=0.2, vmax=1.05, aspect="auto")
+    ax.set_facecolor(MISSING_GREY)
+    ax.set_xticks(range(len(columns)), [_column_head(w) for w in columns], fontsize=8)
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return Chart(HEADLINE, title, figure, headline_caption(columns))
+
+
+def _column_head(workload: Workload) -> str:
+    better = "higher" if workload.higher_is_better else "lower"
+    return f"{workload.title}\n{workload.measure}, {better} is better\n{workload.where}"
+
+
+def headline_caption(columns: list[Workload]) -> str:
+    """Per workload: where it was read, and the best with the models tied with it."""
+    parts = []
+    for w in columns:
+        found = standing(w.entries, w.higher_is_better)
+        if not found.leaders:
+            parts.append(f"{w.title}: not measured")
+            continue
+        best = found.leaders[0]
+        tied = (
+            f", tied within noise with {len(found.leaders) - 1}" if len(found.leaders) > 1 else ""
+        )
+        parts.append(f"{w.title} ({w.where}): best {best.name}, {w.figure(best)}{tied}")
+    return (
+        "Each cell: the model's figure as a share of the best model's (the best is 100%), with "
+        "its 95% interval on the same scale; under it, the figure itself. Framed in bold: the "
+        "best and every model whose interval overlaps the best's (tied within noise). "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _row_range(v: Verdict) -> tuple[float, float]:
+    """The x range of a claim's row: its band's finite edges, its value and its interval,
+    with room on both sides (log scale)."""
+    found = [x for x in (v.band.low, v.band.high) if v.band and 0 < x < math.inf] if v.band else []
+    found += [x for x in (v.value,) if x is not None and x > 0]
+    if v.interval is not None:
+        found += [x for x in (v.interval.low, v.interval.high) if x > 0]
+    if not found:
+        return 0.1, 10.0
+    return min(found) / 2.2, max(found) * 2.2
+
+
+def _claim_row(ax: Axes, ruling: Ruling) -> None:
+    """One claim: the band that reproduces it (green), its judged figure and interval, the
+    verdict at the right."""
+    v = ruling.verdict
+    ax.set_yticks([])
+    ax.set_ylabel(CLAIMS[v.claim].short, rotation=0, ha="right", va="center", fontsize=9)
+    colour = VERDICT_COLOURS.get(v.verdict, NOT_JUDGED)
+    ax.text(1.01, 0.5, v.verdict, transform=ax.transAxes, va="center", fontsize=8.5, color=colour)
+    if v.value is None or v.band is None or v.value <= 0:
+        ax.set_xticks([])
+        why = "needs a run of its own" if ruling.needs else "no figure was judged"
+        ax.text(0.5, 0.5, f"{why}: see its section", transform=ax.transAxes,
+                ha="center", va="center", fontsize=8, color=NOT_JUDGED)  # fmt: skip
+        return
+    low, high = _row_range(v)
+    ax.set_xscale("log")
+    ax.set_xlim(low, high)
+    ax.axvspan(max(v.band.low, low), min(v.band.high, high), color=BAND_GREEN, alpha=0.22, lw=0)
+    edges = [x for x in (v.band.low, v.band.high) if low < x < high]
+    ax.set_xticks(edges, ["".join(v.band.bound(x, v.unit)) for x in edges], fontsize=7.5)
+    ax.xaxis.set_minor_locator(NullLocator())
+    if v.interval is not None:
+        ax.plot([v.interval.low, v.interval.high], [0, 0], color="black", linewidth=2)
+    ax.plot([v.value], [0], marker="o", markersize=8, color=colour, linestyle="none")
+    ax.annotate(UNIT_TEXT[v.unit](v.value), (v.value, 0), xytext=(0, 7),
+                textcoords="offset points", ha="center", fontsize=8)  # fmt: skip
+    ax.set_ylim(-1, 1.4)
+    ax.grid(False)
+
+
+def chart_verdicts(found: list[Ruling]) -> Chart:
+    """Each claim in a row of its own scale: the band of its rule, the figure it was judged
+    on with its interval, and the verdict."""
+    title, figure, axes = new_figure(VERDICT_CHART, len(found), 1, rows_height(len(found), 1.4))
+    for ax, ruling in zip(axes, found, strict=True):
+        _claim_row(ax, ruling)
+    keys = [
+        Patch(facecolor=BAND_GREEN, alpha=0.22, label="reproduces the claim"),
+        Line2D([], [], color="black", linewidth=2, label="95% interval"),
+        Line2D([], [], color="#555555", marker="o", linestyle="none", label="judged figure"),
+    ]
+    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    return Chart(VERDICT_CHART, title, figure, verdicts_caption(found))
+
+
+def verdicts_caption(found: list[Ruling]) -> str:
+    """Per claim: its figure and the band it was judged against."""
+    parts = [
+        f"{r.verdict.claim} {r.verdict.figure} against {r.verdict.threshold}"
+        for r in found
+        if r.verdict.value is not None
+    ]
+    return (
+        "Each row has its own log scale, the band of values that reproduces the claim shaded "
+        "green; a figure from one run (or a count) has no interval and decides by its value "
+        "alone. " + "; ".join(parts) + "."
+    )

@@ -1,0 +1,149 @@
+"""The verdict table (five columns) and one section per claim: its verdict, rule, the file it was
+judged from, its conditions and numbers, and the charts that show them."""
+
+from __future__ import annotations
+
+from bench.report.layout import (
+    Badge,
+    Block,
+    Bullets,
+    Code,
+    Details,
+    Heading,
+    Link,
+    Paragraph,
+    Rich,
+    Span,
+    Strong,
+    Table,
+)
+from bench.report.sources import COMMANDS, ROLE_WORDS, Sources
+from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ruling
+
+VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈"}
+VERDICT_CSS = {REPRODUCED: "reproduced", CONTRADICTED: "contradicted", INCONCLUSIVE: "inconclusive"}
+VERDICT_HEADER = ["claim", "the chapter", "measured here", "threshold", "verdict"]
+RULES_AT = "bench/report/verdicts/"  # where every rule is written, documented in docs/report.md
+# The charts and sections that show a claim's numbers, by anchor, with their link text.
+EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
+    "C1": (("idle-units", "idle units"),),
+    "C2": (("idle-units", "idle units"),),
+    "C3": (("idle-units", "idle units"),),
+    "C4": (("idle-units", "idle units"),),
+    "C5": (("idle-units", "idle units"), ("c100k", "past one process")),
+    "C6": (("few-active", "few active"), ("instructions", "instructions per page")),
+    "C7": (
+        ("sleepy-keep-alive-throughput", "sleepy keep-alive"),
+        ("memory-per-connection", "memory per connection"),
+        ("sleepy-throughput", "sleepy, a connection per fetch"),
+    ),
+    "C8": (),
+    "C9": (("few-active", "few active"), ("instructions", "instructions per page")),
+}
+FOLD_CLAUSES = 4  # conditions with more clauses than this open on a click
+
+
+def badge(ruling: Ruling) -> Badge:
+    verdict = ruling.verdict.verdict
+    mark = VERDICT_MARK.get(verdict, "–")
+    return Badge(f"{mark} {verdict}", VERDICT_CSS.get(verdict, "not-measurable"))
+
+
+def anchor(ruling: Ruling) -> str:
+    return ruling.verdict.claim.lower()
+
+
+def verdict_table(found: list[Ruling]) -> Table:
+    """One row per claim: the claim (linked to its section), the chapter's figure, the figure
+    measured with its interval, the rule's threshold and the verdict."""
+    rows: list[list[Rich | str]] = [
+        [
+            (Link(f"{r.verdict.claim} {r.verdict.words}", f"#{anchor(r)}"),),
+            r.verdict.chapter,
+            r.verdict.figure,
+            r.verdict.threshold,
+            (badge(r),),
+        ]
+        for r in found
+    ]
+    return Table(VERDICT_HEADER, rows, css="verdicts")
+
+
+def clauses(text: str) -> list[str]:
+    """A rule's conditions split at '; ' outside brackets: 'a; b (c; d); e' -> [a, b (c; d), e]."""
+    found, depth, start = [], 0, 0
+    for n, char in enumerate(text):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and text.startswith("; ", n):
+            found.append(text[start:n])
+            start = n + 2
+    found.append(text[start:])
+    return [c.strip() for c in found if c.strip() and c.strip() != "-"]
+
+
+def judged_from(ruling: Ruling) -> Rich:
+    """The file a claim was judged from, or the command that writes the file it needs."""
+    spans: list[Span] = []
+    if ruling.source is not None:
+        spans += ["Judged from ", Code(str(ruling.source.path)), f" ({ruling.source.about()})."]
+    if ruling.needs:
+        spans += [
+            " " if spans else "",
+            f"It needs {ROLE_WORDS[ruling.needs]}: ",
+            Code(COMMANDS[ruling.needs]),
+            "; name its file (or DIR) on the command line of ",
+            Code("c10k report"),
+            " beside the others.",
+        ]
+    return tuple(spans)
+
+
+def claim_section(ruling: Ruling) -> list[Block]:
+    """A claim's own section: verdict and figure, rule, file, conditions, evidence."""
+    v = ruling.verdict
+    measured: list[Rich] = [] if v.measured == "-" else [(f"Measured: {v.measured}",)]
+    items = [*measured, *((c,) for c in clauses(v.conditions))]
+    blocks: list[Block] = [
+        Heading(3, anchor(ruling), f"{v.claim}: {v.words}"),
+        Paragraph(
+            (
+                badge(ruling),
+                " ",
+                Strong(v.figure),
+                f" against the rule's threshold {v.threshold}; the chapter says {v.chapter}.",
+            )
+        ),
+        Paragraph((f"Rule: {v.rule}.",)),
+        Paragraph(judged_from(ruling), note=True),
+    ]
+    if v.stopping:
+        blocks.append(Paragraph((f"Rounds: {v.stopping}.",), note=True))
+    if len(items) > FOLD_CLAUSES:
+        summary = f"Conditions and supporting numbers ({len(items)})"
+        blocks.append(Details(summary, [Bullets(items)]))
+    else:
+        blocks.append(Bullets(items))
+    evidence = EVIDENCE.get(v.claim) or ()
+    if evidence:
+        links: list[Span] = ["Shown in: "]
+        for n, (target, text) in enumerate(evidence):
+            links += [", "] if n else []
+            links.append(Link(text, f"#{target}"))
+        blocks.append(Paragraph((*links, ".")))
+    return blocks
+
+
+def sources_note(found: Sources, rulings: list[Ruling]) -> Paragraph:
+    """Under the verdict table: which file judged which claims, and where the rules are."""
+    spans: list[Span] = []
+    for source in found.given():
+        claims = [r.verdict.claim for r in rulings if r.source is source]
+        if claims:
+            judged = f"{', '.join(claims)} judged from "
+            spans += [judged, Code(str(source.path)), f" ({source.about()}). "]
+    needed = [r for r in rulings if r.needs]
+    for ruling in needed:
+        needs = f"{ruling.verdict.claim} needs {ROLE_WORDS[ruling.needs]} ("
+        spans += [needs, Code(COMMANDS[ruling.needs]), "). "]
+    spans += ["Every verdict comes from a rule in ", Code(RULES_AT), " (docs/report.md)."]
+    return Paragraph(tuple(spans), note=True)

@@ -1,0 +1,137 @@
+"""The page as blocks: headings, text, tables, figures and folds, written out as report.md,
+index.html and the README's block (markdown.py, html.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Link:
+    """Text that leads elsewhere: '#c1' on the same page, or a file beside it."""
+
+    text: str
+    href: str
+
+
+@dataclass(frozen=True)
+class Strong:
+    text: str
+
+
+@dataclass(frozen=True)
+class Code:
+    text: str
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A verdict as a coloured label: css is its class (reproduced, contradicted, ...)."""
+
+    text: str
+    css: str
+
+
+Span = str | Link | Strong | Code | Badge
+Rich = tuple[Span, ...]
+
+
+def plain(spans: Rich | str) -> str:
+    """The text of spans without their markup."""
+    if isinstance(spans, str):
+        return spans
+    return "".join(s if isinstance(s, str) else s.text for s in spans)
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int  # 1-3
+    anchor: str  # the id others link to
+    text: str
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    spans: Rich
+    note: bool = False  # small print
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: list[Rich]
+    css: str = ""  # "answer": the lines the page opens with
+
+
+Cell = Rich | str
+
+
+@dataclass(frozen=True)
+class Table:
+    header: list[str]
+    rows: Sequence[Sequence[Cell]]
+    numeric: set[int] = field(default_factory=set)  # columns aligned right
+    caption: str = ""
+    css: str = ""  # "verdicts": the table that fits a phone without scrolling
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A chart: its file stem, title, the sentence that says what to look at, and the numbers
+    it shows in words (folded under it)."""
+
+    name: str
+    title: str
+    look: str
+    numbers: str
+
+
+CONTENTS = "contents"  # the anchor of the contents' own heading, which they leave out
+
+
+@dataclass(frozen=True)
+class Contents:
+    """The table of contents: every heading of levels 2 and 3 of the page, linked."""
+
+
+@dataclass(frozen=True)
+class Details:
+    """A fold: its summary line shows, its blocks open on a click."""
+
+    summary: str
+    blocks: list[Block]
+
+
+Block = Heading | Paragraph | Bullets | Table | Figure | Contents | Details
+
+
+def anchor(text: str) -> str:
+    """An id from words: 'Memory per connection' -> 'memory-per-connection'."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+
+
+def headings(blocks: list[Block]) -> list[Heading]:
+    """Every heading of levels 2 and 3 but the contents' own, folds included, in page order."""
+    found: list[Heading] = []
+    for block in blocks:
+        if isinstance(block, Heading) and block.level in (2, 3) and block.anchor != CONTENTS:
+            found.append(block)
+        elif isinstance(block, Details):
+            found += headings(block.blocks)
+    return found
+
+
+def rows_or(table: Table, empty: str) -> list[Block]:
+    """The table, or the text `empty` when it has no rows."""
+    return [table] if table.rows else [Paragraph((empty,))]
+
+
+FOLD_ROWS = 6  # a table with more rows than this opens on a click
+
+
+def folded(table: Table, summary: str) -> list[Block]:
+    """A long table in a fold (summary: what it holds); a short one as it is."""
+    if len(table.rows) <= FOLD_ROWS:
+        return rows_or(table, "None.")
+    return [Details(f"{summary} ({len(table.rows)} rows)", [table])]

@@ -1,0 +1,111 @@
+"""Blocks as Markdown (GitHub's): report.md, and the README's generated block."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bench.report.layout import (
+    Badge,
+    Block,
+    Bullets,
+    Code,
+    Contents,
+    Details,
+    Figure,
+    Heading,
+    Link,
+    Paragraph,
+    Rich,
+    Strong,
+    Table,
+    headings,
+)
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the Markdown is read from: page is the file that holds the anchors ('' for the
+    Markdown itself), images the folder of the chart files ('' for beside it)."""
+
+    page: str = ""
+    images: str = ""
+
+    def href(self, target: str) -> str:
+        return f"{self.page}{target}" if target.startswith("#") else f"{self.images}{target}"
+
+
+def spans(found: Rich | str, place: Place) -> str:
+    if isinstance(found, str):
+        return found
+    out = []
+    for span in found:
+        if isinstance(span, str):
+            out.append(span)
+        elif isinstance(span, Link):
+            out.append(f"[{span.text}]({place.href(span.href)})")
+        elif isinstance(span, Strong | Badge):
+            out.append(f"**{span.text}**")
+        elif isinstance(span, Code):
+            out.append(f"`{span.text}`")
+    return "".join(out)
+
+
+def _cell(found: Rich | str, place: Place) -> str:
+    return spans(found, place).replace("|", "\\|").replace("\n", " ")
+
+
+def table(block: Table, place: Place) -> list[str]:
+    lines = ([f"**{block.caption}**", ""] if block.caption else []) + [
+        "| " + " | ".join(block.header) + " |",
+        "|" + "".join("---:|" if i in block.numeric else "---|" for i in range(len(block.header))),
+    ]
+    lines += ["| " + " | ".join(_cell(c, place) for c in row) + " |" for row in block.rows]
+    return [*lines, ""]
+
+
+def _contents(blocks: list[Block], place: Place) -> list[str]:
+    lines = []
+    for heading in headings(blocks):
+        if heading.level in (2, 3):
+            indent = "  " * (heading.level - 2)
+            lines.append(f"{indent}- [{heading.text}]({place.href('#' + heading.anchor)})")
+    return [*lines, ""]
+
+
+def figure(block: Figure, place: Place) -> list[str]:
+    return [
+        f"![{block.title}]({place.href(block.name + '.png')})",
+        "",
+        f"**What to look at:** {block.look}",
+        "",
+        "<details><summary>The numbers</summary>",
+        "",
+        block.numbers,
+        "",
+        f"([SVG]({place.href(block.name + '.svg')}))",
+        "",
+        "</details>",
+        "",
+    ]
+
+
+def render(blocks: list[Block], place: Place = Place(), every: list[Block] | None = None) -> str:
+    """The blocks as Markdown; every: the whole page, whose headings the contents list."""
+    lines: list[str] = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            lines += [f'{"#" * block.level} <a id="{block.anchor}"></a>{block.text}', ""]
+        elif isinstance(block, Paragraph):
+            lines += [spans(block.spans, place), ""]
+        elif isinstance(block, Bullets):
+            lines += [f"- {spans(item, place)}" for item in block.items] + [""]
+        elif isinstance(block, Table):
+            lines += table(block, place)
+        elif isinstance(block, Figure):
+            lines += figure(block, place)
+        elif isinstance(block, Contents):
+            lines += _contents(every if every is not None else blocks, place)
+        elif isinstance(block, Details):
+            inner = render(block.blocks, place, every)
+            lines += [f"<details><summary>{block.summary}</summary>", "", inner, "</details>", ""]
+    return "\n".join(lines)
