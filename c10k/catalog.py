@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import platform
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -37,6 +39,25 @@ def _load(entry: str) -> Callable[..., Any]:
 
 
 @dataclass(frozen=True)
+class NeedsPython:
+    """The oldest CPython a model or an idle kind runs on, and what it needs of that one."""
+
+    version: tuple[int, int]
+    feature: str  # what that version has: "concurrent.interpreters"
+
+    def refusal(self, what: str) -> str | None:
+        """One line naming the interpreter `what` needs; None if this one will do."""
+        if sys.version_info >= self.version:
+            return None
+        major, minor = self.version
+        this = platform.python_version()
+        return f"{what} needs CPython {major}.{minor}+ ({self.feature}); this is {this}"
+
+
+SUBINTERPRETERS = NeedsPython((3, 14), "concurrent.interpreters")  # PEP 734: a GIL each
+
+
+@dataclass(frozen=True)
 class Model:
     """A crawler model: `c10k crawl --model NAME` runs `entry(frontier)` until the crawl ends."""
 
@@ -50,13 +71,25 @@ class Model:
     thread_per_worker: bool = False
     # `c10k crawl --processes P` can run it as P processes sharing one crawl (docs/contract.md).
     processes: bool = False
+    python: NeedsPython | None = None  # the interpreter it needs, if not any the project runs on
+    core: str = ""  # the only core variant it runs on ("": `--core` chooses)
+    # "module:function(args, connect_host) -> document" that `c10k crawl` runs instead of
+    # `entry` (kept for in-process callers), for a crawl its workers share in one process.
+    coordinator: str = ""
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""
         return [name for name in self.requires if importlib.util.find_spec(name) is None]
 
+    def too_old(self) -> str | None:
+        """Why this interpreter cannot run it, in one line (None: it can, modules aside)."""
+        return self.python.refusal(f"model {self.name}") if self.python else None
+
     def load(self) -> Callable[..., None]:
         return _load(self.entry)
+
+    def load_coordinator(self) -> Callable[..., dict[str, Any]]:
+        return _load(self.coordinator)
 
 
 @dataclass(frozen=True)
@@ -114,6 +147,12 @@ class Scenario:
 
 
 # -- models -------------------------------------------------------------------------------
+# The crawler core's two variants (`c10k crawl --core`, docs/contract.md#core-variants): C
+# accelerated (httptools' llhttp, selectolax's lexbor), the default; or pure Python (llhttp's
+# rules ported, html.parser), which loads in a subinterpreter, where the C ones refuse to.
+CORE_C = "c"
+CORE_PURE = "pure"
+CORES = (CORE_C, CORE_PURE)
 THREADS = Model(
     "threads",
     "impls.models.threads:run",
@@ -179,21 +218,26 @@ TRIO = Model(
     requires=("trio",),
     processes=True,
 )
+# Subinterpreters in threads of one process, each the callbacks model on its share of the
+# crawl (partitioned as `--processes` is) and on the pure core (docs/contract.md).
+INTERPRETERS = Model(
+    "interpreters",
+    "impls.models.interpreters:run",
+    "subinterpreters (a GIL each) in one process, the callbacks model in each",
+    python=SUBINTERPRETERS,
+    core=CORE_PURE,
+    coordinator="impls.models.interpreters:coordinate",
+)
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
 MODELS: dict[str, Model] = _by_name(
-    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP, GEVENT, TRIO
-)
+    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, AIOHTTP, AIOHTTP_UVLOOP, GEVENT, TRIO,
+    INTERPRETERS,
+)  # fmt: skip
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
 # impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
 CORE_REPLAY = "core-replay"
-# The crawler core's two variants (`c10k crawl --core`, docs/contract.md#core-variants): C
-# accelerated (httptools' llhttp, selectolax's lexbor), the default; or pure Python (llhttp's
-# rules ported, html.parser), which loads in a subinterpreter, where the C ones refuse to.
-CORE_C = "c"
-CORE_PURE = "pure"
-CORES = (CORE_C, CORE_PURE)
 # The pairs that differ only in the event loop, for the claim that uvloop is 2-4x faster (C9).
 UVLOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),

@@ -145,6 +145,7 @@ def test_models_lists_every_model() -> None:
         "aiohttp-uvloop",
         "gevent",
         "trio",
+        "interpreters",
         "scrapy",
     ]
     assert [row["name"] for row in rows if row["peer"]] == ["scrapy"]

@@ -62,8 +62,9 @@ def test_budgets_of_the_issue() -> None:
     # Issue 9 asks for 12 minutes. Both connection modes at 10,000 connections, issue 16's
     # repeated memory points (C 10,000 five times), issue 12's nine models and peer and
     # issue 14's threads on the whole machine need about 38.5 by the plan, which runs high
-    # (docs/results.md, Profiles): this caps the drift beyond.
-    assert PROFILE_TABLE["default"].budget_s <= 40 * 60
+    # (docs/results.md, Profiles): this caps the drift beyond. Issue 39's interpreters model
+    # adds 3:20 by the plan on 3.14; on the default 3.11 its runs are skipped, at no cost.
+    assert PROFILE_TABLE["default"].budget_s <= 43 * 60
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:

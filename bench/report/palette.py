@@ -38,6 +38,7 @@ CRAWLER_STYLES: dict[str, Style] = {
     catalog.AIOHTTP_UVLOOP.name: Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
     catalog.GEVENT.name: Style("#A6761D", "p", (0, (4, 2, 4, 2, 1, 2)), "\\\\|"),
     catalog.TRIO.name: Style("#66A61E", "<", (0, (2, 4)), "-\\\\"),
+    catalog.INTERPRETERS.name: Style("#1B9E9E", ">", (0, (6, 2, 1, 2)), "x\\\\"),
     catalog.SCRAPY.name: Style("#555555", "p", (0, (1, 1)), ".."),
 }
 # An idle kind borrows the style of the model that parks work that way.
