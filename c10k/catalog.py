@@ -126,6 +126,12 @@ class IdleKind:
     # A coroutine that keeps a slice of the C stack while it waits (a greenlet): shown beside
     # the chapter's stackless coroutines in C2, not judged by its "barely 3k" (docs/report.md).
     stackful: bool = False
+    interpreter: bool = False  # a whole interpreter: neither a thread nor a coroutine
+    python: NeedsPython | None = None  # the interpreter it needs, if not any
+
+    def too_old(self) -> str | None:
+        """Why this interpreter cannot park it, in one line (None: it can)."""
+        return self.python.refusal(f"idle kind {self.name}") if self.python else None
 
     def load(self) -> Callable[..., list[dict[str, Any]]]:
         return _load(self.entry)
@@ -276,16 +282,25 @@ GREENLET = IdleKind(
     stackful=True,
 )
 TRIO_TASK = IdleKind("trio-task", "impls.tools.idle:park_trio_tasks", suite_count=10_000)
+# As the interpreters model runs one: in a thread of its own, blocked (on a pipe).
+SUBINTERPRETER = IdleKind(
+    "subinterpreter",
+    "impls.tools.idle_interpreters:park_subinterpreters",
+    interpreter=True,
+    python=SUBINTERPRETERS,
+)
 IDLE_KINDS: dict[str, IdleKind] = _by_name(
     THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, GENERATORS_TASK,
-    GENERATOR, COROUTINE, GREENLET, TRIO_TASK,
+    GENERATOR, COROUTINE, GREENLET, TRIO_TASK, SUBINTERPRETER,
 )  # fmt: skip
 
-# The idle kinds that are coroutines of some sort (everything but a thread): claims C2, C4.
-COROUTINE_KINDS: tuple[str, ...] = tuple(k.name for k in IDLE_KINDS.values() if not k.thread)
+# The idle kinds that are coroutines of some sort (not threads, nor interpreters): C2, C4.
+COROUTINE_KINDS: tuple[str, ...] = tuple(
+    k.name for k in IDLE_KINDS.values() if not (k.thread or k.interpreter)
+)
 # Those of the chapter's kind, which C2's "barely 3k" is about: no stack of their own.
 STACKLESS_COROUTINE_KINDS: tuple[str, ...] = tuple(
-    k.name for k in IDLE_KINDS.values() if not k.thread and not k.stackful
+    k for k in COROUTINE_KINDS if not IDLE_KINDS[k].stackful
 )
 
 # -- scenarios ----------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import pytest
 from bench.harness.check import check_runs
 from bench.interpreter import missing_models, python_command
 from bench.results import Results
-from c10k.catalog import INTERPRETERS
+from c10k.catalog import INTERPRETERS, SUBINTERPRETER
 from c10k.system import usable_cores
 from impls.core import CrawlConfig
 from impls.core.partition import owner, shares
@@ -82,7 +82,8 @@ def skipped_run(version: str) -> dict[str, Any]:
 
 def test_check_lets_a_run_pass_that_its_interpreter_is_too_old_for() -> None:
     ok = {"id": "a", "model": "asyncio", "status": "ok", "reason": ""}
-    document = cast(Results, {"runs": [ok, skipped_run("3.11.7")]})
+    idle = skipped_run("3.11.7") | {"model": SUBINTERPRETER.name, "status": "unavailable"}
+    document = cast(Results, {"runs": [ok, skipped_run("3.11.7"), idle]})
     assert check_runs(document) == 0
     # Skipped where it should have run: a failure.
     assert check_runs(cast(Results, {"runs": [ok, skipped_run("3.14.7")]})) == 1

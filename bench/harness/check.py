@@ -25,10 +25,10 @@ def _peer_known(run: Run) -> bool:
 
 
 def _too_old(run: Run) -> bool:
-    """A run of a model that needs a newer interpreter than the one it ran under (the
-    interpreters model on 3.11): skipped or unavailable, as it must be."""
+    """A run of a model or idle kind that needs a newer interpreter than the one it ran
+    under (the interpreters model on 3.11): skipped or unavailable, as it must be."""
     name = run.get("model", "")
-    entry = catalog.CRAWLERS.get(name)
+    entry = catalog.CRAWLERS.get(name) or catalog.IDLE_KINDS.get(name)
     needs = entry.python if entry is not None else None
     runtime = run.get("runtime")
     if needs is None or runtime is None or run["status"] not in ("skipped", "unavailable"):

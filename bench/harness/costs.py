@@ -52,6 +52,7 @@ IDLE_START_S: dict[str, float] = {
     catalog.COROUTINE.name: 2e-6,
     catalog.GREENLET.name: 80e-6,  # a greenlet copies its ~8 KB slice of the C stack
     catalog.TRIO_TASK.name: 30e-6,
+    catalog.SUBINTERPRETER.name: 80e-3,  # 25-60 ms to start on the dev VM, then its close
 }
 
 SWEEP_CPU_PER_PAGE_S = 500e-6  # sizes latency-sweep sites (one site serves every model)

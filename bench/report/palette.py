@@ -52,6 +52,7 @@ IDLE_STYLES: dict[str, Style] = {
     catalog.COROUTINE.name: Style("#AAAAAA", "h", "-.", "."),
     catalog.GREENLET.name: CRAWLER_STYLES[catalog.GEVENT.name],
     catalog.TRIO_TASK.name: CRAWLER_STYLES[catalog.TRIO.name],
+    catalog.SUBINTERPRETER.name: CRAWLER_STYLES[catalog.INTERPRETERS.name],
 }
 _FALLBACK = Style("#777777", "8", "-", "||")
 
