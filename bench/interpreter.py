@@ -37,17 +37,22 @@ def listed_models(python: str = sys.executable) -> list[dict[str, Any]]:
 
 
 def missing_models(models: Sequence[str] | None, python: str = sys.executable) -> dict[str, str]:
-    """Models (None: every one listed) whose dependencies are missing under an interpreter,
-    asked of its `c10k models --json` (no import here)."""
+    """Models (None: every one listed) that cannot run under an interpreter, too old for
+    them or missing their dependencies, asked of its `c10k models --json` (no import here)."""
     try:
         rows = listed_models(python)
     except (subprocess.SubprocessError, OSError, ValueError) as exc:
         return {m: f"`c10k models` failed: {exc}" for m in models or catalog.CRAWLERS}
     known = {row["name"]: row["missing"] for row in rows}
+    # Why the interpreter cannot run it whatever is installed (too old); not listed by a
+    # checkout older than the field.
+    refused = {row["name"]: row.get("unavailable") for row in rows}
     problems = {}
     for model in known if models is None else models:
         if model not in known:
             problems[model] = "not listed by `c10k models`"
+        elif why := refused[model]:
+            problems[model] = why
         elif peer := catalog.PEERS.get(model):
             if known[model]:
                 problems[model] = peer.install_hint()

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import platform
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -37,6 +39,25 @@ def _load(entry: str) -> Callable[..., Any]:
 
 
 @dataclass(frozen=True)
+class NeedsPython:
+    """The oldest CPython a model or an idle kind runs on, and what it needs of that one."""
+
+    version: tuple[int, int]
+    feature: str  # what that version has: "concurrent.interpreters"
+
+    def refusal(self, what: str) -> str | None:
+        """One line naming the interpreter `what` needs; None if this one will do."""
+        if sys.version_info >= self.version:
+            return None
+        major, minor = self.version
+        this = platform.python_version()
+        return f"{what} needs CPython {major}.{minor}+ ({self.feature}); this is {this}"
+
+
+SUBINTERPRETERS = NeedsPython((3, 14), "concurrent.interpreters")  # PEP 734: a GIL each
+
+
+@dataclass(frozen=True)
 class Model:
     """A crawler model: `c10k crawl --model NAME` runs `entry(frontier)` until the crawl ends."""
 
@@ -56,13 +77,25 @@ class Model:
     # crawl document records both (docs/crawl-json.md), for C9's "which loop".
     loop: str = ""
     loop_api: str = ""
+    python: NeedsPython | None = None  # the interpreter it needs, if not any the project runs on
+    core: str = ""  # the only core variant it runs on ("": `--core` chooses)
+    # "module:function(args, connect_host) -> document" that `c10k crawl` runs instead of
+    # `entry` (kept for in-process callers), for a crawl its workers share in one process.
+    coordinator: str = ""
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""
         return [name for name in self.requires if importlib.util.find_spec(name) is None]
 
+    def too_old(self) -> str | None:
+        """Why this interpreter cannot run it, in one line (None: it can, modules aside)."""
+        return self.python.refusal(f"model {self.name}") if self.python else None
+
     def load(self) -> Callable[..., None]:
         return _load(self.entry)
+
+    def load_coordinator(self) -> Callable[..., dict[str, Any]]:
+        return _load(self.coordinator)
 
 
 @dataclass(frozen=True)
@@ -99,6 +132,12 @@ class IdleKind:
     # A coroutine that keeps a slice of the C stack while it waits (a greenlet): shown beside
     # the chapter's stackless coroutines in C2, not judged by its "barely 3k" (docs/report.md).
     stackful: bool = False
+    interpreter: bool = False  # a whole interpreter: neither a thread nor a coroutine
+    python: NeedsPython | None = None  # the interpreter it needs, if not any
+
+    def too_old(self) -> str | None:
+        """Why this interpreter cannot park it, in one line (None: it can)."""
+        return self.python.refusal(f"idle kind {self.name}") if self.python else None
 
     def load(self) -> Callable[..., list[dict[str, Any]]]:
         return _load(self.entry)
@@ -120,6 +159,12 @@ class Scenario:
 
 
 # -- models -------------------------------------------------------------------------------
+# The crawler core's two variants (`c10k crawl --core`, docs/contract.md#core-variants): C
+# accelerated (httptools' llhttp, selectolax's lexbor), the default; or pure Python (llhttp's
+# rules ported, html.parser), which loads in a subinterpreter, where the C ones refuse to.
+CORE_C = "c"
+CORE_PURE = "pure"
+CORES = (CORE_C, CORE_PURE)
 THREADS = Model(
     "threads",
     "impls.models.threads:run",
@@ -215,11 +260,21 @@ TRIO = Model(
     requires=("trio",),
     processes=True,
 )
+# Subinterpreters in threads of one process, each the callbacks model on its share of the
+# crawl (partitioned as `--processes` is) and on the pure core (docs/contract.md).
+INTERPRETERS = Model(
+    "interpreters",
+    "impls.models.interpreters:run",
+    "subinterpreters (a GIL each) in one process, the callbacks model in each",
+    python=SUBINTERPRETERS,
+    core=CORE_PURE,
+    coordinator="impls.models.interpreters:coordinate",
+)
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
 MODELS: dict[str, Model] = _by_name(
     THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP,
-    AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO,
+    AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO, INTERPRETERS,
 )  # fmt: skip
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
 # impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
@@ -272,16 +327,25 @@ GREENLET = IdleKind(
     stackful=True,
 )
 TRIO_TASK = IdleKind("trio-task", "impls.tools.idle:park_trio_tasks", suite_count=10_000)
+# As the interpreters model runs one: in a thread of its own, blocked (on a pipe).
+SUBINTERPRETER = IdleKind(
+    "subinterpreter",
+    "impls.tools.idle_interpreters:park_subinterpreters",
+    interpreter=True,
+    python=SUBINTERPRETERS,
+)
 IDLE_KINDS: dict[str, IdleKind] = _by_name(
     THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, RLOOP_TASK, GENERATORS_TASK,
-    GENERATOR, COROUTINE, GREENLET, TRIO_TASK,
+    GENERATOR, COROUTINE, GREENLET, TRIO_TASK, SUBINTERPRETER,
 )  # fmt: skip
 
-# The idle kinds that are coroutines of some sort (everything but a thread): claims C2, C4.
-COROUTINE_KINDS: tuple[str, ...] = tuple(k.name for k in IDLE_KINDS.values() if not k.thread)
+# The idle kinds that are coroutines of some sort (not threads, nor interpreters): C2, C4.
+COROUTINE_KINDS: tuple[str, ...] = tuple(
+    k.name for k in IDLE_KINDS.values() if not (k.thread or k.interpreter)
+)
 # Those of the chapter's kind, which C2's "barely 3k" is about: no stack of their own.
 STACKLESS_COROUTINE_KINDS: tuple[str, ...] = tuple(
-    k.name for k in IDLE_KINDS.values() if not k.thread and not k.stackful
+    k for k in COROUTINE_KINDS if not IDLE_KINDS[k].stackful
 )
 
 # -- scenarios ----------------------------------------------------------------------------

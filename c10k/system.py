@@ -1,7 +1,8 @@
-"""What every process of the suite asks of the operating system: open files and the event loop."""
+"""What every process of the suite asks of the OS: open files, usable cores, the event loop."""
 
 from __future__ import annotations
 
+import os
 import resource
 import select
 import signal
@@ -30,6 +31,11 @@ def raise_open_files_limit(needed: int | None = None) -> int:
             return soft
         return target
     return soft
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity), which may be fewer than the machine's."""
+    return len(os.sched_getaffinity(0))
 
 
 def uvloop_loop_factory() -> LoopFactory:

@@ -147,6 +147,7 @@ def test_models_lists_every_model() -> None:
         "httpx",
         "gevent",
         "trio",
+        "interpreters",
         "scrapy",
     ]
     assert [row["name"] for row in rows if row["peer"]] == ["scrapy"]

@@ -27,6 +27,7 @@ from bench.harness.ssh_server import (
     parse_ssh_url,
 )
 from bench.interpreter import python_command
+from c10k.catalog import IDLE_KINDS
 from c10k.system import read_line, stop_process
 from c10k.version import version_line
 from tests.server_helpers import REPO, wait_for
@@ -225,7 +226,9 @@ def test_the_quick_profile_runs_over_ssh_across_namespaces(
     assert environment["pinning"]["applied"] is False
     assert "another host" in environment["pinning"]["note"]
     runs = document["runs"]
-    assert runs and all(run["status"] == "ok" for run in runs)
+    # The idle subinterpreter is unavailable before 3.14, with its reason.
+    too_old = {kind.name for kind in IDLE_KINDS.values() if kind.too_old()}
+    assert runs and all(run["status"] == "ok" or run["model"] in too_old for run in runs)
     crawls = [run for run in runs if run.get("server")]
     assert {run["scenario"] for run in crawls} >= {"few-active", "sleepy", "realistic"}
     for run in crawls:

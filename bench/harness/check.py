@@ -24,10 +24,28 @@ def _peer_known(run: Run) -> bool:
     return run["status"] == "failed-verification" and bool(explained)
 
 
+def _too_old(run: Run) -> bool:
+    """A run of a model or idle kind that needs a newer interpreter than the one it ran
+    under (the interpreters model on 3.11): skipped or unavailable, as it must be."""
+    name = run.get("model", "")
+    entry = catalog.CRAWLERS.get(name) or catalog.IDLE_KINDS.get(name)
+    needs = entry.python if entry is not None else None
+    runtime = run.get("runtime")
+    if needs is None or runtime is None or run["status"] not in ("skipped", "unavailable"):
+        return False
+    major, minor = (int(part) for part in runtime["version"].split(".")[:2])
+    return (major, minor) < needs.version
+
+
 def check_runs(document: Results) -> int:
     """For --check: 0 when every run ended ok (or is a peer's known absence or deviation,
-    _peer_known), else 1 with one line per run that did not."""
-    bad = [run for run in document["runs"] if run["status"] != "ok" and not _peer_known(run)]
+    _peer_known, or a contender this interpreter is too old for, _too_old), else 1 with one
+    line per run that did not."""
+    bad = [
+        run
+        for run in document["runs"]
+        if run["status"] != "ok" and not _peer_known(run) and not _too_old(run)
+    ]
     for run in bad:
         sys.stderr.write(f"c10k bench --check: {run['id']}: {run['status']}: {run['reason']}\n")
     if bad:

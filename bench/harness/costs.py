@@ -35,6 +35,9 @@ CRAWL_COSTS: dict[str, CrawlCost] = {
     catalog.GEVENT.name: CrawlCost(startup_s=0.25, cpu_per_page_s=900e-6),
     # asyncio's start-up, plus 0.11 s of importing trio
     catalog.TRIO.name: CrawlCost(startup_s=0.4, cpu_per_page_s=750e-6),
+    # Its subinterpreters start (their imports) in 0.15 s more than callbacks; on the pure
+    # core, 1.5x the C core's CPU per page (measured on 3.14.7)
+    catalog.INTERPRETERS.name: CrawlCost(startup_s=0.35, cpu_per_page_s=700e-6),
     # 6.5-9 ms of CPU per page on the quick sites, 74 ms on the docs preset
     catalog.SCRAPY.name: CrawlCost(startup_s=0.9, cpu_per_page_s=8000e-6),
     catalog.CORE_REPLAY: CrawlCost(startup_s=0.1, cpu_per_page_s=500e-6),
@@ -53,6 +56,7 @@ IDLE_START_S: dict[str, float] = {
     catalog.COROUTINE.name: 2e-6,
     catalog.GREENLET.name: 80e-6,  # a greenlet copies its ~8 KB slice of the C stack
     catalog.TRIO_TASK.name: 30e-6,
+    catalog.SUBINTERPRETER.name: 80e-3,  # 25-60 ms to start on the dev VM, then its close
 }
 
 SWEEP_CPU_PER_PAGE_S = 500e-6  # sizes latency-sweep sites (one site serves every model)

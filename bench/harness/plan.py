@@ -280,7 +280,7 @@ def _point_runs(
     """A crawl point's runs: the warm-ups when asked (the scenario's first point), then
     its rounds of every model that runs there."""
     plan: list[PlannedRun] = []
-    here = [m for m in models if runs_at(m, scenario.name, point.concurrency)]
+    here = [m for m in models if runs_at(m, scenario.name, point.concurrency, point.processes)]
     if warmups:
         for w in range(scenario.warmups):
             plan += [
@@ -300,12 +300,15 @@ def _point_runs(
     return plan
 
 
-def runs_at(crawler: str, scenario: str, concurrency: int) -> bool:
-    """A model runs everywhere but where its scenario leaves out threads (a thread per worker);
+def runs_at(crawler: str, scenario: str, concurrency: int, processes: int = 1) -> bool:
+    """A model runs everywhere but where its scenario leaves out threads (a thread per worker)
+    and at points of several processes if it cannot run as several (the interpreters model);
     a peer only in its scenarios and up to its ceiling."""
     about = catalog.SCENARIOS.get(scenario)
     model = catalog.MODELS.get(crawler)
     if model is not None:
+        if processes > 1 and not model.processes:
+            return False
         return about is None or about.thread_workers or not model.thread_per_worker
     peer = catalog.PEERS.get(crawler)
     return peer is None or (scenario in peer.scenarios and concurrency <= peer.max_concurrency)

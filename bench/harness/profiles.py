@@ -112,7 +112,7 @@ def idle_specs(
     greenlet: over a minute and 8 GB) and add no claim: C4 is settled by asyncio tasks and
     bare coroutines at unit_count, and the others join it from 100,000 units."""
     thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
-    coroutine_kinds = [k.name for k in catalog.IDLE_KINDS.values() if not k.thread]
+    coroutine_kinds = catalog.COROUTINE_KINDS
     other_loops = (
         catalog.UVLOOP_TASK.name,
         catalog.RLOOP_TASK.name,
@@ -124,6 +124,10 @@ def idle_specs(
     specs += [
         IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
         for kind in coroutine_kinds
+    ]
+    # Whole interpreters: a count of their own, and no tracemalloc run (it sees one only).
+    specs += [
+        IdleSpec(k.name, INTERPRETERS_PARKED) for k in catalog.IDLE_KINDS.values() if k.interpreter
     ]
     specs += [IdleSpec(kind, tracemalloc_threads, "tracemalloc", steps=1) for kind in thread_kinds]
     specs += [IdleSpec(kind, tracemalloc_units, "tracemalloc", steps=1) for kind in coroutine_kinds]
@@ -144,6 +148,10 @@ def idle_specs(
     )
     return tuple(specs)
 
+
+# Idle subinterpreters per run, whatever the profile: about 4.5 MB and 25-60 ms each on the
+# 2-core dev VM (CPython 3.14.7), and 20 give a steady slope.
+INTERPRETERS_PARKED = 20
 
 # Processes that start threads at once for the machine's thread ceiling: each stops near
 # 22,000 (vm.max_map_count), so two reach pid_max's 32,768; four share the load evenly.

@@ -50,6 +50,7 @@ CRAWLER_STYLES: dict[str, Style] = {
     catalog.HTTPX.name: Style("#44AA99", "H", (0, (1, 1, 1, 4)), "x-"),
     catalog.GEVENT.name: Style("#A6761D", "p", (0, (4, 2, 4, 2, 1, 2)), "\\\\|"),
     catalog.TRIO.name: Style("#66A61E", "<", (0, (2, 4)), "-\\\\"),
+    catalog.INTERPRETERS.name: Style("#1B9E9E", ">", (0, (6, 2, 1, 2)), "x\\\\"),
     catalog.SCRAPY.name: Style("#555555", "p", (0, (1, 1)), ".."),
 }
 # An idle kind borrows the style of the model that parks work that way.
@@ -64,6 +65,7 @@ IDLE_STYLES: dict[str, Style] = {
     catalog.COROUTINE.name: Style("#AAAAAA", "h", "-.", "."),
     catalog.GREENLET.name: CRAWLER_STYLES[catalog.GEVENT.name],
     catalog.TRIO_TASK.name: CRAWLER_STYLES[catalog.TRIO.name],
+    catalog.SUBINTERPRETER.name: CRAWLER_STYLES[catalog.INTERPRETERS.name],
 }
 _FALLBACK = Style("#777777", "8", "-", "||")
 

@@ -8,8 +8,8 @@ import resource
 import socket
 from urllib.parse import urlsplit
 
-from c10k.catalog import CORE_C, CRAWLERS, PEERS, Model, Peer
-from c10k.system import raise_open_files_limit
+from c10k.catalog import CORE_C, CRAWLERS, INTERPRETERS, PEERS, Model, Peer
+from c10k.system import raise_open_files_limit, usable_cores
 from impls.core.partition import shares
 
 # Sockets the crawler may need beside its connections: stdio, the event loop's own
@@ -85,6 +85,36 @@ def check_processes(args: argparse.Namespace, model: Model) -> None:
         raise UsageError("--mark-crawl counts one process: it cannot be used with --processes")
 
 
+def choose_core(args: argparse.Namespace, model: Model, peer: Peer | None) -> str:
+    """The core variant: the one asked, else the model's own, else C; UsageError if the
+    model runs on another only."""
+    if peer is not None and args.core not in (None, CORE_C):
+        raise UsageError(f"{peer.name} parses with its own code: --core does not apply")
+    if model.core and args.core not in (None, model.core):
+        raise UsageError(f"model {model.name} runs on --core {model.core} only")
+    return str(args.core or model.core or CORE_C)
+
+
+def choose_interpreters(args: argparse.Namespace, model: Model) -> int:
+    """How many subinterpreters share the crawl: --interpreters, else the usable cores (at
+    most the concurrency); 0 for any other model. UsageError for what cannot be done."""
+    if not model.coordinator:
+        if args.interpreters is not None:
+            raise UsageError(f"--interpreters is for model {INTERPRETERS.name}")
+        return 0
+    if args.interpreters is not None and args.interpreters > args.concurrency:
+        raise UsageError(
+            f"--interpreters {args.interpreters} is more than --concurrency {args.concurrency}: "
+            "each interpreter needs at least one"
+        )
+    if args.max_pages is not None:
+        raise UsageError(
+            f"--max-pages cannot be used with model {model.name}: no interpreter knows how "
+            "many URLs the others queued"
+        )
+    return int(args.interpreters or min(usable_cores(), args.concurrency))
+
+
 def ensure_fd_limit(concurrency: int) -> None:
     """Raise the soft open-file limit as far as the hard one allows, or refuse clearly."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -103,15 +133,18 @@ def ensure_fd_limit(concurrency: int) -> None:
 
 def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
     """The model, its entry among the peers (None for a model) and the address to connect
-    to; UsageError for what cannot be done as asked."""
+    to; UsageError for what cannot be done as asked. It settles the options whose default
+    depends on the model: args.core and args.interpreters."""
     model = CRAWLERS.get(args.model)
     if model is None:
         raise UsageError(f"unknown model {args.model!r}; choose one of: {', '.join(CRAWLERS)}")
+    if why := model.too_old():
+        raise UsageError(why)
     peer = PEERS.get(model.name)
     if peer is not None and peer.missing():
         raise UsageError(peer.install_hint())
-    if peer is not None and args.core != CORE_C:
-        raise UsageError(f"{peer.name} parses with its own code: --core does not apply")
+    args.core = choose_core(args, model, peer)
+    args.interpreters = choose_interpreters(args, model)
     if missing := model.missing():
         raise UsageError(f"model {model.name} needs {', '.join(missing)}, which is not installed")
     connect_host = resolve_root(args.root, args.allow_non_loopback)
@@ -120,6 +153,7 @@ def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
         raise UsageError("--partition and --channel-fd go together")
     if args.processes > 1:
         check_processes(args, model)
-    # Each process needs its own share of the files, within its own limit.
-    ensure_fd_limit(max(shares(args.concurrency, args.processes)))
+    # Each process needs its own share of the files, within its own limit; subinterpreters
+    # share this one's, each with a socket to the coordinator and a selector.
+    ensure_fd_limit(max(shares(args.concurrency, args.processes)) + 2 * args.interpreters)
     return model, peer, args.connect_to[0] if args.connect_to else connect_host

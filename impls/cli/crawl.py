@@ -1,4 +1,4 @@
-"""`c10k crawl`: run one model on one site (or P processes of it) and report what it fetched."""
+"""`c10k crawl`: one model crawls one site (or its workers share the crawl); what it fetched."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import resource
 import sys
 import sysconfig
 import time
+from collections.abc import Callable
 from typing import Any
 
 from c10k.catalog import Model, Peer
@@ -30,21 +31,28 @@ def crawl_main(argv: list[str]) -> int:
     except UsageError as exc:
         parser.exit(2, f"c10k crawl: error: {exc}\n")
     if args.processes > 1:
-        return crawl_processes(args)
+        from impls.partition.coordinator import coordinate  # the workers' parent
+
+        return crawl_coordinated(args, lambda: coordinate(args), f"--processes {args.processes}")
+    if model.coordinator:  # workers of this process (subinterpreters), its own coordinator
+        run = model.load_coordinator()
+        return crawl_coordinated(args, lambda: run(args, connect_host), f"model {model.name}")
     return crawl(args, model, peer, connect_host)
 
 
-def crawl_processes(args: argparse.Namespace) -> int:
-    """`--processes P`: the coordinator runs P workers; print their merged document."""
-    from impls.partition.coordinator import WorkerFailed, coordinate  # the workers' parent
+def crawl_coordinated(
+    args: argparse.Namespace, run: Callable[[], dict[str, Any]], what: str
+) -> int:
+    """A crawl shared by workers: `run` coordinates them; print their merged document."""
+    from impls.partition.coordinator import WorkerFailed
 
     try:
-        result = coordinate(args)
+        result = run()  # its own marks, if any (--processes refuses --mark-crawl)
     except KeyboardInterrupt:
         print("c10k crawl: interrupted", file=sys.stderr)
         return 130
     except WorkerFailed as exc:
-        print(f"c10k crawl: error: --processes {args.processes}: {exc}", file=sys.stderr)
+        print(f"c10k crawl: error: {what}: {exc}", file=sys.stderr)
         return exc.exit_code
     print_result(result, args.json)
     return 0
@@ -74,8 +82,7 @@ def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_hos
     if args.partition is not None:
         index, processes = args.partition
         frontier.partition = Partition(index, processes, channel_fd=args.channel_fd)
-    before = resource.getrusage(resource.RUSAGE_SELF)
-    started = time.perf_counter()
+    clock = Clock()
     try:
         if args.mark_crawl:
             mark_crawl_boundary()
@@ -93,22 +100,37 @@ def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_hos
     except (CoordinatorLost, ProtocolError) as exc:
         print(f"c10k crawl: error: worker {args.partition[0]}: {exc}", file=sys.stderr)
         return 1
-    wall_s = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    result = build_result(
-        frontier,
-        model.name,
-        wall_s=wall_s,
-        cpu_user_s=after.ru_utime - before.ru_utime,
-        cpu_sys_s=after.ru_stime - before.ru_stime,
-        max_rss_kib=peak_rss_kib(),
-    )
-    result["python"] = python_block()
+    result = clock.document(frontier, model.name)
     if model.loop:  # which asyncio event loop, and which of its APIs (docs/crawl-json.md)
         result["loop"] = {"name": model.loop, "api": model.loop_api}
     add_peer_and_partition(result, args, frontier, peer, deviations)
     print_result(result, args.json)
     return 0
+
+
+class Clock:
+    """A crawl's wall time and CPU from its start; the CPU is the process's, or one thread's
+    (`who`: getrusage's RUSAGE_SELF or RUSAGE_THREAD)."""
+
+    def __init__(self, who: int = resource.RUSAGE_SELF) -> None:
+        self.who = who
+        self.before = resource.getrusage(who)
+        self.started = time.perf_counter()
+
+    def document(self, frontier: Frontier, model: str) -> dict[str, Any]:
+        """The crawl's document, read now, at its end; with the interpreter that crawled."""
+        wall_s = time.perf_counter() - self.started
+        after = resource.getrusage(self.who)
+        result = build_result(
+            frontier,
+            model,
+            wall_s=wall_s,
+            cpu_user_s=after.ru_utime - self.before.ru_utime,
+            cpu_sys_s=after.ru_stime - self.before.ru_stime,
+            max_rss_kib=peak_rss_kib(),
+        )
+        result["python"] = python_block()
+        return result
 
 
 def add_peer_and_partition(

@@ -1,4 +1,4 @@
-"""`c10k models`: list the crawler models, and what each needs that is not installed."""
+"""`c10k models`: list the crawler models, and what each needs that is not here."""
 
 from __future__ import annotations
 
@@ -14,8 +14,16 @@ def models_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="c10k models", description="List the crawler models.")
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     args = parser.parse_args(argv)
+    # "missing": modules not installed; "unavailable": why this interpreter cannot run it
+    # whatever is installed (too old), or None.
     rows: list[dict[str, Any]] = [
-        {"name": m.name, "style": m.description, "missing": m.missing(), "peer": m.name in PEERS}
+        {
+            "name": m.name,
+            "style": m.description,
+            "missing": m.missing(),
+            "peer": m.name in PEERS,
+            "unavailable": m.too_old(),
+        }
         for m in CRAWLERS.values()
     ]
     if args.json:
@@ -27,5 +35,7 @@ def models_main(argv: list[str]) -> int:
         note = f"  [missing: {', '.join(row['missing'])}]" if row["missing"] else ""
         if row["peer"] and row["missing"]:
             note = f"  [{PEERS[row['name']].install_hint()}]"
+        if row["unavailable"]:
+            note = f"  [{row['unavailable']}]"
         print(f"{row['name']:<{width}}  {row['style']}{note}")
     return 0

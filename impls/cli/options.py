@@ -7,7 +7,7 @@ import ipaddress
 from collections.abc import Callable
 from typing import Any
 
-from c10k.catalog import CORE_C, CORES, CRAWLERS
+from c10k.catalog import CORES, CRAWLERS, INTERPRETERS
 from impls.core.frontier import MiB
 
 
@@ -105,9 +105,10 @@ def crawl_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--core",
         choices=CORES,
-        default=CORE_C,
+        default=None,  # the model's own (catalog.Model.core), else c: check_usage decides
         help="the crawler core's response parser and link extractor: c (httptools, "
-        "selectolax) or pure (Python's own; loads in a subinterpreter) (default c)",
+        "selectolax) or pure (Python's own; loads in a subinterpreter) (default c; the "
+        "interpreters model runs on pure only)",
     )
     add_output_options(parser)
     add_process_options(parser)
@@ -149,6 +150,15 @@ def add_process_options(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="IP addresses to connect to instead of ROOT's host (the requests still name "
         "ROOT); process i connects to the (i mod n)-th, so more addresses give more ports",
+    )
+    parser.add_argument(
+        "--interpreters",
+        metavar="N",
+        type=positive_int,
+        default=None,
+        help=f"model {INTERPRETERS.name}: share the crawl among N subinterpreters of this "
+        "process, URLs partitioned as with --processes, --concurrency the total (default: "
+        "the usable cores, at most the concurrency)",
     )
     # A worker of `--processes`, started by the coordinator (impls/partition/coordinator.py).
     parser.add_argument("--partition", type=partition_spec, help=argparse.SUPPRESS)

@@ -48,13 +48,19 @@ def build_result(
 
 
 def merge_results(
-    parts: list[dict[str, Any]], concurrency: int, coordinator: dict[str, Any]
+    parts: list[dict[str, Any]],
+    concurrency: int,
+    coordinator: dict[str, Any],
+    one_process: bool = False,
 ) -> dict[str, Any]:
     """The documents of the processes of one partitioned crawl (each with its raw
     `latencies_s`, its `pid` and `connect_to`) -> one document of the same shape: the URLs
     and latencies of all, tries summed, wall time the longest, CPU and peak RSS summed with
     the coordinator's (its `cpu_user_s`, `cpu_sys_s`, `max_rss_kib`), and the connections'
-    peak as the sum of the processes' peaks: an upper bound, as they need not coincide."""
+    peak as the sum of the processes' peaks: an upper bound, as they need not coincide.
+
+    one_process: the parts are subinterpreters of the coordinator's own process, so the
+    crawl's peak RSS is the coordinator's figure (the process's), not a sum."""
     fetched: dict[str, Outcome] = {}
     for part in parts:
         fetched.update(part["fetched"])
@@ -72,7 +78,8 @@ def merge_results(
         wall_s=max(part["wall_s"] for part in parts),
         cpu_user_s=sum(part["cpu_user_s"] for part in parts) + coordinator["cpu_user_s"],
         cpu_sys_s=sum(part["cpu_sys_s"] for part in parts) + coordinator["cpu_sys_s"],
-        max_rss_kib=sum(part["max_rss_kib"] for part in parts) + int(coordinator["max_rss_kib"]),
+        max_rss_kib=int(coordinator["max_rss_kib"])
+        + (0 if one_process else sum(part["max_rss_kib"] for part in parts)),
         peak_in_flight=sum(part["peak_in_flight"] for part in parts),
     )
     merged["peak_in_flight_upper_bound"] = True
@@ -153,10 +160,15 @@ def format_summary(result: dict[str, Any]) -> str:
     processes = result.get("processes", [])
     peak = f"peak {result['peak_in_flight']} connections open at once"
     rss = f"max RSS {result['max_rss_kib'] / 1024:.1f} MiB"
+    # Workers that share the coordinator's process are its subinterpreters, and its RSS.
+    one_process = bool(processes) and {p["pid"] for p in processes} == {
+        result["coordinator"]["pid"]
+    }
+    unit, units = ("interpreter", "interpreters") if one_process else ("process", "processes")
     if processes:
-        mode += f", {len(processes)} processes"
+        mode += f", {len(processes)} {units}"
         peak = f"peak at most {result['peak_in_flight']} connections open at once (summed)"
-        rss += " (summed)"
+        rss += "" if one_process else " (summed)"
     lines = [
         f"{result['model']} crawled {result['root']} with concurrency {result['concurrency']}"
         f" ({mode})",
@@ -175,7 +187,7 @@ def format_summary(result: dict[str, Any]) -> str:
         ),
     ]
     lines += [
-        f"  process {p['index']} (pid {p['pid']}): concurrency {p['concurrency']}, "
+        f"  {unit} {p['index']} (pid {p['pid']}): concurrency {p['concurrency']}, "
         f"{p['pages']} URLs, peak {p['peak_in_flight']} connections, "
         f"CPU {p['cpu_user_s'] + p['cpu_sys_s']:.2f} s, max RSS {p['max_rss_kib'] / 1024:.1f} MiB"
         + (f", connects to {p['connect_to']}" if p["connect_to"] else "")

@@ -14,8 +14,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
-from impls.core.http import retry_on_fresh_connection
+from impls.core import (
+    ErrorKind,
+    FetchError,
+    Frontier,
+    Job,
+    classify_os_error,
+    retry_on_fresh_connection,
+)
 from impls.core.outcomes import Response
 from impls.partition import selector_link
 from impls.sockets import READ_SIZE, address_family

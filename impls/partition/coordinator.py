@@ -21,8 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from c10k.probes import peak_rss_kib
 from c10k.system import stop_process
@@ -54,6 +55,24 @@ class WorkerFailed(Exception):
         self.exit_code = exit_code
 
 
+class Endpoint(Protocol):
+    """This end of one worker's socketpair, and what the loop asks of the worker: a process
+    (Worker, below) or a subinterpreter (impls/partition/interpreters.py)."""
+
+    index: int
+    channel: socket.socket
+    lines: LineBuffer
+    unsent: bytearray
+    waiting_to_write: bool  # registered for EVENT_WRITE too
+    ended: bool  # its socket reached EOF
+
+    def exited(self) -> bool:
+        """Whether the worker has stopped (before Done: it failed)."""
+
+    def failure(self, what: str) -> WorkerFailed:
+        """The error for this worker, once it has stopped (waited for, bounded)."""
+
+
 @dataclass
 class Worker:
     """One worker process and this end of its socketpair."""
@@ -72,6 +91,9 @@ class Worker:
 
     def name(self) -> str:
         return f"worker {self.index} (pid {self.process.pid})"
+
+    def exited(self) -> bool:
+        return self.process.poll() is not None
 
     def stderr_tail(self) -> str:
         self.stderr.seek(0)
@@ -141,7 +163,7 @@ def stop_all(workers: list[Worker]) -> None:
 class Coordinator:
     """The loop: read each worker's messages, route the forwards, say Done at the end."""
 
-    def __init__(self, workers: list[Worker]) -> None:
+    def __init__(self, workers: Sequence[Endpoint]) -> None:
         self.workers = workers
         self.termination = Termination(len(workers))
         self.selector = selectors.DefaultSelector()
@@ -171,7 +193,7 @@ class Coordinator:
         finally:
             self.selector.close()
 
-    def read(self, worker: Worker) -> None:
+    def read(self, worker: Endpoint) -> None:
         try:
             data = worker.channel.recv(1 << 20)
         except BlockingIOError:
@@ -198,13 +220,13 @@ class Coordinator:
             except ProtocolError as exc:
                 raise worker.failure(f"broke the protocol ({exc})") from exc
 
-    def send(self, worker: Worker, data: bytes) -> None:
+    def send(self, worker: Endpoint, data: bytes) -> None:
         if worker.ended:
             return
         worker.unsent += data
         self.write(worker)
 
-    def write(self, worker: Worker) -> None:
+    def write(self, worker: Endpoint) -> None:
         try:
             sent = worker.channel.send(worker.unsent)
         except BlockingIOError:
@@ -221,7 +243,7 @@ class Coordinator:
     def check_exits(self) -> None:
         """A worker that exited before Done failed, whatever its socket says yet."""
         for worker in self.workers:
-            if not self.done_sent and worker.process.poll() is not None:
+            if not self.done_sent and worker.exited():
                 raise worker.failure("exited before the crawl ended")
 
 

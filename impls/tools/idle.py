@@ -267,7 +267,10 @@ def park_coroutines(count: int, steps: int) -> list[dict[str, Any]]:
 
 def park(kind: str, count: int, steps: int) -> list[dict[str, Any]]:
     """Park `count` units of the catalog's idle kind, measuring at `steps` counts."""
-    return catalog.IDLE_KINDS[kind].load()(count, steps)
+    entry = catalog.IDLE_KINDS[kind]
+    if why := entry.too_old():
+        raise Unavailable(why)
+    return entry.load()(count, steps)
 
 
 # -- the program --------------------------------------------------------------------------

@@ -106,10 +106,12 @@ def core_instruction_count(server: Server) -> InstructionCount:
 
 
 def available_models() -> list[str]:
-    """The catalog's models whose dependencies are installed, asked of `c10k models`; never a
-    peer (Scrapy): the regression gate judges the models only."""
+    """The catalog's models that run here (dependencies installed, interpreter new enough),
+    asked of `c10k models`; never a peer (Scrapy): the regression gate judges the models only."""
     return [
-        entry["name"] for entry in listed_models() if not entry["missing"] and not entry.get("peer")
+        entry["name"]
+        for entry in listed_models()
+        if not entry["missing"] and not entry.get("peer") and not entry.get("unavailable")
     ]
 
 
