@@ -64,7 +64,7 @@ def test_budgets_of_the_issue() -> None:
     # issue 14's threads on the whole machine need about 38.5 by the plan, which runs high
     # (docs/results.md, Profiles), and issue 39's asyncio-rloop and httpx 49 or so: this
     # caps the drift beyond.
-    assert PROFILE_TABLE["default"].budget_s <= 50 * 60
+    assert PROFILE_TABLE["default"].budget_s <= 55 * 60
 
 
 def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> None:

@@ -67,7 +67,7 @@ def test_dry_run_prints_the_plan_and_its_duration() -> None:
     )
     assert done.returncode == 0
     assert "sleepy/threads/c10000" in done.stdout
-    assert "within the 50:00 budget" in done.stdout
+    assert "within the 55:00 budget" in done.stdout
 
 
 def test_unknown_model_is_a_usage_error() -> None:
