@@ -69,6 +69,9 @@ class Delivery:
     """How responses are delivered: latency before each, body bandwidth, hang duration, backlog."""
 
     latency: Latency = field(default_factory=lambda: Latency("fixed"))
+    # False: the root page answers at once and only the other pages wait their latency (a
+    # sleepy site's hub, which would otherwise hold every crawl up by one latency).
+    root_latency: bool = True
     bandwidth: int = 0  # bytes per second per response; 0 is unlimited
     hang: float = 60.0  # a hanging request closes its connection after this long
     backlog: int = 4096
@@ -155,7 +158,7 @@ class SiteHandler:
     def _latency(self, path: str) -> float:
         """This try's latency for path: the n-th try of a path draws the n-th delay."""
         latency = self.delivery.latency
-        if latency.is_zero:
+        if latency.is_zero or (path == "/" and not self.delivery.root_latency):
             return 0.0
         n = self._tries.get(path, 0)
         if len(self._tries) >= _MAX_TRACKED_PATHS:

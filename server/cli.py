@@ -157,6 +157,11 @@ def _add_site_options(site: argparse._ArgumentGroup) -> None:
 def _add_behaviour_options(behave: argparse._ArgumentGroup) -> None:
     behave.add_argument("--latency", default="0", help="delay before each response")
     behave.add_argument(
+        "--root-now",
+        action="store_true",
+        help="the root page answers at once, every other page after --latency (a hub)",
+    )
+    behave.add_argument(
         "--bandwidth", default="0", help="body rate per response in bytes/s (0: unlimited)"
     )
     behave.add_argument("--faults", default="none", help="fault rates (default none)")
@@ -190,6 +195,7 @@ def parse_options(argv: list[str]) -> Options:
         params = site_params(args)
         delivery = Delivery(
             latency=parse_latency(args.latency, params.seed),
+            root_latency=not args.root_now,
             bandwidth=parse_size(args.bandwidth),
             hang=parse_duration(args.hang),
             backlog=listen_backlog(),
