@@ -4,158 +4,22 @@ The crawler, the harness, the report and the regression gate all read this modul
 them spells a model, an idle kind or a scenario again. Adding a model is one module in
 impls/models/ plus one `Model(...)` entry below (and one line in MODELS), then its chart style
 (bench/report/palette.py) and its costs for the plan (bench/harness/costs.py), both keyed
-by its name; tests fail until both are there. The module imports nothing of the project,
-so any stage may read it without loading another.
+by its name; tests fail until both are there. It imports nothing of the project but the
+kinds of entry (c10k/entries.py), so any stage may read it without loading another.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import platform
-import sys
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
-
-class _Named(Protocol):
-    @property
-    def name(self) -> str: ...
-
-
-_N = TypeVar("_N", bound=_Named)
-
-
-def _by_name(*entries: _N) -> dict[str, _N]:
-    """The entries keyed by their names, in the order given (the order of every listing)."""
-    return {entry.name: entry for entry in entries}
-
-
-def _load(entry: str) -> Callable[..., Any]:
-    module_name, _, function = entry.partition(":")
-    loaded: Callable[..., Any] = getattr(importlib.import_module(module_name), function)
-    return loaded
-
-
-@dataclass(frozen=True)
-class NeedsPython:
-    """The oldest CPython a model or an idle kind runs on, and what it needs of that one."""
-
-    version: tuple[int, int]
-    feature: str  # what that version has: "concurrent.interpreters"
-
-    def refusal(self, what: str) -> str | None:
-        """One line naming the interpreter `what` needs; None if this one will do."""
-        if sys.version_info >= self.version:
-            return None
-        major, minor = self.version
-        this = platform.python_version()
-        return f"{what} needs CPython {major}.{minor}+ ({self.feature}); this is {this}"
-
+from c10k.entries import IdleKind as IdleKind
+from c10k.entries import Model as Model
+from c10k.entries import NeedsPython as NeedsPython
+from c10k.entries import Peer as Peer
+from c10k.entries import Scenario as Scenario
+from c10k.entries import by_name
 
 SUBINTERPRETERS = NeedsPython((3, 14), "concurrent.interpreters")  # PEP 734: a GIL each
-
-
-@dataclass(frozen=True)
-class Model:
-    """A crawler model: `c10k crawl --model NAME` runs `entry(frontier)` until the crawl ends."""
-
-    name: str
-    entry: str  # "module:function"; the function takes a Frontier and crawls until done
-    description: str
-    requires: tuple[str, ...] = ()  # importable modules the model needs
-    event_loop: bool = False  # a single-threaded event loop of the chapter's kind (claim C6)
-    # Each worker is an OS thread, started and torn down per crawl (the plan's ramp counts
-    # threads started, not connections opened).
-    thread_per_worker: bool = False
-    # `c10k crawl --processes P` can run it as P processes sharing one crawl (docs/contract.md).
-    processes: bool = False
-    # The asyncio event loop it runs on ("asyncio", "uvloop", "rloop"; "": none) and what it
-    # asks of it: "streams" (asyncio.open_connection), "sockets" (loop.sock_connect and
-    # sock_recv) or "transports" (a library's own protocol on loop.create_connection). The
-    # crawl document records both (docs/crawl-json.md), for C9's "which loop".
-    loop: str = ""
-    loop_api: str = ""
-    python: NeedsPython | None = None  # the interpreter it needs, if not any the project runs on
-    core: str = ""  # the only core variant it runs on ("": `--core` chooses)
-    # "module:function(args, connect_host) -> document" that `c10k crawl` runs instead of
-    # `entry` (kept for in-process callers), for a crawl its workers share in one process.
-    coordinator: str = ""
-
-    def missing(self) -> list[str]:
-        """The required modules that cannot be imported here."""
-        return [name for name in self.requires if importlib.util.find_spec(name) is None]
-
-    def too_old(self) -> str | None:
-        """Why this interpreter cannot run it, in one line (None: it can, modules aside)."""
-        return self.python.refusal(f"model {self.name}") if self.python else None
-
-    def load(self) -> Callable[..., None]:
-        return _load(self.entry)
-
-    def load_coordinator(self) -> Callable[..., dict[str, Any]]:
-        return _load(self.coordinator)
-
-
-@dataclass(frozen=True)
-class Peer(Model):
-    """A crawler a user would pick instead of writing one (Scrapy): not a model.
-
-    It runs like a model (`c10k crawl --model NAME`, `entry(frontier)`) and is verified
-    against the same manifest, but it lives in PEERS, never in MODELS: no verdict, no
-    comparison between models and no regression suite includes it. The harness runs it
-    in `scenarios` only, up to `max_concurrency`, and the report draws it as a reference.
-    """
-
-    extra: str = "peers"  # the pip extra that installs `requires`
-    # The scenarios the harness runs it in, and the most connections it is asked to hold.
-    scenarios: tuple[str, ...] = ()
-    max_concurrency: int = 0
-    # Runs per point at most, and no warm-up: a reference needs no interval to compare by.
-    repetitions: int = 1
-    # The connection mode it really uses, whatever the scenario asks (a peer keeps its own).
-    keep_alive: bool = True
-
-    def install_hint(self) -> str:
-        return f"{self.name} is not installed: pip install 'c10k-bench[{self.extra}]'"
-
-
-@dataclass(frozen=True)
-class IdleKind:
-    """A unit of waiting that `python -m impls.tools.idle --kind NAME` parks without sockets."""
-
-    name: str
-    entry: str  # "module:function(count, steps) -> points"
-    suite_count: int = 0  # units parked by the regression suite; 0: not in the suite
-    thread: bool = False  # an OS thread (against a coroutine of some kind)
-    # A coroutine that keeps a slice of the C stack while it waits (a greenlet): shown beside
-    # the chapter's stackless coroutines in C2, not judged by its "barely 3k" (docs/report.md).
-    stackful: bool = False
-    interpreter: bool = False  # a whole interpreter: neither a thread nor a coroutine
-    python: NeedsPython | None = None  # the interpreter it needs, if not any
-
-    def too_old(self) -> str | None:
-        """Why this interpreter cannot park it, in one line (None: it can)."""
-        return self.python.refusal(f"idle kind {self.name}") if self.python else None
-
-    def load(self) -> Callable[..., list[dict[str, Any]]]:
-        return _load(self.entry)
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A scenario's name, the claims it measures and what it does (its points are per profile)."""
-
-    name: str
-    claims: tuple[str, ...]
-    description: str
-    # Every crawl of the scenario runs with `c10k crawl --keep-alive`: each worker keeps one
-    # persistent connection (docs/contract.md, connection modes). False: one per fetch.
-    keep_alive: bool = False
-    # False: the models with a thread per worker sit it out, as its concurrency is past the
-    # threads the machine can start (C5's ceiling, which the idle scenario measures).
-    thread_workers: bool = True
 
 
 # -- models -------------------------------------------------------------------------------
@@ -243,6 +107,10 @@ HTTPX = Model(
     processes=True,
     loop="asyncio",
     loop_api="transports",
+    # httpcore's pool looks at every connection it holds for each request: 3,000 held
+    # connections took 119 s to crawl two waves, and at 10,000 none started in 200 s
+    # (docs/notes/2026-11-26-httpx-pool-ceiling.md).
+    max_concurrency=1000,
 )
 GEVENT = Model(
     "gevent",
@@ -272,7 +140,7 @@ INTERPRETERS = Model(
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
-MODELS: dict[str, Model] = _by_name(
+MODELS: dict[str, Model] = by_name(
     THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP,
     AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO, INTERPRETERS,
 )  # fmt: skip
@@ -280,12 +148,6 @@ MODELS: dict[str, Model] = _by_name(
 # impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
 # not the model's own.
 CORE_REPLAY = "core-replay"
-# The crawler core's two variants (`c10k crawl --core`, docs/contract.md#core-variants): C
-# accelerated (httptools' llhttp, selectolax's lexbor), the default; or pure Python (llhttp's
-# rules ported, html.parser), which loads in a subinterpreter, where the C ones refuse to.
-CORE_C = "c"
-CORE_PURE = "pure"
-CORES = (CORE_C, CORE_PURE)
 # The pairs that differ only in the event loop, each (on asyncio's loop, on another): C9,
 # "which loop", whose claim is that uvloop makes asyncio 2-4x faster (judged on the first).
 LOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
@@ -334,7 +196,7 @@ SUBINTERPRETER = IdleKind(
     interpreter=True,
     python=SUBINTERPRETERS,
 )
-IDLE_KINDS: dict[str, IdleKind] = _by_name(
+IDLE_KINDS: dict[str, IdleKind] = by_name(
     THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, RLOOP_TASK, GENERATORS_TASK,
     GENERATOR, COROUTINE, GREENLET, TRIO_TASK, SUBINTERPRETER,
 )  # fmt: skip
@@ -424,12 +286,12 @@ INSTRUCTIONS = Scenario(
 # The scenarios made of sampled crawls, in the order the end-of-run summary and the report's
 # tables list them.
 SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
-    _by_name(
+    by_name(
         FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, LATENCY_SWEEP, SLEEPY, SLEEPY_KEEP_ALIVE, REALISTIC,
         MANY_LINKS_KEEP_ALIVE, C100K,
     )
 )  # fmt: skip
-SCENARIOS: dict[str, Scenario] = _by_name(
+SCENARIOS: dict[str, Scenario] = by_name(
     NOISE_FLOOR, IDLE, FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, SLEEPY, SLEEPY_KEEP_ALIVE,
     LATENCY_SWEEP, REALISTIC, MANY_LINKS_KEEP_ALIVE, C100K, INSTRUCTIONS,
 )  # fmt: skip
@@ -446,7 +308,7 @@ SCRAPY = Peer(
     # 8 ms of CPU per page: ~125 pages/s, so ~250-1,200 fetches in flight at 2 s).
     max_concurrency=1000,
 )
-PEERS: dict[str, Peer] = _by_name(SCRAPY)
+PEERS: dict[str, Peer] = by_name(SCRAPY)
 # Every crawler `c10k crawl --model` runs, models first: for lookups by name, never for loops
 # that compare models.
 CRAWLERS: dict[str, Model] = {**MODELS, **PEERS}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.harness import costs
-from bench.harness.plan import CrawlPoint, IdleSpec
+from bench.harness.points import CrawlPoint, IdleSpec
 from bench.harness.site import ServeOptions
 from bench.report import palette
 from c10k import catalog

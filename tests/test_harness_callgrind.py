@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bench.harness import callgrind
-from bench.harness.plan import CrawlPoint, PlannedRun
+from bench.harness.plan import PlannedRun
+from bench.harness.points import CrawlPoint
 from bench.harness.recipes import run_counted
 from bench.harness.site import ServeOptions, Server
 from c10k import catalog

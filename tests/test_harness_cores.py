@@ -13,7 +13,8 @@ from bench.analysis import busy
 from bench.analysis.memory import memory_per_connection
 from bench.analysis.points import crawl_point
 from bench.harness import cores
-from bench.harness.plan import CrawlPoint, PlannedRun
+from bench.harness.plan import PlannedRun
+from bench.harness.points import CrawlPoint
 from bench.harness.recipes import run_crawl
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import python_command
@@ -188,10 +189,18 @@ def crawl_run(
         "status": "ok",
         "repetition": 0,
         "round": 0 if kind == "measured" else None,
+        "block": None,
+        "again": 0,
+        "noisy": False,
         "params": {
             "concurrency": concurrency,
             "processes": 1,
-            "server": {"latency": "0", "pages": 2 * concurrency, "shape": "deep"},
+            "server": {
+                "latency": "0",
+                "pages": 2 * concurrency,
+                "shape": "deep",
+                "root_latency": True,
+            },
         },
         "crawl": {
             "pages": 2 * concurrency,

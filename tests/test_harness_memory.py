@@ -35,10 +35,19 @@ def sleepy_run(
         "round": rep,
         "status": "ok",
         "reason": None,
+        "block": None,
+        "again": 0,
+        "noisy": False,
         "params": {
             "concurrency": concurrency,
             "processes": 1,
-            "server": {"pages": pages, "latency": "2s", "shape": "wide", "preset": None},
+            "server": {
+                "pages": pages,
+                "latency": "2s",
+                "shape": "wide",
+                "preset": None,
+                "root_latency": True,
+            },
         },
         "crawl": {
             "pages": pages + 1,

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import psutil
 import pytest
 
-from bench.harness.plan import CrawlPoint, Profile, Scenario, build_plan
+from bench.harness.plan import build_plan
+from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.processes import run_process, terminate_all, track
 from bench.harness.recipes import run_crawl
 from bench.harness.sampler import Sampler, read_process, read_rollups, read_tree
@@ -209,7 +210,8 @@ def test_a_partitioned_crawl_runs_sampled_and_verified(two_address_site: Server)
     # The run as a plan makes it: its id, params and time limit.
     scenario = Scenario(catalog.SLEEPY, points=(PARTITIONED,))
     profile = Profile("test", "one partitioned point", 60.0, 0.05, (scenario,))
-    (run,) = build_plan(profile, [catalog.ASYNCIO.name], [catalog.SLEEPY.name])
+    plan = build_plan(profile, [catalog.ASYNCIO.name], [catalog.SLEEPY.name])
+    (run,) = [r for r in plan if r.kind == "measured"]
     assert run.id == "sleepy/asyncio/c30/p2/s0/measured0"
     record = run_crawl(run, server, profile.sample_interval_s)
     assert record["status"] == "ok", record["reason"]

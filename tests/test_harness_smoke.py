@@ -40,8 +40,10 @@ def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
     assert document["schema"] == "c10k-bench-results/2"
     assert document["status"] == "complete"
     assert document["environment"]["limits"]["RLIMIT_NOFILE"]["hard"]
-    runs = document["runs"]
-    assert [r["status"] for r in runs] == ["ok"] * len(runs) and runs
+    every = document["runs"]
+    assert [r["status"] for r in every] == ["ok"] * len(every) and every
+    assert [r["kind"] for r in every][:1] == ["sentinel"]  # the round's fixed CPU loop first
+    runs = [r for r in every if r["kind"] == "measured"]
     assert [r["round"] for r in runs] == [0] * len(runs)  # one repetition: round 0
     assert all(r["verification"]["manifest_ok"] for r in runs)
     assert all(r["samples"]["rss_kib"] for r in runs)
@@ -58,6 +60,7 @@ def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
             assert ran["harness"] == ran["sampler"] == pinning["harness"]
         assert run["busy"]["cpu_bound"] in ("crawler", "server", "both", "neither")
     assert document["derived"]["harness_cost"]["runs"] == len(runs)
+    assert document["derived"]["rounds"] == {"few-active": {"rounds": 1, "noisy": 0, "again": 0}}
     assert "few-active" in done.stdout and "threads" in done.stdout
 
 
@@ -67,7 +70,7 @@ def test_dry_run_prints_the_plan_and_its_duration() -> None:
     )
     assert done.returncode == 0
     assert "sleepy/threads/c10000" in done.stdout
-    assert "within the 55:00 budget" in done.stdout
+    assert "within the 40:00 budget" in done.stdout
 
 
 def test_unknown_model_is_a_usage_error() -> None:
@@ -99,7 +102,8 @@ def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Pa
 
         def one_run_saved() -> bool:
             try:
-                return len(json.loads(results.read_text())["runs"]) >= 1
+                runs = json.loads(results.read_text())["runs"]
+                return any(r["kind"] == "measured" for r in runs)
             except (OSError, ValueError):
                 return False
 
@@ -114,7 +118,8 @@ def test_interrupt_keeps_results_and_stops_every_process_it_started(tmp_path: Pa
     assert code == 130
     document = json.loads(results.read_text())
     assert document["status"] == "interrupted"
-    assert document["runs"][0]["status"] == "ok"
+    first = next(r for r in document["runs"] if r["kind"] == "measured")
+    assert first["status"] == "ok"
     # A sleepy run is fitted for memory: it ran with glibc's thresholds pinned (heap.py).
-    assert document["runs"][0]["heap"]["malloc"] == PINNED_MALLOC
+    assert first["heap"]["malloc"] == PINNED_MALLOC
     assert not [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]

@@ -35,6 +35,9 @@ def counted_run(model: str, per_page: float, status: str = "ok") -> dict[str, An
         "repetition": 0,
         "status": status,
         "reason": None if status == "ok" else "exit 1: boom",
+        "block": "instructions/s0/round0",
+        "again": 0,
+        "noisy": False,
         "params": {"concurrency": 16, "server": {"pages": 300, "latency": "0"}},
         "instructions": {
             "startup_ir": 300_000_000,

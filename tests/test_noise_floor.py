@@ -64,7 +64,7 @@ def test_the_loop_program_refuses_no_work_in_one_line() -> None:
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_measures_the_floor_first_in_several_processes(profile: str) -> None:
     plan = sc.build_plan(PROFILE_TABLE[profile], sc.ALL_MODELS, sc.SCENARIOS)
-    loops = [r for r in plan if r.loop]
+    loops = [r for r in plan if r.loop and r.kind != "sentinel"]
     assert len(loops) >= 3
     assert plan[: len(loops)] == loops  # before anything has warmed the machine
     assert {r.model for r in loops} == {catalog.CPU_LOOP}
@@ -75,7 +75,22 @@ def test_every_profile_measures_the_floor_first_in_several_processes(profile: st
 def test_the_floor_is_left_out_when_its_scenario_is() -> None:
     others = [s for s in sc.SCENARIOS if s != catalog.NOISE_FLOOR.name]
     plan = sc.build_plan(PROFILE_TABLE["quick"], sc.ALL_MODELS, others)
-    assert not any(r.loop for r in plan)
+    assert not any(r.scenario == catalog.NOISE_FLOOR.name for r in plan)
+    # The loop still runs, as each round's sentinel, and only there.
+    assert all(r.kind == "sentinel" for r in plan if r.loop)
+
+
+def test_every_sampled_round_starts_with_its_sentinel_on_the_crawlers_cpus() -> None:
+    plan = sc.build_plan(PROFILE_TABLE["default"], sc.ALL_MODELS, sc.SCENARIOS)
+    blocks: dict[str, list[sc.PlannedRun]] = {}
+    for run in plan:
+        if run.block is not None:
+            blocks.setdefault(run.block, []).append(run)
+    assert blocks
+    for runs in blocks.values():
+        counted = runs[0].scenario == catalog.INSTRUCTIONS.name
+        assert (runs[0].kind == "sentinel") is not counted
+        assert sum(r.kind == "sentinel" for r in runs) == (0 if counted else 1)
 
 
 def test_the_floor_summarises_the_runs_that_ended_ok() -> None:

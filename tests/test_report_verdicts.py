@@ -12,7 +12,8 @@ import pytest
 from bench.analysis.derive import derive_idle
 from bench.analysis.overview import overview
 from bench.report import verdicts as v
-from bench.results import SCHEMA, Environment, Results, Run, crawl_table
+from bench.results import SCHEMA, Environment, Results, crawl_table
+from tests.recorded import runs_of
 
 KIB = 1024.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,8 +42,8 @@ def document(
     tables = dict(derived or {})
     idle_runs = [r for r in runs if r["scenario"] == "idle"]
     if idle_runs:
-        tables["idle"] = derive_idle(cast(list[Run], idle_runs)) | tables.get("idle", {})
-    across: Any = overview(tables, cast(list[Run], runs), cast(Environment, environment))
+        tables["idle"] = derive_idle(runs_of(idle_runs)) | tables.get("idle", {})
+    across: Any = overview(tables, runs_of(runs), cast(Environment, environment))
     found = {
         "schema": SCHEMA,
         "status": "complete",

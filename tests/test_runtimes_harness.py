@@ -12,7 +12,8 @@ import pytest
 from bench.harness import cli as bench_cli
 from bench.harness import runner
 from bench.harness.commands import CPU_LOOP_PROGRAM, IDLE_PROGRAM, crawl_argv
-from bench.harness.plan import IdleSpec, PlannedRun
+from bench.harness.plan import PlannedRun
+from bench.harness.points import IdleSpec
 from bench.harness.recipes import run_idle, run_loop
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.runtimes import runtimes_markdown

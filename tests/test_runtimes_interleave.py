@@ -12,9 +12,9 @@ import pytest
 
 from bench.harness import cli as bench_cli
 from bench.harness import runner
-from bench.harness.plan import CrawlPoint, IdleSpec, PlannedRun, Profile, Scenario, build_plan
+from bench.harness.plan import PlannedRun, base_record, build_plan, ended
+from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.profiles import PROFILE_TABLE
-from bench.harness.recipes import base_record, ended
 from bench.harness.site import ServeOptions
 from bench.results import Run
 from bench.runtimes.discover import Runtime
@@ -65,7 +65,10 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     def fake_run(run: PlannedRun, *args: Any) -> Run:
         seen.append((run.id, args[-1]))
-        return ended(base_record(run), "ok", None)
+        record = ended(base_record(run), "ok", None)
+        if run.loop:  # the same loop time every time: no round is noisy
+            record["loop"] = {"rounds": 300, "found": 1, "cpu_s": 0.2, "wall_s": 0.2}
+        return record
 
     def fake_prepare(found: Runtime, project: Path, log: Any) -> PreparedRuntime:
         if found.tag == "broken":

@@ -219,9 +219,10 @@ def derive(
     """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C.
 
     A peer's runs never enter the models' tables (nor any comparison or verdict read from
-    them): they get their own section, `peers`, the report's reference rows."""
+    them): they get their own section, `peers`, the report's reference rows. A round's
+    sentinel only says whether its round was noisy (`rounds`)."""
     everything = runs
-    runs = [r for r in everything if r["model"] not in catalog.PEERS]
+    runs = [r for r in everything if r["model"] not in catalog.PEERS and r["kind"] != "sentinel"]
     tables: dict[str, ScenarioTable] = {}
     for scenario in dict.fromkeys(r["scenario"] for r in runs):
         if scenario == catalog.IDLE.name:
@@ -238,6 +239,7 @@ def derive(
         "comparisons": found["comparisons"],
         "highlights": found["highlights"],
         "socket_ceiling": found["socket_ceiling"],
+        "rounds": found["rounds"],
         "peers": derive_peers(everything, fit_min),
         "harness_cost": harness_cost(everything),
     }

@@ -11,6 +11,7 @@ from bench.analysis.highlights import (
     latency_sweep_highlights,
     sleepy_highlights,
 )
+from bench.analysis.paired import fold_looks, paired_comparisons, round_counts
 from bench.analysis.plateau import run_plateau
 from bench.analysis.points import mean_latency, scenario_points
 from bench.analysis.ratios import (
@@ -20,6 +21,7 @@ from bench.analysis.ratios import (
     uvloop_speedups,
 )
 from bench.results import (
+    Comparisons,
     Environment,
     Highlights,
     NotCounted,
@@ -102,17 +104,21 @@ def overview(
         highlights[catalog.LATENCY_SWEEP.name] = latency_sweep_highlights(
             scenario_points(tables, catalog.LATENCY_SWEEP.name)
         )
+    comparisons: Comparisons = {
+        "event_loop_vs_threads": event_loop_vs_threads(few_active),
+        "uvloop": uvloop_speedups(tables),
+        "asyncio_vs_threads_sleepy": asyncio_vs_threads(scenario_points(tables, SLEEPY)),
+        "asyncio_vs_threads_sleepy_keep_alive": asyncio_vs_threads(
+            scenario_points(tables, SLEEPY_KEEP_ALIVE)
+        ),
+        "instructions": instruction_ratios(instructions_table(tables)),
+        "paired": paired_comparisons(tables),
+    }
+    fold_looks(comparisons, comparisons["paired"])
     return {
         "not_counted": not_counted(runs),
-        "comparisons": {
-            "event_loop_vs_threads": event_loop_vs_threads(few_active),
-            "uvloop": uvloop_speedups(tables),
-            "asyncio_vs_threads_sleepy": asyncio_vs_threads(scenario_points(tables, SLEEPY)),
-            "asyncio_vs_threads_sleepy_keep_alive": asyncio_vs_threads(
-                scenario_points(tables, SLEEPY_KEEP_ALIVE)
-            ),
-            "instructions": instruction_ratios(instructions_table(tables)),
-        },
+        "comparisons": comparisons,
         "highlights": highlights,
         "socket_ceiling": socket_ceiling(environment),
+        "rounds": round_counts(runs),
     }

@@ -12,7 +12,7 @@ from bench.analysis.plateau import run_plateau
 from bench.analysis.summaries import summary_of
 from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
 from c10k import probes
-from c10k.stats import recorded_interval
+from c10k.stats import median, recorded_interval
 from server.specs import parse_duration
 
 Points = dict[str, list[Point]]  # model -> its verified points in one scenario
@@ -35,10 +35,14 @@ def mean_latency(spec: str) -> float:
 
 
 def measured_ok(runs: Iterable[Run], scenario: str) -> list[Run]:
+    """The measured runs of a scenario that count: verified, and not of a noisy round."""
     return [
         r
         for r in runs
-        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
+        if r["scenario"] == scenario
+        and r["kind"] == "measured"
+        and r["status"] == "ok"
+        and not r["noisy"]
     ]
 
 
@@ -65,9 +69,12 @@ def runs_by_status(runs: Iterable[Run], scenario: str, model: str) -> dict[str, 
 
 
 def attempts(runs: Iterable[Run], scenario: str, model: str) -> Counter[PointKey]:
-    """Per point, the measured runs that ran (verified or not; a skipped run never did)."""
+    """Per point, the measured runs that ran and may count (verified or not; a skipped or
+    not-run run never ran, and a noisy round's run counts in nothing)."""
     return Counter(
-        point_key(r) for r in _measured(runs, scenario, model) if r["status"] != "skipped"
+        point_key(r)
+        for r in _measured(runs, scenario, model)
+        if r["status"] not in ("skipped", "not-run") and not r["noisy"]
     )
 
 
@@ -104,10 +111,12 @@ def run_round(run: Run) -> int:
     return found
 
 
-def _plateau_rate(crawl: CrawlDocument, latency: float) -> float | None:
-    """Fetches after the root over the time after the root's own latency: the rate in the
-    plateau, which a perfect crawler makes C/L on a wide site of whole waves."""
-    return (crawl["pages"] - 1) / (crawl["wall_s"] - latency) if crawl["wall_s"] > latency else None
+def _plateau_rate(crawl: CrawlDocument, root_latency: float) -> float | None:
+    """Fetches after the root over the time after the root's own latency (0 on a site whose
+    root answers at once): the rate in the plateau, which a perfect crawler makes C/L on a
+    wide site of whole waves."""
+    wall, pages = crawl["wall_s"], crawl["pages"]
+    return (pages - 1) / (wall - root_latency) if wall > root_latency else None
 
 
 def crawl_point(runs: list[Run]) -> Point:
@@ -118,6 +127,7 @@ def crawl_point(runs: list[Run]) -> Point:
     server = params["server"]
     latency = mean_latency(server["latency"])
     wide = latency > 0 and server["shape"] == "wide"
+    root_latency = latency if server["root_latency"] else 0.0
     figures: Point = {
         "site": server.get("preset") or server["shape"],
         "concurrency": params["concurrency"],
@@ -136,32 +146,53 @@ def crawl_point(runs: list[Run]) -> Point:
             (r["verification"]["server_peak_in_flight"] or 0) for r in runs
         ),
         "rounds": [
-            _round_figures(r, c, latency if wide else None)
+            _round_figures(r, c, root_latency if wide else None)
             for r, c in zip(runs, crawls, strict=True)
         ],
     }
     if wide:
-        _add_plateau_rate(figures, crawls, latency)
+        _add_plateau_rate(figures, crawls, latency, root_latency)
+        _add_server_load(figures, runs)
     _add_plateau_memory(figures, runs)
     add_point_busy(figures, runs)
     return figures
 
 
-def _round_figures(run: Run, crawl: CrawlDocument, wide_latency: float | None) -> RoundFigures:
-    """One run's figures keyed by its round; its plateau rate on a wide site (wide_latency)."""
+def _round_figures(run: Run, crawl: CrawlDocument, root_latency: float | None) -> RoundFigures:
+    """One run's figures keyed by its round; its plateau rate on a wide site (root_latency:
+    what its root page waited; None on other sites)."""
     found: RoundFigures = {
         "round": run_round(run),
         "pages_per_s": crawl["pages_per_s"],
         "cpu_us_per_page": crawl["cpu_us_per_page"],
     }
-    if wide_latency is not None:
-        found["plateau_pages_per_s"] = _plateau_rate(crawl, wide_latency)
+    if root_latency is not None:
+        found["plateau_pages_per_s"] = _plateau_rate(crawl, root_latency)
     return found
 
 
-def _add_plateau_rate(figures: Point, crawls: list[CrawlDocument], latency: float) -> None:
+def _server_cost_us(run: Run) -> float | None:
+    """A run's server CPU per request it served, in µs (its start-up included)."""
+    stats = run["server"].get("stats") or {}
+    cpu, requests = stats.get("cpu_seconds"), stats.get("requests")
+    return 1e6 * cpu / requests if cpu is not None and requests else None
+
+
+def _add_server_load(figures: Point, runs: list[Run]) -> None:
+    """The server's CPU per request over the runs (median), and the share of its core that
+    the ideal C/L asks of it at that cost."""
+    costs = [c for r in runs if (c := _server_cost_us(r)) is not None]
+    cost = median(costs) if costs else None
+    figures["server_cpu_us_per_request"] = cost
+    ideal = figures.get("ideal_pages_per_s")
+    figures["server_ideal_load"] = ideal * cost / 1e6 if ideal and cost else None
+
+
+def _add_plateau_rate(
+    figures: Point, crawls: list[CrawlDocument], latency: float, root_latency: float
+) -> None:
     """A wide site's plateau pages/s against the ideal C/L, with its interval."""
-    plateau = [rate for c in crawls if (rate := _plateau_rate(c, latency)) is not None]
+    plateau = [rate for c in crawls if (rate := _plateau_rate(c, root_latency)) is not None]
     ideal = figures["concurrency"] / latency
     figures["ideal_pages_per_s"] = ideal
     figures["plateau_pages_per_s"] = summary_of(plateau)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from bench.analysis.points import Points, scenario_points
+from bench.analysis.points import Points, mean_latency, scenario_points
 from bench.analysis.summaries import listed
 from bench.results import (
     AsyncioVsThreads,
@@ -168,16 +168,18 @@ def uvloop_speedups(tables: Mapping[str, object]) -> UvloopComparison | None:
 
 
 def asyncio_vs_threads(table: Points) -> AsyncioVsThreads | None:
-    """asyncio's largest verified sleepy point, the threads' fraction of C/L there, with
-    their intervals, and asyncio's plateau pages/s over the threads' paired by round."""
+    """asyncio's verified sleepy point with the most connections, at the longest latency
+    among them, the threads' fraction of C/L there, with their intervals, and asyncio's
+    plateau pages/s over the threads' paired by round."""
     mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
     if not mine:
         return None
-    top = max(mine, key=lambda p: p["concurrency"])
+    top = max(mine, key=lambda p: (p["concurrency"], mean_latency(p["latency"])))
     theirs = [
         p
         for p in table.get(THREADS, [])
-        if p["concurrency"] == top["concurrency"] and p.get("fraction_of_ideal") is not None
+        if (p["concurrency"], p["latency"]) == (top["concurrency"], top["latency"])
+        and p.get("fraction_of_ideal") is not None
     ]
     other = theirs[0] if theirs else None
     ratio = point_ratio(top, other, "plateau_pages_per_s") if other else None
@@ -191,6 +193,7 @@ def asyncio_vs_threads(table: Points) -> AsyncioVsThreads | None:
         "threads_fraction_of_ideal_ci95": other.get("fraction_of_ideal_ci95") if other else None,
         "asyncio_over_threads": ratio.value if ratio else None,
         "asyncio_over_threads_ci95": listed(ratio.interval()) if ratio else None,
+        "server_ideal_load": top.get("server_ideal_load"),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import cast
 
 from bench.arguments import OneLineParser
 from bench.harness.cores import PIN_MODES
-from bench.harness.plan import ALL_CRAWLERS, SCENARIOS, build_plan
+from bench.harness.plan import ALL_CRAWLERS, SCENARIOS, build_plan, unavailable_here
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.progress import describe_plan, plan_table
 from bench.harness.runner import (
@@ -82,6 +83,13 @@ def parser() -> argparse.ArgumentParser:
         "side in OUT/runtimes.json and OUT/runtimes.md",
     )
     p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the seed of the order the models run in within each round (default: a new one, "
+        "recorded in results.json; give the recorded one to run a session's order again)",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
@@ -119,10 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     profile = PROFILE_TABLE[args.profile]
     args.pin = args.pin or profile.pin
-    plan = build_plan(profile, args.models, args.scenarios)
+    if args.seed is None:
+        args.seed = 0 if args.dry_run else random.SystemRandom().randrange(2**32)
+    plan = build_plan(profile, args.models, args.scenarios, args.seed)
     if args.dry_run:
         print(plan_table(plan))
-        print(describe_plan(profile, plan, len(args.pythons or [None])))
+        # Without --python, the runs of what this interpreter cannot run are skipped.
+        here = args.python is None and args.pythons is None
+        skipped = unavailable_here(args.models) if here else frozenset()
+        print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
     if args.server is not None:  # asked before any venv is made

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from bench.harness.plan import IdleSpec
+from bench.harness.points import IdleSpec
 from bench.interpreter import python_command
 
 # The programs beside the crawler, each run as `python -m MODULE`.

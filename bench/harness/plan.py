@@ -1,26 +1,16 @@
-"""A scenario's runs as data (crawl points, idle specs, profiles) and the plan of runs they make."""
+"""The plan of runs a profile makes: warm-ups, paired rounds with their sentinels, estimates."""
 
 from __future__ import annotations
 
-import math
+import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal, cast
 
-from bench.analysis.points import mean_latency
-from bench.harness.costs import (
-    CALLGRIND_SLOWDOWN,
-    CONNECT_S,
-    CPU_LOOP_S,
-    IDLE_START_S,
-    RUN_OVERHEAD_S,
-    SERVER_RATE,
-    SERVER_START_S,
-    THREAD_CEILING_S_PER_THREAD,
-    native_costs,
-)
+from bench.harness.costs import CPU_LOOP_S, SERVER_START_S
+from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.site import ServeOptions
-from bench.results import ProfileDefinition, RunParams, SiteParams
+from bench.results import Run, RunParams, RunStatus, SiteParams, utc_now
 from c10k import catalog
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
@@ -28,150 +18,6 @@ ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
 # only in its own scenarios, up to its concurrency ceiling: runs_at).
 ALL_CRAWLERS: tuple[str, ...] = tuple(catalog.CRAWLERS)
 SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
-
-
-@dataclass(frozen=True)
-class CrawlPoint:
-    """One crawl configuration of a scenario: a site, a concurrency and crawl options."""
-
-    server: ServeOptions
-    concurrency: int
-    timeout_s: float = 10.0  # the crawler's --timeout for one fetch
-    max_tries: int = 4
-    check_peak: bool = False  # verify the server's peak in flight reaches the concurrency
-    # Runs of every model at this point; None: the scenario's repetitions. The sleepy
-    # memory fit repeats its points so that its interval holds the spread between runs.
-    repetitions: int | None = None
-    # `c10k crawl --processes P`: P worker processes share the crawl (and the concurrency),
-    # worker i connecting to the server's address i mod (its addresses).
-    processes: int = 1
-
-    def __post_init__(self) -> None:
-        if not 1 <= self.processes <= self.concurrency:
-            # The crawler refuses it too (each process needs one unit of the concurrency).
-            raise ValueError(f"processes must be 1..concurrency, got {self.processes}")
-
-    def estimate_s(self, model: str) -> float:
-        """Expected seconds for one run: start, then the slower of waiting and computing."""
-        urls = self.server.urls_estimate
-        latency = mean_latency(self.server.latency)
-        if self.server.shape == "wide":
-            generations = 1 + math.ceil((urls - 1) / self.concurrency)
-        else:  # a random recursive tree: depth grows with log(pages), then waves of C
-            generations = math.ceil(urls / self.concurrency) + math.ceil(math.log(urls + 1, 3))
-        waiting = generations * latency
-        startup, cpu_per_page = native_costs(model)
-        if self.processes > 1:
-            # The coordinator, then P workers, each a fresh interpreter with its imports; on
-            # the crawler's few CPUs their starts mostly queue, so count them one after another.
-            startup *= 1 + self.processes
-        computing = urls * cpu_per_page + urls / SERVER_RATE / 2
-        model_entry = catalog.CRAWLERS.get(model)
-        per_worker = (
-            THREAD_CEILING_S_PER_THREAD
-            if model_entry is not None and model_entry.thread_per_worker
-            else CONNECT_S
-        )
-        # The workers open their shares of the connections (or start their threads) side
-        # by side, each in its own process.
-        ramp = math.ceil(min(self.concurrency, urls) / self.processes) * per_worker
-        # The fault kinds that hang cost whole timeouts at the end of the crawl.
-        hang_tail = (
-            self.timeout_s * self.max_tries
-            if self.server.faults and "hang" in (self.server.faults)
-            else 0.0
-        )
-        return startup + max(waiting, computing) + ramp + hang_tail + RUN_OVERHEAD_S
-
-    def counted_estimate_s(self, model: str) -> float:
-        """Expected seconds for one run under callgrind: its start-up and CPU, slowed down."""
-        startup, cpu_per_page = native_costs(model)
-        native = startup + self.server.urls_estimate * cpu_per_page
-        return native * CALLGRIND_SLOWDOWN + RUN_OVERHEAD_S
-
-
-@dataclass(frozen=True)
-class IdleSpec:
-    """One `python -m impls.tools.idle` run."""
-
-    kind: str
-    count: int
-    mode: Literal["slope", "tracemalloc", "until-failure"] = "slope"
-    steps: int = 5
-    cap: int = 0  # until-failure: never start more than this many threads
-    # until-failure: in this many processes at once, each holding its threads until all have
-    # stopped: the machine's ceiling (kernel.pid_max), not one process's (C5)
-    processes: int = 1
-
-    def argv(self) -> list[str]:
-        args = ["--kind", self.kind, "--count", str(self.count), "--steps", str(self.steps)]
-        if self.mode == "tracemalloc":
-            args.append("--tracemalloc")
-        if self.mode == "until-failure":
-            args += ["--until-failure", "--cap", str(self.cap)]
-            if self.processes > 1:
-                args += ["--processes", str(self.processes)]
-        return args
-
-    def estimate_s(self) -> float:
-        per_unit = IDLE_START_S[self.kind]  # start, measure and release one
-        if self.mode == "until-failure" and self.processes > 1:
-            # kernel.pid_max (32,768 here) stops them, and ending 31,000 threads in four
-            # processes took as long again as starting them (65 s in all, measured)
-            started = min(self.cap, 32_768)
-            return 0.3 + 2 * started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S
-        if self.mode == "until-failure":  # vm.max_map_count stops threads near 22,000 here
-            started = min(self.cap, 25_000)
-            return 0.3 + started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2
-        count = self.count
-        slowdown = 4.0 if self.mode == "tracemalloc" else 1.0
-        return 0.3 + count * per_unit * slowdown + RUN_OVERHEAD_S / 2
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A catalog scenario in one profile: crawl points (or idle runs), repetitions, warm-ups."""
-
-    about: catalog.Scenario
-    points: tuple[CrawlPoint, ...] = ()
-    idle: tuple[IdleSpec, ...] = ()
-    repetitions: int = 1
-    warmups: int = 0  # per model, at the scenario's first point, not counted
-    counted: bool = False  # each run under callgrind (instructions), the core replay beside
-    fit_min_concurrency: int = 0  # sleepy: fit memory per connection from this C up
-    loops: int = 0  # noise-floor: runs of the fixed CPU loop, each in a fresh process
-    # sleepy: crawls under bench.harness.heap's conditions (glibc's thresholds pinned, the
-    # heap's layout varied), so that memory per connection holds still between sessions.
-    steady_heap: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.about.name
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    description: str
-    budget_s: float  # what the plan must fit in (checked by the tests)
-    sample_interval_s: float
-    scenarios: tuple[Scenario, ...]
-    pin: str = "on"  # `c10k bench --pin` when the user gives none
-
-    def scenario(self, name: str) -> Scenario:
-        for scenario in self.scenarios:
-            if scenario.name == name:
-                return scenario
-        raise KeyError(name)
-
-    def definition(self) -> ProfileDefinition:
-        """The profile as results.json records it: each scenario's catalog entry (name,
-        claims, description) flattened beside its points, as derive's fit_thresholds reads it."""
-        recorded = asdict(self)
-        recorded["scenarios"] = [
-            s.pop("about") | s for s in (dict(scenario) for scenario in recorded["scenarios"])
-        ]
-        return cast(ProfileDefinition, recorded)
 
 
 # -- the plan -----------------------------------------------------------------------------
@@ -184,7 +30,7 @@ class PlannedRun:
     id: str
     scenario: str
     model: str  # the crawler model, or the idle kind
-    kind: Literal["warmup", "measured"]
+    kind: Literal["warmup", "measured", "sentinel"]
     repetition: int
     point: CrawlPoint | None = None
     idle: IdleSpec | None = None
@@ -198,6 +44,11 @@ class PlannedRun:
     keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
     loop: bool = False  # a run of the fixed CPU loop (`python -m impls.tools.cpu_loop`)
     steady_heap: bool = False  # its scenario's steady_heap
+    # The paired round the run belongs to: every model of a scenario at the points of one
+    # server, back to back in a shuffled order, after the round's sentinel (kind "sentinel":
+    # the fixed CPU loop, which says whether the machine was quiet). None: no round.
+    block: str | None = None
+    conditional: bool = False  # a round past the minimum: run while a comparison is open
 
     @property
     def timeout_s(self) -> float:
@@ -217,14 +68,44 @@ def run_params(point: CrawlPoint, keep_alive: bool = False) -> RunParams:
     }
 
 
-def build_plan(
-    profile: Profile, models: Sequence[str], scenarios: Sequence[str]
-) -> list[PlannedRun]:
-    """Every run in order: per scenario, per point, warm-ups (the first point only), then
-    round-robin rounds: rep 1 of every model, then rep 2 of every model, and so on.
+def base_record(run: PlannedRun) -> Run:
+    """A run's record before it runs: what the plan says, and 'crashed' until it ends."""
+    return {
+        "id": run.id,
+        "scenario": run.scenario,
+        "model": run.model,
+        "kind": run.kind,
+        "repetition": run.repetition,
+        "round": run.round,
+        "params": run.params,
+        "estimate_s": run.estimate_s,
+        "started_at": utc_now(),
+        "status": "crashed",
+        "reason": "no result",
+        "block": run.block,
+        "again": 0,
+        "noisy": False,
+    }
 
-    A slow drift of the machine then hits every model alike instead of biasing the last
-    one, and rep k of two models ran next to each other: ratios pair by round.
+
+def ended(record: Run, status: RunStatus, reason: str | None) -> Run:
+    """The record with its status and the reason for it."""
+    record["status"], record["reason"] = status, reason
+    return record
+
+
+def build_plan(
+    profile: Profile, models: Sequence[str], scenarios: Sequence[str], order_seed: int = 0
+) -> list[PlannedRun]:
+    """Every run in order: per scenario its CPU loops and idle runs, then, per server (the
+    points that share one site), warm-ups at the scenario's first point, then paired rounds.
+
+    A round is every model at each of those points once, back to back, in an order shuffled
+    afresh for each round from order_seed (randomized multiple interleaved trials), after a
+    sentinel run of the fixed CPU loop. A drift of the machine then hits every model alike,
+    and round k of two models ran next to each other: ratios pair by round. Rounds past a
+    point's repetitions, up to its cap, are conditional (the run loop skips them once the
+    comparisons judged there have stopped).
     """
     plan: list[PlannedRun] = []
     server_keys: dict[ServeOptions, int] = {}
@@ -235,9 +116,13 @@ def build_plan(
         if scenario.idle:
             plan += _idle_runs(scenario)
             continue
-        for index, point in enumerate(scenario.points):
+        groups: dict[int, list[CrawlPoint]] = {}
+        for point in scenario.points:
             key = server_keys.setdefault(point.server, len(server_keys))
-            plan += _point_runs(scenario, point, key, models, warmups=index == 0)
+            groups.setdefault(key, []).append(point)
+        for index, (key, points) in enumerate(groups.items()):
+            plan += _warmup_runs(scenario, points[0], key, models) if index == 0 else []
+            plan += _round_runs(scenario, points, key, models, order_seed)
     return plan
 
 
@@ -274,40 +159,99 @@ def _idle_runs(scenario: Scenario) -> list[PlannedRun]:
     ]
 
 
-def _point_runs(
-    scenario: Scenario, point: CrawlPoint, key: int, models: Sequence[str], warmups: bool
+def _warmup_runs(
+    scenario: Scenario, point: CrawlPoint, key: int, models: Sequence[str]
 ) -> list[PlannedRun]:
-    """A crawl point's runs: the warm-ups when asked (the scenario's first point), then
-    its rounds of every model that runs there."""
+    """The scenario's warm-ups of every model (peers have none), at its first point."""
+    here = [m for m in _models_at(scenario, point, models) if m not in catalog.PEERS]
+    return [
+        _crawl_run(scenario, model, "warmup", w, point, key)
+        for w in range(scenario.warmups)
+        for model in here
+    ]
+
+
+def rounds_at(scenario: Scenario, point: CrawlPoint) -> tuple[int, int]:
+    """The rounds a point always runs, and the most it runs (its cap)."""
+    minimum = point.repetitions or scenario.repetitions
+    return minimum, max(minimum, point.cap or scenario.cap or 0)
+
+
+def _round_runs(
+    scenario: Scenario,
+    points: list[CrawlPoint],
+    key: int,
+    models: Sequence[str],
+    order_seed: int,
+) -> list[PlannedRun]:
+    """The paired rounds at the points of one server, each after its sentinel."""
     plan: list[PlannedRun] = []
-    here = [m for m in models if runs_at(m, scenario.name, point.concurrency, point.processes)]
-    if warmups:
-        for w in range(scenario.warmups):
-            plan += [
-                _crawl_run(scenario, model, "warmup", w, point, key)
-                for model in here
-                if model not in catalog.PEERS
-            ]
-    # A counted scenario adds the core alone (a replay, no I/O) beside the models.
-    counted_models = [*here, catalog.CORE_REPLAY] if scenario.counted else here
-    repetitions = point.repetitions or scenario.repetitions
-    for rep in range(repetitions):
-        plan += [
-            _crawl_run(scenario, model, "measured", rep, point, key)
-            for model in counted_models
-            if rep < repetitions_of(model, repetitions)
+    for r in range(max(rounds_at(scenario, p)[1] for p in points)):
+        block = f"{scenario.name}/s{key}/round{r}"
+        runs = [
+            _crawl_run(scenario, model, "measured", r, point, key, block, r >= minimum)
+            for point in points
+            for minimum, cap in [rounds_at(scenario, point)]
+            if r < cap
+            for model in _round_order(scenario, point, models, f"{order_seed}:{block}")
+            if r < repetitions_of(model, cap)
         ]
+        if runs and not scenario.counted:  # a count under callgrind does not feel the noise
+            conditional = all(run.conditional for run in runs)
+            runs.insert(0, _sentinel_run(scenario, r, block, conditional))
+        plan += runs
     return plan
 
 
+def _models_at(scenario: Scenario, point: CrawlPoint, models: Sequence[str]) -> list[str]:
+    """The run's models (and peers) that run at this point."""
+    return [
+        m
+        for m in models
+        if runs_at(m, scenario.name, point.concurrency, point.processes)
+        and (point.models is None or m in point.models)
+    ]
+
+
+def _round_order(
+    scenario: Scenario, point: CrawlPoint, models: Sequence[str], seed: str
+) -> list[str]:
+    """The point's models in this round's order; a counted scenario adds the core alone (a
+    replay, no I/O) beside them, in the catalog's order (a count does not drift)."""
+    here = _models_at(scenario, point, models)
+    if scenario.counted:
+        return [*here, catalog.CORE_REPLAY]
+    random.Random(seed).shuffle(here)
+    return here
+
+
+def _sentinel_run(scenario: Scenario, r: int, block: str, conditional: bool) -> PlannedRun:
+    """The fixed CPU loop before a round, on the crawler's CPUs: was the machine quiet?"""
+    return PlannedRun(
+        id=f"{block}/{catalog.CPU_LOOP}",
+        scenario=scenario.name,
+        model=catalog.CPU_LOOP,
+        kind="sentinel",
+        repetition=r,
+        estimate_s=CPU_LOOP_S,
+        round=r,
+        loop=True,
+        block=block,
+        conditional=conditional,
+    )
+
+
 def runs_at(crawler: str, scenario: str, concurrency: int, processes: int = 1) -> bool:
-    """A model runs everywhere but where its scenario leaves out threads (a thread per worker)
-    and at points of several processes if it cannot run as several (the interpreters model);
-    a peer only in its scenarios and up to its ceiling."""
+    """A model runs everywhere but where its scenario leaves out threads (a thread per worker),
+    past its ceiling (catalog.Model.max_concurrency), and at points of several processes if
+    it cannot run as several (the interpreters model); a peer only in its scenarios and up
+    to its ceiling."""
     about = catalog.SCENARIOS.get(scenario)
     model = catalog.MODELS.get(crawler)
     if model is not None:
         if processes > 1 and not model.processes:
+            return False
+        if model.max_concurrency and concurrency > model.max_concurrency:
             return False
         return about is None or about.thread_workers or not model.thread_per_worker
     peer = catalog.PEERS.get(crawler)
@@ -328,9 +272,11 @@ def _crawl_run(
     rep: int,
     point: CrawlPoint,
     key: int,
+    block: str | None = None,
+    conditional: bool = False,
 ) -> PlannedRun:
     """One crawl run of the plan, in its scenario's connection mode; a measured one is round
-    `rep` at its point."""
+    `rep` at its point, in the round `block`."""
     counted, keep_alive = scenario.counted, scenario.about.keep_alive
     # Two points may differ only in their processes: the id tells them apart (a plain crawl's
     # id is as it always was).
@@ -349,30 +295,50 @@ def _crawl_run(
         round=rep if kind == "measured" else None,
         keep_alive=keep_alive,
         steady_heap=scenario.steady_heap,
+        block=block,
+        conditional=conditional,
     )
 
 
-def plan_estimate_s(plan: Sequence[PlannedRun], runtimes: int = 1) -> float:
-    """The plan's expected duration: every run once per runtime, plus one server start per
-    distinct site (the runtimes share it)."""
-    servers = {run.server_key for run in plan if run.point is not None}
-    return sum(run.estimate_s for run in plan) * runtimes + SERVER_START_S * len(servers)
+def unavailable_here(models: Sequence[str]) -> frozenset[str]:
+    """The crawlers the harness's own interpreter cannot run (too old, or a module missing):
+    their runs are skipped, and cost the plan nothing."""
+    return frozenset(
+        name
+        for name in models
+        if (crawler := catalog.CRAWLERS.get(name)) is not None
+        and (crawler.too_old() or crawler.missing())
+    )
+
+
+def plan_estimate_s(
+    plan: Sequence[PlannedRun],
+    runtimes: int = 1,
+    conditional: bool = True,
+    skipped: frozenset[str] = frozenset(),
+) -> float:
+    """The plan's expected duration: every run once per runtime (the conditional rounds
+    too, unless left out: then the least it takes; a skipped model's runs take nothing),
+    plus one server start per distinct site (the runtimes share it)."""
+    runs = [
+        run for run in plan if (conditional or not run.conditional) and run.model not in skipped
+    ]
+    servers = {run.server_key for run in runs if run.point is not None}
+    return sum(run.estimate_s for run in runs) * runtimes + SERVER_START_S * len(servers)
 
 
 def estimate_by_scenario(
-    plan: Sequence[PlannedRun], runtimes: int = 1
+    plan: Sequence[PlannedRun], runtimes: int = 1, skipped: frozenset[str] = frozenset()
 ) -> dict[str, dict[str, float]]:
-    """Per scenario: runs (once per runtime), servers and expected seconds."""
+    """Per scenario: runs (once per runtime), servers and expected seconds (every
+    conditional round counted; a skipped model's runs take nothing)."""
     table: dict[str, dict[str, float]] = {}
     for name in SCENARIOS:
         runs = [run for run in plan if run.scenario == name]
-        if not runs:
-            continue
-        servers = {run.server_key for run in runs if run.point is not None}
-        table[name] = {
-            "runs": len(runs) * runtimes,
-            "servers": len(servers),
-            "estimate_s": sum(r.estimate_s for r in runs) * runtimes
-            + SERVER_START_S * len(servers),
-        }
+        if runs:
+            table[name] = {
+                "runs": len(runs) * runtimes,
+                "servers": len({run.server_key for run in runs if run.point is not None}),
+                "estimate_s": plan_estimate_s(runs, runtimes, skipped=skipped),
+            }
     return table

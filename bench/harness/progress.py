@@ -7,25 +7,38 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from bench.harness.cores import Pinning
-from bench.harness.plan import PlannedRun, Profile, estimate_by_scenario, plan_estimate_s
+from bench.harness.plan import PlannedRun, estimate_by_scenario, plan_estimate_s
+from bench.harness.points import Profile
 
 
-def describe_plan(profile: Profile, plan: list[PlannedRun], runtimes: int = 1) -> str:
-    """The plan per scenario and in all, its runs once per runtime; the budget is per runtime."""
+def describe_plan(
+    profile: Profile,
+    plan: list[PlannedRun],
+    runtimes: int = 1,
+    skipped: frozenset[str] = frozenset(),
+) -> str:
+    """The plan per scenario and in all, its runs once per runtime (a skipped model's at no
+    cost); the budget is per runtime."""
     lines = [f"profile {profile.name}: {profile.description}"]
-    for name, row in estimate_by_scenario(plan, runtimes).items():
+    for name, row in estimate_by_scenario(plan, runtimes, skipped).items():
         lines.append(
             f"  {name:<21} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
             f"~{_clock(row['estimate_s'])}"
         )
-    total = plan_estimate_s(plan, runtimes)
+    total = plan_estimate_s(plan, runtimes, skipped=skipped)
+    least = plan_estimate_s(plan, runtimes, conditional=False, skipped=skipped)
     budget = profile.budget_s * runtimes
-    verdict = "within" if total <= budget else "OVER"
+    verdict = "within" if least <= budget else "OVER"
     each = f" ({runtimes} runtimes, each run once per runtime)" if runtimes > 1 else ""
     lines.append(
-        f"  {'total':<14} {len(plan) * runtimes:>4} runs  ~{_clock(total)} expected{each}, "
+        f"  {'total':<14} {len(plan) * runtimes:>4} runs  ~{_clock(least)} expected{each}, "
         f"{verdict} the {_clock(budget)} budget"
     )
+    if least < total:
+        lines.append(
+            f"  (that is with each paired comparison decided at its first look; ~{_clock(total)} "
+            "if every one runs to its cap)"
+        )
     return "\n".join(lines)
 
 
@@ -45,16 +58,22 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """One status line on stderr: what runs, what is left, elapsed and ETA."""
+    """One status line on stderr: what runs, what is left, elapsed and ETA (conditional
+    rounds count in what is left until they are run or passed over)."""
 
     def __init__(self, plan: list[PlannedRun], stream: TextIO, runtimes: int = 1) -> None:
         self.plan = plan
+        self.places = {id(run): n for n, run in enumerate(plan)}
         self.runtimes = runtimes  # each planned run runs once per runtime
         self.stream = stream
         self.tty = stream.isatty()
         self.started = time.monotonic()
         self.done_estimate = 0.0
         self.counts: dict[str, int] = {}
+
+    def index(self, run: PlannedRun) -> int:
+        """The run's place in the plan."""
+        return self.places[id(run)]
 
     def eta_s(self, index: int) -> float:
         remaining = sum(run.estimate_s for run in self.plan[index:]) * self.runtimes
@@ -63,8 +82,8 @@ class Progress:
         ratio = elapsed / self.done_estimate if self.done_estimate > 5 else 1.0
         return remaining * min(3.0, max(0.5, ratio))
 
-    def show(self, index: int) -> None:
-        run = self.plan[index]
+    def show(self, run: PlannedRun) -> None:
+        index = self.index(run)
         done = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items())) or "none yet"
         text = (
             f"[{index + 1}/{len(self.plan)}] {run.id}  | elapsed "

@@ -1,5 +1,4 @@
-"""The kinds of run as a subprocess each: a sampled, verified crawl, a crawl counted under
-callgrind, an idle program and the noise floor's fixed CPU loop."""
+"""The kinds of run, a subprocess each: sampled crawl, counted crawl, idle program, CPU loop."""
 
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ from bench.harness.cores import (
     server_capacity,
 )
 from bench.harness.heap import memory_env
-from bench.harness.plan import PlannedRun
+from bench.harness.plan import PlannedRun, base_record, ended
 from bench.harness.processes import Finished, run_process
 from bench.harness.sampler import Sampler
 from bench.harness.site import SiteClient
@@ -36,7 +35,6 @@ from bench.results import (
     RunPinning,
     RunStatus,
     Verification,
-    utc_now,
 )
 from c10k import catalog, probes
 
@@ -46,29 +44,6 @@ EXIT_STATUS: dict[int, RunStatus] = {
     130: "interrupted",
     -signal.SIGINT: "interrupted",
 }
-
-
-def base_record(run: PlannedRun) -> Run:
-    """A run's record before it runs: what the plan says, and 'crashed' until it ends."""
-    return {
-        "id": run.id,
-        "scenario": run.scenario,
-        "model": run.model,
-        "kind": run.kind,
-        "repetition": run.repetition,
-        "round": run.round,
-        "params": run.params,
-        "estimate_s": run.estimate_s,
-        "started_at": utc_now(),
-        "status": "crashed",
-        "reason": "no result",
-    }
-
-
-def ended(record: Run, status: RunStatus, reason: str | None) -> Run:
-    """The record with its status and the reason for it."""
-    record["status"], record["reason"] = status, reason
-    return record
 
 
 def run_crawl(

@@ -16,10 +16,20 @@ from typing import Any, cast
 from bench.analysis.derive import derive_document
 from bench.harness.check import check_runs
 from bench.harness.cores import Pinning, plan_pinning, this_thread_on
-from bench.harness.plan import PlannedRun, Profile, plan_estimate_s
+from bench.harness.plan import PlannedRun, base_record, ended, plan_estimate_s
+from bench.harness.points import Profile
 from bench.harness.processes import terminate_all
 from bench.harness.progress import Progress, describe_plan, pinning_line
-from bench.harness.recipes import base_record, ended, run_counted, run_crawl, run_idle, run_loop
+from bench.harness.recipes import run_counted, run_crawl, run_idle, run_loop
+from bench.harness.rounds import (
+    AGAIN_PER_ROUND,
+    again_allowed,
+    again_id,
+    blocks,
+    known_failures,
+    round_needed,
+    sentinel_noisy,
+)
 from bench.harness.runtimes import (
     RUNTIMES_JSON,
     RUNTIMES_MD,
@@ -41,7 +51,7 @@ from bench.results import (
 )
 from bench.runtimes.discover import Runtime
 from bench.runtimes.venvs import PrepareFailed, prepare
-from c10k import probes
+from c10k import catalog, probes
 from c10k.system import raise_open_files_limit
 
 # The checkout each runtime's venv installs (editable): the one this harness runs from.
@@ -62,11 +72,11 @@ class Lane:
     skip: dict[str, str]
 
 
-def lane_order(lanes: Sequence[Lane], run: PlannedRun, index: int) -> list[Lane]:
+def lane_order(lanes: Sequence[Lane], run: PlannedRun, plan_index: int) -> list[Lane]:
     """The order the runtimes run one planned run in: as given in even rounds, reversed in
     odd ones (a run with no round, by its place in the plan), so that none always goes
     first and a drift of the machine does not favour one."""
-    turn = run.round if run.round is not None else index
+    turn = run.round if run.round is not None else plan_index
     return list(lanes) if turn % 2 == 0 else list(reversed(lanes))
 
 
@@ -80,8 +90,13 @@ def one_run(
 ) -> Run:
     """One planned run under a lane's interpreter, against the shared server; its record."""
     python, cpus = lane.runtime["executable"], pinning.sets
+    failed = known_failures(lane.store.document, run) if run.kind == "measured" else []
     if run.model in lane.skip:
         record = _skipped(run, lane.skip[run.model])
+    elif failed:
+        record = ended(
+            base_record(run), "not-run", f"failed {len(failed)} times before: " + ", ".join(failed)
+        )
     elif run.idle is not None:
         record = run_idle(run, cpus, python)
     elif run.loop:
@@ -103,6 +118,45 @@ def one_run(
     return record
 
 
+class Sites:
+    """The test server of the run at hand: one per distinct site, started when its first run
+    comes and stopped when the next site's does (here, or over ssh on site_host)."""
+
+    def __init__(
+        self, plan: list[PlannedRun], lanes: Sequence[Lane], pinning: Pinning, host: SiteHost | None
+    ) -> None:
+        self.plan, self.lanes, self.pinning, self.host = plan, lanes, pinning, host
+        self.server: SiteClient | None = None
+        self.key = -1
+        self.error: str | None = None
+
+    def for_run(self, run: PlannedRun) -> None:
+        """Have the run's site up (or its error) when the run needs one."""
+        if run.point is None or run.server_key == self.key:
+            return
+        self.stop()
+        self.key, self.error = run.server_key, None
+        wanted = [r for r in self.plan if r.server_key == self.key]
+        if not any(r.model not in lane.skip for r in wanted for lane in self.lanes):
+            return
+        server: SiteClient = (
+            SshServer(self.host, run.point.server)
+            if self.host
+            else Server(run.point.server, self.pinning.server)
+        )
+        try:
+            server.start()
+        except (ServerError, OSError, ValueError) as exc:  # start() stopped it
+            self.error = f"the test server failed: {exc}"
+            return
+        self.server = server
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
 def execute(
     profile: Profile,
     plan: list[PlannedRun],
@@ -111,39 +165,51 @@ def execute(
     site_host: SiteHost | None = None,
 ) -> None:
     """Run the plan in order, each planned run once per lane, back to back (lane_order);
-    one server per distinct site (here, or over ssh on site_host), shared by the lanes;
-    each lane's results saved after every run; each side on its CPUs when pinned."""
+    one server per distinct site, shared by the lanes; each lane's results saved after every
+    run; each side on its CPUs when pinned. A paired round runs only while it is needed,
+    and again (bounded) when its sentinel says the machine was noisy."""
     progress = Progress(plan, sys.stderr, len(lanes))
-    server: SiteClient | None = None
-    server_key = -1
-    server_error: str | None = None
+    sites = Sites(plan, lanes, pinning, site_host)
     try:
-        for index, run in enumerate(plan):
-            progress.show(index)
-            if run.point is not None and run.server_key != server_key:
-                if server is not None:
-                    server.stop()
-                server, server_key, server_error = None, run.server_key, None
-                wanted = [r for r in plan[index:] if r.server_key == server_key]
-                if any(r.model not in lane.skip for r in wanted for lane in lanes):
-                    server = (
-                        SshServer(site_host, run.point.server)
-                        if site_host
-                        else Server(run.point.server, pinning.server)
-                    )
-                    try:
-                        server.start()
-                    except (ServerError, OSError, ValueError) as exc:  # start() stopped it
-                        server, server_error = None, f"the test server failed: {exc}"
-            for lane in lane_order(lanes, run, index):
-                record = one_run(profile, run, lane, server, server_error, pinning)
-                lane.store.add_run(record)
-                lane.store.set_derived(derive_document(lane.store.document))
-                progress.finished(run, record["status"])
+        for runs in blocks(plan):
+            documents = [lane.store.document for lane in lanes]
+            if not round_needed(documents, runs):
+                continue
+            for again in range(AGAIN_PER_ROUND + 1):
+                noisy = _run_block(profile, runs, lanes, pinning, sites, progress, again)
+                if not noisy or not again_allowed(documents, runs[0].scenario):
+                    break
     finally:
         progress.close()
-        if server is not None:
-            server.stop()
+        sites.stop()
+
+
+def _run_block(
+    profile: Profile,
+    runs: list[PlannedRun],
+    lanes: Sequence[Lane],
+    pinning: Pinning,
+    sites: Sites,
+    progress: Progress,
+    again: int,
+) -> bool:
+    """One round (or one run of no round), each run once per lane; True when its sentinel
+    said the machine was noisy in some lane (then every run of the round is marked so)."""
+    noisy = False
+    for run in runs:
+        progress.show(run)
+        sites.for_run(run)
+        for lane in lane_order(lanes, run, plan_index=progress.index(run)):
+            record = one_run(profile, run, lane, sites.server, sites.error, pinning)
+            if run.kind == "sentinel":
+                noisy = noisy or sentinel_noisy(record, lane.store.document)
+            if again:
+                record["id"], record["again"] = again_id(run.id, again), again
+            record["noisy"] = noisy
+            lane.store.add_run(record)
+            lane.store.set_derived(derive_document(lane.store.document))
+            progress.finished(run, record["status"])
+    return noisy
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -161,7 +227,9 @@ def harness_runtime() -> RuntimeRecord:
         "origin": "harness",
         "build": " ".join(sys.version.split()[1:]),
         "dependencies": None,
-        "unavailable_models": {},
+        "unavailable_models": {
+            name: reason for name, model in catalog.CRAWLERS.items() if (reason := model.too_old())
+        },
     }
 
 
@@ -177,7 +245,9 @@ def announce(
     runtimes: Sequence[RuntimeRecord],
 ) -> Pinning:
     """The plan, the runtimes and the pinning on stderr before the runs; the pinning."""
-    sys.stderr.write(describe_plan(profile, plan, len(runtimes)) + "\n")
+    # What no runtime can run is skipped, at no cost.
+    skipped = frozenset.intersection(*(frozenset(r["unavailable_models"]) for r in runtimes))
+    sys.stderr.write(describe_plan(profile, plan, len(runtimes), skipped) + "\n")
     for runtime in runtimes:
         sys.stderr.write(
             f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
@@ -214,6 +284,7 @@ def new_lane(
             "budget_s": profile.budget_s,
             "estimate_s": plan_estimate_s(plan),
             "definition": profile.definition(),
+            "order_seed": args.seed,
         },
         command=command,
         environment=environment,

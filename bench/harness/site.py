@@ -53,6 +53,9 @@ class ServeOptions:
     # gives the crawler its own ephemeral ports. Where it listens is not in argv(): a local
     # Server picks the addresses, and a server over ssh listens on its host's one address.
     addresses: int = 1
+    # False: the root page answers at once (`c10k serve --root-now`), the others after their
+    # latency; a sleepy crawl then spends no latency on its hub.
+    root_latency: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.addresses <= MAX_ADDRESSES:
@@ -63,6 +66,8 @@ class ServeOptions:
         args += ["--pages", str(self.pages), "--links", str(self.links), "--shape", self.shape]
         args += ["--seed", str(self.seed), "--latency", self.latency]
         args += ["--workers", str(self.workers)]
+        if not self.root_latency:
+            args.append("--root-now")
         if self.bandwidth is not None:
             args += ["--bandwidth", self.bandwidth]
         if self.faults is not None:

@@ -166,7 +166,9 @@ def _verified(document: Results, found: Problem) -> int:
 
 def not_counted_rows(document: Results) -> list[list[str]]:
     """Every run that did not count, once: one row per point (scenario, model, concurrency and
-    latency) with how many of its runs verified, how the others ended and why, and their ids."""
+    latency) with how many of the runs that ran verified ("0 of 2"), how the others ended
+    and why ("2 timeout, 3 not-run": a point that failed twice is not run again), and their
+    ids."""
     groups: dict[tuple[str, str, str], list[Problem]] = {}
     for problem in problems(document):
         groups.setdefault((problem.scenario, problem.model, _point_text(problem)), []).append(
@@ -177,7 +179,8 @@ def not_counted_rows(document: Results) -> list[list[str]]:
         statuses = Counter(p.status for p in found)
         reasons = list(dict.fromkeys(p.reason for p in found))
         verified = "-" if found[0].concurrency is None else str(_verified(document, found[0]))
-        total = "" if verified == "-" else f" of {int(verified) + len(found)}"
+        ran = len(found) - statuses["not-run"]
+        total = "" if verified == "-" else f" of {int(verified) + ran}"
         rows.append(
             [
                 scenario,

@@ -63,6 +63,44 @@ class HarnessCost(TypedDict):
     sampler_median_share: float | None
 
 
+class Look(TypedDict):
+    """A comparison judged after some paired rounds (c10k.sequential): its value (the
+    geometric mean of the per-round ratios) and interval at the look's confidence."""
+
+    rounds: int
+    value: float
+    ci: Interval | None
+    confidence: float
+    decided: bool  # no bound of the rule inside the interval
+    precise: bool  # the interval within the rule's precision of the value
+
+
+class PairedComparison(TypedDict):
+    """One comparison a verdict rests on, judged by the paired rounds' stopping rule."""
+
+    claim: str
+    name: str
+    scenario: str
+    figure: str
+    numerators: list[str]  # their median per round (one model: its own ratio)
+    denominator: str
+    bounds: list[float]
+    concurrencies: list[int]
+    latencies: list[str]
+    per_round: dict[str, float]  # round -> the log ratio of that round (complete rounds)
+    look: Look | None  # the look it stopped at, or the last it reached; None before the first
+    stopped: bool  # it needs no more rounds
+    stopped_by: str | None  # "decided", "precise", "cap"; None while open
+
+
+class RoundCounts(TypedDict):
+    """A scenario's paired rounds: how many ran, how many were noisy, how many ran again."""
+
+    rounds: int
+    noisy: int
+    again: int
+
+
 class ModelRatios(TypedDict):
     pages_per_s: float
     pages_per_s_ci95: Interval | None
@@ -76,6 +114,7 @@ class EventLoopVsThreads(TypedDict):
     median_pages_per_s: float | None
     median_pages_per_s_ci95: Interval | None
     concurrencies: list[int]
+    look: NotRequired[Look]  # the paired rounds' judgement, whose value and interval these are
 
 
 class UvloopPair(TypedDict):
@@ -86,6 +125,7 @@ class UvloopPair(TypedDict):
     pages_per_s_ratio: float | None
     pages_per_s_ratio_ci95: Interval | None
     concurrencies: list[int]
+    look: NotRequired[Look]  # the paired rounds' judgement of cpu_per_page_speedup
 
 
 class UvloopComparison(TypedDict):
@@ -108,6 +148,8 @@ class AsyncioVsThreads(TypedDict):
     threads_fraction_of_ideal_ci95: Interval | None
     asyncio_over_threads: float | None
     asyncio_over_threads_ci95: Interval | None
+    server_ideal_load: NotRequired[float | None]  # the share of its core C/L asks there
+    look: NotRequired[Look]  # the paired rounds' judgement of asyncio_over_threads
 
 
 class Comparisons(TypedDict):
@@ -116,6 +158,7 @@ class Comparisons(TypedDict):
     asyncio_vs_threads_sleepy: AsyncioVsThreads | None
     asyncio_vs_threads_sleepy_keep_alive: AsyncioVsThreads | None
     instructions: InstructionRatios | None
+    paired: NotRequired[list[PairedComparison]]
 
 
 class Ranking(TypedDict):
@@ -226,6 +269,7 @@ class Overview(TypedDict):
     comparisons: Comparisons
     highlights: dict[str, Highlights]  # scenario -> what its chart and verdicts quote
     socket_ceiling: SocketCeiling
+    rounds: dict[str, RoundCounts]  # scenario -> its paired rounds
 
 
 class Derived(TypedDict, total=False):
@@ -237,6 +281,7 @@ class Derived(TypedDict, total=False):
     comparisons: Comparisons
     highlights: dict[str, Highlights]
     socket_ceiling: SocketCeiling
+    rounds: dict[str, RoundCounts]
     peers: dict[str, PeerEntry]
     harness_cost: HarnessCost | None
 

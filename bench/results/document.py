@@ -10,7 +10,7 @@ from bench.results.tables import Deviations, RunStatus
 SCHEMA = "c10k-bench-results/2"
 SCHEMA_V1 = "c10k-bench-results/1"  # read through bench.results.migrate alone
 Status = Literal["running", "complete", "interrupted"]
-RunKind = Literal["warmup", "measured"]
+RunKind = Literal["warmup", "measured", "sentinel"]
 
 
 # -- the top level: profile, environment, runtime, plan ------------------------------------
@@ -49,8 +49,9 @@ class ProfileRecord(TypedDict):
     scenarios: list[str]
     sample_interval_s: float
     budget_s: float
-    estimate_s: float
+    estimate_s: float  # every run of the plan, conditional rounds included
     definition: ProfileDefinition
+    order_seed: int  # the seed of the order the models ran in within each round (--seed)
 
 
 class PinningRecord(TypedDict):
@@ -127,11 +128,11 @@ class SiteParams(TypedDict):
     workers: int
     preset: str | None
     addresses: int
+    root_latency: bool  # False: the root answered at once (`c10k serve --root-now`)
 
 
 class RunParams(TypedDict, total=False):
-    """params: a crawl's point and options, or an idle run's spec (kind...processes); a CPU
-    loop has none."""
+    """params: a crawl's point and options, or an idle run's spec; a CPU loop has none."""
 
     concurrency: int
     keep_alive: bool
@@ -333,7 +334,7 @@ class IdleDocument(TypedDict, total=False):
 
 
 class LoopDocument(TypedDict):
-    """loop: the `python -m impls.cpu_loop` document."""
+    """loop: the `python -m impls.tools.cpu_loop` document."""
 
     rounds: int
     found: int
@@ -356,6 +357,11 @@ class Run(TypedDict):
     started_at: str
     status: RunStatus
     reason: str | None
+    # The paired round the run belongs to (None: no round), the how-many-th time it ran (a
+    # noisy round runs again), and whether its round was noisy (it then counts in nothing).
+    block: str | None
+    again: int
+    noisy: bool
     runtime: NotRequired[RunRuntime]  # the run loop adds it to every record
     # every run that started a process
     argv: NotRequired[list[str]]

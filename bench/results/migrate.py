@@ -14,6 +14,8 @@ def migrate_v1(document: dict[str, Any]) -> Results:
     did without it, so that no reader needs to know older shapes. The derived section is
     kept as it was written (`python -m bench.analysis.derive` computes it afresh)."""
     document["schema"] = SCHEMA
+    if "profile" in document:  # rounds ran in the catalog's order
+        document["profile"].setdefault("order_seed", 0)
     document["environment"]["server"] = _server_place(document["environment"].get("server"))
     for run in document["runs"]:
         _migrate_run(run)
@@ -38,8 +40,12 @@ def _migrate_run(run: dict[str, Any]) -> None:
     if crawl:
         params.setdefault("processes", 1)  # before `c10k crawl --processes`: one process
         params["server"].setdefault("addresses", 1)  # before `c10k serve --listen`: one
+        params["server"].setdefault("root_latency", True)  # before `--root-now`: every page
     elif run["scenario"] == catalog.IDLE.name:
         params.setdefault("processes", 1)  # before the machine's thread ceiling (C5)
+    run.setdefault("block", None)  # before paired rounds: no round blocks, no noisy rounds
+    run.setdefault("again", 0)
+    run.setdefault("noisy", False)
     if "round" not in run:
         # Before rounds were recorded the plan ran the repetitions round-robin all the same.
         run["round"] = run["repetition"] if crawl and run["kind"] == "measured" else None

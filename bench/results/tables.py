@@ -89,6 +89,10 @@ class Point(PointBusy):
     plateau_pages_per_s: NotRequired[FigureSummary]
     fraction_of_ideal: NotRequired[float | None]
     fraction_of_ideal_ci95: NotRequired[Interval | None]
+    # the server's CPU per request (its whole run's CPU over its requests), and the share of
+    # its core C/L asks of it at that cost: above about half, the point is server-bound
+    server_cpu_us_per_request: NotRequired[float | None]
+    server_ideal_load: NotRequired[float | None]
     # runs with a plateau (sleepy-style points)
     plateau_kernel_delta_kib: NotRequired[FigureSummary]
     plateau_rss_kib: NotRequired[FigureSummary]

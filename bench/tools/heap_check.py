@@ -14,8 +14,8 @@ from bench.arguments import OneLineParser
 from bench.harness.cores import split_cpus
 from bench.harness.heap import HASH_SEED_MAX, memory_env
 from bench.harness.plan import PlannedRun
-from bench.harness.profiles import sleepy_points
 from bench.harness.recipes import run_crawl
+from bench.harness.shapes import sleepy_points
 from bench.harness.site import Server
 from bench.results import Heap
 from c10k.catalog import MODELS

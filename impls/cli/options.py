@@ -90,6 +90,14 @@ def crawl_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--max-pages", type=positive_int, default=None, help="fetch at most this many URLs"
     )
+    add_how_options(parser)
+    add_output_options(parser)
+    add_process_options(parser)
+    return parser
+
+
+def add_how_options(parser: argparse.ArgumentParser) -> None:
+    """How the crawler works: its threads' stacks, its connections, its core."""
     parser.add_argument(
         "--stack-size",
         type=parse_size,
@@ -110,9 +118,6 @@ def crawl_parser() -> argparse.ArgumentParser:
         "selectolax) or pure (Python's own; loads in a subinterpreter) (default c; the "
         "interpreters model runs on pure only)",
     )
-    add_output_options(parser)
-    add_process_options(parser)
-    return parser
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:

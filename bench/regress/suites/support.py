@@ -13,7 +13,7 @@ from typing import Any
 from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
 from bench.harness.commands import IDLE_PROGRAM, crawl_argv, idle_argv
-from bench.harness.plan import IdleSpec
+from bench.harness.points import IdleSpec
 from bench.harness.recipes import recorded_replay
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import listed_models

@@ -53,11 +53,29 @@ def _percent(value: float) -> str:
 
 
 def judged_ratio(found: Mapping[str, Any], key: str, label: str) -> Judged:
-    """found[key] and its interval found[key_ci95], as the figure a rule decides on."""
+    """found[key] and its interval found[key_ci95], as the figure a rule decides on; judged
+    by paired rounds (found["look"]), at the look's confidence, saying where it stopped."""
     interval = recorded_interval(found.get(f"{key}_ci95"))
     before = f"{key}_ci95" not in found  # a file written before intervals
     why = "written before intervals" if before else f"{ONE_RUN_PER_POINT}, no interval"
-    return Judged(found.get(key), interval, why, label)
+    look = found.get("look")
+    if not look:
+        return Judged(found.get(key), interval, why, label)
+    return Judged(
+        found.get(key),
+        interval,
+        f"{look['rounds']} round(s), no interval",
+        label,
+        confidence=look["confidence"],
+        stopping=stopping_text(look),
+    )
+
+
+def stopping_text(look: Mapping[str, Any]) -> str:
+    """Where a paired comparison stopped: 'after 5 rounds: decided' (docs/report.md)."""
+    rounds = int(look["rounds"])
+    why = "decided" if look["decided"] else "precise" if look["precise"] else "undecided"
+    return f"after {rounds} paired round{'s' if rounds != 1 else ''}: {why}"
 
 
 def ratio_text(
@@ -79,8 +97,25 @@ def _few_active_conditions(document: Results, used: list[int]) -> str:
     runs = site["threads_most_runs_per_point"] if site else 0
     return (
         f"{FEW_ACTIVE}: C {span(used)}, latency 0, {'?' if pages is None else pages} pages, "
-        f"{runs} run(s) per point"
+        f"{runs} run(s) per point" + rounds_text(document, FEW_ACTIVE)
     )
+
+
+def _server_load(found: Mapping[str, Any]) -> str:
+    """'; C/L asks the server for 21% of its core': whether the point can be fed (the
+    server, at its measured CPU per request, has room when this is about half or less)."""
+    load = found.get("server_ideal_load")
+    return "" if load is None else f"; C/L asks the server for {load:.0%} of its core"
+
+
+def rounds_text(document: Results, scenario: str) -> str:
+    """', 5 paired rounds (1 noisy, run again)': the scenario's rounds, '' without any."""
+    found = (document["derived"].get("rounds") or {}).get(scenario)
+    if not found:
+        return ""
+    noisy = found["noisy"]
+    again = f", {noisy} noisy and run again" if noisy else ", none noisy"
+    return f", {found['rounds']} paired round(s){again}"
 
 
 def _instructions_text(
@@ -291,7 +326,9 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     )
     conditions = (
         f"{scenario}: C {concurrency:,}, latency {found['latency']}, {found['pages']:,} pages"
-        f"{speed}; memory per connection ({SLEEPY}, RSS + kernel slopes over the runs) "
+        f"{rounds_text(document, scenario)}{_server_load(found)}{speed}; memory per "
+        f"connection ({SLEEPY}, "
+        "RSS + kernel slopes over the runs) "
         f"{ASYNCIO} {_held(mine)}, {THREADS} {_held(theirs)}"
         f"{_sleepy_failures(document, scenario)}{beside}; "
         f"{profile_name(document)}"

@@ -1,0 +1,230 @@
+"""The comparisons the verdicts rest on, judged round by round (c10k.sequential)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bench.analysis.points import Points, mean_latency, scenario_points
+from bench.analysis.ratios import Figure
+from bench.results import Comparisons, Look, PairedComparison, Point, RoundCounts, Run
+from c10k import catalog, claims, sequential
+from c10k.stats import median
+
+FEW_ACTIVE, SLEEPY_KEEP_ALIVE = catalog.FEW_ACTIVE.name, catalog.SLEEPY_KEEP_ALIVE.name
+THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """numerator(s) over denominator on one figure, paired by round, against a rule's bounds.
+
+    With several numerators a round's figure is their median (C6: the chapter's event
+    loops). Over the points both ran, a round's ratio is the geometric mean of its points'
+    (server-bound points left out when skip_saturated); at_judged_point keeps only the
+    scenario's point with the most connections at the longest latency (C7's C10K point)."""
+
+    claim: str
+    name: str
+    scenario: str
+    figure: Figure
+    numerators: tuple[str, ...]
+    denominator: str
+    bounds: tuple[float, ...]
+    skip_saturated: bool = False
+    at_judged_point: bool = False
+
+
+def comparisons() -> list[Comparison]:
+    """C6, C9 (each loop pair: CPU per page on asyncio's loop over the other's) and C7."""
+    found = [
+        Comparison(
+            "C6",
+            "event loops over threads",
+            FEW_ACTIVE,
+            "pages_per_s",
+            tuple(m.name for m in catalog.MODELS.values() if m.event_loop),
+            THREADS,
+            claims.MODERATE_RANGE,
+            skip_saturated=True,
+        )
+    ]
+    found += [
+        Comparison(
+            "C9",
+            f"{plain.name} over {fast.name}",
+            FEW_ACTIVE,
+            "cpu_us_per_page",
+            (plain.name,),
+            fast.name,
+            (claims.UVLOOP_SPEEDUP,),
+        )
+        for plain, fast in catalog.LOOP_PAIRS
+    ]
+    found.append(
+        Comparison(
+            "C7",
+            f"{ASYNCIO} over {THREADS}",
+            SLEEPY_KEEP_ALIVE,
+            "plateau_pages_per_s",
+            (ASYNCIO,),
+            THREADS,
+            (claims.AT_LEAST_AS_FAST,),
+            at_judged_point=True,
+        )
+    )
+    return found
+
+
+PointId = tuple[int, str]  # concurrency and latency
+
+
+def judged_point(table: Points) -> PointId | None:
+    """The scenario's point with the most connections, at the longest latency among them."""
+    keys = {(p["concurrency"], p["latency"]) for points in table.values() for p in points}
+    return max(keys, key=lambda k: (k[0], mean_latency(k[1])), default=None)
+
+
+def _by_point(table: Points, model: str) -> dict[PointId, Point]:
+    return {(p["concurrency"], p["latency"]): p for p in table.get(model, [])}
+
+
+def _by_round(point: Point, figure: Figure) -> dict[int, float]:
+    return {
+        int(run["round"]): float(value)
+        for run in point.get("rounds") or []
+        if (value := run.get(figure)) is not None and value > 0 and math.isfinite(value)
+    }
+
+
+def shared_points(table: Points, comparison: Comparison) -> list[PointId]:
+    """The points every model of the comparison ran (saturated ones left out if asked)."""
+    models = [*comparison.numerators, comparison.denominator]
+    each = [_by_point(table, m) for m in models]
+    keys = set(each[0]).intersection(*each[1:]) if each else set()
+    if comparison.at_judged_point:
+        top = judged_point(table)
+        keys = {top} & keys if top is not None else set()
+    if comparison.skip_saturated:
+        keys = {k for k in keys if not any(e[k]["server_saturated_runs"] for e in each)}
+    return sorted(keys, key=lambda k: (k[0], mean_latency(k[1])))
+
+
+def round_ratios(
+    table: Points, comparison: Comparison, points: Sequence[PointId]
+) -> dict[int, float]:
+    """Round -> the comparison's log ratio in it, for every round complete at every point."""
+    if not points:
+        return {}
+    den = _by_point(table, comparison.denominator)
+    per_model: list[dict[int, float]] = []
+    for model in comparison.numerators:
+        mine = _by_point(table, model)
+        logs: dict[int, list[float]] = {}
+        for key in points:
+            top, bottom = (
+                _by_round(mine[key], comparison.figure),
+                _by_round(den[key], comparison.figure),
+            )
+            for r in set(top) & set(bottom):
+                logs.setdefault(r, []).append(math.log(top[r] / bottom[r]))
+        per_model.append({r: sum(v) / len(v) for r, v in logs.items() if len(v) == len(points)})
+    complete = set(per_model[0]).intersection(*per_model[1:])
+    return {r: median([m[r] for m in per_model]) for r in sorted(complete)}
+
+
+def _look(found: sequential.Look | None) -> Look | None:
+    if found is None:
+        return None
+    interval = found.interval
+    return {
+        "rounds": found.rounds,
+        "value": found.value,
+        "ci": None if interval is None else interval.as_list(),
+        "confidence": sequential.look_confidence(),
+        "decided": found.decided,
+        "precise": found.precise,
+    }
+
+
+def judge(tables: Mapping[str, object], comparison: Comparison) -> PairedComparison | None:
+    """The comparison as the stopping rule sees it now; None when its scenario did not run
+    or no point has every model of it."""
+    table = scenario_points(tables, comparison.scenario)
+    points = shared_points(table, comparison)
+    if not points:
+        return None
+    by_round = round_ratios(table, comparison, points)
+    logs = list(by_round.values())
+    found = sequential.judge(logs, comparison.bounds) if logs else None
+    stopped = sequential.stopped(logs, comparison.bounds)
+    stopped_by = None
+    if found is not None and found.decided:
+        stopped_by = "decided"
+    elif found is not None and found.precise:
+        stopped_by = "precise"
+    elif stopped:
+        stopped_by = "cap"
+    return {
+        "claim": comparison.claim,
+        "name": comparison.name,
+        "scenario": comparison.scenario,
+        "figure": comparison.figure,
+        "numerators": list(comparison.numerators),
+        "denominator": comparison.denominator,
+        "bounds": list(comparison.bounds),
+        "concurrencies": [c for c, _ in points],
+        "latencies": [latency for _, latency in points],
+        "per_round": {str(r): v for r, v in by_round.items()},
+        "look": _look(found),
+        "stopped": stopped,
+        "stopped_by": stopped_by,
+    }
+
+
+def paired_comparisons(tables: Mapping[str, object]) -> list[PairedComparison]:
+    """Every comparison whose scenario ran, judged."""
+    return [found for c in comparisons() if (found := judge(tables, c)) is not None]
+
+
+def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> None:
+    """Give the verdicts' comparisons the paired rounds' values and intervals: C6's median,
+    each loop pair's CPU speedup, and C7's asyncio over threads at the judged point."""
+    for found in paired:
+        look = found["look"]
+        if look is None:
+            continue
+        if found["claim"] == "C6":
+            target = comparisons["event_loop_vs_threads"]
+            target["median_pages_per_s"], target["median_pages_per_s_ci95"] = (
+                look["value"],
+                look["ci"],
+            )
+            target["look"] = look
+        elif found["claim"] == "C9" and (loops := comparisons["uvloop"]) is not None:
+            for pair in loops["pairs"]:
+                if [pair["plain"], pair["fast"]] == [*found["numerators"], found["denominator"]]:
+                    pair["cpu_per_page_speedup"] = look["value"]
+                    pair["cpu_per_page_speedup_ci95"] = look["ci"]
+                    pair["look"] = look
+        elif found["claim"] == "C7" and (c7 := comparisons["asyncio_vs_threads_sleepy_keep_alive"]):
+            c7["asyncio_over_threads"], c7["asyncio_over_threads_ci95"] = look["value"], look["ci"]
+            c7["look"] = look
+
+
+def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
+    """Per scenario: its paired rounds that ran, those a sentinel found noisy, and those run
+    again (a noisy round's second run counts as a round of its own)."""
+    found: dict[str, RoundCounts] = {}
+    seen: set[tuple[str | None, int]] = set()
+    for run in runs:
+        block = run["block"]
+        if block is None or (block, run["again"]) in seen:
+            continue
+        seen.add((block, run["again"]))
+        counts = found.setdefault(run["scenario"], {"rounds": 0, "noisy": 0, "again": 0})
+        counts["rounds"] += 1
+        counts["noisy"] += run["noisy"]
+        counts["again"] += run["again"] > 0
+    return found

@@ -1,0 +1,100 @@
+"""Paired rounds in the run loop: noisy rounds, points that failed twice, rounds not needed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from bench.harness.plan import PlannedRun
+from bench.results import Results, Run
+from c10k.stats import median
+
+# A round whose sentinel (the fixed CPU loop before it) took more than this share more or
+# less wall time than the session's loops so far is noisy: its runs count in no figure.
+NOISY_SHARE = 0.20
+LOOPS_BEFORE_JUDGING = 3  # the session's loops a sentinel is judged against, at least
+AGAIN_PER_ROUND = 1  # a noisy round runs again this many times at most
+AGAIN_PER_SCENARIO = 3  # and one scenario this many rounds again, in all
+# A point whose runs ended so this many times is not run again in the session.
+FAILED_STATUSES = ("timeout", "failed-verification")
+FAILURES_BEFORE_NOT_RUN = 2
+
+
+def blocks(plan: Sequence[PlannedRun]) -> Iterator[list[PlannedRun]]:
+    """The plan cut into what runs together: a paired round (its sentinel and its runs), or
+    one run that belongs to no round."""
+    index = 0
+    while index < len(plan):
+        block = plan[index].block
+        end = index + 1
+        while block is not None and end < len(plan) and plan[end].block == block:
+            end += 1
+        yield list(plan[index:end])
+        index = end
+
+
+def loop_wall_times(document: Results) -> list[float]:
+    """The wall seconds of every CPU loop of the session that ran well and was not noisy."""
+    return [
+        run["loop"]["wall_s"]
+        for run in document["runs"]
+        if "loop" in run and run["status"] == "ok" and not run.get("noisy")
+    ]
+
+
+def sentinel_noisy(record: Run, document: Results) -> bool:
+    """True when a sentinel's loop took NOISY_SHARE more or less wall time than the median
+    of the session's loops before it (judged once there are LOOPS_BEFORE_JUDGING)."""
+    loop = record.get("loop")
+    if record["status"] != "ok" or loop is None:
+        return True  # the machine could not even run the loop: nothing here is quiet
+    before = loop_wall_times(document)
+    if len(before) < LOOPS_BEFORE_JUDGING:
+        return False
+    typical = median(before)
+    return abs(loop["wall_s"] - typical) > NOISY_SHARE * typical
+
+
+def point_of(run_id: str) -> str:
+    """A crawl run's point: its id without its last part ('measured3', 'measured3-again1')."""
+    return run_id.rsplit("/", 1)[0]
+
+
+def again_id(run_id: str, again: int) -> str:
+    """The id of a run of a round that runs again, for the again-th time."""
+    return f"{run_id}-again{again}"
+
+
+def known_failures(document: Results, run: PlannedRun) -> list[str]:
+    """The statuses of this point's earlier measured runs that timed out or failed
+    verification, once there are FAILURES_BEFORE_NOT_RUN of them; else []."""
+    point = point_of(run.id)
+    failed = [
+        r["status"]
+        for r in document["runs"]
+        if r["kind"] == "measured" and r["status"] in FAILED_STATUSES and point_of(r["id"]) == point
+    ]
+    return failed if len(failed) >= FAILURES_BEFORE_NOT_RUN else []
+
+
+def open_comparisons(document: Results, scenario: str) -> list[str]:
+    """The paired comparisons judged in a scenario that have not stopped yet (a scenario
+    with none has none open)."""
+    paired = document["derived"].get("comparisons", {}).get("paired") or []
+    return [c["name"] for c in paired if c["scenario"] == scenario and not c["stopped"]]
+
+
+def round_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> bool:
+    """Whether a round runs: always, unless it is conditional and every comparison judged in
+    its scenario has stopped in every runtime's results."""
+    if not any(run.conditional for run in runs):
+        return True
+    return any(open_comparisons(document, runs[0].scenario) for document in documents)
+
+
+def again_allowed(documents: Sequence[Results], scenario: str) -> bool:
+    """Whether a noisy round of this scenario may run again (AGAIN_PER_SCENARIO in all)."""
+    done = max(
+        len({r.get("block") for r in d["runs"] if r["scenario"] == scenario and r.get("again")})
+        for d in documents
+    )
+    return done < AGAIN_PER_SCENARIO

@@ -1,0 +1,279 @@
+"""How a profile's scenarios are built: crawl points, idle runs and scenarios from a few numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bench.analysis.points import mean_latency
+from bench.harness.costs import SWEEP_CPU_PER_PAGE_S
+from bench.harness.points import CrawlPoint, IdleSpec, Scenario
+from bench.harness.site import ServeOptions
+from c10k import catalog
+
+
+def sleepy_points(
+    concurrencies: Sequence[int],
+    latency: str,
+    waves: int,
+    workers: int = 1,
+    repetitions: int | None = None,
+    cap: int | None = None,
+    models: tuple[str, ...] | None = None,
+) -> tuple[CrawlPoint, ...]:
+    """A wide site of exactly waves*C pages per C: all in flight at once, `waves` times over,
+    its root (the hub that lists them) answering at once; `repetitions` runs of each model
+    per point (None: the scenario's), paired rounds up to `cap` while a comparison judged
+    there is open, and only `models` there (None: every model)."""
+    return tuple(
+        CrawlPoint(
+            _sleepy_site(waves * c, latency, workers=workers),
+            concurrency=c,
+            # Generous: when the machine saturates, fetches wait long in queues (kernel and
+            # loop); a timeout would add retries and blur the throughput being measured.
+            timeout_s=max(30.0, 10 * mean_latency(latency)),
+            check_peak=True,
+            repetitions=repetitions,
+            cap=cap,
+            models=models,
+        )
+        for c in concurrencies
+    )
+
+
+def _sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) -> ServeOptions:
+    """A sleepy site: a wide site of `pages` pages after a root that answers at once."""
+    return ServeOptions(
+        pages=pages,
+        links=0,
+        shape="wide",
+        latency=latency,
+        workers=workers,
+        addresses=addresses,
+        root_latency=False,
+    )
+
+
+def past_one_process_points(
+    concurrencies: Sequence[int], latency: str, processes: int, waves: int = 2
+) -> tuple[CrawlPoint, ...]:
+    """Sleepy points of `waves` waves crawled by `processes` worker processes against a server of
+    as many workers on as many loopback addresses: each process stays under its own
+    open-file limit and each address under its own ephemeral ports. The latency must outlast
+    the ramp (about 38 s to open 100,000 connections on the 2-core dev VM)."""
+    return tuple(
+        CrawlPoint(
+            _sleepy_site(waves * c, latency, workers=processes, addresses=processes),
+            concurrency=c,
+            timeout_s=max(30.0, 10 * mean_latency(latency)),
+            check_peak=True,
+            processes=processes,
+        )
+        for c in concurrencies
+    )
+
+
+def per_url_point(concurrency: int, latency: str, waves: int) -> tuple[CrawlPoint, ...]:
+    """A sleepy point with more pages per connection than the scenario's own at the same C:
+    derive tells the memory held per URL apart from the memory held per connection by it."""
+    return sleepy_points((concurrency,), latency, waves)
+
+
+def sweep_points(
+    concurrency: int, latencies: Sequence[str], target_s: float
+) -> tuple[CrawlPoint, ...]:
+    """Fixed concurrency, latency varied; pages sized so each run lasts about target_s."""
+    points = []
+    for latency in latencies:
+        mean = mean_latency(latency)
+        by_cpu = int(target_s / SWEEP_CPU_PER_PAGE_S)
+        by_wait = int(concurrency * target_s / mean) if mean > 0 else by_cpu
+        pages = max(3 * concurrency, min(by_cpu, by_wait))
+        points.append(
+            CrawlPoint(
+                ServeOptions(pages=pages, links=0, shape="wide", latency=latency),
+                concurrency=concurrency,
+            )
+        )
+    return tuple(points)
+
+
+def few_active_points(pages: int, concurrencies: Sequence[int]) -> tuple[CrawlPoint, ...]:
+    server = ServeOptions(pages=pages, links=10, shape="deep", latency="0")
+    return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
+
+
+def many_links_points(
+    pages: int, links: int, concurrencies: Sequence[int]
+) -> tuple[CrawlPoint, ...]:
+    """The few-active shape with `links` links a page: the crawler's CPU per page (parsing,
+    link extraction, the frontier) several times the server's, so the crawler limits."""
+    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0")
+    return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
+
+
+def idle_specs(
+    thread_count: int,
+    unit_count: int,
+    tracemalloc_threads: int,
+    tracemalloc_units: int,
+    thread_cap: int,
+    other_loop_units: int | None = None,
+    machine_ceiling: bool = False,
+) -> tuple[IdleSpec, ...]:
+    """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop, rloop, trio and
+    generators-model tasks and the greenlets, whose 1,000,000 cost half a minute each (a
+    greenlet: over a minute and 8 GB) and add no claim: C4 is settled by asyncio tasks and
+    bare coroutines at unit_count, and the others join it from 100,000 units. With
+    machine_ceiling, threads are also started in several processes at once, up to the
+    machine's ceiling (C5's)."""
+    thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
+    coroutine_kinds = catalog.COROUTINE_KINDS
+    other_loops = (
+        catalog.UVLOOP_TASK.name,
+        catalog.RLOOP_TASK.name,
+        catalog.GENERATORS_TASK.name,
+        catalog.GREENLET.name,
+        catalog.TRIO_TASK.name,
+    )
+    specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
+    specs += [
+        IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
+        for kind in coroutine_kinds
+    ]
+    # Whole interpreters: a count of their own, and no tracemalloc run (it sees one only).
+    specs += [
+        IdleSpec(k.name, INTERPRETERS_PARKED) for k in catalog.IDLE_KINDS.values() if k.interpreter
+    ]
+    specs += [IdleSpec(kind, tracemalloc_threads, "tracemalloc", steps=1) for kind in thread_kinds]
+    specs += [IdleSpec(kind, tracemalloc_units, "tracemalloc", steps=1) for kind in coroutine_kinds]
+    specs.append(
+        IdleSpec(catalog.THREAD.name, thread_cap, "until-failure", steps=1, cap=thread_cap)
+    )
+    if not machine_ceiling:
+        return tuple(specs)
+    # C5 on the machine: threads started by several processes at once, past one process's
+    # vm.max_map_count, up to the machine's kernel.pid_max.
+    specs.append(
+        IdleSpec(
+            catalog.THREAD.name,
+            thread_cap,
+            "until-failure",
+            steps=1,
+            cap=thread_cap,
+            processes=MACHINE_THREAD_PROCESSES,
+        )
+    )
+    return tuple(specs)
+
+
+# Idle subinterpreters per run, whatever the profile: about 4.5 MB and 25-60 ms each on the
+# 2-core dev VM (CPython 3.14.7), and 20 give a steady slope.
+INTERPRETERS_PARKED = 20
+
+# Processes that start threads at once for the machine's thread ceiling: each stops near
+# 22,000 (vm.max_map_count), so two reach pid_max's 32,768; four share the load evenly.
+MACHINE_THREAD_PROCESSES = 4
+
+REALISTIC_FAULTS = "reset=0.01,hang=0.005,500=0.01,truncate=0.005,garbage=0.005"
+
+
+def realistic_point(pages: int, concurrency: int, timeout_s: float = 1.0) -> CrawlPoint:
+    return CrawlPoint(
+        ServeOptions(
+            pages=pages,
+            links=10,
+            shape="deep",
+            latency="lognormal:50ms,0.5",
+            bandwidth="256KiB",
+            faults=REALISTIC_FAULTS,
+        ),
+        concurrency=concurrency,
+        timeout_s=timeout_s,  # hangs cost timeout * tries at the end of the crawl: keep small
+        max_tries=2,
+    )
+
+
+def docs_point(pages: int, links: int, concurrency: int) -> CrawlPoint:
+    """A documentation site (`c10k serve --preset docs`: 50-200 KB pages, hundreds of links
+    a page, every href form of the wild) with a realistic latency: the core's cost shows."""
+    return CrawlPoint(
+        ServeOptions(
+            pages=pages,
+            links=links,
+            shape="docs",
+            seed=0,
+            latency="lognormal:50ms,0.5",
+            preset="docs",
+        ),
+        concurrency=concurrency,
+    )
+
+
+def fitted(
+    about: catalog.Scenario,
+    points: tuple[CrawlPoint, ...],
+    repetitions: int = 1,
+    steady_heap: bool = False,
+) -> Scenario:
+    """A scenario whose memory per connection is fitted from C 1,000 up, when its points
+    reach C 3,000 (below that, over every point)."""
+    reach = max((p.concurrency for p in points), default=0)
+    return Scenario(
+        about,
+        points=points,
+        repetitions=repetitions,
+        fit_min_concurrency=1000 if reach >= 3000 else 0,
+        steady_heap=steady_heap,
+    )
+
+
+def scenarios(
+    *,
+    loops: int,
+    idle: tuple[IdleSpec, ...],
+    few_active: tuple[CrawlPoint, ...],
+    few_reps: int,
+    few_warmups: int,
+    sleepy: tuple[CrawlPoint, ...],
+    sleepy_reps: int,
+    few_active_keep_alive: tuple[CrawlPoint, ...],
+    sleepy_keep_alive: tuple[CrawlPoint, ...],
+    sweep: tuple[CrawlPoint, ...],
+    sweep_reps: int,
+    realistic: tuple[CrawlPoint, ...],
+    realistic_reps: int,
+    instructions: tuple[CrawlPoint, ...] = (),
+    c100k: tuple[CrawlPoint, ...] = (),
+    few_cap: int | None = None,
+    few_keep_alive_reps: int | None = None,
+) -> tuple[Scenario, ...]:
+    """A profile's scenarios in the order they run, from their points and repetitions."""
+    return (
+        # First, before anything has warmed the machine: the floor under every CV.
+        Scenario(catalog.NOISE_FLOOR, loops=loops),
+        Scenario(catalog.IDLE, idle=idle),
+        Scenario(
+            catalog.FEW_ACTIVE,
+            points=few_active,
+            repetitions=few_reps,
+            warmups=few_warmups,
+            cap=few_cap,
+        ),
+        # Both modes at the same points, each with its warm-up: the few-active site's server
+        # is shared, so the close mode's warm-up has already built its pages.
+        Scenario(
+            catalog.FEW_ACTIVE_KEEP_ALIVE,
+            points=few_active_keep_alive,
+            repetitions=few_keep_alive_reps or few_reps,
+            warmups=few_warmups,
+        ),
+        fitted(catalog.SLEEPY, sleepy, sleepy_reps, steady_heap=True),
+        fitted(catalog.SLEEPY_KEEP_ALIVE, sleepy_keep_alive, sleepy_reps),
+        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=sweep_reps),
+        Scenario(catalog.REALISTIC, points=realistic, repetitions=realistic_reps),
+        # Under the sleepy scenario's heap conditions, which its workers inherit: memory per
+        # connection in one process and across several is then compared like for like.
+        fitted(catalog.C100K, c100k, steady_heap=True),
+        # Once per model: a count under callgrind does not vary from run to run.
+        Scenario(catalog.INSTRUCTIONS, points=instructions, counted=True),
+    )

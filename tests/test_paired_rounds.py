@@ -1,0 +1,198 @@
+"""Paired rounds in the run loop: a noisy round runs again, a point that failed twice is not
+run again, and a conditional round runs only while a comparison is open (no real crawl)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from bench.analysis.paired import Comparison, round_counts, round_ratios, shared_points
+from bench.harness import cli as bench_cli
+from bench.harness import rounds, runner
+from bench.harness.plan import PlannedRun, base_record, build_plan, ended, runs_at
+from bench.harness.points import CrawlPoint, Profile, Scenario
+from bench.harness.site import ServeOptions
+from bench.results import Point, Results, Run, crawl_table
+from c10k import catalog, probes
+from tests.recorded import runs_of
+
+THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
+
+
+def profile(repetitions: int = 2, cap: int | None = None) -> Profile:
+    point = CrawlPoint(ServeOptions(pages=10), concurrency=4)
+    few = Scenario(catalog.FEW_ACTIVE, points=(point,), repetitions=repetitions, cap=cap)
+    return Profile("fake", "one point of paired rounds", 60.0, 0.1, (few,))
+
+
+class FakeServer:
+    """Serves nothing."""
+
+    started: ClassVar[int] = 0
+
+    def __init__(self, options: ServeOptions, cpus: Any = None) -> None:
+        self.root = "http://127.0.0.1:1/"
+
+    def start(self) -> None:
+        FakeServer.started += 1
+
+    def stop(self) -> None:
+        pass
+
+
+class Machine:
+    """What the fake runs report: each loop's wall time in turn, each crawl's status."""
+
+    def __init__(self) -> None:
+        self.loop_walls: list[float] = []
+        self.crawl_status: dict[str, str] = {}
+        self.started: list[str] = []
+
+    def run(self, run: PlannedRun, *args: Any) -> Run:
+        self.started.append(run.id)
+        record = ended(base_record(run), self.crawl_status.get(run.model, "ok"), None)
+        if run.loop:
+            wall = self.loop_walls.pop(0) if self.loop_walls else 0.2
+            record["loop"] = {"rounds": 300, "found": 1, "cpu_s": wall, "wall_s": wall}
+        elif record["status"] == "ok":  # what derive reads of a verified crawl
+            latency = {"p50": 0.001, "p99": 0.01}
+            crawl = {"pages": 11, "wall_s": 0.1, "pages_per_s": 110.0, "cpu_us_per_page": 500.0}
+            record["crawl"] = crawl | {"latency_s": latency, "max_rss_kib": 30_000}  # type: ignore[typeddict-item]
+            record["server"] = {"saturated": False}  # type: ignore[typeddict-item]
+            record["verification"] = {"server_peak_in_flight": 4}  # type: ignore[typeddict-item]
+        return record
+
+
+@pytest.fixture
+def machine(monkeypatch: pytest.MonkeyPatch) -> Machine:
+    found = Machine()
+    for name in ("run_crawl", "run_idle", "run_loop", "run_counted"):
+        monkeypatch.setattr(runner, name, found.run)
+    monkeypatch.setattr(runner, "Server", FakeServer)
+    monkeypatch.setattr(runner, "missing_models", lambda models, python: {})
+    monkeypatch.setattr(probes, "environment", lambda: {})
+    return found
+
+
+def bench(out: Path, fake: Profile, session_loops: list[float] | None = None) -> Results:
+    """The fake profile's plan for threads and asyncio, run by the real run loop."""
+    args = bench_cli.parser().parse_args(
+        ["--models", f"{THREADS},{ASYNCIO}", "--out", str(out), "--pin", "off", "--seed", "3"]
+    )
+    plan = build_plan(fake, args.models, ["few-active"], 3)
+    pinning = runner.announce(args, fake, plan, [runner.harness_runtime()])
+    lane = runner.new_lane(args, fake, plan, out, runner.harness_runtime(), ["c10k"], pinning)
+    for n, wall in enumerate(session_loops or []):  # the session's noise floor, before
+        loop = ended(
+            base_record(PlannedRun(f"floor/{n}", "noise-floor", "cpu-loop", "measured", n)),
+            "ok",
+            None,
+        )
+        loop["loop"] = {"rounds": 300, "found": 1, "cpu_s": wall, "wall_s": wall}
+        lane.store.document["runs"].append(loop)
+    runner.execute(fake, plan, [lane], pinning)
+    return lane.store.document
+
+
+def test_a_round_whose_sentinel_is_off_by_a_fifth_runs_again(
+    tmp_path: Path, machine: Machine
+) -> None:
+    machine.loop_walls = [0.2, 0.3, 0.2]  # round 0 quiet; round 1's sentinel 50% slow
+    document = bench(tmp_path, profile(), session_loops=[0.2, 0.2, 0.2])
+    runs = [r for r in document["runs"] if r["scenario"] == "few-active"]
+    noisy = [r for r in runs if r["noisy"]]
+    assert {r["round"] for r in noisy} == {1} and len(noisy) == 3  # its sentinel and 2 crawls
+    again = [r for r in runs if r["again"]]
+    assert {r["round"] for r in again} == {1} and not any(r["noisy"] for r in again)
+    assert all(r["id"].endswith("-again1") for r in again)
+    assert document["derived"]["rounds"]["few-active"] == {"rounds": 3, "noisy": 1, "again": 1}
+    # the noisy round counts in nothing: each model's point has rounds 0 and 1 (run again)
+    points = crawl_table(document["derived"], "few-active")[THREADS]["points"]
+    assert [r["round"] for r in points[0]["rounds"]] == [0, 1] and points[0]["runs"] == 2
+
+
+def test_a_sentinel_is_not_judged_before_the_session_has_three_loops(
+    tmp_path: Path, machine: Machine
+) -> None:
+    machine.loop_walls = [0.2, 0.9]
+    document = bench(tmp_path, profile())
+    assert not any(r["noisy"] for r in document["runs"])
+
+
+def test_a_noisy_round_runs_again_once_at_most(tmp_path: Path, machine: Machine) -> None:
+    machine.loop_walls = [0.5, 0.5, 0.2, 0.2]  # round 0 noisy twice
+    document = bench(tmp_path, profile(), session_loops=[0.2, 0.2, 0.2])
+    zero = [r for r in document["runs"] if r["round"] == 0]
+    assert {r["again"] for r in zero} == {0, rounds.AGAIN_PER_ROUND}
+    assert all(r["noisy"] for r in zero)  # both times noisy: round 0 counts in nothing
+
+
+def test_a_point_that_failed_twice_is_not_run_again(tmp_path: Path, machine: Machine) -> None:
+    machine.crawl_status = {THREADS: "timeout"}
+    document = bench(tmp_path, profile(repetitions=4))
+    threads = [r for r in document["runs"] if r["model"] == THREADS]
+    assert [r["status"] for r in threads] == ["timeout", "timeout", "not-run", "not-run"]
+    assert "failed 2 times before: timeout, timeout" in (threads[2]["reason"] or "")
+    started = [i for i in machine.started if f"/{THREADS}/" in i]
+    assert len(started) == 2  # the later ones never started
+    asyncio = [r for r in document["runs"] if r["model"] == ASYNCIO]
+    assert [r["status"] for r in asyncio] == ["ok"] * 4
+
+
+def test_conditional_rounds_run_only_while_a_comparison_is_open(
+    tmp_path: Path, machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    open_until = 4  # the comparison stops once 4 rounds ran
+    ran: list[int] = []
+
+    def needed(documents: list[Results], runs: list[PlannedRun]) -> bool:
+        done = {r["round"] for r in documents[0]["runs"] if r["kind"] == "measured"}
+        ran.append(runs[0].round or 0)
+        return not runs[0].conditional or len(done) < open_until
+
+    monkeypatch.setattr(runner, "round_needed", needed)
+    document = bench(tmp_path, profile(repetitions=3, cap=8))
+    rounds_run = sorted({r["round"] or 0 for r in document["runs"] if r["kind"] == "measured"})
+    assert rounds_run == [0, 1, 2, 3]
+    assert ran == list(range(8))  # asked before every round, also those it passed over
+
+
+def _point(concurrency: int, by_round: dict[int, float], figure: str = "pages_per_s") -> Point:
+    return {  # type: ignore[typeddict-item]  # what the comparison reads of a point
+        "concurrency": concurrency,
+        "latency": "0",
+        "server_saturated_runs": 0,
+        "rounds": [{"round": r, figure: v} for r, v in by_round.items()],
+    }
+
+
+def test_a_round_of_c6_is_the_median_over_the_event_loops_of_each_ones_mean_log_ratio() -> None:
+    loops = tuple(m.name for m in catalog.MODELS.values() if m.event_loop)
+    table = {THREADS: [_point(1, {0: 100.0, 1: 100.0}), _point(10, {0: 200.0, 1: 200.0})]}
+    for factor, model in zip((0.5, 0.8, 0.9), loops, strict=True):
+        table[model] = [_point(1, {0: 100 * factor, 1: 100.0}), _point(10, {0: 200 * factor})]
+    c6 = Comparison("C6", "t", "few-active", "pages_per_s", loops, THREADS, (0.5, 0.95))
+    points = shared_points(table, c6)
+    assert points == [(1, "0"), (10, "0")]
+    # round 1 lacks C 10 for every loop: only round 0 is complete
+    assert round_ratios(table, c6, points) == pytest.approx({0: math.log(0.8)})
+
+
+def test_a_ceiling_keeps_a_model_out_past_it() -> None:
+    httpx = catalog.HTTPX
+    assert httpx.max_concurrency > 0
+    assert runs_at(httpx.name, "sleepy", httpx.max_concurrency)
+    assert not runs_at(httpx.name, "sleepy", httpx.max_concurrency + 1)
+
+
+def test_round_counts_count_each_round_once_and_its_noise() -> None:
+    def run(block: str, again: int, noisy: bool) -> dict[str, Any]:
+        return {"scenario": "s", "block": block, "again": again, "noisy": noisy}
+
+    found = round_counts(
+        runs_of([run("a", 0, False), run("a", 0, False), run("b", 0, True), run("b", 1, False)])
+    )
+    assert found == {"s": {"rounds": 3, "noisy": 1, "again": 1}}
