@@ -10,6 +10,7 @@ import urllib.request
 import pytest
 
 from server.app import Delivery
+from server.cli import parse_options
 from server.site import Site
 from server.site_params import FAULT_OUTCOMES, SiteParams
 from server.specs import parse_latency
@@ -72,6 +73,21 @@ def test_latency_is_applied() -> None:
         reply = raw_get(srv.url, "/p/0/")
         assert reply.status == 200
         assert clock.waits == [pytest.approx(0.3)]  # one wait of the latency, then the page
+
+
+def test_a_root_that_answers_at_once_waits_for_nothing_and_the_pages_do() -> None:
+    clock = SteppedClock()
+    delivery = Delivery(latency=parse_latency("300ms"), root_latency=False)
+    with serve_in_thread(make_site(pages=2), delivery, clock) as srv:
+        assert raw_get(srv.url, "/").status == 200
+        assert clock.waits == []  # the hub: no wait
+        assert raw_get(srv.url, "/p/0/").status == 200
+        assert clock.waits == [pytest.approx(0.3)]  # a page: its latency
+
+
+def test_root_now_is_a_serve_option() -> None:
+    assert not parse_options(["--latency", "2s", "--root-now"]).delivery.root_latency
+    assert parse_options(["--latency", "2s"]).delivery.root_latency
 
 
 class BusyClock(SteppedClock):
