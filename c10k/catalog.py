@@ -16,6 +16,7 @@ from c10k.entries import IdleKind as IdleKind
 from c10k.entries import Model as Model
 from c10k.entries import NeedsPython as NeedsPython
 from c10k.entries import Peer as Peer
+from c10k.entries import ProfileName as ProfileName
 from c10k.entries import Scenario as Scenario
 from c10k.entries import by_name
 
@@ -295,6 +296,25 @@ SCENARIOS: dict[str, Scenario] = by_name(
     NOISE_FLOOR, IDLE, FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, SLEEPY, SLEEPY_KEEP_ALIVE,
     LATENCY_SWEEP, REALISTIC, MANY_LINKS_KEEP_ALIVE, C100K, INSTRUCTIONS,
 )  # fmt: skip
+
+# -- profiles: `c10k bench --profile NAME` (their runs: bench/harness/profiles.py) ---------
+QUICK = ProfileName(
+    "quick", "every model and scenario at tiny scale: a CI smoke test, not a measurement"
+)
+DEFAULT = ProfileName(
+    "default", "what `tox -e bench` runs: every claim but C5 and C8 at 10,000 connections"
+)
+FULL = ProfileName(
+    "full",
+    "more points, more repetitions, concurrency up to the open-file limit; C5's run "
+    "(with --scenarios idle,c100k)",
+)
+FREE_THREADING = ProfileName(
+    "free-threading",
+    "claim C8: few-active and a CPU-heavy keep-alive crawl at C 2-64 and the idle thread, "
+    "for --pythons 3.14,3.14t; unpinned unless --pin is given",
+)
+PROFILES: dict[str, ProfileName] = by_name(QUICK, DEFAULT, FULL, FREE_THREADING)
 
 # -- peers: what a user would use instead (not models) -------------------------------------
 SCRAPY = Peer(

@@ -134,6 +134,14 @@ class IdleKind:
 
 
 @dataclass(frozen=True)
+class ProfileName:
+    """A profile of `c10k bench --profile NAME`: what it runs is bench/harness/profiles.py's."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A scenario's name, the claims it measures and what it does (its points are per profile)."""
 

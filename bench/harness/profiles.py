@@ -39,9 +39,9 @@ NO_THREAD_PER_WORKER = tuple(m.name for m in catalog.MODELS.values() if not m.th
 CAP = sequential.LOOKS[-1]
 
 PROFILE_TABLE: dict[str, Profile] = {
-    "quick": Profile(
-        "quick",
-        "every model and scenario at tiny scale: a CI smoke test, not a measurement",
+    catalog.QUICK.name: Profile(
+        catalog.QUICK.name,
+        catalog.QUICK.description,
         # The budget holds the cost model's estimate, which runs high; the default install
         # (no peer, as CI runs it) takes about 90 s (docs/notes/2026-11-26-profile-durations.md).
         budget_s=140.0,
@@ -62,9 +62,9 @@ PROFILE_TABLE: dict[str, Profile] = {
             realistic_reps=1,
         ),
     ),
-    "default": Profile(
-        "default",
-        "what `tox -e bench` runs: every claim but C5 and C8 at 10,000 connections",
+    catalog.DEFAULT.name: Profile(
+        catalog.DEFAULT.name,
+        catalog.DEFAULT.description,
         # The plan fits 30 minutes when every comparison decides at its first look; the
         # conditional rounds are the rest (docs/notes/2026-11-26-profile-durations.md).
         budget_s=2400.0,
@@ -104,9 +104,9 @@ PROFILE_TABLE: dict[str, Profile] = {
             instructions=few_active_points(300, (16,)),
         ),
     ),
-    "full": Profile(
-        "full",
-        "more points, more repetitions, concurrency up to the open-file limit",
+    catalog.FULL.name: Profile(
+        catalog.FULL.name,
+        catalog.FULL.description,
         # It takes what it needs; the budget only catches a runaway plan (c100k runs about
         # 1.3x its estimate: docs/notes/2026-11-25-c100k.md).
         budget_s=29400.0,
@@ -164,10 +164,9 @@ PROFILE_TABLE: dict[str, Profile] = {
 # with `--pythons 3.14,3.14t`. Unpinned by default: a crawler pinned to one CPU of two cannot
 # run two threads at once, which is all that free-threading buys.
 FREE_THREADING_CONCURRENCIES = (2, 4, 8, 16, 32, 64)
-PROFILE_TABLE["free-threading"] = Profile(
-    "free-threading",
-    "claim C8: few-active and a CPU-heavy keep-alive crawl at C 2-64 and the idle thread, "
-    "for --pythons 3.14,3.14t; unpinned unless --pin is given",
+PROFILE_TABLE[catalog.FREE_THREADING.name] = Profile(
+    catalog.FREE_THREADING.name,
+    catalog.FREE_THREADING.description,
     budget_s=480.0,  # one runtime, every model; --models threads,asyncio: about 2:50
     sample_interval_s=0.1,
     pin="off",
