@@ -27,10 +27,9 @@ _BANDWIDTH_TICK = 0.05  # seconds between two chunks of a trickled body
 
 # Accept queues per address in each worker: sockets on one port with SO_REUSEPORT, among
 # which the kernel spreads new connections. One queue holds at most somaxconn connections
-# not yet accepted (4096 on the dev VM, whatever listen() asks). A crawler that opens 10,000
-# at once overflowed it; each connection dropped there sent its SYN again 1 s later, and
-# again 2 s after that, by which time a 2 s site had answered its first requests, so the
-# server never saw all C in flight (docs/results.md, "Why callbacks failed at 10,000").
+# not yet accepted (4096 on the dev VM, whatever listen() asks); a connection dropped from a
+# full queue sends its SYN again only 1 s later, then 2 s after that, past a 2 s site's first
+# answers. Four queues hold 16,384 (docs/notes/2026-11-25-accept-queue-overflow.md).
 ACCEPT_QUEUES = 4
 
 
@@ -112,7 +111,7 @@ class SiteHandler:
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
         # The answer is due at arrival + L, arrival being when the head was parsed: the
         # handler's own work (the page, the stats) and the wait for its turn on the loop
-        # happen inside L, not after it.
+        # happen inside L, not after it (docs/notes/2026-11-23-server-latency-due-time.md).
         arrived = _arrival(request)  # taken for every request, to keep the stamps in step
         if arrived is None:
             arrived = self.now()

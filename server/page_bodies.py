@@ -56,7 +56,8 @@ def render_link(link: Link, authority: str, n: int, text: str | None = None) -> 
     """The <a> element of a link (text: its HTML content, default "link <n>")."""
     href = link.href
     if link.absolute:
-        # Form 0 keeps the deep and wide shapes' bytes (and speed) as they were.
+        # Form 0 is the deep and wide shapes' only spelling: their bytes are pinned by
+        # tests/test_site_docs.py (the baselines and the sample depend on them).
         prefix = f"HTTP://{authority}" if link.form == 0 else origin(link.form, authority)
         href = prefix + href
     value = html.escape(href, quote=True)  # '&' becomes '&amp;': entity-encoded hrefs

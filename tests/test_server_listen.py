@@ -119,8 +119,8 @@ def listening_sockets(port: int) -> dict[str, int]:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_every_worker_listens_on_each_address_with_several_accept_queues(workers: int) -> None:
-    # One accept queue holds somaxconn connections: a burst of 10,000 connects overflowed
-    # it, and each dropped SYN came back a second or more later (docs/results.md).
+    # One accept queue holds somaxconn connections, and a SYN dropped from a full one comes
+    # back a second or more later (docs/notes/2026-11-25-accept-queue-overflow.md).
     listen = f"{THREE[0]}-{THREE[-1]}"
     args = ("--pages", "2", "--workers", str(workers), "--listen", listen)
     with serve_process(*args) as (_, url):

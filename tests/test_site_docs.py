@@ -246,8 +246,8 @@ def test_docs_site_is_deterministic_across_processes() -> None:
         assert run_script_with_hashseed(DIGEST_SCRIPT, params, hashseed) == here
 
 
-# Digests of deep and wide sites as they were before the docs shape: the regression
-# baselines and the committed report depend on these bytes. A change here is a new site.
+# Digests of the deep and wide sites: the regression baselines and the committed report
+# depend on these bytes, so no other shape may change them. A change here is a new site.
 UNCHANGED = {
     "deep": "99eb7f8b2ee608ceea871cc83deac1b9321f551140717e9f69e0f4c8720d82d2",
     "wide": "e82fb9d4fb9bf1b6c10e03fadd409f68f030eb0cb092053e6e531b26f4fdf01e",

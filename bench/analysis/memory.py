@@ -18,8 +18,8 @@ from c10k.stats import relative_gap
 def _held(verified: int, runs: int) -> bool:
     """A point enters a memory fit only when most of its runs verified. Where a model fails
     more often than it holds (threads at C 10,000 stalls on the GIL), the run that held is a
-    survivor with no spread of its own, and whether a session draws one changed the range its
-    slope was fitted over: sessions' slopes then differed by more than their intervals."""
+    survivor with no spread of its own, and whether a session draws one would change the range
+    its slope covers (docs/notes/2026-11-26-hash-seed.md)."""
     return 2 * verified > runs
 
 

@@ -33,9 +33,9 @@ PLATEAU_FIELDS = (
 
 
 # Read from /proc/PID/smaps_rollup after the sample's other figures. With thousands of threads
-# a read takes a good part of the interval, so the plateau's last read can end after the
-# first responses: threads at C 10,000 once read 1.4 MB more anonymous memory there than
-# its RSS. A read counts only when the next sample is still in the plateau.
+# a read takes a good part of the interval, so the plateau's last read can end after the first
+# responses and hold more than the RSS read before it. A read counts only when the next sample
+# is still in the plateau (docs/notes/2026-11-25-sessions-after-heap-fixes.md).
 ROLLUP_COLUMNS = ("uss_kib", "smaps_rss_kib", "anon_kib")
 
 
@@ -48,9 +48,10 @@ def plateau_summary(columns: Samples, concurrency: int) -> Plateau:
     base = min(fds[i] for i in _whole_tree(columns))
     threshold = base + 0.95 * concurrency
     above = [i for i, f in enumerate(fds) if f >= threshold]
-    # The first stretch with (nearly) every connection open. In sleepy it runs on into the
-    # next waves whenever the fds never dip below the threshold between them, so its median
-    # fell before or after the first responses by chance: the drift of issue 16.
+    # The first stretch with (nearly) every connection open. In sleepy it can run on into the
+    # next waves (the fds need not dip below the threshold between them), whose level is
+    # higher: the plateau is the stretch's first quiet run, the first wave's wait
+    # (docs/notes/2026-11-23-memory-slope-drift.md).
     stretch = [i for n, i in enumerate(above) if i - n == (above[0] if above else 0)]
     quiet = _first_quiet_run(columns, stretch)
     plateau = quiet or stretch

@@ -8,26 +8,24 @@ from collections.abc import Mapping
 
 from bench.results import Heap
 
-# glibc moves its mmap and trim thresholds up after the first large block is freed, so
-# whether megabytes of freed pages stay in the heap depends on what the process allocated
-# before the crawl: an editable install and a wheel of the same commit held the same sleepy
-# point 11 MB apart (docs/results.md, "Where the drift came from"). Setting the thresholds
-# turns the adjustment off; these are glibc's own starting values. A lower mmap threshold
-# (32 KiB) took away a second level that aiohttp's C 10,000 plateau takes at random, but it
-# also raised threads' slope by 17%, away from what a process with glibc's defaults does
-# (docs/results.md, "Two plateaus per point").
+# glibc raises its mmap and trim thresholds after the first large block is freed, so how much
+# freed memory stays in the heap would depend on what the process did while starting (an
+# editable install or a wheel). Pinning them at glibc's own starting values turns that off.
+# The mmap threshold stays at glibc's 128 KiB: lower, each waiting thread's 64 KiB receive
+# buffer would be mapped on its own, a cost no user of threads pays
+# (docs/notes/2026-11-25-heap-layout-and-glibc-thresholds.md,
+# docs/notes/2026-11-25-two-plateau-levels.md).
 PINNED_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "131072", "MALLOC_TRIM_THRESHOLD_": "131072"}
 # The environment's size shifts the heap's layout, and the layout moves the plateau by a few
-# hundred KiB: constant within one session, so runs of one session agreed and sessions did
-# not. A padding of random length in each run samples layouts, so the repeated points'
-# interval holds that spread too.
+# hundred KiB. A padding of random length in each run samples layouts, so the runs of one
+# session spread as sessions do and the repeated points' interval holds that spread
+# (docs/notes/2026-11-25-heap-layout-and-glibc-thresholds.md).
 LAYOUT_PAD_VARIABLE = "C10K_LAYOUT_PAD"
 LAYOUT_PAD_MAX = 8192  # bytes: two pages, beyond which the measured spread did not grow
-# tox sets one PYTHONHASHSEED per invocation, and every crawler of a session inherited it. The
-# seed decides some levels: aiohttp-uvloop's C 10,000 plateau sat 530 KiB higher under some
-# seeds than under others, and of ten seeds run twice, nine took the same level both times
-# (docs/results.md, "The hash seed"), so the runs of one session agreed and sessions did not.
-# A seed drawn for each run samples the seeds, as the padding samples layouts.
+# Every crawler inherits the harness's PYTHONHASHSEED, and tox fixes one per invocation. The
+# seed nearly fixes some plateau levels (aiohttp-uvloop's at C 10,000, 530 KiB apart), so a
+# seed drawn for each run samples the seeds, as the padding samples layouts
+# (docs/notes/2026-11-26-hash-seed.md).
 HASH_SEED_VARIABLE = "PYTHONHASHSEED"
 HASH_SEED_MAX = 2**32  # Python takes 0 to 4294967295
 

@@ -279,7 +279,7 @@ def _crawl_run(
     `rep` at its point, in the round `block`."""
     counted, keep_alive = scenario.counted, scenario.about.keep_alive
     # Two points may differ only in their processes: the id tells them apart (a plain crawl's
-    # id is as it always was).
+    # id has no /p part).
     processes = f"/p{point.processes}" if point.processes > 1 else ""
     return PlannedRun(
         id=f"{scenario.name}/{model}/c{point.concurrency}{processes}/s{key}/{kind}{rep}",

@@ -113,8 +113,8 @@ class IdleSpec:
     def estimate_s(self) -> float:
         per_unit = IDLE_START_S[self.kind]  # start, measure and release one
         if self.mode == "until-failure" and self.processes > 1:
-            # kernel.pid_max (32,768 here) stops them, and ending 31,000 threads in four
-            # processes took as long again as starting them (65 s in all, measured)
+            # kernel.pid_max (32,768 here) stops them, and ending the threads takes as long
+            # again as starting them (docs/notes/2026-11-23-thread-ceiling-teardown.md)
             started = min(self.cap, 32_768)
             return 0.3 + 2 * started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S
         if self.mode == "until-failure":  # vm.max_map_count stops threads near 22,000 here

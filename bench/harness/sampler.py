@@ -100,7 +100,7 @@ class Sampler(threading.Thread):
         self.pid = pid
         self.interval = interval
         # Listing the children scans every process of the machine: only where there are
-        # some (`c10k crawl --processes`), so that a plain crawl's sampling costs what it did.
+        # some (`c10k crawl --processes`), so that a plain crawl's sampling does not pay for it.
         self.tree = tree
         self.columns: dict[str, list[Any]] = {name: [] for name in SAMPLE_FIELDS}
         self.server = [psutil.Process(p) for p in server_pids if psutil.pid_exists(p)]

@@ -46,8 +46,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         prog="python -m bench.tools.heap_check",
         description="Run one sleepy point (L = 2 s, pinned like the benchmark) several times "
         "per allocator condition and print each run's plateau RSS and the spread per "
-        "condition: how the default profile's memory fit was made to hold still between "
-        "sessions (docs/results.md, 'Where the drift came from'). About 5-30 s a run.",
+        "condition: the conditions under which the memory fit holds still between sessions "
+        "(docs/notes/2026-11-25-heap-layout-and-glibc-thresholds.md). About 5-30 s a run.",
     )
     parser.add_argument(
         "--model", required=True, choices=list(MODELS), metavar="MODEL", help=", ".join(MODELS)

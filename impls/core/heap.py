@@ -6,14 +6,12 @@ import ctypes
 import functools
 from collections.abc import Callable
 
-# Why: lexbor builds a page's DOM with malloc, and glibc keeps what is freed unless it lies
-# at the top of its heap. For the c100k root page (one page linking to every page of the
-# site) that kept 937 B per link from 60,000 links on, 84 B with the trim (the hrefs
-# themselves). Below that it happens by chance: sleepy's root of 20,000 links (858 KB) left
-# about 14 MB of free heap in most trio runs and in one generators run in 18, so a plateau
-# at C 10,000 took one of two levels (docs/results.md, "The root page's free heap, by
-# chance"). Every sleepy root, 82 KB at C 1,000 and up, is over this size, so each point of
-# the memory fit is measured the same way. A trim costs about 10 µs on a 40 MB heap.
+# lexbor builds a page's DOM with malloc, and glibc keeps what is freed unless it lies at the
+# top of its heap: a root page linking to the whole site keeps ~940 B per link, and from
+# 20,000 links such a page leaves megabytes of free heap by chance. Every sleepy root (82 KB
+# at C 1,000 and up) is over this size, so each point of the memory fit is measured the same
+# way; a trim costs about 10 µs on a 40 MB heap
+# (docs/notes/2026-11-25-root-page-dom-free-heap.md).
 LARGE_PAGE_BYTES = 64 << 10
 
 

@@ -10,8 +10,8 @@ from typing import Any
 # A forwarded URL and the redirect budget it travels with (the contract's, unchanged).
 Forward = tuple[str, int]
 # The most URLs one Forwarded line carries. A page may link to a whole site (the wide root
-# of 200,000 pages), and the coordinator decodes and re-encodes a line at once: one line of
-# them all costs it ~40 MB more (measured at 100,000 connections against 30,000).
+# of 200,000 pages); in one line its URLs would be decoded and re-encoded at once by the
+# coordinator, tens of MB more at 100,000 connections (docs/notes/2026-11-25-c100k.md).
 FORWARD_BATCH = 1000
 
 

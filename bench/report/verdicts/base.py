@@ -238,7 +238,7 @@ def figure_text(judged: Judged, unit: str) -> str:
 
 
 ONE_RUN = "1 run, no interval"
-CONFIDENCE = 0.95  # of every interval, but a sequential look's (issue 37: 98.75%)
+CONFIDENCE = 0.95  # of every interval but a paired look's (c10k.sequential: 98.75%)
 
 
 @dataclass(frozen=True)
