@@ -269,6 +269,15 @@ MANY_LINKS_KEEP_ALIVE = Scenario(
     "GIL binds the threads model",
     keep_alive=True,
 )
+BOTH_CORES = Scenario(
+    "both-cores",
+    ("C8",),
+    'the many-links keep-alive site, unpinned: the three answers to "use both cores" on the '
+    "pure core (subinterpreters on the GIL build, threads on the free-threaded one, "
+    "`--processes 2` on the GIL build), and the C core's `--processes 2` beside them: pages/s "
+    "and memory per connection",
+    keep_alive=True,
+)
 C100K = Scenario(
     "c100k",
     ("C5",),
@@ -289,12 +298,12 @@ INSTRUCTIONS = Scenario(
 SAMPLED_CRAWL_SCENARIOS: tuple[str, ...] = tuple(
     by_name(
         FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, LATENCY_SWEEP, SLEEPY, SLEEPY_KEEP_ALIVE, REALISTIC,
-        MANY_LINKS_KEEP_ALIVE, C100K,
+        MANY_LINKS_KEEP_ALIVE, BOTH_CORES, C100K,
     )
 )  # fmt: skip
 SCENARIOS: dict[str, Scenario] = by_name(
     NOISE_FLOOR, IDLE, FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE, SLEEPY, SLEEPY_KEEP_ALIVE,
-    LATENCY_SWEEP, REALISTIC, MANY_LINKS_KEEP_ALIVE, C100K, INSTRUCTIONS,
+    LATENCY_SWEEP, REALISTIC, MANY_LINKS_KEEP_ALIVE, BOTH_CORES, C100K, INSTRUCTIONS,
 )  # fmt: skip
 
 # -- profiles: `c10k bench --profile NAME` (their runs: bench/harness/profiles.py) ---------
@@ -312,7 +321,8 @@ FULL = ProfileName(
 FREE_THREADING = ProfileName(
     "free-threading",
     "claim C8: few-active and a CPU-heavy keep-alive crawl at C 2-64 and the idle thread, "
-    "for --pythons 3.14,3.14t; unpinned unless --pin is given",
+    "for --pythons 3.14,3.14t, and the three ways to use both cores; unpinned unless --pin "
+    "is given",
 )
 PROFILES: dict[str, ProfileName] = by_name(QUICK, DEFAULT, FULL, FREE_THREADING)
 

@@ -33,8 +33,9 @@ def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     plan = plan_of(profile)
     # quick leaves the callgrind counts out: two minutes under valgrind, and CI's regression
     # gate counts the same instructions anyway. C8's CPU-heavy crawl is free-threading's,
-    # and 100,000 connections (c100k, an hour and more) the full profile's.
-    left_out = {catalog.MANY_LINKS_KEEP_ALIVE.name}
+    # as are the answers to "use both cores", and 100,000 connections (c100k, an hour and
+    # more) the full profile's.
+    left_out = {catalog.MANY_LINKS_KEEP_ALIVE.name, catalog.BOTH_CORES.name}
     left_out |= {catalog.INSTRUCTIONS.name} if profile == "quick" else set()
     left_out |= {catalog.C100K.name} if profile != "full" else set()
     assert {r.scenario for r in plan} == set(sc.SCENARIOS) - left_out
@@ -104,6 +105,7 @@ def test_free_threading_measures_c8_small_and_unpinned() -> None:
         catalog.IDLE.name,
         catalog.FEW_ACTIVE.name,
         catalog.MANY_LINKS_KEEP_ALIVE.name,
+        catalog.BOTH_CORES.name,
     ]
     assert [(s.kind, s.mode) for s in profile.scenario("idle").idle] == [("thread", "slope")]
     few, heavy = profile.scenario("few-active"), profile.scenario("many-links-keep-alive")

@@ -11,7 +11,7 @@ from bench.analysis.busy import add_point_busy
 from bench.analysis.plateau import run_plateau
 from bench.analysis.summaries import summary_of
 from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
-from c10k import probes
+from c10k import catalog, probes
 from c10k.stats import median, recorded_interval
 from server.specs import parse_duration
 
@@ -46,14 +46,25 @@ def measured_ok(runs: Iterable[Run], scenario: str) -> list[Run]:
     ]
 
 
-# A crawl point's identity: concurrency, latency, pages and crawler processes.
-PointKey = tuple[int, str, int, int]
+# A crawl point's identity: concurrency, latency, pages, crawler processes and core.
+PointKey = tuple[int, str, int, int, str]
+
+
+def run_core(run: Run) -> str:
+    """The crawler core a run's crawl used (a file from before `--core`: the C core)."""
+    return run["params"].get("core") or catalog.CORE_C
 
 
 def point_key(run: Run) -> PointKey:
     params = run["params"]
     server = params["server"]
-    return params["concurrency"], server["latency"], server["pages"], params["processes"]
+    return (
+        params["concurrency"],
+        server["latency"],
+        server["pages"],
+        params["processes"],
+        run_core(run),
+    )
 
 
 def _measured(runs: Iterable[Run], scenario: str, model: str) -> Iterable[Run]:
@@ -132,6 +143,7 @@ def crawl_point(runs: list[Run]) -> Point:
         "site": server.get("preset") or server["shape"],
         "concurrency": params["concurrency"],
         "processes": params["processes"],
+        "core": run_core(runs[0]),
         "latency": server["latency"],
         "mean_latency_s": latency,
         "pages": crawls[0]["pages"],
@@ -150,6 +162,8 @@ def crawl_point(runs: list[Run]) -> Point:
             for r, c in zip(runs, crawls, strict=True)
         ],
     }
+    if params.get("interpreters"):
+        figures["interpreters"] = params["interpreters"]
     if wide:
         _add_plateau_rate(figures, crawls, latency, root_latency)
         _add_server_load(figures, runs)
@@ -165,6 +179,7 @@ def _round_figures(run: Run, crawl: CrawlDocument, root_latency: float | None) -
         "round": run_round(run),
         "pages_per_s": crawl["pages_per_s"],
         "cpu_us_per_page": crawl["cpu_us_per_page"],
+        "max_rss_kib": float(crawl["max_rss_kib"]),
     }
     if root_latency is not None:
         found["plateau_pages_per_s"] = _plateau_rate(crawl, root_latency)
@@ -232,14 +247,14 @@ def split_url_points(
     """Per concurrency (and processes), the point with the fewest pages is the scenario's own;
     one with more pages per connection at the same C only measures the per-URL share."""
     fewest: dict[tuple[int, int], int] = {}
-    for c, _, pages, processes in groups:
+    for c, _, pages, processes, _ in groups:
         fewest[c, processes] = min(pages, fewest.get((c, processes), pages))
     base = [k for k in groups if k[2] == fewest[k[0], k[3]]]
     return base, [k for k in groups if k[2] != fewest[k[0], k[3]]]
 
 
-def sort_key(key: PointKey) -> tuple[int, int, float, int]:
-    return key[3], key[0], mean_latency(key[1]), key[2]
+def sort_key(key: PointKey) -> tuple[int, int, float, int, str]:
+    return key[3], key[0], mean_latency(key[1]), key[2], key[4]
 
 
 def scenario_points(tables: Mapping[str, object], scenario: str) -> Points:

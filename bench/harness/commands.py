@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from bench.harness.points import IdleSpec
 from bench.interpreter import python_command
+from c10k.catalog import CORE_C
 
 # The programs beside the crawler, each run as `python -m MODULE`.
 IDLE_PROGRAM = "impls.tools.idle"
@@ -26,16 +27,23 @@ def crawl_argv(
     remote: bool = False,
     processes: int = 1,
     connect_to: Sequence[str] = (),
+    core: str = CORE_C,
+    interpreters: int = 0,
     python: str = sys.executable,
 ) -> list[str]:
-    """`c10k crawl ROOT --model M --concurrency C [--processes P --connect-to A,B,...]
-    [--timeout T] [--max-tries N] [--keep-alive] [--mark-crawl] [--allow-non-loopback]
-    --json`, under the interpreter python (--allow-non-loopback for a remote server, which
-    is on another host's address). --processes and --connect-to only when P > 1: a plain
-    crawl connects to ROOT's host, as it always did."""
+    """`c10k crawl ROOT --model M --concurrency C [--core K] [--interpreters N] [--processes P
+    --connect-to A,B,...] [--timeout T] [--max-tries N] [--keep-alive] [--mark-crawl]
+    [--allow-non-loopback] --json`, under the interpreter python (--allow-non-loopback for a
+    remote server, which is on another host's address). --core only for another core than
+    C, --interpreters only when N > 0 (else the crawler's default), --processes and
+    --connect-to only when P > 1: a plain crawl connects to ROOT's host, as it always did."""
     argv = python_command(
         "crawl", root, "--model", model, "--concurrency", str(concurrency), python=python
     )
+    if core != CORE_C:
+        argv += ["--core", core]
+    if interpreters > 0:
+        argv += ["--interpreters", str(interpreters)]
     if processes > 1:
         argv += ["--processes", str(processes)]
         if connect_to:

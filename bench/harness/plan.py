@@ -64,6 +64,8 @@ def run_params(point: CrawlPoint, keep_alive: bool = False) -> RunParams:
         "max_tries": point.max_tries,
         "check_peak": point.check_peak,
         "processes": point.processes,
+        "core": point.core,
+        "interpreters": point.interpreters,
         "server": cast(SiteParams, asdict(point.server)),
     }
 
@@ -278,11 +280,12 @@ def _crawl_run(
     """One crawl run of the plan, in its scenario's connection mode; a measured one is round
     `rep` at its point, in the round `block`."""
     counted, keep_alive = scenario.counted, scenario.about.keep_alive
-    # Two points may differ only in their processes: the id tells them apart (a plain crawl's
-    # id has no /p part).
+    # Two points may differ only in their processes or their core: the id tells them apart
+    # (a plain crawl's id has neither part).
     processes = f"/p{point.processes}" if point.processes > 1 else ""
+    core = f"/{point.core}" if point.core != catalog.CORE_C else ""
     return PlannedRun(
-        id=f"{scenario.name}/{model}/c{point.concurrency}{processes}/s{key}/{kind}{rep}",
+        id=f"{scenario.name}/{model}/c{point.concurrency}{processes}{core}/s{key}/{kind}{rep}",
         scenario=scenario.name,
         model=model,
         kind=kind,
@@ -318,26 +321,41 @@ def plan_estimate_s(
     skipped: frozenset[str] = frozenset(),
 ) -> float:
     """The plan's expected duration: every run once per runtime (the conditional rounds
-    too, unless left out: then the least it takes; a skipped model's runs take nothing),
-    plus one server start per distinct site (the runtimes share it)."""
+    too, unless left out: then the least it takes; a skipped model's runs take nothing; a
+    run bound to one kind of build, once), plus one server start per distinct site (the
+    runtimes share it)."""
     runs = [
         run for run in plan if (conditional or not run.conditional) and run.model not in skipped
     ]
     servers = {run.server_key for run in runs if run.point is not None}
-    return sum(run.estimate_s for run in runs) * runtimes + SERVER_START_S * len(servers)
+    measured = sum(run.estimate_s * _times_run(run, runtimes) for run in runs)
+    return measured + SERVER_START_S * len(servers)
+
+
+def _times_run(run: PlannedRun, runtimes: int) -> int:
+    """How many of `runtimes` run it: all, or one when it is bound to a kind of build (of a
+    --pythons pair, the one of its kind)."""
+    bound = run.point is not None and run.point.free_threaded is not None
+    return min(runtimes, 1) if bound else runtimes
+
+
+def runs_count(plan: Sequence[PlannedRun], runtimes: int = 1) -> int:
+    """The runs the plan starts over `runtimes` runtimes (_times_run each)."""
+    return sum(_times_run(run, runtimes) for run in plan)
 
 
 def estimate_by_scenario(
     plan: Sequence[PlannedRun], runtimes: int = 1, skipped: frozenset[str] = frozenset()
 ) -> dict[str, dict[str, float]]:
-    """Per scenario: runs (once per runtime), servers and expected seconds (every
-    conditional round counted; a skipped model's runs take nothing)."""
+    """Per scenario: runs (once per runtime, or once when bound to a kind of build), servers
+    and expected seconds (every conditional round counted; a skipped model's runs take
+    nothing)."""
     table: dict[str, dict[str, float]] = {}
     for name in SCENARIOS:
         runs = [run for run in plan if run.scenario == name]
         if runs:
             table[name] = {
-                "runs": len(runs) * runtimes,
+                "runs": runs_count(runs, runtimes),
                 "servers": len({run.server_key for run in runs if run.point is not None}),
                 "estimate_s": plan_estimate_s(runs, runtimes, skipped=skipped),
             }

@@ -11,6 +11,7 @@ from bench.harness.costs import (
     CALLGRIND_SLOWDOWN,
     CONNECT_S,
     IDLE_START_S,
+    PURE_CORE_CPU_FACTOR,
     RUN_OVERHEAD_S,
     SERVER_RATE,
     THREAD_CEILING_S_PER_THREAD,
@@ -41,11 +42,27 @@ class CrawlPoint:
     # `c10k crawl --processes P`: P worker processes share the crawl (and the concurrency),
     # worker i connecting to the server's address i mod (its addresses).
     processes: int = 1
+    # `c10k crawl --core`: the crawler core's variant (catalog.CORES), C-accelerated or pure.
+    core: str = catalog.CORE_C
+    # `c10k crawl --interpreters N` for the interpreters model; 0: the crawler's default.
+    interpreters: int = 0
+    # The builds it runs on: None every runtime; False a GIL build only; True a free-threaded
+    # build only (a run on another is skipped, with the reason: runtime_refusal).
+    free_threaded: bool | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.processes <= self.concurrency:
             # The crawler refuses it too (each process needs one unit of the concurrency).
             raise ValueError(f"processes must be 1..concurrency, got {self.processes}")
+        if self.core not in catalog.CORES:
+            raise ValueError(f"core must be one of {', '.join(catalog.CORES)}, got {self.core}")
+
+    def runtime_refusal(self, tag: str, gil_disabled: bool) -> str | None:
+        """Why the runtime `tag` does not run this point, in one line; None if it does."""
+        if self.free_threaded is None or self.free_threaded == gil_disabled:
+            return None
+        wanted = "free-threaded" if self.free_threaded else "GIL"
+        return f"this point runs on a {wanted} build only; {tag} is not one"
 
     def estimate_s(self, model: str) -> float:
         """Expected seconds for one run: start, then the slower of waiting and computing."""
@@ -58,12 +75,14 @@ class CrawlPoint:
             generations = math.ceil(urls / self.concurrency) + math.ceil(math.log(urls + 1, 3))
         waiting = generations * latency
         startup, cpu_per_page = native_costs(model)
+        model_entry = catalog.CRAWLERS.get(model)
+        if self.core == catalog.CORE_PURE and (model_entry is None or not model_entry.core):
+            cpu_per_page *= PURE_CORE_CPU_FACTOR
         if self.processes > 1:
             # The coordinator, then P workers, each a fresh interpreter with its imports; on
             # the crawler's few CPUs their starts mostly queue, so count them one after another.
             startup *= 1 + self.processes
         computing = urls * cpu_per_page + urls / SERVER_RATE / 2
-        model_entry = catalog.CRAWLERS.get(model)
         per_worker = (
             THREAD_CEILING_S_PER_THREAD
             if model_entry is not None and model_entry.thread_per_worker

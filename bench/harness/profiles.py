@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bench.harness.points import IdleSpec, Profile, Scenario
 from bench.harness.shapes import (
+    both_cores_points,
     docs_point,
     few_active_points,
     idle_specs,
@@ -164,6 +165,7 @@ PROFILE_TABLE: dict[str, Profile] = {
 # with `--pythons 3.14,3.14t`. Unpinned by default: a crawler pinned to one CPU of two cannot
 # run two threads at once, which is all that free-threading buys.
 FREE_THREADING_CONCURRENCIES = (2, 4, 8, 16, 32, 64)
+BOTH_CORES_CONCURRENCIES = (8, 64)
 PROFILE_TABLE[catalog.FREE_THREADING.name] = Profile(
     catalog.FREE_THREADING.name,
     catalog.FREE_THREADING.description,
@@ -182,6 +184,13 @@ PROFILE_TABLE[catalog.FREE_THREADING.name] = Profile(
         Scenario(
             catalog.MANY_LINKS_KEEP_ALIVE,
             points=many_links_points(300, 200, FREE_THREADING_CONCURRENCIES),
+            repetitions=3,
+        ),
+        # The same site: pages/s read at the larger C, memory per connection the slope of
+        # peak RSS between the two (bench/harness/both_cores.py).
+        Scenario(
+            catalog.BOTH_CORES,
+            points=both_cores_points(300, 200, BOTH_CORES_CONCURRENCIES),
             repetitions=3,
         ),
     ),

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from bench.harness.cores import Pinning
-from bench.harness.plan import PlannedRun, estimate_by_scenario, plan_estimate_s
+from bench.harness.plan import PlannedRun, estimate_by_scenario, plan_estimate_s, runs_count
 from bench.harness.points import Profile
 
 
@@ -31,7 +31,7 @@ def describe_plan(
     verdict = "within" if least <= budget else "OVER"
     each = f" ({runtimes} runtimes, each run once per runtime)" if runtimes > 1 else ""
     lines.append(
-        f"  {'total':<14} {len(plan) * runtimes:>4} runs  ~{_clock(least)} expected{each}, "
+        f"  {'total':<14} {runs_count(plan, runtimes):>4} runs  ~{_clock(least)} expected{each}, "
         f"{verdict} the {_clock(budget)} budget"
     )
     if least < total:

@@ -115,6 +115,8 @@ def _sampled_argv(run: PlannedRun, server: SiteClient, python: str) -> list[str]
         remote=server.remote,
         processes=point.processes,
         connect_to=server.addresses,
+        core=point.core,
+        interpreters=point.interpreters,
         python=python,
     )
 

@@ -62,6 +62,14 @@ def _skipped(run: PlannedRun, reason: str) -> Run:
     return ended(base_record(run), "skipped", reason)
 
 
+def run_elsewhere(run: PlannedRun, runtime: RuntimeRecord) -> str | None:
+    """Why the run belongs to another kind of build than runtime's (it is skipped there);
+    None when it runs on this one."""
+    if run.point is None:
+        return None
+    return run.point.runtime_refusal(runtime["tag"], runtime["gil_disabled"])
+
+
 @dataclass
 class Lane:
     """One runtime's side of a bench run: its interpreter, its results and the models it
@@ -91,8 +99,11 @@ def one_run(
     """One planned run under a lane's interpreter, against the shared server; its record."""
     python, cpus = lane.runtime["executable"], pinning.sets
     failed = known_failures(lane.store.document, run) if run.kind == "measured" else []
+    elsewhere = run_elsewhere(run, lane.runtime)
     if run.model in lane.skip:
         record = _skipped(run, lane.skip[run.model])
+    elif elsewhere:
+        record = _skipped(run, elsewhere)
     elif failed:
         record = ended(
             base_record(run), "not-run", f"failed {len(failed)} times before: " + ", ".join(failed)

@@ -9,9 +9,11 @@ from typing import Any
 
 from bench.analysis.points import scenario_points
 from bench.analysis.ratios import Figure, point_ratio
+from bench.harness.both_cores import both_cores
+from bench.harness.cells import Cell, cell, listed_ratio
 from bench.results import Derived, Point, Results, crawl_table, idle_table, summary_median
 from c10k import catalog
-from c10k.stats import Ratio, combined_ratio, recorded_interval
+from c10k.stats import Ratio, combined_ratio
 
 SCHEMA = "c10k-bench-runtimes/1"
 RUNTIMES_JSON, RUNTIMES_MD = "runtimes.json", "runtimes.md"
@@ -19,15 +21,8 @@ C10K = 10_000  # the sleepy point the C10K throughput is read at (else the large
 FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog.IDLE.name
 # C8's scenarios: the pages/s and CPU per page of each model, free-threaded over GIL.
 FREE_THREADING_SCENARIOS = (FEW_ACTIVE, catalog.MANY_LINKS_KEEP_ALIVE.name)
+POINTS_KEPT = (*FREE_THREADING_SCENARIOS, catalog.BOTH_CORES.name)
 RATIO_FIGURES: tuple[Figure, ...] = ("pages_per_s", "cpu_us_per_page")
-Cell = dict[str, Any]  # {"value", "ci95", "at"} or {"value": None, "missing": why}
-
-
-def _cell(value: Any, ci95: Any = None, at: int | None = None) -> Cell | None:
-    if not isinstance(value, int | float):
-        return None
-    interval = recorded_interval(ci95)
-    return {"value": float(value), "ci95": interval.as_list() if interval else None, "at": at}
 
 
 def _few_active(figure: Figure) -> Callable[[Derived], dict[str, Cell | None]]:
@@ -40,7 +35,7 @@ def _few_active(figure: Figure) -> Callable[[Derived], dict[str, Cell | None]]:
         for model, points in table.items():
             at_top = [p for p in points if p["concurrency"] == top]
             summary = at_top[0].get(figure) if at_top else None
-            found[model] = _cell(summary_median(summary), summary, top) if summary else None
+            found[model] = cell(summary_median(summary), summary, top) if summary else None
         return found
 
     return read
@@ -53,7 +48,7 @@ def _c10k_share(derived: Derived) -> dict[str, Cell | None]:
         wide = [p for p in points if p.get("fraction_of_ideal") is not None]
         at = [p for p in wide if p["concurrency"] == C10K] or wide[-1:]
         found[model] = (
-            _cell(
+            cell(
                 at[0].get("fraction_of_ideal"),
                 at[0].get("fraction_of_ideal_ci95"),
                 at[0]["concurrency"],
@@ -71,7 +66,7 @@ def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
     """Sleepy's fitted memory per connection (RSS and kernel), with its interval; a profile
     without a fit (quick) says so rather than leave the cell to read as a failed run."""
     return {
-        model: _cell(fit.get("total_bytes"), fit.get("total_bytes_ci95"))
+        model: cell(fit.get("total_bytes"), fit.get("total_bytes_ci95"))
         if (fit := entry.get("memory_per_connection")) is not None
         else {"value": None, "missing": NOT_FITTED}
         for model, entry in crawl_table(derived, SLEEPY).items()
@@ -81,7 +76,7 @@ def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
 def _idle_unit(derived: Derived) -> dict[str, Cell | None]:
     """Memory per idle unit (RSS and kernel), per idle kind."""
     return {
-        kind: _cell(entry.get("total_bytes_per_unit"))
+        kind: cell(entry.get("total_bytes_per_unit"))
         for kind, entry in idle_table(derived).items()
         if "total_bytes_per_unit" in entry or "problems" in entry
     }
@@ -100,7 +95,7 @@ def _thread_ceiling(derived: Derived) -> dict[str, Cell | None]:
                 "missing": f"not reached: the profile stops at {ceiling.get('count'):,} threads",
             }
         }
-    return {catalog.THREAD.name: _cell(ceiling.get("count") if ceiling else None)}
+    return {catalog.THREAD.name: cell(ceiling.get("count") if ceiling else None)}
 
 
 # figure -> (scenario it needs, unit, higher is better, how to read it from `derived`)
@@ -157,8 +152,9 @@ def runtime_outcome(
         "models": document["profile"]["models"],
         "gil_at_end": gil_at_end(document),
         "figures": figures,
-        # What the free-threading comparison pairs by round (not written to runtimes.json).
-        "points": {s: scenario_points(derived, s) for s in FREE_THREADING_SCENARIOS},
+        # What the free-threading comparison pairs by round and the both-cores block reads
+        # (not written to runtimes.json).
+        "points": {s: scenario_points(derived, s) for s in POINTS_KEPT},
     }
 
 
@@ -213,17 +209,11 @@ def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) ->
         "not_run": [tag for tag in tags if tag not in by_tag],
         "figures": figures,
         "free_threading": free_threading(outcomes),
+        "both_cores": both_cores(outcomes),
     }
 
 
 # -- C8: a free-threaded build beside the GIL build of the same version ---------------------
-
-
-def _listed(ratio: Ratio | None) -> tuple[float | None, list[float] | None]:
-    if ratio is None:
-        return None, None
-    interval = ratio.interval()
-    return ratio.value, (interval.as_list() if interval else None)
 
 
 def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any] | None:
@@ -240,7 +230,7 @@ def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any
         row: dict[str, Any] = {"concurrency": int(point["concurrency"])}
         for figure in RATIO_FIGURES:
             ratio = point_ratio(point, other, figure)
-            row[figure], row[f"{figure}_ci95"] = _listed(ratio)
+            row[figure], row[f"{figure}_ci95"] = listed_ratio(ratio)
             row[f"{figure}_rounds"] = ratio.n if ratio else 0
             if ratio is not None:
                 kept[figure].append(ratio)

@@ -111,6 +111,48 @@ def many_links_points(
     return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
 
 
+def both_cores_points(
+    pages: int, links: int, concurrencies: Sequence[int], workers: int = 2
+) -> tuple[CrawlPoint, ...]:
+    """The many-links site at each concurrency, crawled by each answer to "use `workers`
+    cores" on the pure core, each on the build it belongs to: subinterpreters and
+    `--processes` on a GIL build, threads on a free-threaded one; and `--processes` on the C
+    core beside them, for what the C-accelerated core buys."""
+    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0")
+    pure, gil_only, free_only = catalog.CORE_PURE, False, True
+    points: list[CrawlPoint] = []
+    for c in concurrencies:
+        points += [
+            CrawlPoint(
+                server,
+                concurrency=c,
+                models=(catalog.INTERPRETERS.name,),
+                core=pure,
+                interpreters=workers,
+                free_threaded=gil_only,
+            ),
+            CrawlPoint(
+                server,
+                concurrency=c,
+                models=(catalog.THREADS.name,),
+                core=pure,
+                free_threaded=free_only,
+            ),
+        ]
+        points += [
+            CrawlPoint(
+                server,
+                concurrency=c,
+                models=(catalog.CALLBACKS.name,),
+                core=core,
+                processes=workers,
+                free_threaded=gil_only,
+            )
+            for core in (pure, catalog.CORE_C)
+        ]
+    return tuple(points)
+
+
 def idle_specs(
     thread_count: int,
     unit_count: int,

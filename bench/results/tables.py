@@ -54,6 +54,7 @@ class RoundFigures(TypedDict):
     round: int
     pages_per_s: float | None
     cpu_us_per_page: float | None
+    max_rss_kib: NotRequired[float]  # the crawl's peak RSS (absent in older files)
     plateau_pages_per_s: NotRequired[float | None]  # wide sites with a latency
 
 
@@ -72,6 +73,8 @@ class Point(PointBusy):
     site: str
     concurrency: int
     processes: int
+    core: NotRequired[str]  # the crawler core's variant (absent in older files: "c")
+    interpreters: NotRequired[int]  # the interpreters model's --interpreters, when given
     latency: str
     mean_latency_s: float
     pages: int

@@ -1,0 +1,112 @@
+"""runtimes.json's both_cores block: each answer to "use both cores", its pages/s and its
+memory per connection, and what the C core buys the same model (pure; the report renders it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bench.analysis.ratios import point_ratio
+from bench.harness.cells import Cell, cell, listed_ratio
+from bench.results import Point, summary_median
+from c10k import catalog
+from c10k.fits import replicated_fit
+
+BOTH_CORES = catalog.BOTH_CORES.name
+KIB = 1024.0
+# An answer's identity within a runtime: its model, its core and its processes.
+AnswerKey = tuple[str, str, int]
+
+
+def _key(model: str, point: Point) -> AnswerKey:
+    return model, point.get("core") or catalog.CORE_C, int(point.get("processes", 1))
+
+
+def peak_rss_slope(points: Sequence[Point]) -> Cell:
+    """Memory per connection: the least-squares slope of each run's peak RSS (the crawl's
+    max_rss_kib; over its processes, their sum) against concurrency, with its 95% interval,
+    over every run of the answer's points; missing with why when it cannot be fitted."""
+    pairs = [
+        (float(p["concurrency"]), r["max_rss_kib"] * KIB)
+        for p in points
+        for r in p["rounds"]
+        if r.get("max_rss_kib") is not None
+    ]
+    concurrencies = sorted({int(c) for c, _ in pairs})
+    if len(concurrencies) < 2:
+        return {"value": None, "missing": "peak RSS at fewer than two concurrencies"}
+    fit = replicated_fit([c for c, _ in pairs], [y for _, y in pairs])
+    found = cell(fit.slope, fit.slope_ci95.as_list() if fit.slope_ci95 else None) or {}
+    return found | {"concurrencies": concurrencies, "runs": len(pairs)}
+
+
+def _answer(outcome: dict[str, Any], key: AnswerKey, points: list[Point]) -> dict[str, Any]:
+    """One answer on one runtime: pages/s at its largest concurrency, memory per connection."""
+    model, core, processes = key
+    top = max(points, key=lambda p: p["concurrency"])
+    pages = top.get("pages_per_s")
+    return {
+        "model": model,
+        "runtime": outcome["tag"],
+        "version": outcome.get("version"),
+        "gil_disabled": bool(outcome.get("gil_disabled")),
+        "core": core,
+        "processes": processes,
+        "interpreters": top.get("interpreters"),
+        "pages_per_s": cell(summary_median(pages), pages, top["concurrency"]),
+        "memory_per_connection_bytes": peak_rss_slope(points),
+    }
+
+
+def _core_ratio(
+    outcome: dict[str, Any], model: str, processes: int, by_core: dict[str, list[Point]]
+) -> dict[str, Any] | None:
+    """The C core over the pure core for one model and process count on one runtime, at
+    the largest concurrency both ran, paired by round: pages/s and CPU per page."""
+    fast, pure = by_core.get(catalog.CORE_C), by_core.get(catalog.CORE_PURE)
+    if not fast or not pure:
+        return None
+    shared = {p["concurrency"] for p in fast} & {p["concurrency"] for p in pure}
+    if not shared:
+        return None
+    at = max(shared)
+    top_c = next(p for p in fast if p["concurrency"] == at)
+    top_pure = next(p for p in pure if p["concurrency"] == at)
+    found: dict[str, Any] = {
+        "model": model,
+        "runtime": outcome["tag"],
+        "processes": processes,
+        "concurrency": at,
+    }
+    for figure in ("pages_per_s", "cpu_us_per_page"):
+        ratio = point_ratio(top_c, top_pure, figure)
+        found[figure], found[f"{figure}_ci95"] = listed_ratio(ratio)
+        found[f"{figure}_rounds"] = ratio.n if ratio else 0
+    return found
+
+
+def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Per runtime that ran the both-cores scenario, each answer that ran there (pure core
+    first, then the C core) and, per model that ran on both cores, C over pure; None when
+    no runtime ran it (an older run, or --scenarios without it)."""
+    answers: list[dict[str, Any]] = []
+    ratios: list[dict[str, Any]] = []
+    for outcome in outcomes:
+        table: dict[str, list[Point]] = (outcome.get("points") or {}).get(BOTH_CORES) or {}
+        grouped: dict[AnswerKey, list[Point]] = {}
+        for model in catalog.model_order(list(table)):
+            for point in table[model]:
+                grouped.setdefault(_key(model, point), []).append(point)
+        pure_first = sorted(grouped, key=lambda k: k[1] != catalog.CORE_PURE)
+        answers += [_answer(outcome, key, grouped[key]) for key in pure_first]
+        by_model: dict[tuple[str, int], dict[str, list[Point]]] = {}
+        for (model, core, processes), points in grouped.items():
+            by_model.setdefault((model, processes), {})[core] = points
+        ratios += [
+            found
+            for (model, processes), by_core in by_model.items()
+            if (found := _core_ratio(outcome, model, processes, by_core))
+        ]
+    if not answers:
+        return None
+    return {"scenario": BOTH_CORES, "answers": answers, "core_ratios": ratios}
