@@ -149,10 +149,14 @@ def socket_ceiling(document: Results) -> tuple[int | None, str]:
     return (ceiling["count"], ceiling["limit"]) if ceiling else (None, "unknown")
 
 
-# Scenarios that only some profiles run: many-links-keep-alive is the free-threading
-# profile's, for C8, which is judged beside the runtimes (docs/runtimes.md); c100k the full
-# profile's, an hour and more of 100,000 connections.
-PROFILE_OWN_SCENARIOS = (catalog.MANY_LINKS_KEEP_ALIVE.name, catalog.C100K.name)
+# Scenarios that only some profiles run: many-links-keep-alive and both-cores are the
+# free-threading profile's, for C8, which is judged beside the runtimes (docs/runtimes.md);
+# c100k the full profile's, an hour and more of 100,000 connections.
+PROFILE_OWN_SCENARIOS = (
+    catalog.MANY_LINKS_KEEP_ALIVE.name,
+    catalog.BOTH_CORES.name,
+    catalog.C100K.name,
+)
 
 
 def scenarios_not_run(document: Results) -> list[str]:

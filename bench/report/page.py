@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bench.report import conditions
 from bench.report.answer import answer
+from bench.report.both_cores import both_cores_blocks
 from bench.report.captions import HEADLINE, INSTRUCTIONS_TITLE, VERDICT_CHART, instructions_caption
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
@@ -160,6 +161,9 @@ def page_blocks(found: Sources, judged: list[Ruling], charts: list[Chart]) -> li
     ]
     for ruling in judged:
         blocks += claim_section(ruling)
+        if ruling.verdict.claim == "C8":  # beside C8, from the same runtimes.json
+            runtimes = found.free_threading.runtimes if found.free_threading else None
+            blocks += both_cores_blocks(runtimes)
     blocks.append(Heading(2, "charts", "Charts"))
     for chart in rest:
         blocks += [Heading(3, chart.name, chart.title), figure(chart)]

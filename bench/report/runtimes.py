@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bench.report import both_cores as cores
 from bench.report.text import number, with_interval
 from bench.report.verdicts import c8_free_threading
 from c10k.stats import Interval, recorded_interval
@@ -68,7 +69,19 @@ def runtimes_markdown(document: dict[str, Any]) -> str:
             for row, cells in figure["rows"].items()
         ]
         lines += _table(["", *tags], rows)
-    return "\n".join(lines + free_threading_lines(document)) + "\n"
+    return "\n".join(lines + free_threading_lines(document) + both_cores_lines(document)) + "\n"
+
+
+def both_cores_lines(document: dict[str, Any]) -> list[str]:
+    """The both_cores block: the finding, each answer's pages/s and memory per connection,
+    and what the C core buys the same model; or the command that makes it."""
+    lines = ["", f"## {cores.TITLE}", "", f"{cores.FINDING} See `{cores.NOTE}`.", ""]
+    block = document.get("both_cores")
+    if not block:
+        return [*lines, cores.ABSENT]
+    lines += _table(cores.HEADER, cores.answer_rows(block))
+    lines += ["", *_table(cores.RATIO_HEADER, cores.ratio_rows(block))]
+    return [*lines, "", cores.CAPTION]
 
 
 def _times(found: dict[str, Any], key: str) -> str:

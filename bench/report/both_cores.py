@@ -1,0 +1,106 @@
+"""The "Using both cores" table from runtimes.json's both_cores block, for runtimes.md and
+the report's C8 section; and the finding that puts the answers on the pure core."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.report.layout import Block, Code, Paragraph, Strong, Table
+from bench.report.text import number, with_interval
+from c10k import catalog
+from c10k.stats import recorded_interval
+
+TITLE = "Using both cores"
+COMMAND = "c10k bench --profile free-threading --pythons 3.14,3.14t"
+NOTE = "docs/notes/2026-11-26-c-extensions-in-subinterpreters.md"
+# The versions the note found refusing, on the CPython it ran: the finding, as measured.
+REFUSING = "httptools 0.9.0 and selectolax 1.0.2 (cp314 wheels, CPython 3.14.7)"
+FINDING = (
+    f'Finding: {REFUSING} refuse to load in a subinterpreter with its own GIL ("module '
+    'httptools.parser.parser does not support loading in subinterpreters"; the same for '
+    "selectolax.lexbor), so the interpreters model, and the answers compared with it, run "
+    "on the pure core (`--core pure`)."
+)
+ABSENT = (
+    "No both-cores figures here (an older runtimes.json, or a run without the both-cores "
+    f"scenario): `{COMMAND}` produces them, as runtimes.json's both_cores block."
+)
+HEADER = ["answer", "runtime", "core", "pages/s [95%]", "KiB per connection [95%]"]
+RATIO_HEADER = ["model", "runtime", "C", "pages/s, C over pure", "CPU per page, C over pure"]
+KIB = 1024.0
+
+
+def answer_label(answer: dict[str, Any]) -> str:
+    """'interpreters (2 subinterpreters)', 'callbacks --processes 2' or 'threads'."""
+    model, processes = answer["model"], answer.get("processes") or 1
+    if model == catalog.INTERPRETERS.name and answer.get("interpreters"):
+        return f"{model} ({answer['interpreters']} subinterpreters)"
+    return f"{model} --processes {processes}" if processes > 1 else model
+
+
+def _figure(found: dict[str, Any] | None, shown: Any) -> str:
+    if not found or found.get("value") is None:
+        return f"- ({(found or {}).get('missing') or 'no verified run'})"
+    interval = recorded_interval(found.get("ci95"))
+    text = with_interval(found["value"], interval, shown, "one run")
+    return text + (f" at C {found['at']}" if found.get("at") else "")
+
+
+def _ratio(found: dict[str, Any], figure: str) -> str:
+    interval = recorded_interval(found.get(f"{figure}_ci95"))
+    return with_interval(found.get(figure), interval, lambda r: f"{r:.2f}x", "one round")
+
+
+def answer_rows(block: dict[str, Any]) -> list[list[str]]:
+    """One row per answer and runtime: pages/s at its largest C, memory per connection (the
+    slope of peak RSS between its concurrencies)."""
+    return [
+        [
+            answer_label(a),
+            a["runtime"] + (" (free-threaded)" if a.get("gil_disabled") else ""),
+            a["core"],
+            _figure(a.get("pages_per_s"), lambda v: number(v)),
+            _figure(a.get("memory_per_connection_bytes"), lambda v: number(v / KIB, 1)),
+        ]
+        for a in block.get("answers") or []
+    ]
+
+
+def ratio_rows(block: dict[str, Any]) -> list[list[str]]:
+    """What the C core buys one model: C over pure, paired by round."""
+    return [
+        [
+            answer_label(r),
+            r["runtime"],
+            str(r["concurrency"]),
+            _ratio(r, "pages_per_s"),
+            _ratio(r, "cpu_us_per_page"),
+        ]
+        for r in block.get("core_ratios") or []
+    ]
+
+
+CAPTION = (
+    "Each answer on the build it belongs to, on the many-links keep-alive site, unpinned. "
+    "KiB per connection: the least-squares slope of each run's peak RSS (over its processes, "
+    "their sum) against concurrency. The second table: the same model on the C core over "
+    "the pure core, paired by round."
+)
+
+
+def both_cores_blocks(runtimes: dict[str, Any] | None) -> list[Block]:
+    """The report's blocks under its title: the finding, then the two tables, or the
+    command that makes them. The note is named by its path in the repository: the page links
+    only within itself (it is read wherever it was written)."""
+    title = Paragraph((Strong(TITLE),))
+    finding = Paragraph((FINDING, " See ", Code(NOTE), "."))
+    block = (runtimes or {}).get("both_cores")
+    if not block:
+        return [title, finding, Paragraph((ABSENT,), note=True)]
+    return [
+        title,
+        finding,
+        Table(HEADER, answer_rows(block), {3, 4}, caption=TITLE),
+        Table(RATIO_HEADER, ratio_rows(block), {2, 3, 4}, caption="What the C core buys"),
+        Paragraph((CAPTION, " Made by ", Code(COMMAND), "."), note=True),
+    ]

@@ -1,0 +1,206 @@
+"""The both-cores scenario: its plan per runtime of `--pythons 3.14,3.14t`, the crawl command
+it gives, runtimes.json's both_cores block from crafted outcomes, and how the report shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from bench.analysis.points import point_key
+from bench.harness import plan as sc
+from bench.harness.both_cores import both_cores
+from bench.harness.commands import crawl_argv
+from bench.harness.profiles import PROFILE_TABLE
+from bench.harness.recipes import _sampled_argv
+from bench.harness.runner import run_elsewhere
+from bench.harness.runtimes import compare_runtimes, runtime_outcome
+from bench.report.both_cores import ABSENT, COMMAND, NOTE, both_cores_blocks
+from bench.report.layout import Table
+from bench.report.runtimes import runtimes_markdown
+from bench.results import Results, Run, RuntimeRecord
+from c10k import catalog
+
+BOTH = catalog.BOTH_CORES.name
+PURE, C = catalog.CORE_PURE, catalog.CORE_C
+INTERPRETERS, THREADS, CALLBACKS = "interpreters", "threads", "callbacks"
+
+
+def runtime(tag: str) -> RuntimeRecord:
+    return cast(
+        RuntimeRecord,
+        {
+            "tag": tag,
+            "version": "3.14.7",
+            "gil_disabled": tag.endswith("t"),
+            "executable": f"/venv/{tag}/python",
+            "dependencies": {},
+            "unavailable_models": {},
+        },
+    )
+
+
+def both_cores_runs(tag: str) -> list[tuple[str, str, int, int, int]]:
+    """The measured both-cores runs the runtime runs: (model, core, processes,
+    interpreters, concurrency), one per round."""
+    plan = sc.build_plan(PROFILE_TABLE["free-threading"], sc.ALL_MODELS, sc.SCENARIOS)
+    return sorted(
+        (r.model, r.point.core, r.point.processes, r.point.interpreters, r.point.concurrency)
+        for r in plan
+        if r.scenario == BOTH and r.kind == "measured" and r.point is not None
+        if run_elsewhere(r, runtime(tag)) is None
+    )
+
+
+def test_each_runtime_plans_exactly_its_answers() -> None:
+    def expected(*answers: tuple[str, str, int, int]) -> list[tuple[str, str, int, int, int]]:
+        return sorted((*a, c) for a in answers for c in (8, 64) for _ in range(3))
+
+    assert both_cores_runs("3.14") == expected(
+        (INTERPRETERS, PURE, 1, 2), (CALLBACKS, PURE, 2, 0), (CALLBACKS, C, 2, 0)
+    )
+    assert both_cores_runs("3.14t") == expected((THREADS, PURE, 1, 0))
+
+
+def test_a_runtime_of_the_other_kind_skips_with_a_reason() -> None:
+    plan = sc.build_plan(PROFILE_TABLE["free-threading"], [THREADS, INTERPRETERS], [BOTH])
+    threads = next(r for r in plan if r.model == THREADS and r.kind == "measured")
+    interpreters = next(r for r in plan if r.model == INTERPRETERS and r.kind == "measured")
+    assert run_elsewhere(threads, runtime("3.14")) == (
+        "this point runs on a free-threaded build only; 3.14 is not one"
+    )
+    assert "GIL build only; 3.14t" in (run_elsewhere(interpreters, runtime("3.14t")) or "")
+    # Bound to one build of the pair: the estimate counts each such run once.
+    crawls = [r for r in plan if r.point is not None]
+    assert sc.plan_estimate_s(crawls, runtimes=2) == pytest.approx(
+        sc.plan_estimate_s(crawls, runtimes=1)
+    )
+    assert sc.runs_count(crawls, runtimes=2) == len(crawls)
+
+
+class FakeServer:
+    root, remote, addresses = "http://127.0.0.1:8000/", False, ["127.0.0.1"]
+
+
+def test_the_crawl_command_asks_for_the_points_core() -> None:
+    plan = sc.build_plan(PROFILE_TABLE["free-threading"], sc.ALL_MODELS, [BOTH])
+    argvs = {
+        r.id: _sampled_argv(r, FakeServer(), "python")  # type: ignore[arg-type]
+        for r in plan
+        if r.point is not None and r.kind == "measured" and r.round == 0
+    }
+    for run_id, argv in argvs.items():
+        text = " ".join(argv)
+        assert ("--core pure" in text) == ("/pure/" in run_id), run_id
+        assert "--keep-alive" in argv
+        assert ("--interpreters 2" in text) == run_id.startswith(f"{BOTH}/{INTERPRETERS}/")
+        assert ("--processes 2" in text) == run_id.startswith(f"{BOTH}/{CALLBACKS}/")
+    assert "--core" not in crawl_argv("http://h/", CALLBACKS, 4)  # the C core: the default
+
+
+def test_a_run_without_a_core_is_the_c_core() -> None:
+    params = {"concurrency": 8, "processes": 1, "server": {"latency": "0", "pages": 300}}
+    old = cast(Run, {"params": params})
+    new = cast(Run, {"params": params | {"core": PURE}})
+    assert point_key(old)[-1] == C and point_key(new)[-1] == PURE
+
+
+def point(c: int, core: str, rates: list[float], rss_kib: list[float], **more: Any) -> Any:
+    rounds = [
+        {"round": k, "pages_per_s": rate, "cpu_us_per_page": 1e6 / rate, "max_rss_kib": rss}
+        for k, (rate, rss) in enumerate(zip(rates, rss_kib, strict=True))
+    ]
+    return {
+        "concurrency": c,
+        "processes": more.get("processes", 1),
+        "core": core,
+        "latency": "0",
+        "pages_per_s": {"median": sorted(rates)[1], "ci95": [min(rates), max(rates)]},
+        "cpu_us_per_page": {"median": 1e6 / sorted(rates)[1]},
+        "rounds": rounds,
+        **more,
+    }
+
+
+def rss(c: int, kib_per_connection: float) -> list[float]:
+    """Three runs' peak RSS: 30 MiB, plus the slope per connection, give or take 10 KiB."""
+    return [30_000 + kib_per_connection * c + d for d in (-10.0, 0.0, 10.0)]
+
+
+def results(table: dict[str, list[Any]]) -> Results:
+    return cast(
+        Results,
+        {
+            "status": "complete",
+            "profile": {"models": list(table), "scenarios": [BOTH]},
+            "runs": [],
+            "derived": {BOTH: {m: {"points": ps} for m, ps in table.items()}},
+        },
+    )
+
+
+def side_by_side() -> dict[str, Any]:
+    gil = {
+        INTERPRETERS: [
+            point(c, PURE, [900.0, 1000.0, 1100.0], rss(c, 40.0), interpreters=2) for c in (8, 64)
+        ],
+        CALLBACKS: [
+            point(c, core, [r * f for r in (1000.0, 1010.0, 990.0)], rss(c, 20.0), processes=2)
+            for c in (8, 64)
+            for core, f in ((PURE, 1.0), (C, 2.0))
+        ],
+    }
+    free = {THREADS: [point(c, PURE, [700.0, 710.0, 690.0], rss(c, 60.0)) for c in (8, 64)]}
+    outcomes = [
+        runtime_outcome(dict(runtime("3.14")), Path("/o/3.14"), results(gil), None),
+        runtime_outcome(dict(runtime("3.14t")), Path("/o/3.14t"), results(free), None),
+    ]
+    return compare_runtimes(outcomes, ["3.14", "3.14t"])
+
+
+def test_the_block_gives_each_answer_and_the_c_core_over_the_pure_one() -> None:
+    block = side_by_side()["both_cores"]
+    answers = {(a["model"], a["core"], a["runtime"]): a for a in block["answers"]}
+    # Per runtime, the pure core's answers in the catalog's order, then the C core's.
+    assert list(answers) == [
+        (CALLBACKS, PURE, "3.14"),
+        (INTERPRETERS, PURE, "3.14"),
+        (CALLBACKS, C, "3.14"),
+        (THREADS, PURE, "3.14t"),
+    ]
+    interpreters = answers[INTERPRETERS, PURE, "3.14"]
+    assert interpreters["interpreters"] == 2 and not interpreters["gil_disabled"]
+    assert interpreters["pages_per_s"] == {"value": 1000.0, "ci95": [900.0, 1100.0], "at": 64}
+    memory = interpreters["memory_per_connection_bytes"]
+    assert memory["value"] == pytest.approx(40.0 * 1024)
+    assert memory["ci95"][0] < memory["value"] < memory["ci95"][1]
+    assert (memory["concurrencies"], memory["runs"]) == ([8, 64], 6)
+    assert answers[THREADS, PURE, "3.14t"]["gil_disabled"]
+    assert answers[CALLBACKS, C, "3.14"]["processes"] == 2
+    (ratio,) = block["core_ratios"]
+    assert (ratio["model"], ratio["runtime"], ratio["processes"]) == (CALLBACKS, "3.14", 2)
+    assert ratio["concurrency"] == 64 and ratio["pages_per_s_rounds"] == 3
+    assert ratio["pages_per_s"] == pytest.approx(2.0)
+    assert ratio["cpu_us_per_page"] == pytest.approx(0.5)
+
+
+def test_no_block_without_the_scenario() -> None:
+    assert both_cores([{"tag": "3.14", "points": {}}]) is None
+
+
+def test_the_report_shows_the_table_the_finding_and_the_absent_case() -> None:
+    document = side_by_side()
+    text = runtimes_markdown(document)
+    assert "## Using both cores" in text and NOTE in text
+    assert "httptools 0.9.0 and selectolax 1.0.2" in text
+    assert "| interpreters (2 subinterpreters) | 3.14 | pure | 1,000 [900, 1,100] at C 64 |" in text
+    assert "| threads | 3.14t (free-threaded) | pure |" in text
+    assert "| callbacks --processes 2 | 3.14 | 64 | 2.00x [" in text
+    blocks = both_cores_blocks(document)
+    tables = [b for b in blocks if isinstance(b, Table)]
+    assert [len(t.rows) for t in tables] == [4, 1]
+    older = {k: v for k, v in document.items() if k != "both_cores"}
+    assert ABSENT in runtimes_markdown(older) and COMMAND in ABSENT
+    assert not [b for b in both_cores_blocks(older) if isinstance(b, Table)]
+    assert not [b for b in both_cores_blocks(None) if isinstance(b, Table)]
