@@ -105,7 +105,7 @@ def summarize(values: Sequence[float]) -> Summary:
 
 # -- 95% intervals ------------------------------------------------------------------------------
 #
-# The method (docs/results.md, "Intervals"): Student's t-interval, as pyperf uses. With 3-5
+# The method (docs/intervals.md): Student's t-interval, as pyperf uses. With 3-5
 # repetitions a percentile bootstrap of the median can only return values it was given (for 3
 # runs, their range, which holds the true median 75% of the time, not 95%); the t-interval is
 # as wide as few runs deserve (t = 4.30 for 3 runs, 2.78 for 5). It is the interval of the

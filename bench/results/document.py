@@ -280,8 +280,7 @@ Samples = dict[str, list[Any]]
 
 
 class Plateau(TypedDict, total=False):
-    """plateau: the memory while every connection is open and the crawler waits; the
-    medians of the sampled columns over it."""
+    """plateau: the sampled columns' medians while every connection is open, none answered."""
 
     samples: int
     base_fds: int
@@ -345,8 +344,8 @@ class LoopDocument(TypedDict):
 
 
 class Run(TypedDict):
-    """One record of runs[]: what the plan said, how it ended, and what it measured. A run
-    that never started (skipped, server-error) has only the planned fields and the status."""
+    """One record of runs[]: what the plan said, how it ended, what it measured (a run that
+    never started, skipped or server-error, only what the plan said and the status)."""
 
     id: str
     scenario: str
@@ -365,8 +364,7 @@ class Run(TypedDict):
     again: int
     noisy: bool
     runtime: NotRequired[RunRuntime]  # the run loop adds it to every record
-    # every run that started a process
-    argv: NotRequired[list[str]]
+    argv: NotRequired[list[str]]  # this and the four below: every run that started a process
     elapsed_s: NotRequired[float]
     exit_code: NotRequired[int | None]
     stderr_tail: NotRequired[str]
