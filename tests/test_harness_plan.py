@@ -32,9 +32,8 @@ def plan_of(profile: str) -> list[sc.PlannedRun]:
 def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
     plan = plan_of(profile)
     # quick leaves the callgrind counts out: two minutes under valgrind, and CI's regression
-    # gate counts the same instructions anyway. C8's CPU-heavy crawl is free-threading's,
-    # as are the answers to "use both cores", and 100,000 connections (c100k, an hour and
-    # more) the full profile's.
+    # gate counts the same instructions anyway. C8's crawls (and both-cores') are free-threading's,
+    # and 100,000 connections (c100k, an hour and more) the full profile's.
     left_out = {catalog.MANY_LINKS_KEEP_ALIVE.name, catalog.BOTH_CORES.name}
     left_out |= {catalog.INSTRUCTIONS.name} if profile == "quick" else set()
     left_out |= {catalog.C100K.name} if profile != "full" else set()
