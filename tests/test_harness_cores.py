@@ -14,12 +14,12 @@ from bench.analysis.memory import memory_per_connection
 from bench.analysis.points import crawl_point
 from bench.harness import cores
 from bench.harness.plan import PlannedRun
-from bench.harness.points import CrawlPoint
 from bench.harness.recipes import run_crawl
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import python_command
 from bench.results import Busy, CrawlDocument, HarnessShare, Run
 from c10k import catalog
+from tests.planned import measured_crawl
 from tests.recorded import crawl_record, derive
 
 # -- the split ------------------------------------------------------------------------------
@@ -294,15 +294,7 @@ def pinned_site() -> Iterator[tuple[Server, cores.CpuSets | None]]:
 
 
 def few_active_run(model: str) -> PlannedRun:
-    return PlannedRun(
-        id=f"few-active/{model}/c4/measured0",
-        scenario=catalog.FEW_ACTIVE.name,
-        model=model,
-        kind="measured",
-        repetition=0,
-        point=CrawlPoint(SITE, concurrency=4),
-        estimate_s=30.0,
-    )
+    return measured_crawl(catalog.FEW_ACTIVE, model, SITE, 30.0)
 
 
 @pytest.mark.slow
