@@ -10,6 +10,7 @@ kinds of entry (c10k/entries.py), so any stage may read it without loading anoth
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from c10k.entries import IdleKind as IdleKind
@@ -30,6 +31,24 @@ SUBINTERPRETERS = NeedsPython((3, 14), "concurrent.interpreters")  # PEP 734: a 
 CORE_C = "c"
 CORE_PURE = "pure"
 CORES = (CORE_C, CORE_PURE)
+
+
+def on_loop(model: Model, loop: str, entry: str, how: str = "", loop_api: str = "") -> Model:
+    """The model's own code on another asyncio event loop (LOOP_PAIRS), named after both; how
+    it runs there, if not as on asyncio's loop, in its description's brackets. Not counted
+    among the chapter's event loops (C6 judges the plain models)."""
+    return replace(
+        model,
+        name=f"{model.name}-{loop}",
+        entry=entry,
+        description=f"the {model.name} model on {loop}" + (f" ({how})" if how else ""),
+        requires=(*model.requires, loop),
+        event_loop=False,
+        loop=loop,
+        loop_api=loop_api or model.loop_api,
+    )
+
+
 THREADS = Model(
     "threads",
     "impls.models.threads:run",
@@ -60,26 +79,12 @@ ASYNCIO = Model(
     loop="asyncio",
     loop_api="streams",
 )
-ASYNCIO_UVLOOP = Model(
-    "asyncio-uvloop",
-    "impls.models.asyncio_streams:run_uvloop",
-    "the asyncio model on uvloop",
-    requires=("uvloop",),
-    processes=True,
-    loop="uvloop",
-    loop_api="streams",
-)
+ASYNCIO_UVLOOP = on_loop(ASYNCIO, "uvloop", "impls.models.asyncio_streams:run_uvloop")
 # rloop's transports lose a reset by the peer (impls/models/asyncio_rloop.py), so the asyncio
 # model's fetch runs on the loop's socket API there. Tol's wine; triangle right, long and
 # short dash, vertical and forward-diagonal hatch.
-ASYNCIO_RLOOP = Model(
-    "asyncio-rloop",
-    "impls.models.asyncio_rloop:run",
-    "the asyncio model on rloop (the loop's socket API)",
-    requires=("rloop",),
-    processes=True,
-    loop="rloop",
-    loop_api="sockets",
+ASYNCIO_RLOOP = on_loop(
+    ASYNCIO, "rloop", "impls.models.asyncio_rloop:run", "the loop's socket API", loop_api="sockets"
 )
 AIOHTTP = Model(
     "aiohttp",
@@ -90,15 +95,7 @@ AIOHTTP = Model(
     loop="asyncio",
     loop_api="transports",
 )
-AIOHTTP_UVLOOP = Model(
-    "aiohttp-uvloop",
-    "impls.models.aiohttp_client:run_uvloop",
-    "the aiohttp model on uvloop",
-    requires=("aiohttp", "uvloop"),
-    processes=True,
-    loop="uvloop",
-    loop_api="transports",
-)
+AIOHTTP_UVLOOP = on_loop(AIOHTTP, "uvloop", "impls.models.aiohttp_client:run_uvloop")
 # Tol's teal; flat hexagon, two dots and a gap, crossed diagonals with horizontals.
 HTTPX = Model(
     "httpx",

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import socket
 
-from impls.core import ErrorKind, Frontier, ResponseParserBase, retry_on_fresh_connection
+from impls.core import (
+    ErrorKind,
+    Frontier,
+    Response,
+    ResponseParserBase,
+    retry_on_fresh_connection,
+)
 
 READ_SIZE = 65536  # bytes asked of one recv(): a whole test page in one call, most of the time
 
@@ -30,10 +36,14 @@ class HeldConnection:
     def close(self) -> None:
         raise NotImplementedError
 
-    def finish(self, parser: ResponseParserBase) -> None:
-        """After a whole response: keep the connection if the response allows, else close it."""
-        if not parser.reusable:
+    def received(self, parser: ResponseParserBase, data: bytes) -> Response | None:
+        """Bytes read from the connection (b'': the server closed it) through the parser: the
+        whole response once it is, else None. After a whole response the connection is kept
+        if the response allows, else closed."""
+        response = parser.feed(data) if data else parser.feed_eof()
+        if response is not None and not parser.reusable:
             self.close()
+        return response
 
     def fail(self, reused: bool, parser: ResponseParserBase, kind: ErrorKind) -> bool:
         """After a failed try: close the connection; whether to send the request once more

@@ -25,3 +25,37 @@ def derive(
 ) -> Any:
     """bench.analysis.derive.derive of hand-made runs, the figures read back as JSON."""
     return analysis.derive(runs_of(runs), fit_min, cast(Environment | None, environment))
+
+
+def crawl_record(
+    scenario: str,
+    model: str,
+    concurrency: int,
+    site: Mapping[str, Any],
+    crawl: Mapping[str, Any],
+    kind: str = "measured",
+    rep: int = 0,
+    waves: int = 0,
+) -> dict[str, Any]:
+    """A crawl run as the harness records it, reduced to what derive reads: its point (the
+    site served, over `site`'s changes to a wide one, at this concurrency), its crawl
+    document's figures, a server that was not saturated and a peak in flight at the
+    concurrency."""
+    return {
+        "id": f"{scenario}/{model}/c{concurrency}/s{waves}/{kind}{rep}",
+        "scenario": scenario,
+        "model": model,
+        "kind": kind,
+        "repetition": rep,
+        "status": "ok",
+        "reason": None,
+        **RECORD_DEFAULTS,
+        "params": {
+            "concurrency": concurrency,
+            "processes": 1,
+            "server": {"shape": "wide", "preset": None, "root_latency": True, **site},
+        },
+        "crawl": dict(crawl),
+        "server": {"saturated": False},
+        "verification": {"server_peak_in_flight": concurrency},
+    }

@@ -9,10 +9,10 @@ import pytest
 
 from bench.harness import callgrind
 from bench.harness.plan import PlannedRun
-from bench.harness.points import CrawlPoint
 from bench.harness.recipes import run_counted
 from bench.harness.site import ServeOptions, Server
 from c10k import catalog
+from tests.planned import measured_crawl
 
 
 def write_parts(out_file: Path, counts: list[int]) -> None:
@@ -51,17 +51,7 @@ SITE = ServeOptions(pages=20, links=5, shape="deep", latency="0")
 
 
 def counted(model: str) -> PlannedRun:
-    point = CrawlPoint(SITE, concurrency=4)
-    return PlannedRun(
-        id=f"instructions/{model}",
-        scenario=catalog.INSTRUCTIONS.name,
-        model=model,
-        kind="measured",
-        repetition=0,
-        point=point,
-        estimate_s=60.0,
-        counted=True,
-    )
+    return measured_crawl(catalog.INSTRUCTIONS, model, SITE, 60.0, counted=True)
 
 
 @pytest.fixture(scope="module")

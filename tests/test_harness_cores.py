@@ -14,13 +14,13 @@ from bench.analysis.memory import memory_per_connection
 from bench.analysis.points import crawl_point
 from bench.harness import cores
 from bench.harness.plan import PlannedRun
-from bench.harness.points import CrawlPoint
 from bench.harness.recipes import run_crawl
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import python_command
 from bench.results import Busy, CrawlDocument, HarnessShare, Run
 from c10k import catalog
-from tests.recorded import derive
+from tests.planned import measured_crawl
+from tests.recorded import crawl_record, derive
 
 # -- the split ------------------------------------------------------------------------------
 
@@ -181,28 +181,12 @@ def crawl_run(
     kind: str = "measured",
 ) -> Run:
     """A recorded sleepy run, with what derive reads."""
-    run: dict[str, Any] = {
-        "id": f"sleepy/m/c{concurrency}/{kind}",
-        "scenario": catalog.SLEEPY.name,
-        "model": "m",
-        "kind": kind,
-        "status": "ok",
-        "repetition": 0,
-        "round": 0 if kind == "measured" else None,
-        "block": None,
-        "again": 0,
-        "noisy": False,
-        "params": {
-            "concurrency": concurrency,
-            "processes": 1,
-            "server": {
-                "latency": "0",
-                "pages": 2 * concurrency,
-                "shape": "deep",
-                "root_latency": True,
-            },
-        },
-        "crawl": {
+    run = crawl_record(
+        catalog.SLEEPY.name,
+        "m",
+        concurrency,
+        {"latency": "0", "pages": 2 * concurrency, "shape": "deep"},
+        {
             "pages": 2 * concurrency,
             "pages_per_s": 100.0,
             "cpu_us_per_page": 50.0,
@@ -210,11 +194,11 @@ def crawl_run(
             "max_rss_kib": max_rss_kib,
             "wall_s": 1.0,
         },
-        "server": {"saturated": False},
-        "verification": {"server_peak_in_flight": concurrency},
-        "kernel_before": {"meminfo_kib": {}, "sockstat": {}},
-        "samples": {"t": [0.0, 1.0]},
-    }
+        kind,
+    )
+    run["round"] = 0 if kind == "measured" else None
+    run["kernel_before"] = {"meminfo_kib": {}, "sockstat": {}}
+    run["samples"] = {"t": [0.0, 1.0]}
     if plateau_rss_kib is not None:
         run["plateau"] = {"rss_kib": plateau_rss_kib}
     if run_busy is not None:
@@ -282,7 +266,7 @@ def test_harness_cost_is_the_median_and_max_share_over_measured_sampled_crawls()
     assert cost["runs"] == 3
     assert cost["median_share"] == pytest.approx(0.02)
     assert cost["max_share"] == pytest.approx(0.03)
-    assert cost["max_run"] == "sleepy/m/c20/measured"
+    assert cost["max_run"] == "sleepy/m/c20/s0/measured0"
     assert cost["sampler_median_share"] == pytest.approx(0.01)
 
 
@@ -310,15 +294,7 @@ def pinned_site() -> Iterator[tuple[Server, cores.CpuSets | None]]:
 
 
 def few_active_run(model: str) -> PlannedRun:
-    return PlannedRun(
-        id=f"few-active/{model}/c4/measured0",
-        scenario=catalog.FEW_ACTIVE.name,
-        model=model,
-        kind="measured",
-        repetition=0,
-        point=CrawlPoint(SITE, concurrency=4),
-        estimate_s=30.0,
-    )
+    return measured_crawl(catalog.FEW_ACTIVE, model, SITE, 30.0)
 
 
 @pytest.mark.slow

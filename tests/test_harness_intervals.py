@@ -13,7 +13,7 @@ import pytest
 
 from bench import results
 from c10k import catalog, sequential, stats
-from tests.recorded import derive
+from tests.recorded import crawl_record, derive
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
@@ -41,29 +41,12 @@ def crawl_run(
     with_round: bool = True,
 ) -> dict[str, Any]:
     """A measured crawl run as the harness records it, reduced to what derive reads."""
-    run: dict[str, Any] = {
-        "id": f"{scenario}/{model}/c{concurrency}/s0/{kind}{rep}",
-        "scenario": scenario,
-        "model": model,
-        "kind": kind,
-        "repetition": rep,
-        "status": status,
-        "reason": None,
-        "block": None,
-        "again": 0,
-        "noisy": False,
-        "params": {
-            "concurrency": concurrency,
-            "processes": 1,
-            "server": {
-                "pages": 300,
-                "latency": latency,
-                "shape": "wide",
-                "preset": None,
-                "root_latency": True,
-            },
-        },
-        "crawl": {
+    run = crawl_record(
+        scenario,
+        model,
+        concurrency,
+        {"pages": 300, "latency": latency},
+        {
             "pages": 301,
             "wall_s": wall_s,
             "pages_per_s": pages_per_s,
@@ -71,9 +54,10 @@ def crawl_run(
             "latency_s": {"p50": 0.001, "p99": 0.01},
             "max_rss_kib": 30_000,
         },
-        "server": {"saturated": False},
-        "verification": {"server_peak_in_flight": concurrency},
-    }
+        kind,
+        rep,
+    )
+    run["status"] = status
     if with_round:
         run["round"] = rep if kind == "measured" else None
     return run

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from c10k import catalog
-from tests.recorded import derive
+from tests.recorded import crawl_record, derive
 
 SLEEPY, ASYNCIO = catalog.SLEEPY.name, catalog.ASYNCIO.name
 KIB = 1024.0
@@ -26,30 +26,12 @@ def sleepy_run(
     as the harness records it, reduced to what derive reads."""
     pages = waves * concurrency
     rss = (BASE + PER_CONNECTION * concurrency + PER_URL * pages + noise) / KIB
-    return {
-        "id": f"{SLEEPY}/{ASYNCIO}/c{concurrency}/s{waves}/measured{rep}",
-        "scenario": SLEEPY,
-        "model": ASYNCIO,
-        "kind": "measured",
-        "repetition": rep,
-        "round": rep,
-        "status": "ok",
-        "reason": None,
-        "block": None,
-        "again": 0,
-        "noisy": False,
-        "params": {
-            "concurrency": concurrency,
-            "processes": 1,
-            "server": {
-                "pages": pages,
-                "latency": "2s",
-                "shape": "wide",
-                "preset": None,
-                "root_latency": True,
-            },
-        },
-        "crawl": {
+    run = crawl_record(
+        SLEEPY,
+        ASYNCIO,
+        concurrency,
+        {"pages": pages, "latency": "2s"},
+        {
             "pages": pages + 1,
             "wall_s": 2.0 * (waves + 1),
             "pages_per_s": 1000.0,
@@ -57,8 +39,11 @@ def sleepy_run(
             "latency_s": {"p50": 2.0, "p99": 2.1},
             "max_rss_kib": rss * 1.2,
         },
-        "server": {"saturated": False},
-        "verification": {"server_peak_in_flight": concurrency},
+        rep=rep,
+        waves=waves,
+    )
+    return run | {
+        "round": rep,
         "kernel_before": {"meminfo_kib": {}, "sockstat": {}},
         "plateau": {"rss_kib": rss, "anon_kib": rss - 9000.0 + anon_offset * concurrency / KIB},
     }

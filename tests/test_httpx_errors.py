@@ -1,102 +1,21 @@
-"""httpx's exceptions mapped to the contract's error kinds, fault by fault, as the raw models;
-the body limit; the stale connection's one retry; the bytes of the request line."""
+"""httpx's exceptions mapped to the contract's error kinds, and the bytes of the request line
+(the faults, fault by fault, against the raw models: tests/test_client_faults.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import errno
-import socket
-from collections.abc import Awaitable
 
 import httpcore
 import httpx
 import pytest
 
-from impls.core import ErrorKind, Job, ResourceLimit, Response
+from impls.core import ErrorKind, ResourceLimit
 from impls.models import asyncio_streams, httpx_adapters, httpx_client
-from tests.test_aiohttp_errors import (
-    FAULTS,
-    KEPT,
-    LENIENT_IN_AIOHTTP_ONLY,
-    fault_server,
-    frontier_for,
-    job_for,
-    outcome,
-)
+from tests.fault_server import client_of, frontier_for, job_for, outcome
 from tests.tinysite import TinySite
 
-# The faults that end a reused connection before any byte of the response, as a server
-# does that closes an idle connection just as it is reused: keep-alive mode sends the
-# request once more, on a new connection (where the fault comes again and counts).
-ENDED_BEFORE_ANY_BYTE = {"/reset", "/close"}
-
-
-async def both_outcomes(
-    path: str, keep_alive: bool = False
-) -> tuple[int | ErrorKind, int | ErrorKind, list[str]]:
-    """The outcome of one fetch by the raw streams and by httpx, and the requests made."""
-    requests: list[str] = []
-    async with fault_server(requests) as port:
-        frontier = frontier_for(port, keep_alive)
-        async with httpx_adapters.new_client(frontier) as client:
-            raw, via_httpx = await asyncio.gather(
-                outcome(
-                    lambda job: asyncio_streams.fetch(job, frontier, []), job_for(frontier, path)
-                ),
-                outcome(
-                    lambda job: httpx_client.fetch(client, job, frontier), job_for(frontier, path)
-                ),
-            )
-    return raw, via_httpx, requests
-
-
-@pytest.mark.parametrize("keep_alive", [False, True], ids=["close", "keep-alive"])
-@pytest.mark.parametrize("path", FAULTS)
-def test_httpx_and_raw_streams_agree_on_each_fault(path: str, keep_alive: bool) -> None:
-    expected = FAULTS[path][1]
-    # Two requests, the same target: one each, so httpx retried nothing by itself.
-    assert asyncio.run(both_outcomes(path, keep_alive)) == (expected, expected, [path, path])
-
-
-@pytest.mark.parametrize("path", LENIENT_IN_AIOHTTP_ONLY)
-def test_lenient_parsing_agrees(path: str) -> None:
-    raw, via_httpx, _ = asyncio.run(both_outcomes(path))
-    assert raw == via_httpx == 200
-
-
-async def outcome_on_a_reused_connection(path: str) -> tuple[int | ErrorKind, list[str]]:
-    """The outcome of a fetch on a connection that served KEPT first, and the requests."""
-    requests: list[str] = []
-    async with fault_server(requests) as port:
-        frontier = frontier_for(port, keep_alive=True)
-        async with httpx_adapters.new_client(frontier) as client:
-
-            def fetch(job: Job) -> Awaitable[Response]:
-                return httpx_client.fetch(client, job, frontier)
-
-            assert await outcome(fetch, job_for(frontier, KEPT)) == 200
-            return await outcome(fetch, job_for(frontier, path)), requests
-
-
-@pytest.mark.parametrize("path", FAULTS)
-def test_a_reused_connection_is_retried_once_only_before_any_byte(path: str) -> None:
-    sent = [path, path] if path in ENDED_BEFORE_ANY_BYTE else [path]
-    assert asyncio.run(outcome_on_a_reused_connection(path)) == (FAULTS[path][1], [KEPT, *sent])
-
-
-def test_refused_connection_is_connect() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
-        frontier = frontier_for(sock.getsockname()[1])
-
-        async def fetch() -> int | ErrorKind:
-            async with httpx_adapters.new_client(frontier) as client:
-                return await outcome(
-                    lambda job: httpx_client.fetch(client, job, frontier), job_for(frontier, "/")
-                )
-
-        assert asyncio.run(fetch()) == ErrorKind.CONNECT
-    assert (frontier.peak_in_flight, frontier.in_flight) == (1, 0)
+HTTPX = client_of(httpx_adapters.new_client, httpx_client.fetch)
 
 
 def raised_from(os_error: OSError, wrapper: type[httpx.TransportError]) -> httpx.TransportError:
@@ -146,10 +65,8 @@ def test_the_request_line_carries_the_target_as_the_raw_models_send_it(target: s
         job = job_for(frontier, target)
 
         async def fetch() -> None:
-            async with httpx_adapters.new_client(frontier) as client:
-                assert (
-                    await outcome(lambda job: httpx_client.fetch(client, job, frontier), job) == 404
-                )
+            async with HTTPX(frontier) as via_httpx:
+                assert await outcome(via_httpx, job) == 404
             assert await outcome(lambda job: asyncio_streams.fetch(job, frontier, []), job) == 404
 
         asyncio.run(fetch())

@@ -50,6 +50,17 @@ def page(*hrefs: str) -> bytes:
     return response(body="".join(f'<a href="{href}">link</a>\n' for href in hrefs).encode())
 
 
+# Links as a browser reads them: any case, entities decoded, whitespace stripped, the fragment
+# dropped, relative ones resolved; an empty href, another element's URL and a commented-out
+# link are not followed. BROWSER_LINKS_PAGE's links lead to BROWSER_LINKS (the page included).
+BROWSER_LINKS_PAGE = (
+    b'<A HREF="/upper">u</A> <a href="  /spaced  ">s</a> <a href="/q?a=1&amp;b=2">q</a>'
+    b'<a href="rel/">r</a> <a href="/frag#x">f</a> <a href="">e</a> <img src="/img">'
+    b'<!-- <a href="/commented"> -->'
+)
+BROWSER_LINKS = {"/", "/upper", "/spaced", "/q?a=1&b=2", "/rel/", "/frag"}
+
+
 def redirect(location: str, status: int = 302) -> bytes:
     return response(status, headers={"Location": location})
 

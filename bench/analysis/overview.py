@@ -35,10 +35,6 @@ from bench.results import (
 )
 from c10k import catalog
 
-FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
-FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
-SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
-
 
 def not_counted(runs: list[Run]) -> list[NotCounted]:
     """Measured runs that did not count, in run order, with what they still measured."""
@@ -88,14 +84,14 @@ def overview(
     tables: Mapping[str, ScenarioTable], runs: list[Run], environment: Environment | None
 ) -> Overview:
     """The figures across models and runs, beside the per-scenario tables in `derived`."""
-    few_active = scenario_points(tables, FEW_ACTIVE)
+    few_active = scenario_points(tables, catalog.FEW_ACTIVE.name)
     highlights: dict[str, Highlights] = {}
     if catalog.IDLE.name in tables:
         highlights[catalog.IDLE.name] = idle_highlights(idle_table(tables))
-    for name in (FEW_ACTIVE, FEW_ACTIVE_KEEP_ALIVE):
+    for name in (catalog.FEW_ACTIVE.name, catalog.FEW_ACTIVE_KEEP_ALIVE.name):
         if name in tables:
             highlights[name] = few_active_highlights(scenario_points(tables, name))
-    for name in (SLEEPY, SLEEPY_KEEP_ALIVE):
+    for name in (catalog.SLEEPY.name, catalog.SLEEPY_KEEP_ALIVE.name):
         if name in tables:
             highlights[name] = sleepy_highlights(tables, name)
     if catalog.C100K.name in tables:
@@ -107,9 +103,11 @@ def overview(
     comparisons: Comparisons = {
         "event_loop_vs_threads": event_loop_vs_threads(few_active),
         "uvloop": uvloop_speedups(tables),
-        "asyncio_vs_threads_sleepy": asyncio_vs_threads(scenario_points(tables, SLEEPY)),
+        "asyncio_vs_threads_sleepy": asyncio_vs_threads(
+            scenario_points(tables, catalog.SLEEPY.name)
+        ),
         "asyncio_vs_threads_sleepy_keep_alive": asyncio_vs_threads(
-            scenario_points(tables, SLEEPY_KEEP_ALIVE)
+            scenario_points(tables, catalog.SLEEPY_KEEP_ALIVE.name)
         ),
         "instructions": instruction_ratios(instructions_table(tables)),
         "paired": paired_comparisons(tables),

@@ -131,17 +131,32 @@ def build_plan(
 def _loop_runs(scenario: Scenario) -> list[PlannedRun]:
     """The scenario's runs of the fixed CPU loop (the noise floor's)."""
     return [
-        PlannedRun(
-            id=f"{scenario.name}/{catalog.CPU_LOOP}/{n}",
-            scenario=scenario.name,
-            model=catalog.CPU_LOOP,
-            kind="measured",
-            repetition=n,
-            estimate_s=CPU_LOOP_S,
-            loop=True,
-        )
+        _cpu_loop(scenario, f"{scenario.name}/{catalog.CPU_LOOP}/{n}", "measured", n)
         for n in range(scenario.loops)
     ]
+
+
+def _cpu_loop(
+    scenario: Scenario,
+    run_id: str,
+    kind: Literal["measured", "sentinel"],
+    repetition: int,
+    block: str | None = None,
+    conditional: bool = False,
+) -> PlannedRun:
+    """A run of the fixed CPU loop; in a block, its sentinel (of the round `repetition`)."""
+    return PlannedRun(
+        id=run_id,
+        scenario=scenario.name,
+        model=catalog.CPU_LOOP,
+        kind=kind,
+        repetition=repetition,
+        estimate_s=CPU_LOOP_S,
+        round=repetition if block is not None else None,
+        loop=True,
+        block=block,
+        conditional=conditional,
+    )
 
 
 def _idle_runs(scenario: Scenario) -> list[PlannedRun]:
@@ -229,18 +244,7 @@ def _round_order(
 
 def _sentinel_run(scenario: Scenario, r: int, block: str, conditional: bool) -> PlannedRun:
     """The fixed CPU loop before a round, on the crawler's CPUs: was the machine quiet?"""
-    return PlannedRun(
-        id=f"{block}/{catalog.CPU_LOOP}",
-        scenario=scenario.name,
-        model=catalog.CPU_LOOP,
-        kind="sentinel",
-        repetition=r,
-        estimate_s=CPU_LOOP_S,
-        round=r,
-        loop=True,
-        block=block,
-        conditional=conditional,
-    )
+    return _cpu_loop(scenario, f"{block}/{catalog.CPU_LOOP}", "sentinel", r, block, conditional)
 
 
 def runs_at(crawler: str, scenario: str, concurrency: int, processes: int = 1) -> bool:

@@ -6,7 +6,7 @@ import json
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -88,10 +88,7 @@ def run_crawl(
             record["plateau"] = plateau_summary(sampler.columns, point.concurrency)
     fetched = crawl.pop("fetched", None) if crawl else None
     record["crawl"] = crawl
-    if finished.code is None:
-        ended(record, "timeout", _timeout_reason(run))
-    elif finished.code != 0:
-        ended(record, EXIT_STATUS.get(finished.code, "crashed"), _exit_reason(finished))
+    _failed(record, finished, run, EXIT_STATUS)
     if crawl is not None:
         deviations = crawl.get("deviations") if crawl.get("peer") else None
         verified = verify(
@@ -206,10 +203,8 @@ def run_counted(
             cpus=crawler_cpus,
         )
         _record_end(record, finished, cpus, server)
-        if finished.code is None:
-            return ended(record, "timeout", _timeout_reason(run))
-        if finished.code != 0:
-            return ended(record, "crashed", _exit_reason(finished))
+        if (unfinished := _failed(record, finished, run)) is not None:
+            return unfinished
         try:
             crawl: CrawlDocument = json.loads(finished.stdout)
             count = callgrind.read_count(out_file, int(crawl["pages"]))
@@ -320,10 +315,8 @@ def _run_reporting_program(
     record["argv"] = argv[1:]
     finished = run_process(argv, run.timeout_s, cpus=cpus.crawler if cpus else None)
     _record_end(record, finished, cpus, None)
-    if finished.code is None:
-        return ended(record, "timeout", _timeout_reason(run))
-    if finished.code != 0:
-        return ended(record, "crashed", _exit_reason(finished))
+    if (unfinished := _failed(record, finished, run)) is not None:
+        return unfinished
     try:
         record[key] = json.loads(finished.stdout)
     except ValueError:
@@ -360,8 +353,19 @@ def _busy(
     return run_busy(crawl, sampler.columns, len(crawler_cpus), capacity)
 
 
-def _timeout_reason(run: PlannedRun) -> str:
-    return f"killed after {run.timeout_s:.0f} s"
+def _failed(
+    record: Run,
+    finished: Finished,
+    run: PlannedRun,
+    statuses: Mapping[int, RunStatus] | None = None,
+) -> Run | None:
+    """The record ended as killed at its timeout, or by its exit code when not 0 (the status
+    `statuses` gives the code, else "crashed"); None when the process exited 0."""
+    if finished.code is None:
+        return ended(record, "timeout", f"killed after {run.timeout_s:.0f} s")
+    if finished.code != 0:
+        return ended(record, (statuses or {}).get(finished.code, "crashed"), _exit_reason(finished))
+    return None
 
 
 def _exit_reason(finished: Finished) -> str:

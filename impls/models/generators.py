@@ -57,9 +57,7 @@ def fetch(loop: EventLoop, conn: Connection, job: Job) -> Coro[Response]:
                 yield from loop.sock_sendall(sock, job.request)
                 while True:
                     data = yield from loop.sock_recv(sock, READ_SIZE)
-                    response = parser.feed(data) if data else parser.feed_eof()
-                    if response is not None:
-                        conn.finish(parser)
+                    if (response := conn.received(parser, data)) is not None:
                         return response
             except OSError as exc:
                 raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc

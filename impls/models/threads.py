@@ -77,10 +77,7 @@ def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
                 sock.sendall(job.request)
                 while True:
                     sock.settimeout(time_left(deadline, config.timeout))
-                    data = sock.recv(READ_SIZE)
-                    response = parser.feed(data) if data else parser.feed_eof()
-                    if response is not None:
-                        conn.finish(parser)
+                    if (response := conn.received(parser, sock.recv(READ_SIZE))) is not None:
                         return response
             except OSError as exc:
                 raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
