@@ -65,6 +65,9 @@ table.verdicts td{border:none;padding:.1em 0}
 table.verdicts td::before{content:attr(data-label) ": ";font-weight:600;color:#555}
 }
 """
+# The page carries the stylesheet on one line: the rules above are for reading, the page's
+# bytes for a browser.
+INLINE_CSS = "".join(CSS.split("\n"))
 
 
 def spans(found: Rich | str) -> str:
@@ -177,7 +180,7 @@ def page(title: str, blocks: list[Block], images: dict[str, bytes]) -> str:
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>"
+        f"<title>{html.escape(title)}</title><style>{INLINE_CSS}</style></head><body>"
         + render(blocks, images, blocks)
         + "</body></html>\n"
     )
