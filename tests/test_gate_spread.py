@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from bench.regress.cli import main
 from bench.regress.compare import judge, load_run
 from bench.regress.environment import file_slug
 from bench.regress.spread import (
+    BASELINE_RUNS,
     SPREAD_KEY,
     Spread,
     gate_threshold,
@@ -252,3 +254,12 @@ def test_counted_crawls_go_one_page_at_a_time_with_a_pinned_heap(
     # Every answer of the counted site is late, the root's too: the crawler always waits.
     assert support.COUNTED.site.latency == "20ms" and support.COUNTED.site.root_latency
     assert support.COUNTED.site.pages == support.DEEP.site.pages
+
+
+def test_the_baseline_env_measures_five_runs_and_records_their_spreads() -> None:
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(Path(__file__).resolve().parents[1] / "tox.ini", encoding="utf-8")
+    commands = tox["testenv:baseline"]["commands"]
+    assert f"python -m bench.regress.repeat {{env:C10K_BASELINE_RUNS:{BASELINE_RUNS}}}" in commands
+    assert "-m deterministic" in commands
+    assert "c10k compare --deterministic --update" in commands
