@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from bench.regress.baseline import figure_spreads, pooled_document, pooled_run
 from bench.regress.compare import (
-    DEFAULT_RULE,
     DETERMINISTIC,
-    FIGURE_RULES,
     GATED,
     BadFile,
     FigureChange,
@@ -20,6 +21,7 @@ from bench.regress.compare import (
     subject,
 )
 from bench.regress.environment import describe, differences, file_slug
+from bench.regress.spread import BASELINE_RUNS, SPREAD_FACTOR
 
 
 class Refused(Exception):
@@ -32,7 +34,8 @@ def parser() -> argparse.ArgumentParser:
         description="Compare a run of the benchmark suite (pytest-benchmark JSON) with a "
         "baseline, and fail when a gated figure regressed past its threshold. Runs made on "
         "different interpreters, platforms or package versions are never judged against "
-        "each other.",
+        "each other. A gated figure's threshold is its fixed gate, or 3 times its spread over "
+        "the baseline's clean runs where the baseline records one and that is wider.",
         epilog="exit 0: no gated regression (or --update wrote the baseline); 1: a gated "
         "figure regressed, or (with --deterministic) one is missing from NEW; 2: a bad file "
         "or option, or BASE and NEW come from different environments",
@@ -44,7 +47,12 @@ def parser() -> argparse.ArgumentParser:
         "of which the one recorded on NEW's environment is used",
     )
     p.add_argument(
-        "new", type=Path, help="the run to judge (pytest bench/regress/suites --benchmark-json)"
+        "new",
+        type=Path,
+        nargs="+",
+        help="the run to judge (pytest bench/regress/suites --benchmark-json); several runs of "
+        "one tree, or a directory of them, are pooled (their samples together), and --update "
+        "then records each gated figure's spread over them in the baseline",
     )
     switches = {
         "--all": "print every figure, not only the changed and gated",
@@ -52,8 +60,8 @@ def parser() -> argparse.ArgumentParser:
         "(instructions per page, memory per idle unit), and fail when one of BASE's is "
         "missing from NEW: the CI gate",
         "--update": "print the changes, then make NEW the baseline: it replaces BASE (a "
-        "file) or BASE/<environment>.json (a directory); a reviewed move, see "
-        "docs/regression.md",
+        "file) or BASE/<environment>.json (a directory), with each gated figure's spread "
+        "over NEW's runs when there are several; a reviewed move, see docs/regression.md",
     }
     for switch, text in switches.items():
         p.add_argument(switch, action="store_true", help=text)
@@ -62,28 +70,58 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    label = ", ".join(str(path) for path in args.new)
     try:
-        new = load_run(args.new)
+        paths = run_paths(args.new)
+        runs = [load_run(path) for path in paths]
+        refuse_mixed(paths, runs)
+        new = pooled_run(runs, label)
         base_path, base = choose_baseline(args.base, new, args.update)
     except (BadFile, Refused) as exc:
         sys.stderr.write(f"c10k compare: error: {exc}\n")
         return 2
     if base is None:  # --update into a directory with no baseline for this environment yet
         print(f"no baseline for this environment in {args.base}: nothing to compare")
-        return write_baseline(args.new, base_path)
+        return write_baseline(paths, runs, base_path)
     base_figures, new_figures = base.figures, new.figures
     if args.deterministic:
         base_figures = {k: v for k, v in base_figures.items() if k[1] in DETERMINISTIC}
         new_figures = {k: v for k, v in new_figures.items() if k[1] in DETERMINISTIC}
-    changes, missing = compare(base_figures, new_figures)
+    changes, missing = compare(base_figures, new_figures, base.spreads)
     if not changes:
-        sys.stderr.write(f"c10k compare: error: {base_path} and {args.new} share no figure\n")
+        sys.stderr.write(f"c10k compare: error: {base_path} and {label} share no figure\n")
         return 2
     print(f"baseline: {base_path}")
     print_changes(changes, missing, args.all)
     unjudged = [key for key in base_figures if key not in new_figures and key[1] in GATED]
     status = print_summary(changes, unjudged, strict=args.deterministic)
-    return write_baseline(args.new, base_path) if args.update else status
+    return write_baseline(paths, runs, base_path) if args.update else status
+
+
+def run_paths(given: Sequence[Path]) -> list[Path]:
+    """The run files NEW names: each file as given, each directory's *.json in name order."""
+    paths: list[Path] = []
+    for path in given:
+        if not path.is_dir():
+            paths.append(path)
+            continue
+        found = sorted(path.glob("*.json"))
+        if not found:
+            raise BadFile(f"{path}: a directory with no runs (*.json) in it")
+        paths += found
+    return paths
+
+
+def refuse_mixed(paths: Sequence[Path], runs: Sequence[Run]) -> None:
+    """Runs pooled as one must come from one environment."""
+    first = runs[0].environment or {}
+    for path, run in zip(paths[1:], runs[1:], strict=True):
+        found = differences(first, run.environment or {})
+        if found:
+            raise Refused(
+                f"{path} and {paths[0]} come from different environments "
+                f"({'; '.join(found)}): pool runs of one environment only"
+            )
 
 
 def choose_baseline(base: Path, new: Run, updating: bool) -> tuple[Path, Run | None]:
@@ -150,8 +188,7 @@ def print_summary(
     if regressions:
         print(f"REGRESSED past the gate ({len(regressions)}):")
         for change in regressions:
-            gate = FIGURE_RULES.get(change.figure, DEFAULT_RULE).gate or 0.0
-            print(f"  {change.headline()}; the gate is {gate:+.0%}")
+            print(f"  {change.headline()}; the {change.gate_text()}")
     if improvements:
         print(f"improved beyond the noise floor ({len(improvements)}):")
         for change in improvements:
@@ -170,12 +207,37 @@ def print_summary(
     return 1 if regressions or (strict and unjudged) else 0
 
 
-def write_baseline(new: Path, target: Path) -> int:
+def write_baseline(paths: Sequence[Path], runs: Sequence[Run], target: Path) -> int:
+    """One run becomes the baseline as it is, with no spread (the fixed gates apply); several
+    become one, pooled, with each gated figure's spread over them."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    if new.resolve() != target.resolve():
-        shutil.copyfile(new, target)
+    if len(runs) == 1:
+        if paths[0].resolve() != target.resolve():
+            shutil.copyfile(paths[0], target)
+        print(f"one run: no spread recorded, the fixed gates apply ({BASELINE_RUNS} runs set them)")
+    else:
+        target.write_text(json.dumps(pooled_document(runs), indent=4) + "\n")
+        print_spreads(runs)
     print(f"baseline written: {target} (commit it with the change that moved it)")
     return 0
+
+
+def print_spreads(runs: Sequence[Run]) -> None:
+    """Each gated figure's spread over the runs, as the baseline now records it."""
+    spreads = figure_spreads(runs)
+    print(
+        f"spread over {len(runs)} runs, recorded in the baseline "
+        f"(each gate: the fixed one, or {SPREAD_FACTOR:g} x the spread where that is wider):"
+    )
+    for (name, figure), spread in spreads.items():
+        low, high = min(spread.run_medians), max(spread.run_medians)
+        print(
+            f"  {subject(name)}: {figure} spread {spread.spread:.2%} "
+            f"({low:,.6g} .. {high:,.6g}); gate {spread.threshold:+.1%}"
+        )
+    if len(runs) < BASELINE_RUNS:
+        rough = f"a spread over {len(runs)} runs is a rough one; {BASELINE_RUNS} is the default"
+        print(f"warning: {rough}")
 
 
 if __name__ == "__main__":

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.regress.environment import ENVIRONMENT_KEY
 from bench.regress.significance import mann_whitney_u
+from bench.regress.spread import SPREAD_KEY, Spread, read_spread
 from c10k import catalog
 from c10k.stats import median
 
@@ -24,8 +25,10 @@ class FigureRule:
     """How one figure is judged.
 
     noise: a relative change this small is never called a change (the figure's measured
-    spread, see docs/regression.md). gate: a regression larger than this fails the run;
-    None means the figure is reported but never gates (it does not hold still here).
+    spread, see docs/regression.md). gate: a regression larger than this fails the run
+    (the fixed gate: a baseline that records the figure's spread over clean runs may widen
+    it, bench/regress/spread.py); None means the figure is reported but never gates (it does
+    not hold still here).
     deterministic: the figure repeats to 0.1% from run to run on one environment, so its
     size alone is the evidence (no significance test), and CI gates it.
     """
@@ -74,15 +77,18 @@ class BadFile(Exception):
 # -- reading the files --------------------------------------------------------------------
 
 Figures = dict[tuple[str, str], list[float]]  # (benchmark name, figure) -> per-round samples
+Spreads = dict[tuple[str, str], Spread]  # (benchmark name, figure) -> spread over clean runs
 
 
 @dataclass(frozen=True)
 class Run:
-    """One suite run: its figures, the environment it recorded (None in older files), its JSON."""
+    """One suite run: its figures, the environment it recorded (None in older files), its
+    JSON, and the spreads a baseline recorded (none in a plain run or an older baseline)."""
 
     figures: Figures
     environment: dict[str, Any] | None
     document: dict[str, Any]
+    spreads: Spreads = field(default_factory=dict)
 
 
 def load_figures(path: Path) -> Figures:
@@ -100,10 +106,16 @@ def load_run(path: Path) -> Run:
         raise BadFile(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise BadFile(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    return read_run(document, str(path))
+
+
+def read_run(document: Any, source: str) -> Run:
+    """A pytest-benchmark document of this suite, checked (source names it in the errors)."""
     benchmarks = document.get("benchmarks") if isinstance(document, dict) else None
     if not isinstance(benchmarks, list):
-        raise BadFile(f"{path}: not a pytest-benchmark file (no 'benchmarks' list)")
+        raise BadFile(f"{source}: not a pytest-benchmark file (no 'benchmarks' list)")
     figures: Figures = {}
+    spreads: Spreads = {}
     for entry in benchmarks:
         try:
             name = entry["name"]
@@ -111,17 +123,33 @@ def load_run(path: Path) -> Run:
             for figure, values in samples.items():
                 if values:
                     figures[(name, figure)] = [float(v) for v in values]
+            spreads.update(recorded_spreads(name, entry.get("extra_info", {})))
             data = entry["stats"].get("data")
             if data and not name.startswith("test_instructions"):  # valgrind's time: no use
                 figures[(name, "time")] = [float(v) for v in data]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise BadFile(f"{path}: malformed benchmark entry ({exc!r})") from None
+            raise BadFile(f"{source}: malformed benchmark entry ({exc!r})") from None
     if not figures:
-        raise BadFile(f"{path}: no figures (was it written by `pytest bench/regress/suites`?)")
+        raise BadFile(f"{source}: no figures (was it written by `pytest bench/regress/suites`?)")
     figures.update(model_ratios(benchmarks, figures))
     machine_info = document.get("machine_info") or {}
     environment = machine_info.get(ENVIRONMENT_KEY) if isinstance(machine_info, dict) else None
-    return Run(figures, environment if isinstance(environment, dict) else None, document)
+    environment = environment if isinstance(environment, dict) else None
+    return Run(figures, environment, document, spreads)
+
+
+def recorded_spreads(name: str, extra_info: dict[str, Any]) -> Spreads:
+    """The spreads of one benchmark's gated figures, as a baseline records them."""
+    recorded = extra_info.get(SPREAD_KEY)
+    found: Spreads = {}
+    if not isinstance(recorded, dict):
+        return found
+    for figure, record in recorded.items():
+        gate = FIGURE_RULES.get(figure, DEFAULT_RULE).gate
+        spread = read_spread(record, gate) if gate is not None else None
+        if spread is not None:
+            found[(name, figure)] = spread
+    return found
 
 
 def model_ratios(benchmarks: list[dict[str, Any]], figures: Figures) -> Figures:
@@ -166,6 +194,8 @@ class FigureChange:
     verdict: str  # rule.better, rule.worse or "no significant change"
     regressed: bool  # a gated figure got worse past its gate
     gated: bool
+    threshold: float | None = None  # the gate this figure was judged against (None: ungated)
+    spread: Spread | None = None  # the baseline's spread of it, which set the threshold
 
     @property
     def changed(self) -> bool:
@@ -182,14 +212,24 @@ class FigureChange:
             f"({format_value(self.base)} -> {format_value(self.new)})"
         )
 
+    def gate_text(self) -> str:
+        """'gate +3.0% (spread 0.42% over 5 runs)', or '(fixed)' where no spread was recorded."""
+        if self.threshold is None:
+            return "not gated"
+        if self.spread is None:
+            return f"gate {self.threshold:+.1%} (fixed)"
+        spread = self.spread
+        return f"gate {self.threshold:+.1%} (spread {spread.spread:.2%} over {spread.runs} runs)"
+
     def line(self) -> str:
         p_text = "n/a" if self.p_value is None else f"{self.p_value:.3f}"
         flag = "  REGRESSION" if self.regressed else ""
         if self.changed and not self.gated:  # time and CPU drift between identical runs
             flag = "  (not gated: a hint, not evidence)"
+        gate = f"; {self.gate_text()}" if self.gated else ""
         return (
             f"{self.benchmark} {self.figure}: {self.verdict} ({self.change:+.1%}, "
-            f"{format_value(self.base)} -> {format_value(self.new)}, p={p_text}){flag}"
+            f"{format_value(self.base)} -> {format_value(self.new)}, p={p_text}){gate}{flag}"
         )
 
 
@@ -206,9 +246,22 @@ def format_value(value: float) -> str:
     return f"{value:.4g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
-def judge(benchmark: str, figure: str, base: Sequence[float], new: Sequence[float]) -> FigureChange:
-    """Compare one figure: size of the change, its significance, and the gate."""
+def judge(
+    benchmark: str,
+    figure: str,
+    base: Sequence[float],
+    new: Sequence[float],
+    spread: Spread | None = None,
+) -> FigureChange:
+    """Compare one figure: size of the change, its significance, and the gate.
+
+    spread: the figure's spread over the baseline's clean runs, if recorded. Its threshold is
+    then the gate, and a change inside the spread is no change (the fixed rule otherwise).
+    """
     rule = FIGURE_RULES.get(figure, DEFAULT_RULE)
+    spread = spread if rule.gate is not None else None
+    threshold = rule.gate if spread is None else spread.threshold
+    noise = rule.noise if spread is None else max(rule.noise, spread.spread)
     base_median, new_median = median(base), median(new)
     if base_median:
         change = new_median / base_median - 1
@@ -218,20 +271,34 @@ def judge(benchmark: str, figure: str, base: Sequence[float], new: Sequence[floa
     # could never reach p < 0.05: its size past the noise floor is the evidence.
     testable = not rule.deterministic and min(len(base), len(new)) >= MIN_SAMPLES_FOR_TEST
     p_value = mann_whitney_u(base, new).p_value if testable else None
-    significant = abs(change) > rule.noise and (p_value is None or p_value < ALPHA)
+    significant = abs(change) > noise and (p_value is None or p_value < ALPHA)
     worse = change < 0 if rule.higher_is_better else change > 0
     verdict = (rule.worse if worse else rule.better) if significant else NO_CHANGE
-    gated = rule.gate is not None
-    regressed = significant and worse and rule.gate is not None and abs(change) > rule.gate
+    gated = threshold is not None
+    regressed = significant and worse and threshold is not None and abs(change) > threshold
     return FigureChange(
-        benchmark, figure, base_median, new_median, change, p_value, verdict, regressed, gated
+        benchmark,
+        figure,
+        base_median,
+        new_median,
+        change,
+        p_value,
+        verdict,
+        regressed,
+        gated,
+        threshold,
+        spread,
     )
 
 
-def compare(base: Figures, new: Figures) -> tuple[list[FigureChange], list[str]]:
-    """How each figure present in both runs changed, and the names missing from one."""
+def compare(
+    base: Figures, new: Figures, spreads: Spreads | None = None
+) -> tuple[list[FigureChange], list[str]]:
+    """How each figure present in both runs changed (against the spreads BASE recorded, if
+    any), and the names missing from one."""
+    spreads = spreads or {}
     changes = [
-        judge(name, figure, base[(name, figure)], new[(name, figure)])
+        judge(name, figure, base[(name, figure)], new[(name, figure)], spreads.get((name, figure)))
         for name, figure in base
         if (name, figure) in new
     ]

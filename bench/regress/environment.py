@@ -9,9 +9,12 @@ from typing import Any
 
 from c10k.probes import package_versions
 
-# The packages on a crawl's instruction path: their versions move instructions per page.
-# bench/regress/constraints.txt pins them (and theirs) for the gate.
-GATED_PACKAGES = ("aiohttp", "uvloop", "httptools", "selectolax", "yarl", "multidict")
+# The packages on a crawl's instruction path (every gated model's): their versions move
+# instructions per page. bench/regress/constraints.txt pins them (and theirs) for the gate.
+GATED_PACKAGES = (
+    "aiohttp", "uvloop", "rloop", "httpx", "httpcore", "anyio", "h11", "gevent", "greenlet",
+    "trio", "httptools", "selectolax", "yarl", "multidict",
+)  # fmt: skip
 ENVIRONMENT_KEY = "c10k_environment"  # where a suite run records it, in machine_info
 
 

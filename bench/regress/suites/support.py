@@ -13,6 +13,7 @@ from typing import Any
 from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
 from bench.harness.commands import IDLE_PROGRAM, crawl_argv, idle_argv
+from bench.harness.heap import PINNED_MALLOC
 from bench.harness.points import IdleSpec
 from bench.harness.recipes import recorded_replay
 from bench.harness.site import ServeOptions, Server
@@ -71,12 +72,24 @@ def child_env() -> dict[str, str]:
     return callgrind.counted_env()
 
 
+# glibc's heap set by fixed values, not by what the process did while starting: the mmap
+# and trim thresholds at glibc's starting values (set, they no longer adjust themselves
+# after the first large free) and the top pad at its default, so each counted crawl grows
+# and trims its heap at the same points, whatever the install or the run before.
+COUNTED_MALLOC = {**PINNED_MALLOC, "MALLOC_TOP_PAD_": "131072"}
+
+
+def counted_env() -> dict[str, str]:
+    """The environment of a crawl under callgrind: the fixed hash seed, glibc's heap pinned."""
+    return {**callgrind.counted_env(), **COUNTED_MALLOC}
+
+
 def counted_crawl(argv: list[str], server: Server, what: str) -> InstructionCount:
     """One crawl under callgrind, cut at its marks (argv carries --mark-crawl), verified."""
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
         out_file = Path(tmp) / "callgrind.out"
         command = [*callgrind.callgrind_argv(out_file), *argv]
-        document = run_crawl(command, None, CALLGRIND_TIMEOUT_S, callgrind.counted_env())
+        document = run_crawl(command, None, CALLGRIND_TIMEOUT_S, counted_env())
         count = callgrind.read_count(out_file, int(document["pages"]))
     if document["fetched"] != server.manifest["urls"]:
         raise CrawlFailed(f"{what} under callgrind fetched a different set of URLs")
@@ -142,5 +155,15 @@ WIDE = SuiteConfig(
     concurrency=100,
 )
 CONFIGS = (DEEP, WIDE)
+# The counted crawls' configuration: the deep site, every response (the root's too) 20 ms
+# late, one page at a time. The crawler is then always waiting when its answer comes, so
+# each fetch takes the same path through its loop whatever the machine's load (or
+# valgrind's pace), and no poll, timer or task order depends on the moment. Waiting costs
+# the same instructions every time; it adds about 7 s to a crawl of 346 URLs.
+COUNTED = SuiteConfig(
+    "deep300-c1-lat20ms",
+    ServeOptions(pages=300, shape="deep", seed=0, latency="20ms"),
+    concurrency=1,
+)
 # Idle units parked by the idle program (kind -> count).
 IDLE_KINDS = {k.name: k.suite_count for k in catalog.IDLE_KINDS.values() if k.suite_count}

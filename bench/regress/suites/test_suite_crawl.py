@@ -20,7 +20,8 @@ from bench.harness.callgrind import InstructionCount
 from bench.harness.site import Server
 from bench.regress.suites.support import (
     CONFIGS,
-    DEEP,
+    COUNTED,
+    COUNTED_MALLOC,
     IDLE_KINDS,
     ROUNDS,
     SuiteConfig,
@@ -46,23 +47,24 @@ def record(benchmark: Any, info: dict[str, Any], samples: dict[str, list[float]]
 def record_instructions(
     benchmark: Any, model: str, count_once: Callable[[], InstructionCount]
 ) -> None:
-    """One callgrind count on the deep configuration, recorded in the instructions group.
+    """One callgrind count on the counted configuration, recorded in the instructions group.
 
     The timing pytest-benchmark records is valgrind's and means nothing; the figure is in
     extra_info.
     """
-    benchmark.group = f"instructions {DEEP.name}"
+    benchmark.group = f"instructions {COUNTED.name}"
     counts: list[InstructionCount] = []
     benchmark.pedantic(lambda: counts.append(count_once()), rounds=1, iterations=1)
     count = counts[0]
     info = {
-        **DEEP.as_dict(),
+        **COUNTED.as_dict(),
         "model": model,
         "pages": count.pages,
         "crawl_ir": count.crawl_ir,
         "startup_ir": count.startup_ir,
         "exit_ir": count.exit_ir,
         "pythonhashseed": int(callgrind.HASH_SEED),
+        "malloc": dict(COUNTED_MALLOC),
     }
     record(benchmark, info, {"instructions_per_page": [count.per_page]})
 
@@ -96,10 +98,11 @@ def test_crawl(benchmark: Any, site: Any, model: str, config: SuiteConfig) -> No
 @pytest.mark.usefixtures("valgrind")
 @pytest.mark.parametrize("model", MODELS)
 def test_instructions(benchmark: Any, site: Any, model: str) -> None:
-    """Instructions per page under callgrind: the figure that holds still on a busy machine."""
-    server: Server = site(DEEP.site)
+    """Instructions per page under callgrind: the figure that holds still on a busy machine
+    (one page at a time against a site whose every answer is late: support.COUNTED)."""
+    server: Server = site(COUNTED.site)
     record_instructions(
-        benchmark, model, lambda: instruction_count(model, server, DEEP.concurrency)
+        benchmark, model, lambda: instruction_count(model, server, COUNTED.concurrency)
     )
 
 
@@ -108,11 +111,11 @@ def test_instructions(benchmark: Any, site: Any, model: str) -> None:
 def test_core_instructions(benchmark: Any, site: Any) -> None:
     """Instructions per page of the core alone (parser, links, URLs, frontier), no I/O.
 
-    The deep configuration's responses, recorded once and replayed by `python -m
+    The counted configuration's responses, recorded once and replayed by `python -m
     impls.tools.replay`: the part of every raw-socket model's instructions per page that is not
     its own. In the group of the models' instruction counts, as model "core-replay".
     """
-    server: Server = site(DEEP.site)
+    server: Server = site(COUNTED.site)
     record_instructions(benchmark, catalog.CORE_REPLAY, lambda: core_instruction_count(server))
 
 
