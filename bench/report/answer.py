@@ -103,7 +103,7 @@ def many_sleepy(document: Results) -> Workload:
     scenario = SLEEPY_KEEP_ALIVE if sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
     found = sleepy_highlights(document, scenario)
     ranking = found["percent_of_ideal"] if found else None
-    latency = ", ".join(found["latencies"] if found else [])
+    latency = (found.get("judged_latency") or ", ".join(found["latencies"])) if found else ""
     where = f"{scenario}, C {found['largest_concurrency'] if found else 0:,}, L {latency}"
     entries = _ranked(ranking)
     return Workload(

@@ -15,7 +15,7 @@ from bench.report.figures import (
 )
 from bench.report.palette import model_order
 from bench.report.text import crossed_note, kib, kib_interval, number, percent_gap, rank
-from bench.results import Results
+from bench.results import Results, SleepyHighlights
 from c10k import catalog
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -213,13 +213,19 @@ def idle_units_caption(document: Results) -> str:
     return text[0].upper() + text[1:]
 
 
+def _at_latency(found: SleepyHighlights) -> str:
+    """' and L = 10s' where the largest C ran at several latencies (the longest is read)."""
+    latency = found.get("judged_latency")
+    return f" and L = {latency}" if latency and len(found["latencies"]) > 1 else ""
+
+
 def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
     found = sleepy_highlights(document, scenario)
     if found is None:
         return not_run(scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
     text = (
-        f"At C = {top_c:,}, share of the ideal C/L: {rank(shares, '%')}."
+        f"At C = {top_c:,}{_at_latency(found)}, share of the ideal C/L: {rank(shares, '%')}."
         if shares
         else f"No verified {scenario} point has a throughput."
     )
@@ -227,7 +233,7 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
     if missing and shares:
         text += f" No verified run at C = {top_c:,} for {', '.join(missing)}."
     if found["latency_p50_ms"]:
-        nominal = ", ".join(found["latencies"])
+        nominal = found.get("judged_latency") or ", ".join(found["latencies"])
         text += (
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."

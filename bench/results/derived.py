@@ -207,6 +207,7 @@ class MemoryHighlights(TypedDict):
 
 class SleepyHighlights(MemoryHighlights):
     largest_concurrency: int
+    judged_latency: NotRequired[str | None]  # the longest L at the largest C (older files: none)
     percent_of_ideal: Ranking | None
     no_verified_run_at_largest: list[str]
     latencies: list[str]
