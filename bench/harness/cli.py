@@ -26,7 +26,7 @@ from bench.harness.runner import (
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
 from bench.results import RuntimeRecord
 from bench.runtimes.discover import NoSuchRuntime, resolve
-from bench.runtimes.venvs import PrepareFailed, prepare
+from bench.runtimes.venvs import PrepareFailed, prepare, project_checkout
 
 
 def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:
@@ -156,12 +156,22 @@ def main(argv: list[str] | None = None) -> int:
     except NoSuchRuntime as exc:
         sys.stderr.write(f"c10k bench: error: {exc}\n")
         return 2
+    project = project_checkout(PROJECT_DIR)
+    if chosen and project is None:
+        sys.stderr.write(
+            "c10k bench: error: --python and --pythons install this project into each "
+            "runtime's venv from its source checkout: run c10k from a checkout of this code "
+            f"(none at {PROJECT_DIR} or in the current folder)\n"
+        )
+        return 2
     if args.pythons is not None:
-        return run_interleaved(args, profile, plan, chosen, command)
+        return run_interleaved(args, profile, plan, chosen, command, project or PROJECT_DIR)
     runtime = harness_runtime()
     if chosen:
         try:
-            runtime = cast(RuntimeRecord, prepare(chosen[0], PROJECT_DIR, stderr_line).as_dict())
+            runtime = cast(
+                RuntimeRecord, prepare(chosen[0], project or PROJECT_DIR, stderr_line).as_dict()
+            )
         except PrepareFailed as exc:
             sys.stderr.write(f"c10k bench: error: {exc}\n")
             return 1

@@ -353,11 +353,12 @@ def run_interleaved(
     plan: list[PlannedRun],
     chosen: list[Runtime],
     command: list[str],
+    project_dir: Path = PROJECT_DIR,
 ) -> int:
-    """--pythons: every runtime's venv first (one that fails is recorded as failed, the
-    others run), then each planned run once per runtime, back to back (lane_order), each
-    runtime's records into OUT/<tag>/results.json; then the side by side (OUT/runtimes.json,
-    OUT/runtimes.md), written also when the runs stop half-way."""
+    """--pythons: every runtime's venv first, each installing project_dir (one that fails
+    is recorded as failed, the others run), then each planned run once per runtime, back to
+    back (lane_order), each runtime's records into OUT/<tag>/results.json; then the side by
+    side (OUT/runtimes.json, OUT/runtimes.md), written also when the runs stop half-way."""
     from bench.report.runtimes import runtimes_markdown  # rendering, only for --pythons
 
     prepared: list[RuntimeRecord] = []
@@ -365,7 +366,7 @@ def run_interleaved(
     for n, runtime in enumerate(chosen, 1):
         stderr_line(f"c10k bench: runtime {n}/{len(chosen)}: {runtime.tag} ({runtime.executable})")
         try:
-            venv = prepare(runtime, PROJECT_DIR, stderr_line)
+            venv = prepare(runtime, project_dir, stderr_line)
             prepared.append(cast(RuntimeRecord, venv.as_dict()))
         except PrepareFailed as exc:
             stderr_line(f"c10k bench: {exc}; going on without it")

@@ -16,6 +16,7 @@ from typing import Any
 from bench.interpreter import missing_models
 from bench.results import write_atomic
 from bench.runtimes.discover import Runtime, cache_dir
+from c10k.version import source_digest
 
 MARKER = "c10k-venv.json"  # written last: a venv without it is not finished
 SCHEMA = "c10k-venv/1"
@@ -45,6 +46,17 @@ class PreparedRuntime:
             "dependencies": self.dependencies,
             "unavailable_models": self.unavailable_models,
         }
+
+
+def project_checkout(running: Path) -> Path | None:
+    """The source checkout to install into a runtime's venv: the one this code runs from, or,
+    when it runs from an installed wheel, the current folder if it holds the same code (the
+    same source digest). None when neither does."""
+    ours = source_digest(running)
+    for candidate in (running, Path.cwd()):
+        if (candidate / "pyproject.toml").is_file() and source_digest(candidate) == ours:
+            return candidate
+    return None
 
 
 def dependencies(project_dir: Path) -> list[str]:
