@@ -148,7 +148,8 @@ def runtime_outcome(
     return outcome | {
         "status": document["status"],
         "reason": None,
-        "results": str(out / "results.json"),
+        # Relative to runtimes.json (DIR/<tag>/results.json), so that the folder can move.
+        "results": f"{out.name}/results.json",
         "models": document["profile"]["models"],
         "gil_at_end": gil_at_end(document),
         "figures": figures,
