@@ -15,7 +15,7 @@ from bench.report import captions
 from bench.report.answer import Workload, workloads
 from bench.report.chart_kit import Chart, fitted_legend, new_figure, no_data, rows_height
 from bench.report.palette import model_order
-from bench.report.ties import standing
+from bench.report.ties import Entry, names, standing
 from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ruling
 from bench.report.verdicts.base import CLAIMS, UNIT_TEXT, Verdict
 from bench.results import Results
@@ -65,8 +65,7 @@ def chart_headline(document: Results) -> Chart:
     ax.set_yticks(range(len(models)), models)
     shares = np.full((len(models), len(columns)), math.nan)
     for col, workload in enumerate(columns):
-        found = standing(workload.entries, workload.higher_is_better)
-        leaders = {e.name for e in found.leaders}
+        leaders = {e.name for e in _ranked_leaders(workload)}
         for row, model in enumerate(models):
             shares[row, col] = _cell(ax, workload, model, (row, col), leaders)
     ax.imshow(np.ma.masked_invalid(shares), cmap=SHARE_MAP, vmin=0.2, vmax=1.05, aspect="auto")
@@ -80,6 +79,13 @@ def chart_headline(document: Results) -> Chart:
     return Chart(HEADLINE, title, figure, headline_caption(columns))
 
 
+def _ranked_leaders(workload: Workload) -> list[Entry]:
+    """The best and the models tied with it; none when the best is one run without an
+    interval, as a single run cannot tell models apart (the column is then not ranked)."""
+    leaders = standing(workload.entries, workload.higher_is_better).leaders
+    return leaders if leaders and leaders[0].interval is not None else []
+
+
 def _column_head(workload: Workload) -> str:
     better = "higher" if workload.higher_is_better else "lower"
     return f"{workload.title}\n{workload.measure}, {better} is better\n{workload.where}"
@@ -89,14 +95,15 @@ def headline_caption(columns: list[Workload]) -> str:
     """Per workload: where it was read, and the best with the models tied with it."""
     parts = []
     for w in columns:
-        found = standing(w.entries, w.higher_is_better)
-        if not found.leaders:
+        if not w.entries:
             parts.append(f"{w.title}: not measured")
             continue
-        best = found.leaders[0]
-        tied = (
-            f", tied within noise with {len(found.leaders) - 1}" if len(found.leaders) > 1 else ""
-        )
+        leaders = _ranked_leaders(w)
+        if not leaders:
+            parts.append(f"{w.title} ({w.where}): one run per model, not ranked")
+            continue
+        best = leaders[0]
+        tied = f", tied within noise with {names(leaders[1:])}" if leaders[1:] else ""
         parts.append(f"{w.title} ({w.where}): best {best.name}, {w.figure(best)}{tied}")
     return (
         "Each cell: the model's figure as a share of the best model's (the best is 100%), with "
