@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from bench.report.figures import (
+    crossed_runs,
     few_active_highlights,
     idle_highlights,
     idle_units,
     memory_per_connection,
     points,
-    problems,
     sleepy_highlights,
     stopped_by_a_limit,
     sweep_highlights,
@@ -154,7 +154,7 @@ def memory_per_connection_caption(document: Results) -> str:
     notes = _memory_notes(document)
     if notes:
         text += " Caveats: " + "; ".join(notes) + "."
-    return text + crossed_note(problems(document, SLEEPY))
+    return text + crossed_note(crossed_runs(document, SLEEPY))
 
 
 def plateau_rss_caption(document: Results) -> str:
@@ -173,7 +173,7 @@ def plateau_rss_caption(document: Results) -> str:
             f"({largest['most_mib']:,.1f} MiB) and {largest['least']} the least "
             f"({largest['least_mib']:,.1f} MiB)."
         )
-    return text + crossed_note(problems(document, SLEEPY))
+    return text + crossed_note(crossed_runs(document, SLEEPY))
 
 
 def _idle_parts(document: Results) -> list[str]:
@@ -209,7 +209,7 @@ def _idle_parts(document: Results) -> list[str]:
 def idle_units_caption(document: Results) -> str:
     parts = _idle_parts(document)
     text = "; ".join(parts) + "." if parts else "No idle unit was measured."
-    text += crossed_note(problems(document, IDLE))
+    text += crossed_note(crossed_runs(document, IDLE))
     return text[0].upper() + text[1:]
 
 
@@ -238,7 +238,7 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
         )
-    return text + crossed_note(problems(document, scenario))
+    return text + crossed_note(crossed_runs(document, scenario))
 
 
 def few_active_caption(document: Results, server_bound: bool, scenario: str = FEW_ACTIVE) -> str:
@@ -252,7 +252,7 @@ def few_active_caption(document: Results, server_bound: bool, scenario: str = FE
     )
     if server_bound:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
-    return text + crossed_note(problems(document, scenario))
+    return text + crossed_note(crossed_runs(document, scenario))
 
 
 def latency_caption(document: Results) -> str:
@@ -284,7 +284,7 @@ def latency_sweep_caption(document: Results) -> str:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
         texts.append(line)
     text = "; ".join(texts) or f"no verified {LATENCY_SWEEP} point"
-    return text[0].upper() + text[1:] + "." + crossed_note(problems(document, LATENCY_SWEEP))
+    return text[0].upper() + text[1:] + "." + crossed_note(crossed_runs(document, LATENCY_SWEEP))
 
 
 INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
@@ -301,5 +301,5 @@ def instructions_caption(document: Results) -> str:
         "that is not its own (approximate for the aiohttp models, which parse HTTP with "
         "aiohttp's parser rather than the core's). CPU µs/page is few-active's median at the "
         "same concurrency, for comparison: it moves with the machine's load, the count does not."
-        + crossed_note(problems(document, catalog.INSTRUCTIONS.name))
+        + crossed_note(crossed_runs(document, catalog.INSTRUCTIONS.name))
     )

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import offset_copy
 
 from bench.report.chart_kit import crossed, model_line
-from bench.report.figures import Problem, peer_points, points, problems
+from bench.report.figures import Problem, crossed_runs, peer_points, points
 from bench.report.palette import model_order, style
 from bench.results import FigureSummary, Point, Results, summary_median
 from c10k import catalog
@@ -96,16 +96,27 @@ def crawl_lines(
     x: Callable[[Point], float],
     problem_value: Callable[[Problem], float | None] | None,
     scale: float = 1.0,
+    latency: str | None = None,
 ) -> Lines:
     """One line per model through the medians of summary(point) times scale, with their 95%
-    intervals as bars; hollow server-bound points; crossed runs that did not count."""
+    intervals as bars; hollow server-bound points; crossed runs that did not count. latency:
+    only the
+    points (and runs) at that server latency, so that no line joins two latencies."""
+
+    def at_latency(found: str | None) -> bool:
+        return latency is None or str(found) == latency
+
     xs_all: list[float] = []
     ys_all: list[float] = []
     saturated_any = bars = False
     # The models, then each peer as a reference line (its own marker and label).
     lines = points(document, scenario) | peer_points(document, scenario)
     for model in model_order(list(lines)):
-        entries = [p for p in lines[model] if summary_median(summary(p)) is not None]
+        entries = [
+            p
+            for p in lines[model]
+            if summary_median(summary(p)) is not None and at_latency(p.get("latency"))
+        ]
         xs = [x(p) for p in entries]
         ys = [float(summary_median(summary(p)) or 0.0) * scale for p in entries]
         xs_all += xs
@@ -122,8 +133,8 @@ def crawl_lines(
             saturated_any = True
             hollow(ax, model, [a for a, _ in saturated], [b for _, b in saturated])
     if problem_value is not None:
-        for p in problems(document, scenario):
-            if p.concurrency is None:
+        for p in crossed_runs(document, scenario):
+            if p.concurrency is None or not at_latency(p.latency):
                 continue
             px = float(p.concurrency) if scenario != LATENCY_SWEEP else p.mean_latency_s * 1000.0
             crossed(ax, p.model, [px], [problem_value(p)])

@@ -25,9 +25,9 @@ from bench.report.chart_kit import (
 )
 from bench.report.chart_lines import Lines, crawl_lines, plot_ideal
 from bench.report.figures import (
+    crossed_runs,
     instructions,
     points,
-    problems,
     sleepy_highlights,
     sweep_highlights,
 )
@@ -49,34 +49,55 @@ def _latency_ms(point: Point) -> float:
     return float(point["mean_latency_s"]) * 1000.0
 
 
+def _latencies(table: dict[str, list[Point]]) -> list[str]:
+    """The server latencies a scenario ran at, shortest first ('2s' before '10s')."""
+    by_seconds = {
+        str(p.get("latency")): float(p.get("mean_latency_s") or 0.0)
+        for e in table.values()
+        for p in e
+    }
+    return sorted(by_seconds, key=by_seconds.__getitem__)
+
+
 def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
-    """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L."""
+    """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L: one panel
+    per server latency, so that no line joins points of two latencies."""
     name = f"{scenario}-throughput"
-    title, figure, (ax,) = new_figure(name)
     table = points(document, scenario)
-    found = problems(document, scenario)
+    latencies = _latencies(table) or [""]
+    title, figure, axes = new_figure(name, 1, len(latencies))
+    found = crossed_runs(document, scenario)
     if not table:
-        no_data(ax, captions.no_data(scenario))
+        no_data(axes[0], captions.no_data(scenario))
         return Chart(name, title, figure, captions.not_run(scenario))
-    drawn = crawl_lines(
-        ax,
-        document,
-        scenario,
-        lambda p: p.get("plateau_pages_per_s") or p.get("pages_per_s"),
-        _concurrency,
-        lambda p: p.pages_per_s,
-    )
-    ideal = plot_ideal(ax, table, _concurrency)
-    log_if_wide(ax, drawn.xs)
-    y_scale(ax, drawn.ys + [y for _, y in ideal])
     highlighted = sleepy_highlights(document, scenario)
-    latencies = highlighted["latencies"] if highlighted else []
-    ax.set_xlabel(f"concurrency C (latency L = {', '.join(latencies)})")
-    ax.set_ylabel("pages/s after the root page")
-    ax.xaxis.set_major_formatter(THOUSANDS)
-    legend(figure, [ax], marker_keys(found, drawn.saturated, drawn.bars))
+    judged = highlighted.get("judged_latency") if highlighted else None
+    saturated = bars = False
+    for ax, latency in zip(axes, latencies, strict=True):
+        drawn = crawl_lines(
+            ax,
+            document,
+            scenario,
+            lambda p: p.get("plateau_pages_per_s") or p.get("pages_per_s"),
+            _concurrency,
+            lambda p: p.pages_per_s,
+            latency=latency,
+        )
+        at = {m: [p for p in e if str(p.get("latency")) == latency] for m, e in table.items()}
+        ideal = plot_ideal(ax, at, _concurrency)
+        log_if_wide(ax, drawn.xs)
+        ticks_at(ax, sorted({float(p["concurrency"]) for e in at.values() for p in e}))
+        y_scale(ax, drawn.ys + [y for _, y in ideal])
+        judged_here = len(latencies) > 1 and latency == judged
+        ax.set_title(f"L = {latency}" + (" (the answer is read here)" if judged_here else ""),
+                     fontsize=10)  # fmt: skip
+        ax.set_xlabel("concurrency C")
+        ax.xaxis.set_major_formatter(THOUSANDS)
+        saturated, bars = saturated or drawn.saturated, bars or drawn.bars
+    axes[0].set_ylabel("pages/s after the root page")
+    legend(figure, axes, marker_keys(found, saturated, bars))
     caption = captions.sleepy_throughput_caption(document, scenario)
-    return Chart(name, title, figure, caption + captions.bars_note(drawn.bars))
+    return Chart(name, title, figure, caption + captions.bars_note(bars))
 
 
 def _speed_and_cpu(
@@ -121,7 +142,7 @@ def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> Chart:
         ax.xaxis.set_major_formatter(THOUSANDS)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs, user + sys)")
-    found = problems(document, scenario)
+    found = crossed_runs(document, scenario)
     legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.few_active_caption(document, drawn.saturated, scenario)
     return Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
@@ -172,7 +193,7 @@ def chart_latency_sweep(document: Results) -> Chart:
         ax.set_xlabel(f"server latency (ms), C = {', '.join(f'{c:,}' for c in concurrency)}")
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs)")
-    found = problems(document, LATENCY_SWEEP)
+    found = crossed_runs(document, LATENCY_SWEEP)
     legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.latency_sweep_caption(document) + captions.bars_note(drawn.bars)
     return Chart(LATENCY_SWEEP, title, figure, caption)

@@ -26,10 +26,10 @@ from bench.report.figures import (
     KIB,
     IdleUnit,
     MemoryPerConnection,
+    crossed_runs,
     failed_slope_runs,
     idle_units,
     memory_per_connection,
-    problems,
     units_parked,
 )
 from bench.report.palette import idle_order, model_order, style
@@ -151,7 +151,7 @@ def chart_plateau_rss(document: Results) -> Chart:
     name = "plateau-rss"
     title, figure, (ax,) = new_figure(name)
     memory = memory_per_connection(document)
-    found = problems(document, SLEEPY)
+    found = crossed_runs(document, SLEEPY)
     if not memory:
         no_data(ax, captions.no_data(SLEEPY))
         return Chart(name, title, figure, captions.not_run(SLEEPY))

@@ -203,6 +203,16 @@ def problems(document: Results, scenario: str | None = None) -> list[Problem]:
     return [Problem(**p) for p in found if scenario is None or p["scenario"] == scenario]
 
 
+# Runs never made (the model is missing on this interpreter, or not installed): the report
+# lists them once, under "Runs that did not count"; the charts do not cross them out.
+NEVER_MADE = frozenset({"skipped", "unavailable"})
+
+
+def crossed_runs(document: Results, scenario: str) -> list[Problem]:
+    """The runs of a scenario that were made and did not count: each chart crosses them out."""
+    return [p for p in problems(document, scenario) if p.status not in NEVER_MADE]
+
+
 # -- memory per connection (sleepy) ---------------------------------------------------------
 
 
