@@ -44,6 +44,7 @@ from bench.report.tables import (
     REALISTIC_HEADER,
     environment_rows,
     instruction_rows,
+    noisy_note,
     not_counted_rows,
     peer_rows,
     realistic_rows,
@@ -51,6 +52,7 @@ from bench.report.tables import (
 from bench.report.text import NOT_COUNTED_ANCHOR
 from bench.report.verdicts import Ruling, rulings
 from bench.results import Results
+from c10k import catalog
 
 TITLE = "c10k-bench: the chapter's claims on this machine"
 REALISTIC_TITLE = (
@@ -112,7 +114,12 @@ def _later_sections(found: Sources) -> list[Section]:
         conditions.memory_section(document),
         conditions.past_one_process_section(c100k),
         conditions.cores_section(document),
-        table_section(REALISTIC_TITLE, realistic, MEDIAN_NOTE, anchor="realistic"),
+        table_section(
+            REALISTIC_TITLE,
+            realistic,
+            MEDIAN_NOTE + noisy_note(document, catalog.REALISTIC.name),
+            anchor="realistic",
+        ),
         table_section(INSTRUCTIONS_TITLE, counted, note, anchor="instructions-table"),
         table_section(PEERS_TITLE, peers, PEER_NOTE, empty="No peer ran.", anchor="peers"),
     ]

@@ -5,11 +5,21 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bench.harness.rounds import NOISY_SHARE
 from bench.report.conditions import pinning_text
-from bench.report.figures import KIB, Problem, instructions, peer_points, peers, points, problems
+from bench.report.figures import (
+    KIB,
+    Problem,
+    derived,
+    instructions,
+    peer_points,
+    peers,
+    points,
+    problems,
+)
 from bench.report.palette import PEER_MARK, label, model_order
 from bench.report.text import cell, kib, number, plain
-from bench.results import Results, summary_median
+from bench.results import Results, Run, summary_median
 from c10k import catalog
 
 
@@ -100,6 +110,33 @@ MEDIAN_NOTE = (
     "Each figure is the median over the repetitions with its 95% interval [low, high]; "
     "a figure without one comes from a single run (no interval (1 run))."
 )
+
+
+def noisy_note(document: Results, scenario: str) -> str:
+    """The scenario's noisy rounds, and the points they left with no run: ' 2 of the
+    scenario's 3 rounds were noisy ...: the deep site at C 100 has no point here.' ('' when
+    none)."""
+    counts = (derived(document).get("rounds") or {}).get(scenario)
+    if not counts or not counts["noisy"]:
+        return ""
+    measured = [
+        r for r in document.get("runs") or []
+        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
+    ]  # fmt: skip
+
+    def where(run: Run) -> str:
+        params = run["params"]
+        return f"the {params['server']['shape']} site at C {params['concurrency']:,}"
+
+    lost = sorted({where(r) for r in measured} - {where(r) for r in measured if not r["noisy"]})
+    were = "was" if counts["noisy"] == 1 else "were"
+    text = (
+        f" {counts['noisy']} of the scenario's {counts['rounds']} rounds {were} noisy (the fixed "
+        f"CPU loop before them ran more than {NOISY_SHARE:.0%} off the session's median), so "
+        "their runs count in nothing"
+    )
+    return text + (f": {' and '.join(lost)} has no point here." if lost else ".")
+
 
 REALISTIC_HEADER = [
     "model",
