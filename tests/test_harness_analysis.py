@@ -120,10 +120,30 @@ def test_the_base_of_several_processes_is_the_whole_tree_not_the_coordinator_alo
 
 def test_a_sample_of_another_set_of_processes_is_never_quiet() -> None:
     # A worker exits: the summed CPU falls, which would read as a quiet sample.
-    data = columns([25, 60, 60, 60, 60], [1, 2, 3, 4, 5]) | {
-        "processes": [3, 3, 3, 2, 2],
-        "cpu_user_s": [1.0, 1.5, 1.5, 0.9, 0.9],
+    data = columns([25, 60, 60, 60, 60, 60, 60, 60], [1, 2, 3, 4, 5, 6, 7, 8]) | {
+        "processes": [3, 3, 3, 3, 3, 2, 2, 2],
+        "cpu_user_s": [1.0, 1.5, 1.5, 1.5, 1.5, 0.9, 0.9, 0.9],
     }
     summary = plateau_summary(data, 30)
-    assert summary["plateau_quiet"] and summary["stretch_samples"] == 4
-    assert summary["plateau_samples"] == 1 and summary["t_start"] == summary["t_end"]
+    assert summary["plateau_quiet"] and summary["stretch_samples"] == 7
+    assert summary["plateau_samples"] == 3 and summary["t_end"] == pytest.approx(0.4)
+
+
+def test_a_lone_quiet_sample_is_not_the_plateau() -> None:
+    # The ramp's tail: one quiet sample (RSS still growing) between busy ones, then the wait.
+    fds = [3, 103, 103, 103, 103, 103, 103, 103, 3]
+    rss = [10_000, 15_000, 16_000, 18_000, 20_000, 20_000, 20_000, 20_000, 9_000]
+    cpu = [0.1, 0.3, 0.3, 0.5, 0.7, 0.7, 0.7, 0.7, 0.9]
+    data = columns(fds, rss) | {"cpu_user_s": cpu, "cpu_sys_s": [0.0] * len(fds)}
+    summary = plateau_summary(data, 100)
+    assert summary["plateau_quiet"] and summary["plateau_samples"] == 3
+    assert summary["rss_kib"] == 20_000 and summary["t_start"] == pytest.approx(0.5)
+
+
+def test_quiet_runs_too_short_leave_the_stretch() -> None:
+    # Quiet only one sample at a time: no wait long enough to be the plateau.
+    fds = [3, 103, 103, 103, 103, 103, 3]
+    cpu = [0.1, 0.3, 0.3, 0.5, 0.5, 0.7, 0.9]
+    data = columns(fds, [1, 2, 3, 4, 5, 6, 7]) | {"cpu_user_s": cpu, "cpu_sys_s": [0.0] * 7}
+    summary = plateau_summary(data, 100)
+    assert not summary["plateau_quiet"] and summary["plateau_samples"] == 5

@@ -13,6 +13,11 @@ QUIET_CPU_SHARE = 0.25
 
 RAMP_FROM = 0.05  # the ramp starts when this share of the connections is open
 
+# A wait counts as the plateau only when it lasts this many samples (0.3 s): a lone quiet
+# sample between busy ones is the ramp's tail, read before every connection's memory is
+# (docs/notes/2026-11-27-three-sessions.md).
+MIN_QUIET_SAMPLES = 3
+
 
 # The figures whose median over the plateau the summary gives.
 PLATEAU_FIELDS = (
@@ -110,9 +115,10 @@ def _whole_tree(columns: Samples) -> list[int]:
 
 
 def _first_quiet_run(columns: Samples, stretch: list[int]) -> list[int]:
-    """The first consecutive samples of the stretch during which the crawler used almost no
-    CPU: every connection is open and it waits for the first responses. The ramp before
-    (opening connections) and the responses after keep a core busy.
+    """The first MIN_QUIET_SAMPLES or more consecutive samples of the stretch during which
+    the crawler used almost no CPU: every connection is open and it waits for the first
+    responses. The ramp before (opening connections) and the responses after keep a core
+    busy.
 
     CPU is summed over the crawler's processes: a sample that read another set of processes
     than the one before (a worker started or ended) has no CPU delta, and is not quiet."""
@@ -127,9 +133,11 @@ def _first_quiet_run(columns: Samples, stretch: list[int]) -> list[int]:
         same_tree = processes[i] == processes[i - 1]
         if same_tree and elapsed > 0 and used <= QUIET_CPU_SHARE * elapsed:
             run.append(i)
-        elif run:
+        elif len(run) >= MIN_QUIET_SAMPLES:
             break
-    return run
+        else:
+            run = []
+    return run if len(run) >= MIN_QUIET_SAMPLES else []
 
 
 def _median_of(column: list[Any], indices: list[int]) -> float | None:
