@@ -16,7 +16,7 @@ from server.site import Site
 from tests.asyncio_helpers import reset
 from tests.server_helpers import paths, serve_in_thread
 from tests.test_site_docs import FAULTY
-from tests.tinysite import TinySite
+from tests.tinysite import Gate, TinySite
 
 MODES = {"close": False, "keep-alive": True}
 pytestmark = pytest.mark.parametrize(
@@ -110,10 +110,8 @@ class KeptAliveSite(TinySite):
         super().__init__(pages)
         self.pages = pages
         self.ends = ends
-        self.hold = hold
         self.connections = 0
-        self._held = 0
-        self._all_held: asyncio.Event | None = None
+        self._gate = Gate(hold)
 
     def __enter__(self) -> KeptAliveSite:
         super().__enter__()
@@ -132,7 +130,7 @@ class KeptAliveSite(TinySite):
                         reset(writer)
                     return
                 if path != "/":
-                    await self._wait_for_the_others()
+                    await self._gate.wait()
                 writer.write(self.pages[path])
                 await writer.drain()
                 answered += 1
@@ -142,14 +140,6 @@ class KeptAliveSite(TinySite):
             pass  # the client closed the connection
         finally:
             writer.close()
-
-    async def _wait_for_the_others(self) -> None:
-        if self._all_held is None:
-            self._all_held = asyncio.Event()
-        self._held += 1
-        if self._held >= self.hold:
-            self._all_held.set()
-        await self._all_held.wait()
 
 
 def test_a_kept_connection_carries_many_fetches(model: str) -> None:

@@ -3,6 +3,7 @@ every URL fetched once, --connect-to, its errors, and a worker that dies or a Ct
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import signal
@@ -17,6 +18,7 @@ from c10k.catalog import CRAWLERS, MODELS
 from impls.cli.checks import UsageError, check_processes
 from impls.cli.options import crawl_parser
 from impls.core.partition import owner, shares
+from impls.partition import coordinator
 from tests.server_helpers import get_json, serve_process, wait_for
 from tests.tinysite import HANG, TinySite, model_modes, page, skip_if_missing
 
@@ -207,3 +209,23 @@ def test_ctrl_c_stops_the_workers() -> None:
         stderr = assert_ended(crawl, workers)
     assert crawl.returncode == 130
     assert stderr.strip() == "c10k crawl: interrupted"
+
+
+def test_a_worker_that_cannot_start_stops_those_started_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[subprocess.Popen[bytes]] = []
+    real_popen = subprocess.Popen
+
+    def popen(argv: list[str], **options: object) -> subprocess.Popen[bytes]:
+        if started:
+            raise OSError("no more processes")
+        started.append(real_popen(["sleep", "30"]))
+        return started[0]
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    args = crawl_parser().parse_args(["http://127.0.0.1:1/", "--model", "threads"])
+    args.concurrency, args.processes = 4, 2
+    with contextlib.ExitStack() as files, pytest.raises(OSError, match="no more processes"):
+        coordinator.start_workers(args, files)
+    assert started[0].poll() is not None  # stopped, not left running

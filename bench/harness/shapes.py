@@ -120,37 +120,30 @@ def both_cores_points(
     core beside them, for what the C-accelerated core buys."""
     server = ServeOptions(pages=pages, links=links, shape="deep", latency="0")
     pure, gil_only, free_only = catalog.CORE_PURE, False, True
-    points: list[CrawlPoint] = []
-    for c in concurrencies:
-        points += [
-            CrawlPoint(
-                server,
-                concurrency=c,
-                models=(catalog.INTERPRETERS.name,),
-                core=pure,
-                interpreters=workers,
-                free_threaded=gil_only,
-            ),
-            CrawlPoint(
-                server,
-                concurrency=c,
-                models=(catalog.THREADS.name,),
-                core=pure,
-                free_threaded=free_only,
-            ),
-        ]
-        points += [
-            CrawlPoint(
-                server,
-                concurrency=c,
-                models=(catalog.CALLBACKS.name,),
-                core=core,
-                processes=workers,
-                free_threaded=gil_only,
-            )
-            for core in (pure, catalog.CORE_C)
-        ]
-    return tuple(points)
+
+    def answer(
+        c: int, model: str, free_threaded: bool, core: str = pure, processes: int = 1
+    ) -> CrawlPoint:
+        return CrawlPoint(
+            server,
+            concurrency=c,
+            models=(model,),
+            core=core,
+            processes=processes,
+            interpreters=workers if model == catalog.INTERPRETERS.name else 0,
+            free_threaded=free_threaded,
+        )
+
+    return tuple(
+        point
+        for c in concurrencies
+        for point in (
+            answer(c, catalog.INTERPRETERS.name, gil_only),
+            answer(c, catalog.THREADS.name, free_only),
+            answer(c, catalog.CALLBACKS.name, gil_only, processes=workers),
+            answer(c, catalog.CALLBACKS.name, gil_only, catalog.CORE_C, processes=workers),
+        )
+    )
 
 
 def idle_specs(

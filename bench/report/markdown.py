@@ -4,22 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.report.layout import (
-    Badge,
-    Block,
-    Bullets,
-    Code,
-    Contents,
-    Details,
-    Figure,
-    Heading,
-    Link,
-    Paragraph,
-    Rich,
-    Strong,
-    Table,
-    headings,
-)
+from bench.report import layout
+from bench.report.layout import Block, Rich
 
 
 @dataclass(frozen=True)
@@ -41,11 +27,11 @@ def spans(found: Rich | str, place: Place) -> str:
     for span in found:
         if isinstance(span, str):
             out.append(span)
-        elif isinstance(span, Link):
+        elif isinstance(span, layout.Link):
             out.append(f"[{span.text}]({place.href(span.href)})")
-        elif isinstance(span, Strong | Badge):
+        elif isinstance(span, layout.Strong | layout.Badge):
             out.append(f"**{span.text}**")
-        elif isinstance(span, Code):
+        elif isinstance(span, layout.Code):
             out.append(f"`{span.text}`")
     return "".join(out)
 
@@ -54,7 +40,7 @@ def _cell(found: Rich | str, place: Place) -> str:
     return spans(found, place).replace("|", "\\|").replace("\n", " ")
 
 
-def table(block: Table, place: Place) -> list[str]:
+def table(block: layout.Table, place: Place) -> list[str]:
     lines = ([f"**{block.caption}**", ""] if block.caption else []) + [
         "| " + " | ".join(block.header) + " |",
         "|" + "".join("---:|" if i in block.numeric else "---|" for i in range(len(block.header))),
@@ -65,14 +51,14 @@ def table(block: Table, place: Place) -> list[str]:
 
 def _contents(blocks: list[Block], place: Place) -> list[str]:
     lines = []
-    for heading in headings(blocks):
+    for heading in layout.headings(blocks):
         if heading.level in (2, 3):
             indent = "  " * (heading.level - 2)
             lines.append(f"{indent}- [{heading.text}]({place.href('#' + heading.anchor)})")
     return [*lines, ""]
 
 
-def figure(block: Figure, place: Place) -> list[str]:
+def figure(block: layout.Figure, place: Place) -> list[str]:
     return [
         f"![{block.title}]({place.href(block.name + '.png')})",
         "",
@@ -93,19 +79,19 @@ def render(blocks: list[Block], place: Place = Place(), every: list[Block] | Non
     """The blocks as Markdown; every: the whole page, whose headings the contents list."""
     lines: list[str] = []
     for block in blocks:
-        if isinstance(block, Heading):
+        if isinstance(block, layout.Heading):
             lines += [f'{"#" * block.level} <a id="{block.anchor}"></a>{block.text}', ""]
-        elif isinstance(block, Paragraph):
+        elif isinstance(block, layout.Paragraph):
             lines += [spans(block.spans, place), ""]
-        elif isinstance(block, Bullets):
+        elif isinstance(block, layout.Bullets):
             lines += [f"- {spans(item, place)}" for item in block.items] + [""]
-        elif isinstance(block, Table):
+        elif isinstance(block, layout.Table):
             lines += table(block, place)
-        elif isinstance(block, Figure):
+        elif isinstance(block, layout.Figure):
             lines += figure(block, place)
-        elif isinstance(block, Contents):
+        elif isinstance(block, layout.Contents):
             lines += _contents(every if every is not None else blocks, place)
-        elif isinstance(block, Details):
+        elif isinstance(block, layout.Details):
             inner = render(block.blocks, place, every)
             lines += [f"<details><summary>{block.summary}</summary>", "", inner, "</details>", ""]
     return "\n".join(lines)

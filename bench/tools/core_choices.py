@@ -11,10 +11,10 @@ import re
 import timeit
 from collections.abc import Callable
 from html import unescape
-from html.parser import HTMLParser
 
 import httptools
 
+from impls.core import pure_links
 from impls.core.http import ResponseParser
 from impls.core.links import extract_links
 from impls.core.urls import LinkResolver, resolve
@@ -64,22 +64,8 @@ def parse_httptools() -> None:
     assert collector.done and parser.get_status_code() == 200
 
 
-class _AnchorParser(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.links: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a":
-            for name, value in attrs:
-                if name == "href" and value and value.strip():
-                    self.links.append(value.strip())
-
-
 def links_stdlib() -> None:
-    parser = _AnchorParser()
-    parser.feed(PAGE.decode("utf-8", "replace"))
-    assert len(parser.links) == LINKS
+    assert len(pure_links.extract_links(PAGE)) == LINKS
 
 
 _HREF = re.compile(r"""<a\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
@@ -188,7 +174,7 @@ def main() -> None:
     measure("bare httptools, no limits", parse_httptools)
     print(f"link extraction ({len(PAGE)} bytes, {LINKS} links):")
     measure("selectolax lexbor (ours)", links_selectolax)
-    measure("html.parser (stdlib)", links_stdlib)
+    measure("html.parser (the pure core)", links_stdlib)
     measure("regex + html.unescape", links_regex)
     measure_urls(docs_site_links())
 

@@ -21,9 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, TypeVar
 
 from c10k.probes import peak_rss_kib
 from c10k.system import stop_process
@@ -127,10 +127,26 @@ def worker_argv(args: argparse.Namespace, index: int, concurrency: int, fd: int)
     return argv
 
 
+Started = TypeVar("Started")
+
+
+@contextlib.contextmanager
+def stopped_on_failure(
+    started: list[Started], stop: Callable[[list[Started]], None]
+) -> Iterator[None]:
+    """Starting the shares one by one: when one fails, those started so far are stopped and
+    the failure goes on."""
+    try:
+        yield
+    except BaseException:
+        stop(started)
+        raise
+
+
 def start_workers(args: argparse.Namespace, files: contextlib.ExitStack) -> list[Worker]:
     """The workers, their output in temporary files that `files` closes (so no pipe fills)."""
     workers: list[Worker] = []
-    try:
+    with stopped_on_failure(workers, stop_all):
         for index, concurrency in enumerate(shares(args.concurrency, args.processes)):
             ours, theirs = socket.socketpair()
             files.enter_context(ours)
@@ -149,9 +165,6 @@ def start_workers(args: argparse.Namespace, files: contextlib.ExitStack) -> list
             ours.setblocking(False)
             address = args.connect_to[index % len(args.connect_to)] if args.connect_to else ""
             workers.append(Worker(index, concurrency, address, process, ours, stdout, stderr))
-    except BaseException:
-        stop_all(workers)
-        raise
     return workers
 
 

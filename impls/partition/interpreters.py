@@ -33,6 +33,7 @@ from impls.partition.coordinator import (
     STOP_GRACE_S,
     Coordinator,
     WorkerFailed,
+    stopped_on_failure,
 )
 from impls.partition.in_interpreter import LIMIT, StartLineEnds, crawl_share
 from impls.subinterpreters import new_interpreter
@@ -155,7 +156,7 @@ class StartLine:
 
 def start_shares(configs: list[CrawlConfig], ends: StartLineEnds) -> list[Share]:
     started: list[Share] = []
-    try:
+    with stopped_on_failure(started, stop):
         for index, config in enumerate(configs):
             ours, theirs = socket.socketpair()
             ours.setblocking(False)
@@ -163,9 +164,6 @@ def start_shares(configs: list[CrawlConfig], ends: StartLineEnds) -> list[Share]
             started.append(share)
             # The descriptor is the subinterpreter's from here on: its crawl closes it.
             share.start(config, len(configs), theirs.detach(), ends)
-    except BaseException:
-        stop(started)
-        raise
     return started
 
 
