@@ -25,8 +25,8 @@ from c10k.catalog import INTERPRETERS, SUBINTERPRETER
 from c10k.system import usable_cores
 from impls.core import CrawlConfig
 from impls.core.partition import owner, shares
+from impls.models.interpreter_shares import crawl_in_interpreters, share_configs
 from impls.partition.coordinator import WorkerFailed
-from impls.partition.interpreters import crawl_in_interpreters, share_configs
 from tests.server_helpers import get_json, serve_process, wait_for
 from tests.tinysite import HANG, TinySite, page
 

@@ -2,7 +2,7 @@
 
 CPython 3.14's concurrent.interpreters runs Python in parallel without free-threading: each
 subinterpreter has its own GIL. N of them, each in a thread of this process, share the crawl
-as the processes of `--processes` do (impls/partition/interpreters.py): each runs the
+as the processes of `--processes` do (impls/models/interpreter_shares.py): each runs the
 callbacks model's code on the URLs it owns, on the pure core (httptools and selectolax refuse
 to load in a subinterpreter), while this interpreter routes the URLs they find to their
 owners. So each parses its pages at the same time as the others.
@@ -20,7 +20,7 @@ from c10k.system import usable_cores
 from impls.cli.crawl import crawl_config
 from impls.core import Frontier
 from impls.core.summary import merge_results
-from impls.partition.interpreters import crawl_in_interpreters, share_configs
+from impls.models.interpreter_shares import crawl_in_interpreters, share_configs
 
 
 def run(frontier: Frontier) -> None:

@@ -57,7 +57,7 @@ class WorkerFailed(Exception):
 
 class Endpoint(Protocol):
     """This end of one worker's socketpair, and what the loop asks of the worker: a process
-    (Worker, below) or a subinterpreter (impls/partition/interpreters.py)."""
+    (Worker, below) or a subinterpreter (impls/models/interpreter_shares.py)."""
 
     index: int
     channel: socket.socket

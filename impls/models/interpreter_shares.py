@@ -4,7 +4,7 @@
 # thread of its own, the callbacks model on its share of the crawl (in_interpreter.py). It
 # is joined to this interpreter by a socketpair, exactly as a worker process of
 # `--processes` is: the same JSON lines, the same worker link (selector_link.ToCoordinator)
-# and here the same Coordinator loop (coordinator.py), so the partition rules are
+# and here the same Coordinator loop (impls/partition/coordinator.py), so the partition rules are
 # impls/core/partition.py's. What crosses between interpreters: a CrawlConfig and a few
 # ints in (Interpreter.call pickles them), a byte each way on the start line's pipes, the
 # lines on the socket while the crawl runs, and the share's document out. A thread cannot be
@@ -27,6 +27,7 @@ from typing import Any
 from c10k.catalog import INTERPRETERS
 from impls.core import CrawlConfig
 from impls.core.partition import LineBuffer, shares
+from impls.models.in_interpreter import LIMIT, StartLineEnds, crawl_share
 from impls.partition.coordinator import (
     EXIT_WAIT_S,
     POLL_S,
@@ -35,7 +36,6 @@ from impls.partition.coordinator import (
     WorkerFailed,
     stopped_on_failure,
 )
-from impls.partition.in_interpreter import LIMIT, StartLineEnds, crawl_share
 from impls.subinterpreters import new_interpreter
 
 
