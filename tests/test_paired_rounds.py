@@ -9,7 +9,13 @@ from typing import Any, ClassVar
 
 import pytest
 
-from bench.analysis.paired import Comparison, round_counts, round_ratios, shared_points
+from bench.analysis.paired import (
+    Comparison,
+    comparisons,
+    round_counts,
+    round_ratios,
+    shared_points,
+)
 from bench.harness import cli as bench_cli
 from bench.harness import rounds, runner
 from bench.harness.plan import PlannedRun, base_record, build_plan, ended, runs_at
@@ -97,7 +103,7 @@ def bench(out: Path, fake: Profile, session_loops: list[float] | None = None) ->
     return lane.store.document
 
 
-def test_a_round_whose_sentinel_is_off_by_a_fifth_runs_again(
+def test_a_round_whose_sentinel_is_a_fifth_slow_runs_again(
     tmp_path: Path, machine: Machine
 ) -> None:
     machine.loop_walls = [0.2, 0.3, 0.2]  # round 0 quiet; round 1's sentinel 50% slow
@@ -112,6 +118,17 @@ def test_a_round_whose_sentinel_is_off_by_a_fifth_runs_again(
     # the noisy round counts in nothing: each model's point has rounds 0 and 1 (run again)
     points = crawl_table(document["derived"], "few-active")[THREADS]["points"]
     assert [r["round"] for r in points[0]["rounds"]] == [0, 1] and points[0]["runs"] == 2
+
+
+def test_a_noise_floor_taken_in_a_burst_leaves_quiet_rounds_counted(
+    tmp_path: Path, machine: Machine
+) -> None:
+    # The session began in a burst (most of its noise floor 50% slow); the rounds ran quiet,
+    # one faster still. Only a loop 20% slower than the fastest so far is noisy.
+    machine.loop_walls = [0.2, 0.18, 0.2]
+    document = bench(tmp_path, profile(), session_loops=[0.2, 0.3, 0.3, 0.3, 0.3])
+    assert not any(r["noisy"] for r in document["runs"])
+    assert document["derived"]["rounds"]["few-active"] == {"rounds": 2, "noisy": 0, "again": 0}
 
 
 def test_a_sentinel_is_not_judged_before_the_session_has_three_loops(
@@ -196,3 +213,23 @@ def test_round_counts_count_each_round_once_and_its_noise() -> None:
         runs_of([run("a", 0, False), run("a", 0, False), run("b", 0, True), run("b", 1, False)])
     )
     assert found == {"s": {"rounds": 3, "noisy": 1, "again": 1}}
+
+
+def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
+    # Every round so far was noisy: no point has every model of C6, so derive judged nothing.
+    models = (THREADS, catalog.CALLBACKS.name, catalog.GENERATORS.name, ASYNCIO)
+    later = [
+        PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, round=3, conditional=True)
+        for m in models
+    ]
+    nothing_judged: Any = {"derived": {"comparisons": {"paired": []}}}
+    assert rounds.round_needed([nothing_judged], later)
+    c6 = next(c for c in comparisons() if c.claim == "C6")
+    stopped: Any = {
+        "derived": {
+            "comparisons": {
+                "paired": [{"name": c6.name, "scenario": "few-active", "stopped": True}]
+            }
+        }
+    }
+    assert not rounds.round_needed([stopped], later)  # C9's models do not run in this round

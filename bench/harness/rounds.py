@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
+from bench.analysis.paired import comparisons
 from bench.harness.plan import PlannedRun
 from bench.results import Results, Run
-from c10k.stats import median
 
-# A round whose sentinel (the fixed CPU loop before it) took more than this share more or
-# less wall time than the session's loops so far is noisy: its runs count in no figure.
+# A round whose sentinel (the fixed CPU loop before it) took more than this share more wall
+# time than the session's fastest loop so far is noisy: its runs count in no figure. Noise
+# only slows a fixed loop, so the fastest is the machine when quiet; a median would follow a
+# noise floor taken in a burst (docs/notes/2026-11-27-three-sessions.md).
 NOISY_SHARE = 0.20
 LOOPS_BEFORE_JUDGING = 3  # the session's loops a sentinel is judged against, at least
 AGAIN_PER_ROUND = 1  # a noisy round runs again this many times at most
@@ -33,25 +35,22 @@ def blocks(plan: Sequence[PlannedRun]) -> Iterator[list[PlannedRun]]:
 
 
 def loop_wall_times(document: Results) -> list[float]:
-    """The wall seconds of every CPU loop of the session that ran well and was not noisy."""
+    """The wall seconds of every CPU loop of the session that ran well."""
     return [
-        run["loop"]["wall_s"]
-        for run in document["runs"]
-        if "loop" in run and run["status"] == "ok" and not run.get("noisy")
+        run["loop"]["wall_s"] for run in document["runs"] if "loop" in run and run["status"] == "ok"
     ]
 
 
 def sentinel_noisy(record: Run, document: Results) -> bool:
-    """True when a sentinel's loop took NOISY_SHARE more or less wall time than the median
-    of the session's loops before it (judged once there are LOOPS_BEFORE_JUDGING)."""
+    """True when a sentinel's loop took NOISY_SHARE more wall time than the fastest of the
+    session's loops before it (judged once there are LOOPS_BEFORE_JUDGING)."""
     loop = record.get("loop")
     if record["status"] != "ok" or loop is None:
         return True  # the machine could not even run the loop: nothing here is quiet
     before = loop_wall_times(document)
     if len(before) < LOOPS_BEFORE_JUDGING:
         return False
-    typical = median(before)
-    return abs(loop["wall_s"] - typical) > NOISY_SHARE * typical
+    return loop["wall_s"] > (1.0 + NOISY_SHARE) * min(before)
 
 
 def point_of(run_id: str) -> str:
@@ -76,11 +75,19 @@ def known_failures(document: Results, run: PlannedRun) -> list[str]:
     return failed if len(failed) >= FAILURES_BEFORE_NOT_RUN else []
 
 
-def open_comparisons(document: Results, scenario: str) -> list[str]:
-    """The paired comparisons judged in a scenario that have not stopped yet (a scenario
-    with none has none open)."""
+def open_comparisons(document: Results, scenario: str, models: Collection[str]) -> list[str]:
+    """The paired comparisons judged in a scenario, among those whose models all run in it,
+    that have not stopped yet. One not judged yet is open: while every round so far was
+    noisy, no point has every model of it."""
     paired = document["derived"].get("comparisons", {}).get("paired") or []
-    return [c["name"] for c in paired if c["scenario"] == scenario and not c["stopped"]]
+    stopped = {c["name"] for c in paired if c["scenario"] == scenario and c["stopped"]}
+    return [
+        c.name
+        for c in comparisons()
+        if c.scenario == scenario
+        and {*c.numerators, c.denominator} <= set(models)
+        and c.name not in stopped
+    ]
 
 
 def round_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> bool:
@@ -88,7 +95,8 @@ def round_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> bo
     its scenario has stopped in every runtime's results."""
     if not any(run.conditional for run in runs):
         return True
-    return any(open_comparisons(document, runs[0].scenario) for document in documents)
+    models = {run.model for run in runs}
+    return any(open_comparisons(d, runs[0].scenario, models) for d in documents)
 
 
 def again_allowed(documents: Sequence[Results], scenario: str) -> bool:

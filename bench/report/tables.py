@@ -132,7 +132,8 @@ def noisy_note(document: Results, scenario: str) -> str:
     were = "was" if counts["noisy"] == 1 else "were"
     text = (
         f" {counts['noisy']} of the scenario's {counts['rounds']} rounds {were} noisy (the fixed "
-        f"CPU loop before them ran more than {NOISY_SHARE:.0%} off the session's median), so "
+        f"CPU loop before them ran more than {NOISY_SHARE:.0%} slower than the session's "
+        "fastest), so "
         "their runs count in nothing"
     )
     return text + (f": {' and '.join(lost)} has no point here." if lost else ".")
