@@ -222,14 +222,32 @@ def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
         PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, round=3, conditional=True)
         for m in models
     ]
-    nothing_judged: Any = {"derived": {"comparisons": {"paired": []}}}
+    nothing_judged: Any = {"runs": [], "derived": {"comparisons": {"paired": []}}}
     assert rounds.round_needed([nothing_judged], later)
     c6 = next(c for c in comparisons() if c.claim == "C6")
     stopped: Any = {
+        "runs": [],
         "derived": {
             "comparisons": {
                 "paired": [{"name": c6.name, "scenario": "few-active", "stopped": True}]
             }
-        }
+        },
     }
     assert not rounds.round_needed([stopped], later)  # C9's models do not run in this round
+
+
+def test_a_comparison_whose_model_failed_twice_stops_its_conditional_rounds() -> None:
+    models = (THREADS, catalog.CALLBACKS.name, catalog.GENERATORS.name, ASYNCIO)
+    later = [
+        PlannedRun(
+            f"few-active/{m}/c4/r3", "few-active", m, "measured", 3, round=3, conditional=True
+        )
+        for m in models
+    ]
+    failed: Any = [
+        {"id": f"few-active/{THREADS}/c4/r{n}", "kind": "measured", "status": "timeout"}
+        for n in (0, 1)
+    ]
+    # Not judged yet, but threads will not run again: more rounds cannot judge it.
+    document: Any = {"runs": failed, "derived": {"comparisons": {"paired": []}}}
+    assert not rounds.round_needed([document], later)

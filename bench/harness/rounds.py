@@ -92,11 +92,14 @@ def open_comparisons(document: Results, scenario: str, models: Collection[str]) 
 
 def round_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> bool:
     """Whether a round runs: always, unless it is conditional and every comparison judged in
-    its scenario has stopped in every runtime's results."""
+    its scenario has stopped, or needs a model whose point is not run any more (it failed
+    twice), in every runtime's results."""
     if not any(run.conditional for run in runs):
         return True
-    models = {run.model for run in runs}
-    return any(open_comparisons(d, runs[0].scenario, models) for d in documents)
+    return any(
+        open_comparisons(d, runs[0].scenario, {r.model for r in runs if not known_failures(d, r)})
+        for d in documents
+    )
 
 
 def again_allowed(documents: Sequence[Results], scenario: str) -> bool:

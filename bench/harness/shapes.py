@@ -122,7 +122,12 @@ def both_cores_points(
     pure, gil_only, free_only = catalog.CORE_PURE, False, True
 
     def answer(
-        c: int, model: str, free_threaded: bool, core: str = pure, processes: int = 1
+        c: int,
+        model: str,
+        free_threaded: bool,
+        core: str = pure,
+        processes: int = 1,
+        interpreters: int = 0,
     ) -> CrawlPoint:
         return CrawlPoint(
             server,
@@ -130,7 +135,7 @@ def both_cores_points(
             models=(model,),
             core=core,
             processes=processes,
-            interpreters=workers if model == catalog.INTERPRETERS.name else 0,
+            interpreters=interpreters,
             free_threaded=free_threaded,
         )
 
@@ -138,7 +143,7 @@ def both_cores_points(
         point
         for c in concurrencies
         for point in (
-            answer(c, catalog.INTERPRETERS.name, gil_only),
+            answer(c, catalog.INTERPRETERS.name, gil_only, interpreters=workers),
             answer(c, catalog.THREADS.name, free_only),
             answer(c, catalog.CALLBACKS.name, gil_only, processes=workers),
             answer(c, catalog.CALLBACKS.name, gil_only, catalog.CORE_C, processes=workers),
