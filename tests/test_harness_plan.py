@@ -9,6 +9,7 @@ from typing import cast
 import pytest
 
 from bench.analysis.derive import fit_thresholds
+from bench.analysis.paired import compared_models
 from bench.analysis.points import mean_latency
 from bench.harness import costs
 from bench.harness import plan as sc
@@ -123,8 +124,10 @@ def _measured(plan: list[sc.PlannedRun], scenario: str) -> list[sc.PlannedRun]:
 
 def test_a_round_runs_every_model_at_every_point_of_its_server_back_to_back() -> None:
     """Round k of every model at C 1, 10 and 64 (one server), then round k+1: each round
-    after its sentinel, the models in an order of their own per round."""
+    after its sentinel, the models in an order of their own per round. A round past the
+    point's repetitions holds the models its comparisons (C6, C9) need."""
     plan = [r for r in plan_of("default") if r.scenario == "few-active"]
+    few = next(s for s in PROFILE_TABLE["default"].scenarios if s.name == "few-active")
     warmups = [r for r in plan if r.kind == "warmup"]
     assert plan[: len(warmups)] == warmups  # every warm-up before the first round
     assert all(r.round is None and r.block is None for r in warmups)
@@ -138,8 +141,10 @@ def test_a_round_runs_every_model_at_every_point_of_its_server_back_to_back() ->
         assert {r.round for r in runs} == {k}
         concurrencies = [r.params["concurrency"] for r in crawls]
         assert concurrencies == sorted(concurrencies)  # point after point
+        expected = set(sc.ALL_MODELS) if k < few.repetitions else compared_models("few-active")
+        assert len(set(sc.ALL_MODELS) - compared_models("few-active")) >= 2
         for c in (1, 10, 64):
-            assert {r.model for r in crawls if r.params["concurrency"] == c} == set(sc.ALL_MODELS)
+            assert {r.model for r in crawls if r.params["concurrency"] == c} == expected
 
 
 def test_the_order_within_a_round_is_shuffled_per_round_by_the_seed() -> None:
@@ -155,7 +160,9 @@ def test_the_order_within_a_round_is_shuffled_per_round_by_the_seed() -> None:
         return list(found.values())
 
     first = orders(1)
-    assert all(sorted(order) == sorted(models) for order in first)
+    compared = compared_models("few-active")
+    assert all(sorted(order) == sorted(models) for order in first[:3])  # the repetitions
+    assert all(set(order) == compared for order in first[3:])  # the conditional rounds
     assert len({tuple(order) for order in first}) > 1  # not one order every round
     assert orders(1) == first  # the seed gives the plan again
     assert orders(2) != first

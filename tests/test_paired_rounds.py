@@ -165,12 +165,12 @@ def test_conditional_rounds_run_only_while_a_comparison_is_open(
     open_until = 4  # the comparison stops once 4 rounds ran
     ran: list[int] = []
 
-    def needed(documents: list[Results], runs: list[PlannedRun]) -> bool:
+    def needed(documents: list[Results], runs: list[PlannedRun]) -> list[PlannedRun]:
         done = {r["round"] for r in documents[0]["runs"] if r["kind"] == "measured"}
         ran.append(runs[0].round or 0)
-        return not runs[0].conditional or len(done) < open_until
+        return runs if not runs[0].conditional or len(done) < open_until else []
 
-    monkeypatch.setattr(runner, "round_needed", needed)
+    monkeypatch.setattr(runner, "runs_needed", needed)
     document = bench(tmp_path, profile(repetitions=3, cap=8))
     rounds_run = sorted({r["round"] or 0 for r in document["runs"] if r["kind"] == "measured"})
     assert rounds_run == [0, 1, 2, 3]
@@ -223,7 +223,7 @@ def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
         for m in models
     ]
     nothing_judged: Any = {"runs": [], "derived": {"comparisons": {"paired": []}}}
-    assert rounds.round_needed([nothing_judged], later)
+    assert rounds.runs_needed([nothing_judged], later) == later
     c6 = next(c for c in comparisons() if c.claim == "C6")
     stopped: Any = {
         "runs": [],
@@ -233,7 +233,7 @@ def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
             }
         },
     }
-    assert not rounds.round_needed([stopped], later)  # C9's models do not run in this round
+    assert not rounds.runs_needed([stopped], later)  # C9's models do not run in this round
 
 
 def test_a_comparison_whose_model_failed_twice_stops_its_conditional_rounds() -> None:
@@ -250,4 +250,42 @@ def test_a_comparison_whose_model_failed_twice_stops_its_conditional_rounds() ->
     ]
     # Not judged yet, but threads will not run again: more rounds cannot judge it.
     document: Any = {"runs": failed, "derived": {"comparisons": {"paired": []}}}
-    assert not rounds.round_needed([document], later)
+    assert not rounds.runs_needed([document], later)
+
+
+def _stopped(*claims: str) -> Any:
+    """Results whose derive stopped the comparisons of these claims."""
+    names = [c.name for c in comparisons() if c.claim in claims]
+    paired = [{"name": n, "scenario": "few-active", "stopped": True} for n in names]
+    return {"runs": [], "derived": {"comparisons": {"paired": paired}}}
+
+
+def test_a_conditional_round_runs_only_the_models_of_the_comparisons_still_open() -> None:
+    uvloop = catalog.ASYNCIO_UVLOOP.name
+    models = (THREADS, catalog.CALLBACKS.name, ASYNCIO, uvloop, catalog.GEVENT.name)
+    sentinel = PlannedRun("few-active/r3/cpu-loop", "few-active", "cpu-loop", "sentinel", 3)
+    later = [sentinel] + [
+        PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, round=3, conditional=True)
+        for m in models
+    ]
+    # C6 stopped, C9's asyncio over asyncio-uvloop is open: the sentinel and that pair run.
+    needed = rounds.runs_needed([_stopped("C6")], later)
+    assert [r.model for r in needed] == ["cpu-loop", ASYNCIO, uvloop]
+    # A round every model always runs is run whole, whatever has stopped.
+    fixed = [PlannedRun(f"few-active/{m}/r0", "few-active", m, "measured", 0) for m in models]
+    assert rounds.runs_needed([_stopped("C6", "C9")], fixed) == fixed
+
+
+def test_a_round_past_the_repetitions_holds_only_the_models_a_comparison_needs() -> None:
+    point = CrawlPoint(ServeOptions(pages=10, latency="10s"), concurrency=100)
+    sleepy = Scenario(catalog.SLEEPY_KEEP_ALIVE, points=(point,), repetitions=3, cap=5)
+    fake = Profile("fake", "one C10K-like point", 60.0, 0.1, (sleepy,))
+    models = [THREADS, ASYNCIO, catalog.CALLBACKS.name, catalog.TRIO.name]
+    plan = build_plan(fake, models, [sleepy.name], 3)
+    by_round: dict[int, set[str]] = {}
+    for run in plan:
+        if run.kind == "measured":
+            by_round.setdefault(run.repetition, set()).add(run.model)
+    assert [by_round[r] == set(models) for r in range(3)] == [True] * 3
+    assert by_round[3] == by_round[4] == {THREADS, ASYNCIO}  # C7's pair
+    assert all(run.conditional == (run.repetition >= 3) for run in plan if run.kind != "warmup")

@@ -35,6 +35,11 @@ class Comparison:
     skip_saturated: bool = False
     at_judged_point: bool = False
 
+    @property
+    def models(self) -> frozenset[str]:
+        """Every model a round of this comparison needs."""
+        return frozenset((*self.numerators, self.denominator))
+
 
 def comparisons() -> list[Comparison]:
     """C6, C9 (each loop pair: CPU per page on asyncio's loop over the other's) and C7."""
@@ -75,6 +80,12 @@ def comparisons() -> list[Comparison]:
         )
     )
     return found
+
+
+def compared_models(scenario: str) -> frozenset[str]:
+    """The models some comparison judged in this scenario needs: the only ones a round past
+    a point's repetitions runs (a model in none would only add a run to its interval)."""
+    return frozenset().union(*(c.models for c in comparisons() if c.scenario == scenario))
 
 
 PointId = tuple[int, str]  # concurrency and latency

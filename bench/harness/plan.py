@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal, cast
 
+from bench.analysis.paired import compared_models
 from bench.harness.costs import CPU_LOOP_S, SERVER_START_S
 from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.site import ServeOptions
@@ -201,8 +202,10 @@ def _round_runs(
     models: Sequence[str],
     order_seed: int,
 ) -> list[PlannedRun]:
-    """The paired rounds at the points of one server, each after its sentinel."""
+    """The paired rounds at the points of one server, each after its sentinel. A round past
+    a point's repetitions is conditional, and holds only the models a comparison needs."""
     plan: list[PlannedRun] = []
+    compared = compared_models(scenario.name)
     for r in range(max(rounds_at(scenario, p)[1] for p in points)):
         block = f"{scenario.name}/s{key}/round{r}"
         runs = [
@@ -211,7 +214,7 @@ def _round_runs(
             for minimum, cap in [rounds_at(scenario, point)]
             if r < cap
             for model in _round_order(scenario, point, models, f"{order_seed}:{block}")
-            if r < repetitions_of(model, cap)
+            if r < repetitions_of(model, cap) and (r < minimum or model in compared)
         ]
         if runs and not scenario.counted:  # a count under callgrind does not feel the noise
             conditional = all(run.conditional for run in runs)

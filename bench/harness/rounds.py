@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 
-from bench.analysis.paired import comparisons
+from bench.analysis.paired import Comparison, comparisons
 from bench.harness.plan import PlannedRun
 from bench.results import Results, Run
 
@@ -75,31 +75,34 @@ def known_failures(document: Results, run: PlannedRun) -> list[str]:
     return failed if len(failed) >= FAILURES_BEFORE_NOT_RUN else []
 
 
-def open_comparisons(document: Results, scenario: str, models: Collection[str]) -> list[str]:
+def open_comparisons(document: Results, scenario: str, models: Collection[str]) -> list[Comparison]:
     """The paired comparisons judged in a scenario, among those whose models all run in it,
     that have not stopped yet. One not judged yet is open: while every round so far was
     noisy, no point has every model of it."""
     paired = document["derived"].get("comparisons", {}).get("paired") or []
     stopped = {c["name"] for c in paired if c["scenario"] == scenario and c["stopped"]}
     return [
-        c.name
+        c
         for c in comparisons()
-        if c.scenario == scenario
-        and {*c.numerators, c.denominator} <= set(models)
-        and c.name not in stopped
+        if c.scenario == scenario and c.models <= set(models) and c.name not in stopped
     ]
 
 
-def round_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> bool:
-    """Whether a round runs: always, unless it is conditional and every comparison judged in
-    its scenario has stopped, or needs a model whose point is not run any more (it failed
-    twice), in every runtime's results."""
+def runs_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> list[PlannedRun]:
+    """What of a block runs: all of it, unless it is a conditional round. That runs its
+    sentinel and the models of the comparisons judged in its scenario that are still open
+    in some runtime's results, leaving out a comparison that needs a model whose point is
+    not run any more (it failed twice); with none open, nothing."""
     if not any(run.conditional for run in runs):
-        return True
-    return any(
-        open_comparisons(d, runs[0].scenario, {r.model for r in runs if not known_failures(d, r)})
-        for d in documents
-    )
+        return list(runs)
+    wanted: set[str] = set()
+    for d in documents:
+        running = {r.model for r in runs if not known_failures(d, r)}
+        for comparison in open_comparisons(d, runs[0].scenario, running):
+            wanted |= comparison.models
+    if not wanted:
+        return []
+    return [run for run in runs if run.kind == "sentinel" or run.model in wanted]
 
 
 def again_allowed(documents: Sequence[Results], scenario: str) -> bool:

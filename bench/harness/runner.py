@@ -27,7 +27,7 @@ from bench.harness.rounds import (
     again_id,
     blocks,
     known_failures,
-    round_needed,
+    runs_needed,
     sentinel_noisy,
 )
 from bench.harness.runtimes import (
@@ -184,10 +184,11 @@ def execute(
     try:
         for runs in blocks(plan):
             documents = [lane.store.document for lane in lanes]
-            if not round_needed(documents, runs):
+            needed = runs_needed(documents, runs)
+            if not needed:
                 continue
             for again in range(AGAIN_PER_ROUND + 1):
-                noisy = _run_block(profile, runs, lanes, pinning, sites, progress, again)
+                noisy = _run_block(profile, needed, lanes, pinning, sites, progress, again)
                 if not noisy or not again_allowed(documents, runs[0].scenario):
                     break
     finally:
