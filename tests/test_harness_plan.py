@@ -122,12 +122,16 @@ def _measured(plan: list[sc.PlannedRun], scenario: str) -> list[sc.PlannedRun]:
     return [r for r in plan if r.scenario == scenario and r.kind == "measured"]
 
 
+def _few_active(profile: Profile) -> Scenario:
+    return next(s for s in profile.scenarios if s.name == "few-active")
+
+
 def test_a_round_runs_every_model_at_every_point_of_its_server_back_to_back() -> None:
     """Round k of every model at C 1, 10 and 64 (one server), then round k+1: each round
     after its sentinel, the models in an order of their own per round. A round past the
     point's repetitions holds the models its comparisons (C6, C9) need."""
     plan = [r for r in plan_of("default") if r.scenario == "few-active"]
-    few = next(s for s in PROFILE_TABLE["default"].scenarios if s.name == "few-active")
+    few = _few_active(PROFILE_TABLE["default"])
     warmups = [r for r in plan if r.kind == "warmup"]
     assert plan[: len(warmups)] == warmups  # every warm-up before the first round
     assert all(r.round is None and r.block is None for r in warmups)
@@ -160,9 +164,9 @@ def test_the_order_within_a_round_is_shuffled_per_round_by_the_seed() -> None:
         return list(found.values())
 
     first = orders(1)
-    compared = compared_models("few-active")
-    assert all(sorted(order) == sorted(models) for order in first[:3])  # the repetitions
-    assert all(set(order) == compared for order in first[3:])  # the conditional rounds
+    compared, reps = compared_models("few-active"), _few_active(profile).repetitions
+    assert all(sorted(order) == sorted(models) for order in first[:reps])  # the repetitions
+    assert all(set(order) == compared for order in first[reps:])  # the conditional rounds
     assert len({tuple(order) for order in first}) > 1  # not one order every round
     assert orders(1) == first  # the seed gives the plan again
     assert orders(2) != first

@@ -215,6 +215,13 @@ def test_round_counts_count_each_round_once_and_its_noise() -> None:
     assert found == {"s": {"rounds": 3, "noisy": 1, "again": 1}}
 
 
+def _stopped(*claims: str) -> Any:
+    """Results whose derive stopped the comparisons of these claims."""
+    names = [c.name for c in comparisons() if c.claim in claims]
+    paired = [{"name": n, "scenario": "few-active", "stopped": True} for n in names]
+    return {"runs": [], "derived": {"comparisons": {"paired": paired}}}
+
+
 def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
     # Every round so far was noisy: no point has every model of C6, so derive judged nothing.
     models = (THREADS, catalog.CALLBACKS.name, catalog.GENERATORS.name, ASYNCIO)
@@ -222,18 +229,8 @@ def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
         PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, round=3, conditional=True)
         for m in models
     ]
-    nothing_judged: Any = {"runs": [], "derived": {"comparisons": {"paired": []}}}
-    assert rounds.runs_needed([nothing_judged], later) == later
-    c6 = next(c for c in comparisons() if c.claim == "C6")
-    stopped: Any = {
-        "runs": [],
-        "derived": {
-            "comparisons": {
-                "paired": [{"name": c6.name, "scenario": "few-active", "stopped": True}]
-            }
-        },
-    }
-    assert not rounds.runs_needed([stopped], later)  # C9's models do not run in this round
+    assert rounds.runs_needed([_stopped()], later) == later
+    assert not rounds.runs_needed([_stopped("C6")], later)  # C9's models are not in this round
 
 
 def test_a_comparison_whose_model_failed_twice_stops_its_conditional_rounds() -> None:
@@ -251,13 +248,6 @@ def test_a_comparison_whose_model_failed_twice_stops_its_conditional_rounds() ->
     # Not judged yet, but threads will not run again: more rounds cannot judge it.
     document: Any = {"runs": failed, "derived": {"comparisons": {"paired": []}}}
     assert not rounds.runs_needed([document], later)
-
-
-def _stopped(*claims: str) -> Any:
-    """Results whose derive stopped the comparisons of these claims."""
-    names = [c.name for c in comparisons() if c.claim in claims]
-    paired = [{"name": n, "scenario": "few-active", "stopped": True} for n in names]
-    return {"runs": [], "derived": {"comparisons": {"paired": paired}}}
 
 
 def test_a_conditional_round_runs_only_the_models_of_the_comparisons_still_open() -> None:
