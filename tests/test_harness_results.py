@@ -48,6 +48,21 @@ def test_store_saves_after_every_run_and_on_finish(tmp_path: Path) -> None:
     assert saved["derived"] == {"few-active": {}}
 
 
+def test_the_store_writes_the_file_write_atomic_writes(tmp_path: Path) -> None:
+    # The store cleans each run once, as it comes; the file is the whole document's all the same.
+    profile = cast(results.ProfileRecord, {"name": "quick", "budget_s": math.inf})
+    environment = cast(results.Environment, {"cpu": {}})
+    document = results.new_document(profile, ["c10k", "bench"], environment, [])
+    store = results.ResultsStore(tmp_path / "store", document)
+    store.add_run(cast(results.Run, {"id": "a", "status": "ok", "elapsed_s": math.nan}))
+    store.set_derived(cast(results.Derived, {"few-active": {"x": [math.inf, 1.5]}}))
+    store.add_run(cast(results.Run, {"id": "b", "status": "ok", "elapsed_s": 2.5}))
+    results.write_atomic(tmp_path / "whole" / "results.json", document)
+    written = store.path.read_text()
+    assert written == (tmp_path / "whole" / "results.json").read_text()
+    assert json.loads(written)["runs"][0]["elapsed_s"] is None
+
+
 @pytest.mark.parametrize(
     ("content", "reason"),
     [

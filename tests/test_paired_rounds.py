@@ -55,6 +55,7 @@ class Machine:
     def __init__(self) -> None:
         self.loop_walls: list[float] = []
         self.crawl_status: dict[str, str] = {}
+        self.crawl_elapsed_s = 0.1
         self.started: list[str] = []
 
     def run(self, run: PlannedRun, *args: Any) -> Run:
@@ -63,7 +64,9 @@ class Machine:
         if run.loop:
             wall = self.loop_walls.pop(0) if self.loop_walls else 0.2
             record["loop"] = {"rounds": 300, "found": 1, "cpu_s": wall, "wall_s": wall}
-        elif record["status"] == "ok":  # what derive reads of a verified crawl
+            record["elapsed_s"] = wall
+        elif record["status"] == "ok":
+            record["elapsed_s"] = self.crawl_elapsed_s  # what derive reads of a verified crawl
             latency = {"p50": 0.001, "p99": 0.01}
             crawl = {"pages": 11, "wall_s": 0.1, "pages_per_s": 110.0, "cpu_us_per_page": 500.0}
             record["crawl"] = crawl | {"latency_s": latency, "max_rss_kib": 30_000}  # type: ignore[typeddict-item]
@@ -139,12 +142,28 @@ def test_a_sentinel_is_not_judged_before_the_session_has_three_loops(
     assert not any(r["noisy"] for r in document["runs"])
 
 
-def test_a_noisy_round_runs_again_once_at_most(tmp_path: Path, machine: Machine) -> None:
-    machine.loop_walls = [0.5, 0.5, 0.2, 0.2]  # round 0 noisy twice
+def test_a_noisy_round_runs_again_until_it_runs_quiet(tmp_path: Path, machine: Machine) -> None:
+    machine.loop_walls = [0.5, 0.5, 0.5, 0.2, 0.2]  # round 0 noisy three times, then quiet
     document = bench(tmp_path, profile(), session_loops=[0.2, 0.2, 0.2])
     zero = [r for r in document["runs"] if r["round"] == 0]
-    assert {r["again"] for r in zero} == {0, rounds.AGAIN_PER_ROUND}
-    assert all(r["noisy"] for r in zero)  # both times noisy: round 0 counts in nothing
+    assert {r["again"] for r in zero} == {0, 1, 2, 3}
+    assert [r["again"] for r in zero if not r["noisy"]] == [3, 3, 3]  # its sentinel, 2 crawls
+    assert document["derived"]["rounds"]["few-active"] == {"rounds": 5, "noisy": 3, "again": 3}
+
+
+def test_a_scenarios_noisy_rounds_run_again_within_its_time_allowance(
+    tmp_path: Path, machine: Machine
+) -> None:
+    # Every loop noisy; a round again takes 2 crawls of a third of the allowance each: after
+    # two of them (over the allowance in all) no round of the scenario runs again.
+    machine.loop_walls = [0.5] * 20
+    fake = profile()
+    machine.crawl_elapsed_s = fake.again_s_per_scenario / 3
+    document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
+    again = {(r["round"], r["again"]) for r in document["runs"] if r["again"]}
+    assert again == {(0, 1), (0, 2)}
+    spent = 2 * (2 * machine.crawl_elapsed_s + 0.5)  # two rounds again: 2 crawls, a sentinel
+    assert rounds.again_seconds(document, "few-active") == pytest.approx(spent)
 
 
 def test_a_point_that_failed_twice_is_not_run_again(tmp_path: Path, machine: Machine) -> None:

@@ -174,6 +174,8 @@ class Profile:
     sample_interval_s: float
     scenarios: tuple[Scenario, ...]
     pin: str = "on"  # `c10k bench --pin` when the user gives none
+    # The wall seconds a scenario's noisy rounds may take running again, in all (rounds.py).
+    again_s_per_scenario: float = 300.0
 
     def scenario(self, name: str) -> Scenario:
         for scenario in self.scenarios:

@@ -39,6 +39,11 @@ def describe_plan(
             f"  (that is with each paired comparison decided at its first look; ~{_clock(total)} "
             "if every one runs to its cap)"
         )
+    if any(run.kind == "sentinel" for run in plan):
+        lines.append(
+            f"  (and up to {_clock(profile.again_s_per_scenario)} more per scenario whose "
+            "noisy rounds run again)"
+        )
     return "\n".join(lines)
 
 

@@ -14,8 +14,11 @@ from bench.results import Results, Run
 # noise floor taken in a burst (docs/notes/2026-11-27-three-sessions.md).
 NOISY_SHARE = 0.20
 LOOPS_BEFORE_JUDGING = 3  # the session's loops a sentinel is judged against, at least
-AGAIN_PER_ROUND = 1  # a noisy round runs again this many times at most
-AGAIN_PER_SCENARIO = 3  # and one scenario this many rounds again, in all
+# A noisy round runs again until it runs quiet, while the scenario's runs of rounds run
+# again have taken less than the profile's again_s_per_scenario wall seconds in all (5 min
+# by default). Noise comes in bursts of minutes: a count of re-runs would spend itself inside
+# one, a time allowance outlasts it (docs/notes/2026-11-27-noise-allowance.md).
+AGAIN_PER_ROUND = 20  # a guard only (a round whose runs take no time): the allowance bounds
 # A point whose runs ended so this many times is not run again in the session.
 FAILED_STATUSES = ("timeout", "failed-verification")
 FAILURES_BEFORE_NOT_RUN = 2
@@ -105,10 +108,16 @@ def runs_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> lis
     return [run for run in runs if run.kind == "sentinel" or run.model in wanted]
 
 
-def again_allowed(documents: Sequence[Results], scenario: str) -> bool:
-    """Whether a noisy round of this scenario may run again (AGAIN_PER_SCENARIO in all)."""
-    done = max(
-        len({r.get("block") for r in d["runs"] if r["scenario"] == scenario and r.get("again")})
-        for d in documents
+def again_seconds(document: Results, scenario: str) -> float:
+    """The wall seconds the scenario's runs of rounds run again have taken so far."""
+    return sum(
+        r.get("elapsed_s") or 0.0
+        for r in document["runs"]
+        if r["scenario"] == scenario and r.get("again")
     )
-    return done < AGAIN_PER_SCENARIO
+
+
+def again_allowed(documents: Sequence[Results], scenario: str, allowance_s: float) -> bool:
+    """Whether a noisy round of this scenario may run again: its re-runs so far took less
+    than allowance_s in every runtime's results."""
+    return max(again_seconds(d, scenario) for d in documents) < allowance_s

@@ -178,7 +178,10 @@ def execute(
     """Run the plan in order, each planned run once per lane, back to back (lane_order);
     one server per distinct site, shared by the lanes; each lane's results saved after every
     run; each side on its CPUs when pinned. A paired round runs only while it is needed,
-    and again (bounded) when its sentinel says the machine was noisy."""
+    and again (bounded) when its sentinel says the machine was noisy. Each run is saved
+    as it ends; the derived figures are brought up to date after each block, which is when
+    the run loop reads them (a document of hundreds of runs takes a third of a second to
+    derive)."""
     progress = Progress(plan, sys.stderr, len(lanes))
     sites = Sites(plan, lanes, pinning, site_host)
     try:
@@ -189,7 +192,9 @@ def execute(
                 continue
             for again in range(AGAIN_PER_ROUND + 1):
                 noisy = _run_block(profile, needed, lanes, pinning, sites, progress, again)
-                if not noisy or not again_allowed(documents, runs[0].scenario):
+                derive_lanes(lanes)
+                allowance_s = profile.again_s_per_scenario
+                if not noisy or not again_allowed(documents, runs[0].scenario, allowance_s):
                     break
     finally:
         progress.close()
@@ -219,9 +224,14 @@ def _run_block(
                 record["id"], record["again"] = again_id(run.id, again), again
             record["noisy"] = noisy
             lane.store.add_run(record)
-            lane.store.set_derived(derive_document(lane.store.document))
             progress.finished(run, record["status"])
     return noisy
+
+
+def derive_lanes(lanes: Sequence[Lane]) -> None:
+    """Each lane's derived figures from its runs so far, saved."""
+    for lane in lanes:
+        lane.store.set_derived(derive_document(lane.store.document))
 
 
 def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -337,6 +347,7 @@ def run_lanes(
     finally:
         signal.signal(signal.SIGTERM, previous)
         terminate_all()
+    derive_lanes(lanes)  # an interrupted block's runs too
     for lane in lanes:
         lane.store.finish(status)
         if len(lanes) > 1:

@@ -41,6 +41,7 @@ class ProfileDefinition(TypedDict):
     sample_interval_s: float
     scenarios: list[ScenarioDefinition]
     pin: str
+    again_s_per_scenario: NotRequired[float]  # from c10k-bench 2026-11-27 on
 
 
 class ProfileRecord(TypedDict):

@@ -70,13 +70,21 @@ def write_atomic(path: Path, document: Mapping[str, object]) -> None:
     A reader (or a crash, or Ctrl-C) sees either the old complete file or the new one,
     never a half-written file.
     """
+    _write_text_atomic(path, _json_text(_clean(document)))
+
+
+def _json_text(clean: object) -> str:
+    # Compact: the file is rewritten after every run and grows with the raw samples. One
+    # string at once, which json encodes in C (json.dump to a file encodes in Python).
+    return json.dumps(clean, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            # Compact: the file is rewritten after every run and grows with the raw samples.
-            json.dump(_clean(document), handle, separators=(",", ":"), allow_nan=False)
-            handle.write("\n")
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_name, 0o644)  # mkstemp makes it private; results are for everyone
@@ -106,11 +114,15 @@ def load(path: Path) -> Results:
 
 
 class ResultsStore:
-    """The results document of one bench run, rewritten in full after every change."""
+    """The results document of one bench run, rewritten in full after every change.
+
+    A run does not change once it is in the document, so each is cleaned for JSON once
+    (the document of a default session holds about 9 MB of runs)."""
 
     def __init__(self, out_dir: Path, document: Results) -> None:
         self.path = out_dir / FILENAME
         self.document = document
+        self._clean_runs: list[object] = []
         self.save()
 
     def add_run(self, run: Run) -> None:
@@ -127,4 +139,10 @@ class ResultsStore:
         self.save()
 
     def save(self) -> None:
-        write_atomic(self.path, self.document)
+        runs = self.document["runs"]
+        self._clean_runs += [_clean(run) for run in runs[len(self._clean_runs) :]]
+        clean = {
+            key: self._clean_runs if key == "runs" else _clean(value)
+            for key, value in self.document.items()
+        }
+        _write_text_atomic(self.path, _json_text(clean))
