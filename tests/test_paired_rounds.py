@@ -65,8 +65,8 @@ class Machine:
             wall = self.loop_walls.pop(0) if self.loop_walls else 0.2
             record["loop"] = {"rounds": 300, "found": 1, "cpu_s": wall, "wall_s": wall}
             record["elapsed_s"] = wall
-        elif record["status"] == "ok":
-            record["elapsed_s"] = self.crawl_elapsed_s  # what derive reads of a verified crawl
+        elif record["status"] == "ok":  # what derive reads of a verified crawl
+            record["elapsed_s"] = self.crawl_elapsed_s
             latency = {"p50": 0.001, "p99": 0.01}
             crawl = {"pages": 11, "wall_s": 0.1, "pages_per_s": 110.0, "cpu_us_per_page": 500.0}
             record["crawl"] = crawl | {"latency_s": latency, "max_rss_kib": 30_000}  # type: ignore[typeddict-item]

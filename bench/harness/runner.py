@@ -184,6 +184,7 @@ def execute(
     derive)."""
     progress = Progress(plan, sys.stderr, len(lanes))
     sites = Sites(plan, lanes, pinning, site_host)
+    allowance_s = profile.again_s_per_scenario
     try:
         for runs in blocks(plan):
             documents = [lane.store.document for lane in lanes]
@@ -193,7 +194,6 @@ def execute(
             for again in range(AGAIN_PER_ROUND + 1):
                 noisy = _run_block(profile, needed, lanes, pinning, sites, progress, again)
                 derive_lanes(lanes)
-                allowance_s = profile.again_s_per_scenario
                 if not noisy or not again_allowed(documents, runs[0].scenario, allowance_s):
                     break
     finally:
