@@ -28,10 +28,17 @@ from tests.recorded import runs_of
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 
 
-def profile(repetitions: int = 2, cap: int | None = None) -> Profile:
-    point = CrawlPoint(ServeOptions(pages=10), concurrency=4)
-    few = Scenario(catalog.FEW_ACTIVE, points=(point,), repetitions=repetitions, cap=cap)
-    return Profile("fake", "one point of paired rounds", 60.0, 0.1, (few,))
+def profile(repetitions: int = 2, cap: int | None = None, servers: int = 1) -> Profile:
+    """Few-active at one point per server (each server a site of its own size)."""
+    points = tuple(CrawlPoint(ServeOptions(pages=10 + n), concurrency=4) for n in range(servers))
+    few = Scenario(catalog.FEW_ACTIVE, points=points, repetitions=repetitions, cap=cap)
+    return Profile("fake", "paired rounds at one point per server", 60.0, 0.1, (few,))
+
+
+def allowance_s(fake: Profile, server: int = 0) -> float:
+    """What the noisy rounds of the server's rounds may take running again."""
+    plan = build_plan(fake, [THREADS, ASYNCIO], ["few-active"], 3)
+    return rounds.again_allowances(plan, fake.again_share)[f"few-active/s{server}"]
 
 
 class FakeServer:
@@ -151,19 +158,36 @@ def test_a_noisy_round_runs_again_until_it_runs_quiet(tmp_path: Path, machine: M
     assert document["derived"]["rounds"]["few-active"] == {"rounds": 5, "noisy": 3, "again": 3}
 
 
-def test_a_scenarios_noisy_rounds_run_again_within_its_time_allowance(
+def test_a_servers_noisy_rounds_run_again_within_its_share_of_their_planned_time(
     tmp_path: Path, machine: Machine
 ) -> None:
     # Every loop noisy; a round again takes 2 crawls of a third of the allowance each: after
-    # two of them (over the allowance in all) no round of the scenario runs again.
-    machine.loop_walls = [0.5] * 20
+    # two of them (over the allowance in all) no round at the server runs again.
+    machine.loop_walls = [0.25] * 20  # a quarter slower than the session's 0.2 s: noisy
     fake = profile()
-    machine.crawl_elapsed_s = fake.again_s_per_scenario / 3
+    machine.crawl_elapsed_s = allowance_s(fake) / 3
     document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
     again = {(r["round"], r["again"]) for r in document["runs"] if r["again"]}
     assert again == {(0, 1), (0, 2)}
-    spent = 2 * (2 * machine.crawl_elapsed_s + 0.5)  # two rounds again: 2 crawls, a sentinel
-    assert rounds.again_seconds(document, "few-active") == pytest.approx(spent)
+    spent = 2 * (2 * machine.crawl_elapsed_s + 0.25)  # two rounds again: 2 crawls, a sentinel
+    assert rounds.again_seconds(document, "few-active/s0") == pytest.approx(spent)
+
+
+def test_one_servers_noisy_rounds_do_not_spend_another_servers_allowance(
+    tmp_path: Path, machine: Machine
+) -> None:
+    # Every loop noisy; the first server's rounds run again past their allowance, and the
+    # second server's rounds, later in the scenario, still run again within theirs.
+    machine.loop_walls = [0.25] * 40
+    fake = profile(servers=2)
+    machine.crawl_elapsed_s = allowance_s(fake, 0) / 3
+    document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
+    again = [r for r in document["runs"] if r["again"]]
+    servers = {rounds.server_rounds(r["block"] or "") for r in again}
+    assert servers == {"few-active/s0", "few-active/s1"}
+    for server in sorted(servers):
+        spent = rounds.again_seconds(document, server)
+        assert spent >= allowance_s(fake, int(server[-1])), server  # it ran until it was spent
 
 
 def test_a_point_that_failed_twice_is_not_run_again(tmp_path: Path, machine: Machine) -> None:

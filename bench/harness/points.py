@@ -174,8 +174,9 @@ class Profile:
     sample_interval_s: float
     scenarios: tuple[Scenario, ...]
     pin: str = "on"  # `c10k bench --pin` when the user gives none
-    # The wall seconds a scenario's noisy rounds may take running again, in all (rounds.py).
-    again_s_per_scenario: float = 300.0
+    # The share of a server's planned rounds that its noisy rounds may take running again,
+    # in wall time (rounds.py).
+    again_share: float = 0.5
 
     def scenario(self, name: str) -> Scenario:
         for scenario in self.scenarios:

@@ -47,8 +47,6 @@ PROFILE_TABLE: dict[str, Profile] = {
         # (no peer, as CI runs it) takes about 90 s (docs/notes/2026-11-26-profile-durations.md).
         budget_s=140.0,
         sample_interval_s=0.05,
-        # Its rounds take seconds and its loops are short; CI runs it.
-        again_s_per_scenario=20.0,
         scenarios=scenarios(
             loops=3,
             idle=idle_specs(300, 10_000, 200, 2_000, thread_cap=500),

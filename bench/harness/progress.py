@@ -9,6 +9,7 @@ from typing import TextIO
 from bench.harness.cores import Pinning
 from bench.harness.plan import PlannedRun, estimate_by_scenario, plan_estimate_s, runs_count
 from bench.harness.points import Profile
+from bench.harness.rounds import again_allowances
 
 
 def describe_plan(
@@ -39,10 +40,11 @@ def describe_plan(
             f"  (that is with each paired comparison decided at its first look; ~{_clock(total)} "
             "if every one runs to its cap)"
         )
-    if any(run.kind == "sentinel" for run in plan):
+    again_s = sum(again_allowances(plan, profile.again_share).values()) * runtimes
+    if again_s > 0:
         lines.append(
-            f"  (and up to {_clock(profile.again_s_per_scenario)} more per scenario whose "
-            "noisy rounds run again)"
+            f"  (and up to ~{_clock(again_s)} more where noisy rounds run again: "
+            f"{profile.again_share:.0%} of each server's rounds' planned time)"
         )
     return "\n".join(lines)
 

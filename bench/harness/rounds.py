@@ -14,10 +14,11 @@ from bench.results import Results, Run
 # noise floor taken in a burst (docs/notes/2026-11-27-three-sessions.md).
 NOISY_SHARE = 0.20
 LOOPS_BEFORE_JUDGING = 3  # the session's loops a sentinel is judged against, at least
-# A noisy round runs again until it runs quiet, while the scenario's runs of rounds run
-# again have taken less than the profile's again_s_per_scenario wall seconds in all (5 min
-# by default). Noise comes in bursts of minutes: a count of re-runs would spend itself inside
-# one, a time allowance outlasts it (docs/notes/2026-11-27-noise-allowance.md).
+# A noisy round runs again until it runs quiet, while the re-runs of the rounds at its server
+# have taken less than the profile's again_share of those rounds' planned time. Noise comes in
+# bursts of minutes: a count of re-runs would spend itself inside one, a time allowance outlasts
+# it. Each server's rounds have their own, in proportion to their length, so that one point's
+# burst cannot spend another's (docs/notes/2026-11-27-again-per-server.md).
 AGAIN_PER_ROUND = 20  # a guard only (a round whose runs take no time): the allowance bounds
 # A point whose runs ended so this many times is not run again in the session.
 FAILED_STATUSES = ("timeout", "failed-verification")
@@ -108,16 +109,36 @@ def runs_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> lis
     return [run for run in runs if run.kind == "sentinel" or run.model in wanted]
 
 
-def again_seconds(document: Results, scenario: str) -> float:
-    """The wall seconds the scenario's runs of rounds run again have taken so far."""
+def server_rounds(block: str) -> str:
+    """The rounds a round belongs to: its scenario's at one server ('sleepy/s3/round2' ->
+    'sleepy/s3')."""
+    return block.rsplit("/", 1)[0]
+
+
+def again_allowances(plan: Sequence[PlannedRun], share: float) -> dict[str, float]:
+    """The wall seconds each server's noisy rounds may take running again: share of the
+    planned time of its rounds that always run (its conditional ones may not run at all).
+    Rounds with no sentinel (counted under callgrind) are never noisy and have none."""
+    judged = {run.block for run in plan if run.kind == "sentinel"}
+    planned: dict[str, float] = {}
+    for run in plan:
+        if run.block is not None and run.block in judged and not run.conditional:
+            rounds = server_rounds(run.block)
+            planned[rounds] = planned.get(rounds, 0.0) + run.estimate_s
+    return {rounds: share * seconds for rounds, seconds in planned.items()}
+
+
+def again_seconds(document: Results, rounds: str) -> float:
+    """The wall seconds the re-runs of a server's rounds ('sleepy/s3') have taken so far."""
     return sum(
         r.get("elapsed_s") or 0.0
         for r in document["runs"]
-        if r["scenario"] == scenario and r.get("again")
+        if r.get("again") and r["block"] is not None and server_rounds(r["block"]) == rounds
     )
 
 
-def again_allowed(documents: Sequence[Results], scenario: str, allowance_s: float) -> bool:
-    """Whether a noisy round of this scenario may run again: its re-runs so far took less
-    than allowance_s in every runtime's results."""
-    return max(again_seconds(d, scenario) for d in documents) < allowance_s
+def again_allowed(documents: Sequence[Results], block: str, allowances: dict[str, float]) -> bool:
+    """Whether a noisy round may run again: the re-runs of its server's rounds so far took
+    less than their allowance in every runtime's results."""
+    rounds = server_rounds(block)
+    return max(again_seconds(d, rounds) for d in documents) < allowances.get(rounds, 0.0)

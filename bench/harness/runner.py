@@ -23,6 +23,7 @@ from bench.harness.progress import Progress, describe_plan, pinning_line
 from bench.harness.recipes import run_counted, run_crawl, run_idle, run_loop
 from bench.harness.rounds import (
     AGAIN_PER_ROUND,
+    again_allowances,
     again_allowed,
     again_id,
     blocks,
@@ -184,7 +185,7 @@ def execute(
     derive)."""
     progress = Progress(plan, sys.stderr, len(lanes))
     sites = Sites(plan, lanes, pinning, site_host)
-    allowance_s = profile.again_s_per_scenario
+    allowances = again_allowances(plan, profile.again_share)
     try:
         for runs in blocks(plan):
             documents = [lane.store.document for lane in lanes]
@@ -194,7 +195,8 @@ def execute(
             for again in range(AGAIN_PER_ROUND + 1):
                 noisy = _run_block(profile, needed, lanes, pinning, sites, progress, again)
                 derive_lanes(lanes)
-                if not noisy or not again_allowed(documents, runs[0].scenario, allowance_s):
+                block = runs[0].block
+                if not noisy or block is None or not again_allowed(documents, block, allowances):
                     break
     finally:
         progress.close()

@@ -41,7 +41,8 @@ class ProfileDefinition(TypedDict):
     sample_interval_s: float
     scenarios: list[ScenarioDefinition]
     pin: str
-    again_s_per_scenario: NotRequired[float]  # from c10k-bench 2026-11-27 on
+    again_share: NotRequired[float]  # replaced again_s_per_scenario on 2026-11-27
+    again_s_per_scenario: NotRequired[float]  # earlier that day: per scenario
 
 
 class ProfileRecord(TypedDict):
