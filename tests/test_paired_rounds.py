@@ -4,6 +4,7 @@ run again, and a conditional round runs only while a comparison is open (no real
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,7 +26,7 @@ from bench.results import Point, Results, Run, crawl_table
 from c10k import catalog, probes
 from tests.recorded import runs_of
 
-THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
+THREADS, ASYNCIO, GEVENT = catalog.THREADS.name, catalog.ASYNCIO.name, catalog.GEVENT.name
 
 
 def profile(repetitions: int = 2, cap: int | None = None, servers: int = 1) -> Profile:
@@ -93,10 +94,15 @@ def machine(monkeypatch: pytest.MonkeyPatch) -> Machine:
     return found
 
 
-def bench(out: Path, fake: Profile, session_loops: list[float] | None = None) -> Results:
-    """The fake profile's plan for threads and asyncio, run by the real run loop."""
+def bench(
+    out: Path,
+    fake: Profile,
+    session_loops: list[float] | None = None,
+    models: tuple[str, ...] = (THREADS, ASYNCIO),
+) -> Results:
+    """The fake profile's plan for the models (threads and asyncio), run by the real run loop."""
     args = bench_cli.parser().parse_args(
-        ["--models", f"{THREADS},{ASYNCIO}", "--out", str(out), "--pin", "off", "--seed", "3"]
+        ["--models", ",".join(models), "--out", str(out), "--pin", "off", "--seed", "3"]
     )
     plan = build_plan(fake, args.models, ["few-active"], 3)
     pinning = runner.announce(args, fake, plan, [runner.harness_runtime()])
@@ -208,7 +214,7 @@ def test_conditional_rounds_run_only_while_a_comparison_is_open(
     open_until = 4  # the comparison stops once 4 rounds ran
     ran: list[int] = []
 
-    def needed(documents: list[Results], runs: list[PlannedRun]) -> list[PlannedRun]:
+    def needed(documents: list[Results], runs: list[PlannedRun], plan: Any) -> list[PlannedRun]:
         done = {r["round"] for r in documents[0]["runs"] if r["kind"] == "measured"}
         ran.append(runs[0].round or 0)
         return runs if not runs[0].conditional or len(done) < open_until else []
@@ -218,6 +224,42 @@ def test_conditional_rounds_run_only_while_a_comparison_is_open(
     rounds_run = sorted({r["round"] or 0 for r in document["runs"] if r["kind"] == "measured"})
     assert rounds_run == [0, 1, 2, 3]
     assert ran == list(range(8))  # asked before every round, also those it passed over
+
+
+def test_conditional_rounds_make_up_for_noisy_rounds_with_every_model_left_short(
+    tmp_path: Path, machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No comparison is ever open and no round runs again: round 0 is noisy, so each model
+    # has 1 quiet run of the 2 it always runs. The first conditional round makes that up,
+    # for gevent too, which no comparison needs and no conditional round of the plan holds.
+    monkeypatch.setattr(rounds, "open_comparisons", lambda *args: [])
+    machine.loop_walls = [0.5, 0.2, 0.2, 0.2, 0.2]
+    fake = replace(profile(repetitions=2, cap=5), again_share=0.0)
+    models = (THREADS, ASYNCIO, GEVENT)
+    planned = build_plan(fake, list(models), ["few-active"], 3)
+    assert not any(r.model == GEVENT and r.conditional for r in planned)
+    document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2], models=models)
+    measured = [r for r in document["runs"] if r["kind"] == "measured"]
+    assert sorted({r["round"] or 0 for r in measured}) == [0, 1, 2]  # round 2 made it up
+    for model in models:
+        quiet = [r["round"] for r in measured if r["model"] == model and not r["noisy"]]
+        assert quiet == [1, 2], model
+    gevent = [r["id"] for r in measured if r["model"] == GEVENT]
+    assert gevent[-1].endswith("/measured2")
+
+
+def test_a_point_that_failed_twice_is_not_made_up(
+    tmp_path: Path, machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rounds, "open_comparisons", lambda *args: [])
+    machine.crawl_status = {THREADS: "timeout"}
+    machine.loop_walls = [0.2, 0.5, 0.2, 0.2, 0.2]  # round 1 noisy
+    fake = replace(profile(repetitions=3, cap=5), again_share=0.0)
+    document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
+    threads = [r for r in document["runs"] if r["model"] == THREADS]
+    assert [r["round"] for r in threads] == [0, 1, 2]  # failed twice: not made up
+    asyncio = [r["round"] for r in document["runs"] if r["model"] == ASYNCIO and not r["noisy"]]
+    assert asyncio == [0, 2, 3]
 
 
 def _point(concurrency: int, by_round: dict[int, float], figure: str = "pages_per_s") -> Point:

@@ -77,10 +77,13 @@ class Progress:
         self.started = time.monotonic()
         self.done_estimate = 0.0
         self.counts: dict[str, int] = {}
+        self.last = 0  # the place of the run shown last
 
     def index(self, run: PlannedRun) -> int:
-        """The run's place in the plan."""
-        return self.places[id(run)]
+        """The run's place in the plan; a run a round made up (rounds.make_up_runs) takes
+        the place of the run shown before it."""
+        self.last = self.places.get(id(run), self.last)
+        return self.last
 
     def eta_s(self, index: int) -> float:
         remaining = sum(run.estimate_s for run in self.plan[index:]) * self.runtimes

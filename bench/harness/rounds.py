@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
+from dataclasses import replace
 
 from bench.analysis.paired import Comparison, comparisons
 from bench.harness.plan import PlannedRun
@@ -92,11 +93,14 @@ def open_comparisons(document: Results, scenario: str, models: Collection[str]) 
     ]
 
 
-def runs_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> list[PlannedRun]:
+def runs_needed(
+    documents: Sequence[Results], runs: Sequence[PlannedRun], plan: Sequence[PlannedRun] = ()
+) -> list[PlannedRun]:
     """What of a block runs: all of it, unless it is a conditional round. That runs its
     sentinel and the models of the comparisons judged in its scenario that are still open
     in some runtime's results, leaving out a comparison that needs a model whose point is
-    not run any more (it failed twice); with none open, nothing."""
+    not run any more (it failed twice); and, from the plan, a run of each point of its server
+    that noisy rounds left short (make_up_runs); with neither, nothing."""
     if not any(run.conditional for run in runs):
         return list(runs)
     wanted: set[str] = set()
@@ -104,9 +108,58 @@ def runs_needed(documents: Sequence[Results], runs: Sequence[PlannedRun]) -> lis
         running = {r.model for r in runs if not known_failures(d, r)}
         for comparison in open_comparisons(d, runs[0].scenario, running):
             wanted |= comparison.models
-    if not wanted:
+    compared = [run for run in runs if run.kind != "sentinel" and run.model in wanted]
+    held = {point_of(run.id) for run in compared}
+    short = [run for run in make_up_runs(documents, runs, plan) if point_of(run.id) not in held]
+    if not compared and not short:
         return []
-    return [run for run in runs if run.kind == "sentinel" or run.model in wanted]
+    return [run for run in runs if run.kind == "sentinel"] + compared + short
+
+
+def quiet_runs(document: Results, point: str) -> int:
+    """The point's measured runs in rounds that were not noisy, however they ended."""
+    return sum(
+        1
+        for r in document["runs"]
+        if r["kind"] == "measured" and not r["noisy"] and point_of(r["id"]) == point
+    )
+
+
+def make_up_runs(
+    documents: Sequence[Results], runs: Sequence[PlannedRun], plan: Sequence[PlannedRun]
+) -> list[PlannedRun]:
+    """A conditional round's runs that make up for noisy rounds: one of each point of its
+    server that has fewer quiet runs than the rounds it always runs, in some runtime's
+    results, and has not failed twice. A point the round does not hold runs as a copy of its
+    last planned run, renamed to this round (the cap still bounds the rounds)."""
+    block, round_ = runs[0].block, runs[0].round
+    if block is None or round_ is None:
+        return []
+    server = server_rounds(block)
+    always: dict[str, list[PlannedRun]] = {}
+    for run in plan:
+        at_server = run.block is not None and server_rounds(run.block) == server
+        if at_server and run.kind == "measured" and not run.conditional:
+            always.setdefault(point_of(run.id), []).append(run)
+    held = {point_of(run.id): run for run in runs if run.kind == "measured"}
+    made_up: list[PlannedRun] = []
+    for point, minimum in always.items():
+        last = minimum[-1]
+        if any(
+            quiet_runs(d, point) < len(minimum) and not known_failures(d, last) for d in documents
+        ):
+            made_up.append(
+                held.get(point)
+                or replace(
+                    last,
+                    id=f"{point}/{last.kind}{round_}",
+                    repetition=round_,
+                    round=round_,
+                    block=block,
+                    conditional=True,
+                )
+            )
+    return made_up
 
 
 def server_rounds(block: str) -> str:

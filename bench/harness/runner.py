@@ -189,7 +189,7 @@ def execute(
     try:
         for runs in blocks(plan):
             documents = [lane.store.document for lane in lanes]
-            needed = runs_needed(documents, runs)
+            needed = runs_needed(documents, runs, plan)
             if not needed:
                 continue
             for again in range(AGAIN_PER_ROUND + 1):
