@@ -39,7 +39,8 @@ def profile(repetitions: int = 2, cap: int | None = None, servers: int = 1) -> P
 def allowance_s(fake: Profile, server: int = 0) -> float:
     """What the noisy rounds of the server's rounds may take running again."""
     plan = build_plan(fake, [THREADS, ASYNCIO], ["few-active"], 3)
-    return rounds.again_allowances(plan, fake.again_share)[f"few-active/s{server}"]
+    allowances = rounds.again_allowances(rounds.always_run(plan), fake.again_share)
+    return allowances[f"few-active/s{server}"]
 
 
 class FakeServer:
@@ -214,7 +215,7 @@ def test_conditional_rounds_run_only_while_a_comparison_is_open(
     open_until = 4  # the comparison stops once 4 rounds ran
     ran: list[int] = []
 
-    def needed(documents: list[Results], runs: list[PlannedRun], plan: Any) -> list[PlannedRun]:
+    def needed(documents: list[Results], runs: list[PlannedRun], always: Any) -> list[PlannedRun]:
         done = {r["round"] for r in documents[0]["runs"] if r["kind"] == "measured"}
         ran.append(runs[0].round or 0)
         return runs if not runs[0].conditional or len(done) < open_until else []

@@ -9,7 +9,7 @@ from typing import TextIO
 from bench.harness.cores import Pinning
 from bench.harness.plan import PlannedRun, estimate_by_scenario, plan_estimate_s, runs_count
 from bench.harness.points import Profile
-from bench.harness.rounds import again_allowances
+from bench.harness.rounds import again_allowances, always_run
 
 
 def describe_plan(
@@ -40,7 +40,7 @@ def describe_plan(
             f"  (that is with each paired comparison decided at its first look; ~{_clock(total)} "
             "if every one runs to its cap)"
         )
-    again_s = sum(again_allowances(plan, profile.again_share).values()) * runtimes
+    again_s = sum(again_allowances(always_run(plan), profile.again_share).values()) * runtimes
     if again_s > 0:
         lines.append(
             f"  (and up to ~{_clock(again_s)} more where noisy rounds run again: "

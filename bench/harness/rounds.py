@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from bench.analysis.paired import Comparison, comparisons
@@ -94,13 +95,15 @@ def open_comparisons(document: Results, scenario: str, models: Collection[str]) 
 
 
 def runs_needed(
-    documents: Sequence[Results], runs: Sequence[PlannedRun], plan: Sequence[PlannedRun] = ()
+    documents: Sequence[Results],
+    runs: Sequence[PlannedRun],
+    always: Mapping[str, Sequence[PlannedRun]] | None = None,
 ) -> list[PlannedRun]:
     """What of a block runs: all of it, unless it is a conditional round. That runs its
     sentinel and the models of the comparisons judged in its scenario that are still open
     in some runtime's results, leaving out a comparison that needs a model whose point is
-    not run any more (it failed twice); and, from the plan, a run of each point of its server
-    that noisy rounds left short (make_up_runs); with neither, nothing."""
+    not run any more (it failed twice); and a run of each point of its server that noisy
+    rounds left short (make_up_runs; always is the plan's always_run); with neither, nothing."""
     if not any(run.conditional for run in runs):
         return list(runs)
     wanted: set[str] = set()
@@ -110,23 +113,24 @@ def runs_needed(
             wanted |= comparison.models
     compared = [run for run in runs if run.kind != "sentinel" and run.model in wanted]
     held = {point_of(run.id) for run in compared}
-    short = [run for run in make_up_runs(documents, runs, plan) if point_of(run.id) not in held]
+    made_up = make_up_runs(documents, runs, always or {})
+    short = [run for run in made_up if point_of(run.id) not in held]
     if not compared and not short:
         return []
     return [run for run in runs if run.kind == "sentinel"] + compared + short
 
 
-def quiet_runs(document: Results, point: str) -> int:
-    """The point's measured runs in rounds that were not noisy, however they ended."""
-    return sum(
-        1
-        for r in document["runs"]
-        if r["kind"] == "measured" and not r["noisy"] and point_of(r["id"]) == point
+def quiet_runs(document: Results) -> Counter[str]:
+    """Each point's measured runs in rounds that were not noisy, however they ended."""
+    return Counter(
+        point_of(r["id"]) for r in document["runs"] if r["kind"] == "measured" and not r["noisy"]
     )
 
 
 def make_up_runs(
-    documents: Sequence[Results], runs: Sequence[PlannedRun], plan: Sequence[PlannedRun]
+    documents: Sequence[Results],
+    runs: Sequence[PlannedRun],
+    always: Mapping[str, Sequence[PlannedRun]],
 ) -> list[PlannedRun]:
     """A conditional round's runs that make up for noisy rounds: one of each point of its
     server that has fewer quiet runs than the rounds it always runs, in some runtime's
@@ -135,18 +139,18 @@ def make_up_runs(
     block, round_ = runs[0].block, runs[0].round
     if block is None or round_ is None:
         return []
-    server = server_rounds(block)
-    always: dict[str, list[PlannedRun]] = {}
-    for run in plan:
-        at_server = run.block is not None and server_rounds(run.block) == server
-        if at_server and run.kind == "measured" and not run.conditional:
-            always.setdefault(point_of(run.id), []).append(run)
+    minimum: dict[str, list[PlannedRun]] = {}
+    for run in always.get(server_rounds(block), ()):
+        if run.kind == "measured":
+            minimum.setdefault(point_of(run.id), []).append(run)
+    quiet = [quiet_runs(d) for d in documents]
     held = {point_of(run.id): run for run in runs if run.kind == "measured"}
     made_up: list[PlannedRun] = []
-    for point, minimum in always.items():
-        last = minimum[-1]
+    for point, planned in minimum.items():
+        last = planned[-1]
         if any(
-            quiet_runs(d, point) < len(minimum) and not known_failures(d, last) for d in documents
+            counted[point] < len(planned) and not known_failures(d, last)
+            for d, counted in zip(documents, quiet, strict=True)
         ):
             made_up.append(
                 held.get(point)
@@ -168,17 +172,27 @@ def server_rounds(block: str) -> str:
     return block.rsplit("/", 1)[0]
 
 
-def again_allowances(plan: Sequence[PlannedRun], share: float) -> dict[str, float]:
-    """The wall seconds each server's noisy rounds may take running again: share of the
-    planned time of its rounds that always run (its conditional ones may not run at all).
-    Rounds with no sentinel (counted under callgrind) are never noisy and have none."""
-    judged = {run.block for run in plan if run.kind == "sentinel"}
-    planned: dict[str, float] = {}
+def always_run(plan: Sequence[PlannedRun]) -> dict[str, list[PlannedRun]]:
+    """The runs of each server's rounds that run whatever the comparisons say (not
+    conditional), in plan order: 'sleepy/s3' -> its runs."""
+    found: dict[str, list[PlannedRun]] = {}
     for run in plan:
-        if run.block is not None and run.block in judged and not run.conditional:
-            rounds = server_rounds(run.block)
-            planned[rounds] = planned.get(rounds, 0.0) + run.estimate_s
-    return {rounds: share * seconds for rounds, seconds in planned.items()}
+        if run.block is not None and not run.conditional:
+            found.setdefault(server_rounds(run.block), []).append(run)
+    return found
+
+
+def again_allowances(always: Mapping[str, Sequence[PlannedRun]], share: float) -> dict[str, float]:
+    """The wall seconds each server's noisy rounds may take running again: share of the
+    planned time of its rounds that always run (always_run; its conditional ones may not run
+    at all). Rounds with no sentinel (counted under callgrind) are never noisy and have none."""
+    allowances: dict[str, float] = {}
+    for rounds, runs in always.items():
+        judged = {run.block for run in runs if run.kind == "sentinel"}
+        if judged:
+            planned = sum(run.estimate_s for run in runs if run.block in judged)
+            allowances[rounds] = share * planned
+    return allowances
 
 
 def again_seconds(document: Results, rounds: str) -> float:

@@ -26,6 +26,7 @@ from bench.harness.rounds import (
     again_allowances,
     again_allowed,
     again_id,
+    always_run,
     blocks,
     known_failures,
     runs_needed,
@@ -185,11 +186,12 @@ def execute(
     derive)."""
     progress = Progress(plan, sys.stderr, len(lanes))
     sites = Sites(plan, lanes, pinning, site_host)
-    allowances = again_allowances(plan, profile.again_share)
+    always = always_run(plan)
+    allowances = again_allowances(always, profile.again_share)
     try:
         for runs in blocks(plan):
             documents = [lane.store.document for lane in lanes]
-            needed = runs_needed(documents, runs, plan)
+            needed = runs_needed(documents, runs, always)
             if not needed:
                 continue
             for again in range(AGAIN_PER_ROUND + 1):
