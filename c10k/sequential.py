@@ -10,6 +10,9 @@ bias the verdict (docs/report.md, "Paired rounds").
 A comparison stops at the first look whose interval is decided (entirely on one side of
 each of its rule's bounds) or precise (within ±PRECISION of its value); at the cap it stops
 anyway, and an interval that still straddles a bound reads "inconclusive (within noise)".
+Rounds a noisy machine spoiled give no ratio but count towards the cap, so the cap can come
+with fewer ratios than its look: then the last look is taken at the ratios there are. It
+replaces the look at the cap, so a comparison still takes at most len(LOOKS) looks.
 Pure functions: the harness asks `stopped` between rounds, derive asks `judge` afterwards.
 """
 
@@ -93,14 +96,22 @@ def look_at(
 
 
 def judge(
-    log_ratios: Sequence[float], bounds: Sequence[float], looks: Sequence[int] = LOOKS
+    log_ratios: Sequence[float],
+    bounds: Sequence[float],
+    looks: Sequence[int] = LOOKS,
+    *,
+    at_cap: bool = False,
 ) -> Look | None:
     """The look a comparison stopped at: the first of LOOKS (that the rounds reached) whose
     interval decides or is precise, else the last look reached; None before the first look.
+    at_cap: the cap's rounds have run, noisy ones among them; with fewer ratios than the cap
+    (and at least the first look's), the last look is taken at the ratios there are.
 
     Rounds past the stopping look (run for another comparison of the same scenario) do not
     change the judgement: the rule is fixed before the data are seen."""
     reached = [n for n in looks if n <= len(log_ratios)]
+    if at_cap and looks[0] <= len(log_ratios) < looks[-1] and len(log_ratios) not in reached:
+        reached.append(len(log_ratios))  # in place of the cap's look, never beside it
     found = None
     for n in reached:
         found = look_at(log_ratios[:n], bounds, looks)
@@ -110,10 +121,15 @@ def judge(
 
 
 def stopped(
-    log_ratios: Sequence[float], bounds: Sequence[float], looks: Sequence[int] = LOOKS
+    log_ratios: Sequence[float],
+    bounds: Sequence[float],
+    looks: Sequence[int] = LOOKS,
+    *,
+    at_cap: bool = False,
 ) -> bool:
-    """True when the comparison needs no more rounds: it stopped at a look, or reached the cap."""
-    if len(log_ratios) >= looks[-1]:
+    """True when the comparison needs no more rounds: it stopped at a look, or reached the cap
+    (its ratios, or its rounds with noisy ones counted: at_cap)."""
+    if at_cap or len(log_ratios) >= looks[-1]:
         return True
     found = judge(log_ratios, bounds, looks)
     return found is not None and found.stops

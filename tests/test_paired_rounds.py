@@ -15,6 +15,7 @@ from bench.analysis.paired import (
     comparisons,
     round_counts,
     round_ratios,
+    rounds_run,
     shared_points,
 )
 from bench.harness import cli as bench_cli
@@ -282,6 +283,28 @@ def test_a_round_of_c6_is_the_median_over_the_event_loops_of_each_ones_mean_log_
     assert points == [(1, "0"), (10, "0")]
     # round 1 lacks C 10 for every loop: only round 0 is complete
     assert round_ratios(table, c6, points) == pytest.approx({0: math.log(0.8)})
+
+
+def test_the_cap_counts_every_round_a_comparisons_models_ran_at_its_points() -> None:
+    c7 = next(c for c in comparisons() if c.claim == "C7")
+
+    def run(model: str, round_: int, status: str = "ok", **more: Any) -> dict[str, Any]:
+        params = {"concurrency": 10_000, "server": {"latency": "10s"}}
+        found = {"scenario": c7.scenario, "kind": "measured", "model": model, "round": round_}
+        return found | {"status": status, "params": params} | more
+
+    runs = runs_of(
+        [
+            run(ASYNCIO, 0),
+            run(THREADS, 0, again=1, noisy=True),  # a noisy round run again: one round
+            run(THREADS, 1, noisy=True),  # noisy, never run quiet: still a round
+            run(THREADS, 2, status="timeout"),  # failed: still a round
+            run(THREADS, 3, status="not-run"),  # never ran
+            run(GEVENT, 4),  # no model of the comparison
+            run(ASYNCIO, 5, params={"concurrency": 1_000, "server": {"latency": "2s"}}),
+        ]
+    )
+    assert rounds_run(runs, c7, [(10_000, "10s")]) == 3
 
 
 def test_a_ceiling_keeps_a_model_out_past_it() -> None:

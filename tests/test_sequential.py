@@ -67,6 +67,25 @@ def test_fewer_rounds_than_the_first_look_are_not_judged() -> None:
     assert not stopped([0.0, 0.1], (1.0,))
 
 
+def test_a_cap_reached_with_noisy_rounds_takes_its_last_look_at_the_ratios_there_are() -> None:
+    rounds = [0.15, 0.3, 0.9, 0.35, 0.35, 0.4]  # 6 quiet rounds when the cap's 12 had run
+    before = judge(rounds, (1.0,))
+    assert before is not None and before.rounds == 5 and not before.decided
+    assert not stopped(rounds, (1.0,))
+    found = judge(rounds, (1.0,), at_cap=True)
+    assert found is not None and found.rounds == 6 and found.decided
+    assert stopped(rounds, (1.0,), at_cap=True)
+
+
+def test_the_last_look_at_the_cap_adds_no_look_where_one_was_due_or_too_early() -> None:
+    at_a_look = [0.1, 0.3, 0.9, 0.3, 0.35, 0.4, 0.45, 0.2]  # 8 ratios: the look at 8
+    assert judge(at_a_look, (1.0,), at_cap=True) == judge(at_a_look, (1.0,))
+    assert judge([0.1, 0.9], (1.0,), at_cap=True) is None  # before the first look: none
+    undecided = [0.5, -0.5, 0.4, -0.3, 0.2, 0.1, -0.2]
+    found = judge(undecided, (1.0,), at_cap=True)
+    assert found is not None and found.rounds == 7 and not found.decided
+
+
 def test_the_look_interval_is_the_paired_t_interval_on_the_log_scale() -> None:
     logs = [math.log(x) for x in (1.2, 1.3, 1.25)]
     found = look_at(logs, (2.0,))
@@ -92,4 +111,31 @@ def test_stopping_as_soon_as_an_interval_decides_keeps_the_miss_rate_under_five_
     rng = random.Random(20261126)
     trials = 2000
     misses = sum(_verdict_is_wrong(0.97, rng, (0.5, 0.95)) for _ in range(trials))
+    assert misses / trials <= 0.05
+
+
+def _verdict_at_a_noisy_cap_is_wrong(truth: float, rng: random.Random) -> bool:
+    """One comparison whose rounds are noisy (no ratio) half the time, up to the cap's rounds:
+    judged as the run loop and derive do; is the interval it ends with a miss?"""
+    bounds = (0.5, 0.95)
+    ratios: list[float] = []
+    for ran in range(1, LOOKS[-1] + 1):
+        if rng.random() < 0.5:
+            ratios.append(math.log(truth) + rng.gauss(0, 0.08))
+        if stopped(ratios, bounds, at_cap=ran == LOOKS[-1]):
+            break
+    found = judge(ratios, bounds, at_cap=True)
+    return (
+        found is not None
+        and found.interval is not None
+        and not (found.interval.low <= truth <= found.interval.high)
+    )
+
+
+def test_a_last_look_at_a_noisy_cap_keeps_the_miss_rate_under_five_percent() -> None:
+    # Half the rounds give no ratio, so the cap comes between looks. A 95% interval after
+    # every ratio misses about 12% of the time here; the rule's at most four looks do not.
+    rng = random.Random(20261128)
+    trials = 2000
+    misses = sum(_verdict_at_a_noisy_cap_is_wrong(0.97, rng) for _ in range(trials))
     assert misses / trials <= 0.05

@@ -110,7 +110,7 @@ def overview(
             scenario_points(tables, catalog.SLEEPY_KEEP_ALIVE.name)
         ),
         "instructions": instruction_ratios(instructions_table(tables)),
-        "paired": paired_comparisons(tables),
+        "paired": paired_comparisons(tables, runs),
     }
     fold_looks(comparisons, comparisons["paired"])
     return {

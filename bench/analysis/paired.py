@@ -159,17 +159,38 @@ def _look(found: sequential.Look | None) -> Look | None:
     }
 
 
-def judge(tables: Mapping[str, object], comparison: Comparison) -> PairedComparison | None:
+def rounds_run(runs: Sequence[Run], comparison: Comparison, points: Sequence[PointId]) -> int:
+    """The rounds the comparison's models ran at its points, noisy and failed ones too: what
+    the cap counts (a noisy round run again is still one round)."""
+    wanted = set(points)
+    return len(
+        {
+            r["round"]
+            for r in runs
+            if r["scenario"] == comparison.scenario
+            and r["kind"] == "measured"
+            and r["model"] in comparison.models
+            and r["status"] not in ("skipped", "not-run")
+            and (r["params"]["concurrency"], r["params"]["server"]["latency"]) in wanted
+        }
+    )
+
+
+def judge(
+    tables: Mapping[str, object], comparison: Comparison, runs: Sequence[Run]
+) -> PairedComparison | None:
     """The comparison as the stopping rule sees it now; None when its scenario did not run
-    or no point has every model of it."""
+    or no point has every model of it. runs: every run so far, to see whether its rounds
+    reached the cap (sequential.judge's at_cap)."""
     table = scenario_points(tables, comparison.scenario)
     points = shared_points(table, comparison)
     if not points:
         return None
     by_round = round_ratios(table, comparison, points)
     logs = list(by_round.values())
-    found = sequential.judge(logs, comparison.bounds) if logs else None
-    stopped = sequential.stopped(logs, comparison.bounds)
+    at_cap = rounds_run(runs, comparison, points) >= sequential.LOOKS[-1]
+    found = sequential.judge(logs, comparison.bounds, at_cap=at_cap) if logs else None
+    stopped = sequential.stopped(logs, comparison.bounds, at_cap=at_cap)
     stopped_by = None
     if found is not None and found.decided:
         stopped_by = "decided"
@@ -194,9 +215,9 @@ def judge(tables: Mapping[str, object], comparison: Comparison) -> PairedCompari
     }
 
 
-def paired_comparisons(tables: Mapping[str, object]) -> list[PairedComparison]:
-    """Every comparison whose scenario ran, judged."""
-    return [found for c in comparisons() if (found := judge(tables, c)) is not None]
+def paired_comparisons(tables: Mapping[str, object], runs: Sequence[Run]) -> list[PairedComparison]:
+    """Every comparison whose scenario ran, judged (runs: every run so far)."""
+    return [found for c in comparisons() if (found := judge(tables, c, runs)) is not None]
 
 
 def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> None:
