@@ -120,7 +120,10 @@ def on_rloop(read: Any) -> type[BaseException] | bytes:
 def test_rloop_streams_still_lose_a_reset() -> None:
     """When this fails, rloop's transports report a reset: asyncio-rloop can run the asyncio
     model's streams unchanged (impls/models/asyncio_rloop.py; catalog loop_api "streams")."""
-    assert on_rloop(read_through_streams) is TimeoutError
+    # rloop's read handle drops the read's error (ECONNRESET): the read then waits for the
+    # timeout, or, when another readable event finds the socket closed, ends as a clean close
+    # (b"", seen once in 17 CI runs). Either way no ConnectionResetError reaches the stream.
+    assert on_rloop(read_through_streams) in (TimeoutError, b"")
 
 
 @NEEDS_RLOOP
