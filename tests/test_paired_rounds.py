@@ -288,8 +288,15 @@ def test_a_round_of_c6_is_the_median_over_the_event_loops_of_each_ones_mean_log_
 def test_the_cap_counts_every_round_a_comparisons_models_ran_at_its_points() -> None:
     c7 = next(c for c in comparisons() if c.claim == "C7")
 
-    def run(model: str, round_: int, status: str = "ok", **more: Any) -> dict[str, Any]:
-        params = {"concurrency": 10_000, "server": {"latency": "10s"}}
+    def run(
+        model: str,
+        round_: int,
+        status: str = "ok",
+        at: tuple[int, str] = (10_000, "10s"),
+        **more: Any,
+    ) -> dict[str, Any]:
+        server = {"latency": at[1], "pages": 10_000}
+        params = {"concurrency": at[0], "processes": 1, "server": server}
         found = {"scenario": c7.scenario, "kind": "measured", "model": model, "round": round_}
         return found | {"status": status, "params": params} | more
 
@@ -301,7 +308,7 @@ def test_the_cap_counts_every_round_a_comparisons_models_ran_at_its_points() -> 
             run(THREADS, 2, status="timeout"),  # failed: still a round
             run(THREADS, 3, status="not-run"),  # never ran
             run(GEVENT, 4),  # no model of the comparison
-            run(ASYNCIO, 5, params={"concurrency": 1_000, "server": {"latency": "2s"}}),
+            run(ASYNCIO, 5, at=(1_000, "2s")),  # another point
         ]
     )
     assert rounds_run(runs, c7, [(10_000, "10s")]) == 3

@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bench.analysis.points import Points, mean_latency, scenario_points
+from bench.analysis.points import Points, mean_latency, point_key, ran, scenario_points
 from bench.analysis.ratios import Figure
 from bench.results import Comparisons, Look, PairedComparison, Point, RoundCounts, Run
 from c10k import catalog, claims, sequential
@@ -170,8 +170,8 @@ def rounds_run(runs: Sequence[Run], comparison: Comparison, points: Sequence[Poi
             if r["scenario"] == comparison.scenario
             and r["kind"] == "measured"
             and r["model"] in comparison.models
-            and r["status"] not in ("skipped", "not-run")
-            and (r["params"]["concurrency"], r["params"]["server"]["latency"]) in wanted
+            and ran(r)
+            and point_key(r)[:2] in wanted
         }
     )
 

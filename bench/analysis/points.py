@@ -79,13 +79,16 @@ def runs_by_status(runs: Iterable[Run], scenario: str, model: str) -> dict[str, 
     return dict(Counter(r["status"] for r in _measured(runs, scenario, model)))
 
 
+def ran(run: Run) -> bool:
+    """True when the run started: a skipped or not-run run never ran."""
+    return run["status"] not in ("skipped", "not-run")
+
+
 def attempts(runs: Iterable[Run], scenario: str, model: str) -> Counter[PointKey]:
-    """Per point, the measured runs that ran and may count (verified or not; a skipped or
-    not-run run never ran, and a noisy round's run counts in nothing)."""
+    """Per point, the measured runs that ran and may count (verified or not; a noisy
+    round's run counts in nothing)."""
     return Counter(
-        point_key(r)
-        for r in _measured(runs, scenario, model)
-        if r["status"] not in ("skipped", "not-run") and not r["noisy"]
+        point_key(r) for r in _measured(runs, scenario, model) if ran(r) and not r["noisy"]
     )
 
 
