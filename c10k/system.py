@@ -48,11 +48,11 @@ def uvloop_loop_factory() -> LoopFactory:
 
 
 def rloop_loop_factory() -> LoopFactory:
-    """rloop's loop factory (the Rust event loop); ImportError when rloop is not installed,
-    imported only when asked, as uvloop is."""
-    import rloop
+    """rloop's loop factory (the Rust event loop, its self-socket closed once: c10k.rloop_loop);
+    ImportError when rloop is not installed, imported only when asked, as uvloop is."""
+    from c10k.rloop_loop import RLoop
 
-    factory: LoopFactory = rloop.new_event_loop
+    factory: LoopFactory = RLoop
     return factory
 
 

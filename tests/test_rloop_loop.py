@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
+import os
 import socket
 import struct
 import subprocess
@@ -25,6 +27,13 @@ LOOP_MODELS = [name for name, model in MODELS.items() if model.loop]
 NEEDS_RLOOP = skip_if_missing(ASYNCIO_RLOOP.name)
 
 
+def loop_package(loop: asyncio.AbstractEventLoop) -> str:
+    """The package whose loop this is: the first class in its MRO that is not the suite's own
+    (c10k.rloop_loop wraps rloop's)."""
+    packages = (cls.__module__.partition(".")[0] for cls in type(loop).__mro__)
+    return next(package for package in packages if package != "c10k")
+
+
 @pytest.mark.parametrize("model", [pytest.param(m, marks=skip_if_missing(m)) for m in LOOP_MODELS])
 def test_each_model_runs_on_the_loop_the_catalog_names(
     model: str, monkeypatch: pytest.MonkeyPatch
@@ -36,7 +45,7 @@ def test_each_model_runs_on_the_loop_the_catalog_names(
         main: Coroutine[Any, Any, None], loop_factory: LoopFactory | None = None
     ) -> None:
         async def noting_the_loop() -> None:
-            loops.append(type(asyncio.get_running_loop()).__module__.partition(".")[0])
+            loops.append(loop_package(asyncio.get_running_loop()))
             await main
 
         real_run_on(noting_the_loop(), loop_factory)
@@ -129,3 +138,65 @@ def test_rloop_streams_still_lose_a_reset() -> None:
 @NEEDS_RLOOP
 def test_rloop_sockets_report_a_reset() -> None:
     assert on_rloop(read_through_sockets) is ConnectionResetError
+
+
+# --- rloop 0.5: its self-socket's descriptors, closed once ---------------------------------
+
+
+async def nothing() -> None:
+    pass
+
+
+@NEEDS_RLOOP
+def test_stopping_an_rloop_loop_closes_no_other_threads_descriptor() -> None:
+    """A thread opens and closes files while loops start and stop: every close it makes
+    succeeds. rloop's own loop closes its self-socket twice (in Rust, then from Python) and
+    fails this within a few dozen loops (docs/notes/2026-11-28-rloop-self-socket.md)."""
+    lost: list[int] = []
+    done = threading.Event()
+
+    def open_and_close() -> None:
+        while not done.is_set():
+            fd = os.open(os.devnull, os.O_RDONLY)
+            try:
+                os.close(fd)
+            except OSError:
+                lost.append(fd)  # someone else closed it: a stale close
+
+    churn = threading.Thread(target=open_and_close, daemon=True)
+    churn.start()
+    try:
+        for _ in range(300):
+            with asyncio.Runner(loop_factory=rloop_loop_factory()) as runner:
+                runner.run(nothing())
+            if lost:
+                break
+    finally:
+        done.set()
+        churn.join()
+    assert lost == []
+
+
+def open_sockets() -> int:
+    """This process's socket descriptors (an rloop loop is never freed, so its poller and
+    waker stay open whatever the self-socket does: they are not counted)."""
+    found = 0
+    for fd in os.listdir("/proc/self/fd"):
+        # (the descriptor listdir read the directory through is closed by now)
+        with contextlib.suppress(FileNotFoundError):
+            found += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    return found
+
+
+@NEEDS_RLOOP
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_stopped_rloop_loops_leave_no_socket_open() -> None:
+    """The other half of closing once: when rloop stops closing its self-socket in Rust, the
+    Python sockets let go of descriptors nobody closes, and this fails."""
+    gc.collect()
+    before = open_sockets()
+    for _ in range(50):
+        with asyncio.Runner(loop_factory=rloop_loop_factory()) as runner:
+            runner.run(nothing())
+    gc.collect()
+    assert open_sockets() <= before
