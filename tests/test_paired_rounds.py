@@ -198,6 +198,69 @@ def test_one_servers_noisy_rounds_do_not_spend_another_servers_allowance(
         assert spent >= allowance_s(fake, int(server[-1])), server  # it ran until it was spent
 
 
+@pytest.fixture
+def pauses(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The pauses the run loop took, waiting for a quiet machine (none really taken)."""
+    taken: list[float] = []
+    monkeypatch.setattr(runner, "sleep", taken.append)
+    return taken
+
+
+def test_a_round_waits_for_a_quiet_machine_before_it_starts(
+    tmp_path: Path, machine: Machine, pauses: list[float]
+) -> None:
+    machine.loop_walls = [0.2, 0.5, 0.5, 0.2, 0.2]  # round 1's sentinel noisy twice, then quiet
+    fake = replace(profile(), quiet_wait_s=60.0)
+    document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
+    assert pauses == [rounds.QUIET_PAUSE_S] * 2
+    runs = [r for r in document["runs"] if r["scenario"] == "few-active"]
+    waits = [r for r in runs if "waited_s" in r]
+    assert [r["id"] for r in waits] == [
+        "few-active/s0/round1/cpu-loop-wait1",
+        "few-active/s0/round1/cpu-loop-wait2",
+    ]
+    assert all(r["block"] is None and r["noisy"] for r in waits)
+    # the round started once the machine was quiet: nothing of it is noisy or ran again
+    rounds_ = [r for r in runs if r["block"] is not None]
+    assert not any(r["noisy"] or r["again"] for r in rounds_)
+    counted = document["derived"]["rounds"]["few-active"]
+    assert counted == {"rounds": 2, "noisy": 0, "again": 0, "waited": 1, "waited_s": 10.0}
+    points = crawl_table(document["derived"], "few-active")[THREADS]["points"]
+    assert [r["round"] for r in points[0]["rounds"]] == [0, 1]
+
+
+def test_once_the_session_has_waited_its_allowance_a_noisy_round_runs_and_runs_again(
+    tmp_path: Path, machine: Machine, pauses: list[float]
+) -> None:
+    machine.loop_walls = [0.5, 0.5, 0.5, 0.2, 0.2]  # round 0 noisy three times, then quiet
+    fake = replace(profile(), quiet_wait_s=7.0)  # one full pause and a part of one
+    document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
+    assert pauses == [rounds.QUIET_PAUSE_S, 2.0]
+    zero = [r for r in document["runs"] if r["round"] == 0 and r["block"] is not None]
+    assert [r["again"] for r in zero if r["noisy"]] == [0, 0, 0]  # it ran noisy, then again
+    assert [r["again"] for r in zero if not r["noisy"]] == [1, 1, 1]
+    counted = document["derived"]["rounds"]["few-active"]
+    assert counted == {"rounds": 3, "noisy": 1, "again": 1, "waited": 1, "waited_s": 7.0}
+
+
+def test_a_sentinel_that_could_not_run_does_not_wait(
+    tmp_path: Path, machine: Machine, pauses: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failing = machine.run
+
+    def run(run: PlannedRun, *args: Any) -> Run:
+        record = failing(run, *args)
+        if run.kind == "sentinel":
+            record["status"] = "crashed"
+        return record
+
+    monkeypatch.setattr(runner, "run_loop", run)
+    fake = replace(profile(), quiet_wait_s=60.0, again_share=0.0)
+    document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
+    assert pauses == []
+    assert not any("waited_s" in r for r in document["runs"])
+
+
 def test_a_point_that_failed_twice_is_not_run_again(tmp_path: Path, machine: Machine) -> None:
     machine.crawl_status = {THREADS: "timeout"}
     document = bench(tmp_path, profile(repetitions=4))

@@ -1,10 +1,12 @@
-"""The report says which points noisy rounds left without a run."""
+"""The report says which points noisy rounds left without a run, how many ran again, and
+which rounds waited for a quiet machine."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
 from bench.report.tables import noisy_note
+from bench.report.verdicts.crawl import rounds_text
 from bench.results import Results
 
 
@@ -38,3 +40,26 @@ def test_a_point_with_a_quiet_run_left_is_not_named() -> None:
 
 def test_no_noisy_round_says_nothing() -> None:
     assert noisy_note(_document([_run("deep", 100, False)], 0), "realistic") == ""
+
+
+def test_rounds_that_waited_for_quiet_are_counted_with_their_pauses() -> None:
+    document = _document([_run("deep", 100, False)], 0)
+    document["derived"]["rounds"]["realistic"] |= {"waited": 2, "waited_s": 35.0}
+    text = noisy_note(document, "realistic")
+    assert text == (
+        " 2 rounds waited 35 s in all for a noisy machine to quiet before they started."
+    )
+
+
+def test_the_conditions_say_how_many_noisy_rounds_ran_again() -> None:
+    document = _document([], 10)
+    document["derived"]["rounds"]["realistic"] |= {"rounds": 15, "again": 3}
+    assert rounds_text(document, "realistic") == (
+        ", 15 paired round(s), 10 noisy (3 of them run again)"
+    )
+    document["derived"]["rounds"]["realistic"] |= {"noisy": 1, "again": 1}
+    assert rounds_text(document, "realistic") == ", 15 paired round(s), 1 noisy and run again"
+    document["derived"]["rounds"]["realistic"] |= {"noisy": 0, "waited": 1, "waited_s": 5.0}
+    assert rounds_text(document, "realistic") == (
+        ", 15 paired round(s), none noisy, 1 waited 5 s for a quiet machine first"
+    )

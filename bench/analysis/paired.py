@@ -247,11 +247,20 @@ def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> 
 
 def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
     """Per scenario: its paired rounds that ran, those a sentinel found noisy, and those run
-    again (a noisy round's second run counts as a round of its own)."""
+    again (a noisy round's second run counts as a round of its own); and where rounds waited
+    for a quiet machine before they started, how many and for how long in all."""
     found: dict[str, RoundCounts] = {}
     seen: set[tuple[str | None, int]] = set()
+    waited: set[tuple[str, int]] = set()
     for run in runs:
         block = run["block"]
+        if block is None and "waited_s" in run:
+            counts = found.setdefault(run["scenario"], {"rounds": 0, "noisy": 0, "again": 0})
+            if (waiting := (run["id"].rsplit("-wait", 1)[0], run["again"])) not in waited:
+                waited.add(waiting)
+                counts["waited"] = counts.get("waited", 0) + 1
+            counts["waited_s"] = counts.get("waited_s", 0.0) + run["waited_s"]
+            continue
         if block is None or (block, run["again"]) in seen:
             continue
         seen.add((block, run["again"]))

@@ -177,6 +177,9 @@ class Profile:
     # The share of a server's planned rounds that its noisy rounds may take running again,
     # in wall time (rounds.py).
     again_share: float = 0.5
+    # The wall seconds a session may pause in all, waiting for a noisy machine to quiet
+    # before a round starts (rounds.py).
+    quiet_wait_s: float = 0.0
 
     def scenario(self, name: str) -> Scenario:
         for scenario in self.scenarios:

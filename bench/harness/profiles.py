@@ -38,6 +38,9 @@ C10K_MODELS = tuple(
 NO_THREAD_PER_WORKER = tuple(m.name for m in catalog.MODELS.values() if not m.thread_per_worker)
 # Paired rounds run until the comparison decides, up to the stopping rule's last look.
 CAP = sequential.LOOKS[-1]
+# Rounds wait out a burst of noise before they start, up to this in all: the bursts seen
+# lasted 3-4 minutes (docs/notes/2026-11-28-c6-in-a-burst.md).
+QUIET_WAIT_S = 300.0
 
 PROFILE_TABLE: dict[str, Profile] = {
     catalog.QUICK.name: Profile(
@@ -70,6 +73,7 @@ PROFILE_TABLE: dict[str, Profile] = {
         # conditional rounds are the rest (docs/notes/2026-11-26-profile-durations.md).
         budget_s=2400.0,
         sample_interval_s=0.1,
+        quiet_wait_s=QUIET_WAIT_S,
         scenarios=scenarios(
             loops=10,
             # The machine's thread ceiling (C5) is the full profile's: C5 is judged there.
@@ -112,6 +116,7 @@ PROFILE_TABLE: dict[str, Profile] = {
         # 1.3x its estimate: docs/notes/2026-11-25-c100k.md).
         budget_s=29400.0,
         sample_interval_s=0.1,
+        quiet_wait_s=QUIET_WAIT_S,
         scenarios=scenarios(
             loops=20,
             # 2,000,000 greenlets would hold 16 GB: the other loops' units stop at 1,000,000.

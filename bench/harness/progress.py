@@ -46,6 +46,11 @@ def describe_plan(
             f"  (and up to ~{_clock(again_s)} more where noisy rounds run again: "
             f"{profile.again_share:.0%} of each server's rounds' planned time)"
         )
+    if profile.quiet_wait_s > 0:
+        lines.append(
+            f"  (and up to {_clock(profile.quiet_wait_s)} in all where a round waits for a noisy "
+            "machine to quiet before it starts)"
+        )
     return "\n".join(lines)
 
 
@@ -104,6 +109,16 @@ class Progress:
             self.stream.write("\r\033[K" + text[:200])
         else:
             self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def waiting(self, run: PlannedRun, pause_s: float, left_s: float) -> None:
+        """A line of its own: the round of this sentinel waits for the machine to quiet."""
+        if self.tty:
+            self.stream.write("\r\033[K")
+        self.stream.write(
+            f"{run.block or run.id}: the machine is noisy; waiting {pause_s:.0f} s "
+            f"({_clock(max(0.0, left_s))} of waiting left in the session)\n"
+        )
         self.stream.flush()
 
     def finished(self, run: PlannedRun, status: str) -> None:

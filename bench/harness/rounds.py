@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bench.analysis.paired import Comparison, comparisons
 from bench.harness.plan import PlannedRun
@@ -22,6 +22,12 @@ LOOPS_BEFORE_JUDGING = 3  # the session's loops a sentinel is judged against, at
 # it. Each server's rounds have their own, in proportion to their length, so that one point's
 # burst cannot spend another's (docs/notes/2026-11-27-again-per-server.md).
 AGAIN_PER_ROUND = 20  # a guard only (a round whose runs take no time): the allowance bounds
+# Before that, a round whose sentinel is noisy waits for the machine to quiet, while the
+# session has paused less than the profile's quiet_wait_s in all: its sentinel is kept as a
+# wait (outside the round), and the loop runs again after a pause. Waiting runs no crawl that
+# would count in nothing, and a round that starts quiet leaves no gap to fill
+# (docs/notes/2026-11-28-c6-in-a-burst.md).
+QUIET_PAUSE_S = 5.0
 # A point whose runs ended so this many times is not run again in the session.
 FAILED_STATUSES = ("timeout", "failed-verification")
 FAILURES_BEFORE_NOT_RUN = 2
@@ -57,6 +63,24 @@ def sentinel_noisy(record: Run, document: Results) -> bool:
     if len(before) < LOOPS_BEFORE_JUDGING:
         return False
     return loop["wall_s"] > (1.0 + NOISY_SHARE) * min(before)
+
+
+@dataclass
+class QuietWait:
+    """What the session may still pause, in all, waiting for a noisy machine to quiet."""
+
+    left_s: float
+
+    def take(self) -> float:
+        """The pause before the next look at the machine; 0 once the allowance is spent."""
+        pause = min(QUIET_PAUSE_S, max(0.0, self.left_s))
+        self.left_s -= pause
+        return pause
+
+
+def wait_id(run_id: str, wait: int) -> str:
+    """The id of a round's noisy sentinel kept as its wait-th wait for quiet."""
+    return f"{run_id}-wait{wait}"
 
 
 def point_of(run_id: str) -> str:

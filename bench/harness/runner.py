@@ -7,9 +7,11 @@ import platform
 import signal
 import sys
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from time import sleep
 from types import FrameType
 from typing import Any, cast
 
@@ -23,6 +25,7 @@ from bench.harness.progress import Progress, describe_plan, pinning_line
 from bench.harness.recipes import run_counted, run_crawl, run_idle, run_loop
 from bench.harness.rounds import (
     AGAIN_PER_ROUND,
+    QuietWait,
     again_allowances,
     again_allowed,
     again_id,
@@ -31,6 +34,7 @@ from bench.harness.rounds import (
     known_failures,
     runs_needed,
     sentinel_noisy,
+    wait_id,
 )
 from bench.harness.runtimes import (
     RUNTIMES_JSON,
@@ -179,8 +183,9 @@ def execute(
 ) -> None:
     """Run the plan in order, each planned run once per lane, back to back (lane_order);
     one server per distinct site, shared by the lanes; each lane's results saved after every
-    run; each side on its CPUs when pinned. A paired round runs only while it is needed,
-    and again (bounded) when its sentinel says the machine was noisy. Each run is saved
+    run; each side on its CPUs when pinned. A paired round runs only while it is needed; it
+    waits for a quiet machine before it starts, and runs again when its sentinel says the
+    machine was noisy all the same (both bounded). Each run is saved
     as it ends; the derived figures are brought up to date after each block, which is when
     the run loop reads them (a document of hundreds of runs takes a third of a second to
     derive)."""
@@ -188,6 +193,7 @@ def execute(
     sites = Sites(plan, lanes, pinning, site_host)
     always = always_run(plan)
     allowances = again_allowances(always, profile.again_share)
+    waiting = QuietWait(profile.quiet_wait_s)
     try:
         for runs in blocks(plan):
             documents = [lane.store.document for lane in lanes]
@@ -195,7 +201,7 @@ def execute(
             if not needed:
                 continue
             for again in range(AGAIN_PER_ROUND + 1):
-                noisy = _run_block(profile, needed, lanes, pinning, sites, progress, again)
+                noisy = _run_block(profile, needed, lanes, pinning, sites, progress, again, waiting)
                 derive_lanes(lanes)
                 block = runs[0].block
                 if not noisy or block is None or not again_allowed(documents, block, allowances):
@@ -213,6 +219,7 @@ def _run_block(
     sites: Sites,
     progress: Progress,
     again: int,
+    waiting: QuietWait,
 ) -> bool:
     """One round (or one run of no round), each run once per lane; True when its sentinel
     said the machine was noisy in some lane (then every run of the round is marked so)."""
@@ -220,16 +227,62 @@ def _run_block(
     for run in runs:
         progress.show(run)
         sites.for_run(run)
-        for lane in lane_order(lanes, run, plan_index=progress.index(run)):
-            record = one_run(profile, run, lane, sites.server, sites.error, pinning)
-            if run.kind == "sentinel":
-                noisy = noisy or sentinel_noisy(record, lane.store.document)
+        run_once = partial(_run_in_lanes, profile, run, lanes, pinning, sites, progress)
+        if run.kind == "sentinel":
+            records, noisy = _quiet_sentinel(run_once, run, again, waiting, progress)
+        else:
+            records = run_once()
+        for lane, record in records:
             if again:
                 record["id"], record["again"] = again_id(run.id, again), again
             record["noisy"] = noisy
             lane.store.add_run(record)
             progress.finished(run, record["status"])
     return noisy
+
+
+def _run_in_lanes(
+    profile: Profile,
+    run: PlannedRun,
+    lanes: Sequence[Lane],
+    pinning: Pinning,
+    sites: Sites,
+    progress: Progress,
+) -> list[tuple[Lane, Run]]:
+    """The run once per lane, in the lanes' order for it; not saved yet."""
+    return [
+        (lane, one_run(profile, run, lane, sites.server, sites.error, pinning))
+        for lane in lane_order(lanes, run, plan_index=progress.index(run))
+    ]
+
+
+def _quiet_sentinel(
+    run_once: Callable[[], list[tuple[Lane, Run]]],
+    run: PlannedRun,
+    again: int,
+    waiting: QuietWait,
+    progress: Progress,
+) -> tuple[list[tuple[Lane, Run]], bool]:
+    """The round's sentinel in each lane, and whether the machine was noisy in some lane.
+    While it is (and the loop ran) and the session may still wait, the round waits: the
+    noisy sentinels are saved as a wait, outside the round, and the loop runs again after
+    a pause. Not saved yet: the sentinel that ends the waiting."""
+    sentinel_id = again_id(run.id, again) if again else run.id
+    wait = 0
+    while True:
+        records = run_once()
+        noisy = any(sentinel_noisy(record, lane.store.document) for lane, record in records)
+        ran = all(record["status"] == "ok" for _, record in records)
+        pause = waiting.take() if noisy and ran else 0.0
+        if not pause:
+            return records, noisy
+        wait += 1
+        for lane, record in records:
+            record["id"], record["again"] = wait_id(sentinel_id, wait), again
+            record["block"], record["noisy"], record["waited_s"] = None, True, pause
+            lane.store.add_run(record)
+        progress.waiting(run, pause, waiting.left_s)
+        sleep(pause)
 
 
 def derive_lanes(lanes: Sequence[Lane]) -> None:

@@ -114,11 +114,20 @@ MEDIAN_NOTE = (
 
 def noisy_note(document: Results, scenario: str) -> str:
     """The scenario's noisy rounds, and the points they left with no run: ' 2 of the
-    scenario's 3 rounds were noisy ...: the deep site at C 100 has no point here.' ('' when
-    none)."""
+    scenario's 3 rounds were noisy ...: the deep site at C 100 has no point here.'; then the
+    rounds that waited for a quiet machine ('' when neither)."""
     counts = (derived(document).get("rounds") or {}).get(scenario)
-    if not counts or not counts["noisy"]:
+    if not counts:
         return ""
+    waited = ""
+    if counts.get("waited"):
+        rounds = "round" if counts.get("waited") == 1 else "rounds"
+        waited = (
+            f" {counts.get('waited')} {rounds} waited {counts.get('waited_s', 0.0):.0f} s in all "
+            "for a noisy machine to quiet before they started."
+        )
+    if not counts["noisy"]:
+        return waited
     measured = [
         r for r in document.get("runs") or []
         if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
@@ -136,7 +145,7 @@ def noisy_note(document: Results, scenario: str) -> str:
         "fastest), so "
         "their runs count in nothing"
     )
-    return text + (f": {' and '.join(lost)} has no point here." if lost else ".")
+    return text + (f": {' and '.join(lost)} has no point here." if lost else ".") + waited
 
 
 REALISTIC_HEADER = [

@@ -94,11 +94,14 @@ class PairedComparison(TypedDict):
 
 
 class RoundCounts(TypedDict):
-    """A scenario's paired rounds: how many ran, how many were noisy, how many ran again."""
+    """A scenario's paired rounds: how many ran, how many were noisy, how many ran again;
+    and, when some waited for a quiet machine before they started, how many and how long."""
 
     rounds: int
     noisy: int
     again: int
+    waited: NotRequired[int]  # rounds that waited
+    waited_s: NotRequired[float]  # their pauses, in all
 
 
 class ModelRatios(TypedDict):

@@ -42,6 +42,7 @@ class ProfileDefinition(TypedDict):
     scenarios: list[ScenarioDefinition]
     pin: str
     again_share: NotRequired[float]  # replaced again_s_per_scenario on 2026-11-27
+    quiet_wait_s: NotRequired[float]  # since 2026-11-28
     again_s_per_scenario: NotRequired[float]  # earlier that day: per scenario
 
 
@@ -360,11 +361,13 @@ class Run(TypedDict):
     started_at: str
     status: RunStatus
     reason: str | None
-    # The paired round the run belongs to (None: no round), the how-many-th time it ran (a
-    # noisy round runs again), and whether its round was noisy (it then counts in nothing).
+    # The paired round the run belongs to (None: no round, or a sentinel kept as a wait), the
+    # how-many-th time it ran (a noisy round runs again), and whether its round was noisy (it
+    # then counts in nothing).
     block: str | None
     again: int
     noisy: bool
+    waited_s: NotRequired[float]  # a noisy sentinel kept as a wait: the pause that followed it
     runtime: NotRequired[RunRuntime]  # the run loop adds it to every record
     argv: NotRequired[list[str]]  # this and the four below: every run that started a process
     elapsed_s: NotRequired[float]

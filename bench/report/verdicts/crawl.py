@@ -109,13 +109,21 @@ def _server_load(found: Mapping[str, Any]) -> str:
 
 
 def rounds_text(document: Results, scenario: str) -> str:
-    """', 5 paired rounds (1 noisy, run again)': the scenario's rounds, '' without any."""
+    """', 15 paired round(s), 10 noisy (3 of them run again)': the scenario's rounds, and
+    the ones that waited for a quiet machine first; '' without any."""
     found = (document["derived"].get("rounds") or {}).get(scenario)
     if not found:
         return ""
-    noisy = found["noisy"]
-    again = f", {noisy} noisy and run again" if noisy else ", none noisy"
-    return f", {found['rounds']} paired round(s){again}"
+    noisy, again = found["noisy"], found["again"]
+    if not noisy:
+        said = ", none noisy"
+    elif again >= noisy:
+        said = f", {noisy} noisy and run again"
+    else:
+        said = f", {noisy} noisy ({again or 'none'} of them run again)"
+    if waited := found.get("waited"):
+        said += f", {waited} waited {found.get('waited_s', 0.0):.0f} s for a quiet machine first"
+    return f", {found['rounds']} paired round(s){said}"
 
 
 def _instructions_text(
