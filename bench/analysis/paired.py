@@ -251,13 +251,13 @@ def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
     for a quiet machine before they started, how many and for how long in all."""
     found: dict[str, RoundCounts] = {}
     seen: set[tuple[str | None, int]] = set()
-    waited: set[tuple[str, int]] = set()
+    waited: set[str] = set()  # the rounds that waited, by their sentinel's id (with -again<n>)
     for run in runs:
         block = run["block"]
         if block is None and "waited_s" in run:
             counts = found.setdefault(run["scenario"], {"rounds": 0, "noisy": 0, "again": 0})
-            if (waiting := (run["id"].rsplit("-wait", 1)[0], run["again"])) not in waited:
-                waited.add(waiting)
+            if (sentinel := run["id"].rsplit("-wait", 1)[0]) not in waited:
+                waited.add(sentinel)
                 counts["waited"] = counts.get("waited", 0) + 1
             counts["waited_s"] = counts.get("waited_s", 0.0) + run["waited_s"]
             continue
