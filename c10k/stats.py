@@ -299,8 +299,10 @@ def combined_ratio(
 
 
 def median_interval(intervals: Sequence[Interval | None]) -> Interval | None:
-    """The interval of a median of figures, from theirs: [median of the lows, median of the
-    highs] (the median moves with each figure, so it stays inside when each one does).
+    """The interval of a median of k figures, from theirs: [median of the lows, median of the
+    highs]. The median moves with each figure, so it lies inside whenever every interval
+    holds its figure; with each interval at 1 - alpha/k (Bonferroni), all hold at once with
+    at least 1 - alpha: give them at that level for a 1 - alpha interval of the median.
     None when one figure has no interval."""
     known = [i for i in intervals if i is not None]
     if not known or len(known) < len(intervals):

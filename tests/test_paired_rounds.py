@@ -15,7 +15,7 @@ from bench.analysis.paired import (
     comparisons,
     round_counts,
     round_ratios,
-    rounds_run,
+    rounds_seen,
     shared_points,
 )
 from bench.harness import cli as bench_cli
@@ -374,7 +374,7 @@ def test_the_cap_counts_every_round_a_comparisons_models_ran_at_its_points() -> 
             run(ASYNCIO, 5, at=(1_000, "2s")),  # another point
         ]
     )
-    assert rounds_run(runs, c7, [(10_000, "10s")]) == 3
+    assert rounds_seen(runs, c7, [(10_000, "10s")]) == {"rounds": 3, "noisy": 2, "again": 1}
 
 
 def test_a_ceiling_keeps_a_model_out_past_it() -> None:

@@ -8,7 +8,7 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from bench import results
 from bench.analysis.busy import harness_cost
@@ -24,7 +24,7 @@ from bench.analysis.points import (
     sort_key,
     split_url_points,
 )
-from bench.analysis.summaries import summary_of
+from bench.analysis.summaries import listed, summary_of
 from bench.results import (
     CrawlTable,
     Derived,
@@ -47,6 +47,8 @@ from bench.results import (
     with_tables,
 )
 from c10k import catalog, probes
+from c10k.fits import linear_fit
+from c10k.stats import Interval, finite_or_none
 
 
 def derive_crawl_scenario(
@@ -79,30 +81,49 @@ def derive_crawl_scenario(
 
 
 def _idle_slope(idle: IdleDocument) -> IdleEntry:
-    """The figures of one idle slope run: per-unit costs, their totals, how fast units started."""
-    per_unit = idle["per_unit"]
+    """The figures of one idle slope run: per-unit costs, their totals, how fast units started.
+
+    The held total is one least-squares fit of RSS + kernel memory (machine-wide, as measured:
+    a share that shrank is kept, not clamped) against the units parked, so that its interval
+    is the fit's; the start rate is the inverse of the fitted seconds per unit, its interval
+    the inverse of that slope's (docs/results.md)."""
+    per_unit, steps = idle["per_unit"], idle["points"]
     kernel_parts = {name: per_unit[f"{name}_bytes"] for name in probes.KERNEL_GROWTH_FIELDS}
-    # Machine-wide deltas: a negative share is noise from other processes, not a saving.
-    kernel = sum(max(0.0, v) for v in kernel_parts.values() if _finite(v))
-    rss = per_unit["rss_bytes"]
-    last = idle["points"][-1]
-    seconds = last["elapsed_s"]
+    units = [float(p["n"]) for p in steps]
+    held = linear_fit(units, [_held_bytes(p) for p in steps])
+    start = linear_fit(units, [p["elapsed_s"] for p in steps])
+    rss, last = per_unit["rss_bytes"], steps[-1]
     return {
         "count": idle["count"],
         "rss_bytes_per_unit": rss,
         "rss_r2": per_unit["rss_r2"],
         "kernel_bytes_per_unit": kernel_parts,
-        "kernel_total_bytes_per_unit": kernel,
-        "total_bytes_per_unit": None if rss is None else rss + kernel,
+        "kernel_total_bytes_per_unit": sum(v for v in kernel_parts.values() if _finite(v)),
+        "total_bytes_per_unit": finite_or_none(held.slope),
+        "total_bytes_per_unit_ci95": listed(held.slope_ci95),
         "start_us_per_unit": per_unit["start_us"],
-        "seconds_to_start_all": seconds,
-        "start_rate_per_s": idle["count"] / seconds if seconds and seconds > 0 else None,
+        "seconds_to_start_all": last["elapsed_s"],
+        "start_rate_per_s": 1 / start.slope if start.slope > 0 else None,
+        "start_rate_per_s_ci95": listed(_inverse(start.slope_ci95)),
         "rss_kib_at_count": last["rss_kib"],
     }
 
 
+def _held_bytes(step: Mapping[str, Any]) -> float:
+    """RSS + the kernel memory that grows with units (stacks, slab, page tables), in bytes."""
+    kernel = sum(step["meminfo_kib"].get(name, 0) for name in probes.KERNEL_GROWTH_FIELDS)
+    return float(step["rss_kib"] + kernel) * 1024.0
+
+
 def _finite(value: float | None) -> TypeGuard[float]:
     return isinstance(value, int | float) and math.isfinite(value)
+
+
+def _inverse(interval: Interval | None) -> Interval | None:
+    """1/x over an interval of positive x: a slope's interval as a rate's."""
+    if interval is None or interval.low <= 0:
+        return None
+    return Interval(1 / interval.high, 1 / interval.low)
 
 
 def derive_noise_floor(runs: list[Run]) -> NoiseFloor:

@@ -118,6 +118,11 @@ def _memory_highlights(tables: Mapping[str, object], scenario: str) -> MemoryHig
         for m, f in fitted.items()
         if (slope := _rss_slope(f)[0]) is not None and slope > 0
     }
+    intervals = {
+        m: None if found is None else found.scaled(1 / KIB).as_list()
+        for m in totals
+        for found in [recorded_interval(fitted[m].get("total_bytes_ci95"))]
+    }
     largest = {}
     for model, entry in entries.items():
         rss = [
@@ -130,7 +135,7 @@ def _memory_highlights(tables: Mapping[str, object], scenario: str) -> MemoryHig
     most = max(largest, key=lambda m: largest[m]) if largest else None
     least = min(largest, key=lambda m: largest[m]) if largest else None
     return {
-        "memory_total_kib": ranking(totals, False),
+        "memory_total_kib": ranking(totals, False, intervals),
         "fit_concurrencies": sorted(
             {int(c) for f in fitted.values() for c in f.get("concurrencies") or []}
         ),

@@ -159,21 +159,27 @@ def _look(found: sequential.Look | None) -> Look | None:
     }
 
 
-def rounds_run(runs: Sequence[Run], comparison: Comparison, points: Sequence[PointId]) -> int:
-    """The rounds the comparison's models ran at its points, noisy and failed ones too: what
-    the cap counts (a noisy round run again is still one round)."""
+def rounds_seen(
+    runs: Sequence[Run], comparison: Comparison, points: Sequence[PointId]
+) -> RoundCounts:
+    """The rounds the comparison's models ran at its points, noisy and failed ones too (what
+    the cap counts: a noisy round run again is still one round), the attempts a sentinel
+    found noisy, and the attempts that ran a round again."""
     wanted = set(points)
-    return len(
-        {
-            r["round"]
-            for r in runs
-            if r["scenario"] == comparison.scenario
-            and r["kind"] == "measured"
-            and r["model"] in comparison.models
-            and ran(r)
-            and point_key(r)[:2] in wanted
-        }
-    )
+    attempts = {
+        (r["round"], r["again"]): bool(r["noisy"])
+        for r in runs
+        if r["scenario"] == comparison.scenario
+        and r["kind"] == "measured"
+        and r["model"] in comparison.models
+        and ran(r)
+        and point_key(r)[:2] in wanted
+    }
+    return {
+        "rounds": len({round_ for round_, _ in attempts}),
+        "noisy": sum(attempts.values()),
+        "again": sum(1 for _, again in attempts if again),
+    }
 
 
 def judge(
@@ -188,7 +194,8 @@ def judge(
         return None
     by_round = round_ratios(table, comparison, points)
     logs = list(by_round.values())
-    at_cap = rounds_run(runs, comparison, points) >= sequential.LOOKS[-1]
+    seen = rounds_seen(runs, comparison, points)
+    at_cap = seen["rounds"] >= sequential.LOOKS[-1]
     found = sequential.judge(logs, comparison.bounds, at_cap=at_cap) if logs else None
     stopped = sequential.stopped(logs, comparison.bounds, at_cap=at_cap)
     stopped_by = None
@@ -209,6 +216,7 @@ def judge(
         "concurrencies": [c for c, _ in points],
         "latencies": [latency for _, latency in points],
         "per_round": {str(r): v for r, v in by_round.items()},
+        "round_counts": seen,
         "look": _look(found),
         "stopped": stopped,
         "stopped_by": stopped_by,

@@ -88,6 +88,7 @@ class PairedComparison(TypedDict):
     concurrencies: list[int]
     latencies: list[str]
     per_round: dict[str, float]  # round -> the log ratio of that round (complete rounds)
+    round_counts: NotRequired[RoundCounts]  # the rounds at its points, as rounds_seen counts
     look: Look | None  # the look it stopped at, or the last it reached; None before the first
     stopped: bool  # it needs no more rounds
     stopped_by: str | None  # "decided", "precise", "cap"; None while open

@@ -183,9 +183,11 @@ class IdleEntry(TypedDict, total=False):
     kernel_bytes_per_unit: dict[str, float | None]
     kernel_total_bytes_per_unit: float
     total_bytes_per_unit: float | None
+    total_bytes_per_unit_ci95: list[float] | None
     start_us_per_unit: float | None
     seconds_to_start_all: float
     start_rate_per_s: float | None
+    start_rate_per_s_ci95: list[float] | None
     rss_kib_at_count: float
     tracemalloc_bytes_per_unit: float | None
     tracemalloc_count: int
