@@ -81,11 +81,11 @@ def test_the_bench_summary_shows_intervals_and_flags_a_cv_over_five_percent() ->
 
 def test_an_older_results_file_renders_and_says_how_to_get_intervals() -> None:
     document = results.load(DATA / "report-failures.json")
-    found = {v.claim: v for v in verdicts(document)}
+    found = verdicts(document)
     assert "python -m bench.analysis.derive adds them" in found["C6"].measured
     # The same runs, derived again: the intervals are there.
     document["derived"] = derive(document["runs"], {"sleepy": 0}, document.get("environment"))
-    again = {v.claim: v for v in verdicts(document)}
+    again = verdicts(document)
     assert "before intervals" not in again["C6"].measured
     assert "no interval (1 run per point)" in again["C6"].measured  # quick: one run each
 

@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from bench.report.tables import noisy_note
 from bench.report.verdicts.crawl import rounds_text
-from bench.results import Results
+from bench.results import PairedComparison, Results
 
 
 def _run(shape: str, concurrency: int, noisy: bool) -> dict[str, Any]:
@@ -52,14 +52,15 @@ def test_rounds_that_waited_for_quiet_are_counted_with_their_pauses() -> None:
 
 
 def test_the_conditions_say_how_many_noisy_rounds_ran_again() -> None:
-    document = _document([], 10)
-    document["derived"]["rounds"]["realistic"] |= {"rounds": 15, "again": 3}
-    assert rounds_text(document, "realistic") == (
-        ", 15 paired round(s), 10 noisy (3 of them run again)"
+    def comparison(rounds: int, noisy: int, again: int) -> PairedComparison:
+        counts = {"rounds": rounds, "noisy": noisy, "again": again}
+        return cast(PairedComparison, {"round_counts": counts})
+
+    assert rounds_text(comparison(15, 10, 3)) == (
+        ", 15 paired rounds ran at these points (10 noisy, 3 of them run again)"
     )
-    document["derived"]["rounds"]["realistic"] |= {"noisy": 1, "again": 1}
-    assert rounds_text(document, "realistic") == ", 15 paired round(s), 1 noisy and run again"
-    document["derived"]["rounds"]["realistic"] |= {"noisy": 0, "waited": 1, "waited_s": 5.0}
-    assert rounds_text(document, "realistic") == (
-        ", 15 paired round(s), none noisy, 1 waited 5 s for a quiet machine first"
+    assert rounds_text(comparison(5, 1, 1)) == (
+        ", 5 paired rounds ran at these points (1 noisy and run again)"
     )
+    assert rounds_text(comparison(3, 0, 0)) == ", 3 paired rounds ran at these points, none noisy"
+    assert rounds_text(None) == ""

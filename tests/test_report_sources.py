@@ -14,7 +14,13 @@ import pytest
 from bench.report import cli, sources
 from bench.report import verdicts as v
 from bench.results import SCHEMA
-from tests.test_report_verdicts import ceiling, few_active, sleepy, threads_on_the_machine
+from tests.test_report_verdicts import (
+    THREE,
+    ceiling,
+    few_active_rounds,
+    sleepy,
+    threads_on_the_machine,
+)
 from tests.test_report_verdicts import document as results_document
 from tests.test_runtimes_free_threading import side_by_side
 
@@ -41,7 +47,7 @@ def main_run(tmp_path: Path) -> Path:
         {
             "idle": idle,
             "sleepy-keep-alive": sleepy("asyncio", 10_000, 0.9, 9e3),
-            "few-active": few_active(threads=1000, asyncio=800),
+            "few-active": few_active_rounds(threads=THREE, asyncio=[790.0, 800.0, 810.0]),
         }
     )
     document["started_at"] = "2026-11-26T02:57:06Z"
@@ -122,10 +128,10 @@ def test_each_claim_is_judged_from_its_own_file(tmp_path: Path) -> None:
 
 def test_without_their_files_c5_and_c8_name_the_run_they_need(tmp_path: Path) -> None:
     judged = {r.verdict.claim: r for r in v.rulings(sources.collect([main_run(tmp_path)]))}
-    assert judged["C5"].verdict.verdict == v.NOT_MEASURABLE
-    assert judged["C5"].needs == sources.C100K
-    assert judged["C8"].verdict.verdict == v.NOT_MEASURABLE
-    assert judged["C8"].needs == sources.FREE_THREADING
+    for claim, role in (("C5", sources.C100K), ("C8", sources.FREE_THREADING)):
+        assert judged[claim].verdict.verdict == v.NOT_MEASURED
+        assert judged[claim].needs == role
+        assert judged[claim].verdict.missing == sources.ROLE_WORDS[role]
     assert {r.needs for c, r in judged.items() if c not in ("C5", "C8")} == {""}
 
 

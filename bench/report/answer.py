@@ -25,8 +25,9 @@ from bench.report.sources import Source, Sources
 from bench.report.ties import Entry, names, standing
 from bench.report.verdicts import (
     CONTRADICTED,
+    FROM_ONE_RUN,
     INCONCLUSIVE,
-    NOT_MEASURABLE,
+    NOT_MEASURED,
     REPRODUCED,
     Ruling,
 )
@@ -183,7 +184,7 @@ def pick(workload: Workload) -> Rich:
     return (head, text + ".")
 
 
-ORDER = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, NOT_MEASURABLE)
+ORDER = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN, NOT_MEASURED)
 
 
 def _claims(found: list[Ruling]) -> list[Link | str]:
@@ -196,8 +197,8 @@ def _claims(found: list[Ruling]) -> list[Link | str]:
 
 
 def tally(found: list[Ruling]) -> Rich:
-    """'6 of 9 claims reproduced (C1, ...); contradicted: C9; not measurable here: C5, C8 (each
-    needs a run of its own: see its section).'"""
+    """'6 of 9 claims reproduced (C1, ...); 1 contradicted: C9; 1 inconclusive (one run): C4;
+    2 not measured: C5, C8 (each needs a figure or a run it lacks: see its section).'"""
     groups = {kind: [r for r in found if r.verdict.verdict == kind] for kind in ORDER}
     spans: list[Link | str | Strong] = [
         Strong(f"{len(groups[REPRODUCED])} of {len(found)} claims reproduced")
@@ -206,9 +207,9 @@ def tally(found: list[Ruling]) -> Rich:
         spans += [" (", *_claims(groups[REPRODUCED]), ")"]
     for kind in ORDER[1:]:
         if groups[kind]:
-            spans += [f"; {kind}: ", *_claims(groups[kind])]
-    if any(r.needs for r in groups[NOT_MEASURABLE]):
-        spans.append(" (each needs a run of its own: see its section)")
+            spans += [f"; {len(groups[kind])} {kind}: ", *_claims(groups[kind])]
+    if groups[NOT_MEASURED]:
+        spans.append(" (each lacks a figure or a run it needs: see its section)")
     return (*spans, ".")
 
 

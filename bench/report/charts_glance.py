@@ -16,7 +16,7 @@ from bench.report.answer import Workload, workloads
 from bench.report.chart_kit import Chart, fitted_legend, new_figure, no_data, rows_height
 from bench.report.palette import model_order
 from bench.report.ties import Entry, names, standing
-from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ruling
+from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
 from bench.report.verdicts.base import CLAIMS, UNIT_TEXT, Verdict
 from bench.results import Results
 
@@ -24,7 +24,12 @@ HEADLINE, VERDICT_CHART = captions.HEADLINE, captions.VERDICT_CHART
 SHARE_MAP = "Blues"  # sequential, readable in grey: darker is closer to the best
 MISSING_GREY = "#EEEEEE"
 BAND_GREEN = "#2CA25F"
-VERDICT_COLOURS = {REPRODUCED: "#0B5D1E", CONTRADICTED: "#B2182B", INCONCLUSIVE: "#8C6D00"}
+VERDICT_COLOURS = {
+    REPRODUCED: "#0B5D1E",
+    CONTRADICTED: "#B2182B",
+    INCONCLUSIVE: "#8C6D00",
+    FROM_ONE_RUN: "#8C6D00",
+}
 NOT_JUDGED = "#777777"
 DARK_SHARE = 0.62  # a cell this close to the best is dark: its text is white
 
@@ -136,7 +141,7 @@ def _claim_row(ax: Axes, ruling: Ruling) -> None:
     ax.text(1.01, 0.5, v.verdict, transform=ax.transAxes, va="center", fontsize=8.5, color=colour)
     if v.value is None or v.band is None or v.value <= 0:
         ax.set_xticks([])
-        why = "needs a run of its own" if ruling.needs else "no figure was judged"
+        why = v.figure if v.missing else "no figure was judged"
         ax.text(0.5, 0.5, f"{why}: see its section", transform=ax.transAxes,
                 ha="center", va="center", fontsize=8, color=NOT_JUDGED)  # fmt: skip
         return
@@ -164,7 +169,7 @@ def chart_verdicts(found: list[Ruling]) -> Chart:
         _claim_row(ax, ruling)
     keys = [
         Patch(facecolor=BAND_GREEN, alpha=0.22, label="reproduces the claim"),
-        Line2D([], [], color="black", linewidth=2, label="95% interval"),
+        Line2D([], [], color="black", linewidth=2, label="interval (its method in the table)"),
         Line2D([], [], color="#555555", marker="o", linestyle="none", label="judged figure"),
     ]
     fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
@@ -180,6 +185,8 @@ def verdicts_caption(found: list[Ruling]) -> str:
     ]
     return (
         "Each row has its own log scale, the band of values that reproduces the claim shaded "
-        "green; a figure from one run (or a count) has no interval and decides by its value "
-        "alone. " + "; ".join(parts) + "."
+        "green; each interval is named by the method that made it. A count (C3, C5) needs no "
+        "interval; any other figure without one decides nothing (inconclusive (one run)). "
+        + "; ".join(parts)
+        + "."
     )

@@ -18,10 +18,15 @@ from bench.report.layout import (
     Table,
 )
 from bench.report.sources import COMMANDS, ROLE_WORDS, Sources
-from bench.report.verdicts import CONTRADICTED, INCONCLUSIVE, REPRODUCED, Ruling
+from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
 
-VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈"}
-VERDICT_CSS = {REPRODUCED: "reproduced", CONTRADICTED: "contradicted", INCONCLUSIVE: "inconclusive"}
+VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈", FROM_ONE_RUN: "≈"}
+VERDICT_CSS = {
+    REPRODUCED: "reproduced",
+    CONTRADICTED: "contradicted",
+    INCONCLUSIVE: "inconclusive",
+    FROM_ONE_RUN: "inconclusive",
+}
 VERDICT_HEADER = ["claim", "the chapter", "measured here", "threshold", "verdict"]
 RULES_AT = "bench/report/verdicts/"  # where every rule is written, documented in docs/report.md
 # The charts and sections that show a claim's numbers, by anchor, with their link text.

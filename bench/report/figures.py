@@ -298,18 +298,17 @@ class IdleUnit:
     count: int | None
     rss_bytes: float | None
     rss_r2: float | None
-    kernel_bytes: float | None  # KernelStack + Slab + PageTables per unit, negatives as 0
-    total_bytes: float | None  # RSS + kernel per unit
+    kernel_bytes: float | None  # KernelStack + Slab + PageTables per unit, as measured
+    total_bytes: float | None  # RSS + kernel per unit, one fit over the run's steps
+    total_ci95: Interval | None
     tracemalloc_bytes: float | None
     seconds_to_start_all: float | None
     start_rate_per_s: float | None
+    start_rate_ci95: Interval | None
     rss_kib_at_count: float | None
     max_threads: ThreadCeiling | None
     problems: list[IdleProblem]
     max_threads_machine: ThreadCeiling | None = None  # several processes at once (C5)
-
-
-NO_UNIT = IdleUnit("", None, None, None, None, None, None, None, None, None, None, [])
 
 
 def idle_units(document: Results) -> dict[str, IdleUnit]:
@@ -322,9 +321,11 @@ def idle_units(document: Results) -> dict[str, IdleUnit]:
             rss_r2=entry.get("rss_r2"),
             kernel_bytes=entry.get("kernel_total_bytes_per_unit"),
             total_bytes=entry.get("total_bytes_per_unit"),
+            total_ci95=recorded_interval(entry.get("total_bytes_per_unit_ci95")),
             tracemalloc_bytes=entry.get("tracemalloc_bytes_per_unit"),
             seconds_to_start_all=entry.get("seconds_to_start_all"),
             start_rate_per_s=entry.get("start_rate_per_s"),
+            start_rate_ci95=recorded_interval(entry.get("start_rate_per_s_ci95")),
             rss_kib_at_count=entry.get("rss_kib_at_count"),
             max_threads=entry.get("max_threads"),
             problems=list(entry.get("problems") or []),

@@ -5,19 +5,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bench.report.sources import C100K, EMPTY, FREE_THREADING, MAIN, Source, Sources
+from bench.report.sources import C100K, FREE_THREADING, MAIN, ROLE_WORDS, Source, Sources
 from bench.report.verdicts.base import (
+    CLAIMS,
     CONTRADICTED,
+    FROM_ONE_RUN,
     INCONCLUSIVE,
-    NOT_MEASURABLE,
+    NOT_MEASURED,
     REPRODUCED,
     Band,
+    Need,
     Verdict,
-    on_interval,
+    not_measured,
 )
-from bench.report.verdicts.crawl import c6_event_loop_speed, c7_sleepy_connections, c9_uvloop
-from bench.report.verdicts.free_threading import c8_free_threading, c8_without_gil
+from bench.report.verdicts.crawl import (
+    C6_NEEDS,
+    C7_NEEDS,
+    C9_NEEDS,
+    c6_event_loop_speed,
+    c7_sleepy_connections,
+    c9_uvloop,
+)
+from bench.report.verdicts.free_threading import C8_NEEDS, c8_free_threading
 from bench.report.verdicts.idle import (
+    C1_NEEDS,
+    C2_NEEDS,
+    C3_NEEDS,
+    C4_NEEDS,
+    C5_NEEDS,
     c1_thread_memory,
     c2_coroutine_memory,
     c3_thread_failures,
@@ -28,77 +43,79 @@ from bench.results import Results
 
 __all__ = [
     "CONTRADICTED",
+    "FROM_ONE_RUN",
     "INCONCLUSIVE",
-    "NOT_MEASURABLE",
+    "NEEDS",
+    "NOT_MEASURED",
     "REPRODUCED",
     "RULES",
     "Band",
+    "Need",
     "Ruling",
     "Verdict",
-    "c1_thread_memory",
-    "c2_coroutine_memory",
-    "c3_thread_failures",
-    "c4_many_coroutines",
-    "c5_threads_before_sockets",
-    "c6_event_loop_speed",
-    "c7_sleepy_connections",
     "c8_free_threading",
-    "c8_without_gil",
-    "c9_uvloop",
-    "on_interval",
     "rulings",
     "verdicts",
 ]
 
-RULES: tuple[Callable[[Results], Verdict], ...] = (
-    c1_thread_memory,
-    c2_coroutine_memory,
-    c3_thread_failures,
-    c4_many_coroutines,
-    c5_threads_before_sockets,
-    c6_event_loop_speed,
-    c7_sleepy_connections,
-    c8_without_gil,
-    c9_uvloop,
-)
+# Each claim's rule on a results document, by the claim's id, and the role of the file that
+# measures it (bench/report/sources.py). C8's rule reads a --pythons run's runtimes.json
+# (c8_free_threading), not a results document.
+RULES: dict[str, tuple[Callable[[Results], Verdict], str]] = {
+    "C1": (c1_thread_memory, MAIN),
+    "C2": (c2_coroutine_memory, MAIN),
+    "C3": (c3_thread_failures, MAIN),
+    "C4": (c4_many_coroutines, MAIN),
+    "C5": (c5_threads_before_sockets, C100K),
+    "C6": (c6_event_loop_speed, MAIN),
+    "C7": (c7_sleepy_connections, MAIN),
+    "C9": (c9_uvloop, MAIN),
+}
 
 
-def verdicts(document: Results) -> list[Verdict]:
-    """Every claim's verdict, C1 to C9."""
-    return [rule(document) for rule in RULES]
+# What each rule cannot judge without: a figure missing gives NOT_MEASURED, naming it.
+NEEDS: dict[str, tuple[Need, ...]] = {
+    "C1": C1_NEEDS,
+    "C2": C2_NEEDS,
+    "C3": C3_NEEDS,
+    "C4": C4_NEEDS,
+    "C5": C5_NEEDS,
+    "C6": C6_NEEDS,
+    "C7": C7_NEEDS,
+    "C8": C8_NEEDS,
+    "C9": C9_NEEDS,
+}
+
+
+def verdicts(document: Results) -> dict[str, Verdict]:
+    """Each claim judged by its rule on one results document (C8 not: it reads runtimes.json)."""
+    return {claim: rule(document) for claim, (rule, _) in RULES.items()}
 
 
 @dataclass(frozen=True)
 class Ruling:
     """A claim's verdict and the file it was judged from (None: no file of its role was named);
-    needs: the role of the file that measures the claim, when it was not named or did not
-    decide (sources.COMMANDS says how to make it)."""
+    needs: the role of the file that measures the claim, when it was not named (sources.COMMANDS
+    says how to make it)."""
 
     verdict: Verdict
     source: Source | None
     needs: str = ""
 
 
-def _from(source: Source | None, rule: Callable[[Results], Verdict], role: str) -> Ruling:
-    """rule on source's document (an empty one without a source, naming role's command)."""
+def _judged(claim: str, source: Source | None, role: str) -> Ruling:
+    """A claim judged from the file of its role; without one, not measured, naming the run."""
     if source is None:
-        return Ruling(rule(EMPTY), None, role)
+        return Ruling(not_measured(claim, ROLE_WORDS[role]), None, role)
+    if claim == "C8":
+        return Ruling(c8_free_threading(source.runtimes or {}), source)
+    rule, _ = RULES[claim]
     return Ruling(rule(source.document), source)
 
 
 def rulings(found: Sources) -> list[Ruling]:
-    """Every claim judged from the file that measured it: C5 from the c100k run (else the main
-    run, naming the c100k run when that does not decide), C8 from the free-threading run's
-    runtimes.json (else not measurable, naming it), every other claim from the main run."""
-    judged = [_from(found.main, rule, MAIN) for rule in RULES]
-    c5 = _from(found.c100k, c5_threads_before_sockets, C100K) if found.c100k else judged[4]
-    if c5.verdict.verdict == NOT_MEASURABLE:
-        c5 = Ruling(c5.verdict, c5.source, C100K)
-    side_by_side = found.free_threading
-    c8 = (
-        Ruling(c8_free_threading(side_by_side.runtimes or {}), side_by_side)
-        if side_by_side
-        else Ruling(judged[7].verdict, judged[7].source, FREE_THREADING)
-    )
-    judged[4], judged[7] = c5, c8
-    return judged
+    """Every claim, C1 to C9, judged from the file that measured it: C5 from the c100k run, C8
+    from the free-threading run's runtimes.json, every other claim from the main run."""
+    roles = {claim: role for claim, (_, role) in RULES.items()} | {"C8": FREE_THREADING}
+    files = {MAIN: found.main, C100K: found.c100k, FREE_THREADING: found.free_threading}
+    return [_judged(claim, files[roles[claim]], roles[claim]) for claim in CLAIMS]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
-from bench.report.figures import KIB, failed_slope_runs
+from bench.report.figures import KIB
 from bench.results import Results
 from c10k import catalog, claims
 from c10k.stats import Interval
@@ -19,16 +20,19 @@ SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 C100K = catalog.C100K.name
 MANY_LINKS_KEEP_ALIVE = catalog.MANY_LINKS_KEEP_ALIVE.name
 
+# The outcomes. A rule decides only on a figure with its interval (a count needs none: C3,
+# C5); a figure from one run is FROM_ONE_RUN, and a figure it needs that is missing is
+# NOT_MEASURED, naming it (docs/report.md, "Verdicts").
 REPRODUCED = "reproduced"
 CONTRADICTED = "contradicted"
 INCONCLUSIVE = "inconclusive (within noise)"
-NOT_MEASURABLE = "not measurable here"
+FROM_ONE_RUN = "inconclusive (one run)"
+NOT_MEASURED = "not measured"
 
 # The chapter's numbers ("50k", "3k"), read as KiB.
 THREAD_CLAIM_BYTES = 50 * KIB
 COROUTINE_CLAIM_BYTES = 3 * KIB
 AROUND_FACTOR = 2.0  # "around 50k": within a factor of 2 either way
-MIN_FIT_R2 = 0.9  # a per-unit slope with a worse fit is too noisy to judge
 MANY_THREADS = 100_000  # "tens of thousands" means a failure below this count
 MANY_COROUTINES = 100_000  # "hundreds of thousands" means at least this many
 EASY_START_RATE = 10_000.0  # "easily": at least this many started per second (100,000 in 10 s)
@@ -71,6 +75,24 @@ class Band:
     high: float = math.inf
     includes_high: bool = False
     of: str = ""  # what the bounds count when it is not the figure's unit (" connections held")
+
+    def holds(self, value: float) -> bool:
+        return self.low <= value and (
+            value <= self.high if self.includes_high else value < self.high
+        )
+
+    def judge(self, interval: Interval | None) -> str:
+        """A figure judged on its interval: REPRODUCED when the whole interval lies inside the
+        band, CONTRADICTED when it lies wholly outside, INCONCLUSIVE when it straddles a
+        bound. Without an interval (one run) nothing is decided: FROM_ONE_RUN."""
+        if interval is None:
+            return FROM_ONE_RUN
+        if self.holds(interval.low) and self.holds(interval.high):
+            return REPRODUCED
+        above = interval.low > self.high or (interval.low == self.high and not self.includes_high)
+        if interval.high < self.low or above:
+            return CONTRADICTED
+        return INCONCLUSIVE
 
     def bound(self, value: float, unit: str) -> tuple[str, str]:
         """A bound as a number and what follows it: ('100', ' KiB')."""
@@ -142,7 +164,7 @@ CLAIMS: dict[str, Claim] = {
         "we run out of threads before we run out of sockets",
         "threads < sockets",
         "threads started on the machine stop at a machine limit below the connections held"
-        " at once (older results: per process, below its socket ceiling)",
+        " at once (the c100k run: several processes and addresses)",
         "C5 threads before sockets",
         THREAD_COUNT,
         None,
@@ -152,7 +174,7 @@ CLAIMS: dict[str, Claim] = {
     "C6": Claim(
         "an event loop is moderately slower than threads for a few very active connections",
         "moderately slower",
-        "event loop pages/s 50-95% of threads' in few-active, its whole 95% interval inside",
+        "event loop pages/s 50-95% of threads' in few-active, its whole interval inside",
         "C6 event loop moderately slower",
         SHARE,
         Band(*MODERATE_RANGE),
@@ -161,9 +183,9 @@ CLAIMS: dict[str, Claim] = {
     "C7": Claim(
         "async is right for many slow or sleepy connections",
         "async wins",
-        "at 1,000+ sleepy connections, asyncio at least as fast as threads (the 95% interval of"
-        " the ratio at 1x or above) with less memory per connection, or threads unable to hold"
-        " that many",
+        "at 1,000+ sleepy connections held, asyncio at least as fast as threads (the interval of"
+        " the ratio at 1x or above) or threads unable to hold that many, with less memory per"
+        " connection (the two slopes' intervals apart)",
         "C7 async wins when sleepy",
         TIMES,
         Band(claims.AT_LEAST_AS_FAST),
@@ -174,7 +196,7 @@ CLAIMS: dict[str, Claim] = {
         "better without GIL",
         "threads on a free-threaded build over the GIL build of the same version, pages/s in"
         " many-links-keep-alive (geometric mean over its points, paired by round), its whole"
-        " 95% interval at 1.05x or above",
+        " interval at 1.05x or above",
         "C8 threads better without a GIL",
         TIMES,
         Band(GIL_GAIN),
@@ -182,8 +204,7 @@ CLAIMS: dict[str, Claim] = {
     "C9": Claim(
         "uvloop makes asyncio 2-4x faster (uvloop's README)",
         "2-4x",
-        "uvloop >= 2x less CPU per page than the same code on asyncio's loop, its whole 95%"
-        " interval",
+        "uvloop >= 2x less CPU per page than the same code on asyncio's loop, its whole interval",
         "C9 uvloop 2-4x faster",
         TIMES,
         Band(UVLOOP_SPEEDUP),
@@ -193,27 +214,54 @@ CLAIMS: dict[str, Claim] = {
 
 
 @dataclass(frozen=True)
+class Need:
+    """A figure a rule cannot judge without: what it is, in words, and where the document
+    holds it (a path of keys, and of indexes into lists, from the document's top)."""
+
+    words: str
+    path: tuple[str | int, ...]
+
+    def found_in(self, document: Mapping[str, Any]) -> bool:
+        node: Any = document
+        for key in self.path:
+            if isinstance(key, int):
+                node = node[key] if isinstance(node, list) and len(node) > key else None
+            else:
+                node = node.get(key) if isinstance(node, Mapping) else None
+            if node is None:
+                return False
+        return True
+
+
+def lacking(document: Mapping[str, Any], needs: tuple[Need, ...]) -> Need | None:
+    """The first of a rule's needs that the document does not hold; None when all are there."""
+    return next((need for need in needs if not need.found_in(document)), None)
+
+
+@dataclass(frozen=True)
 class Verdict:
     """One row of the verdict table: the claim, what was measured and judged, the verdict.
 
     value, interval and band are the judged figure, its interval and the values that reproduce
     the claim, all in unit (UNIT_TEXT): what the table's threshold and the verdict chart read.
-    A rule that judged no single figure leaves value None."""
+    A rule that judged no single figure leaves value None; one that lacked a figure it needs
+    names it in missing (its verdict NOT_MEASURED)."""
 
     claim: str
     words: str  # the chapter's words, shortened
     chapter: str  # the chapter's number
     measured: str  # the numbers measured here, in words
     conditions: str  # how, and anything that qualifies it
-    verdict: str  # REPRODUCED, CONTRADICTED, INCONCLUSIVE or NOT_MEASURABLE
+    verdict: str  # REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN or NOT_MEASURED
     rule: str  # the rule that gave the verdict, in one line
     figure: str = "-"  # the judged figure with its interval, or why it has none
     value: float | None = None
     interval: Interval | None = None
     band: Band | None = None
     unit: str = TIMES
-    confidence: float = 0.95  # of the interval (a sequential look's is wider: 98.75%)
+    method: str = ""  # how the interval was made: "paired rounds, 98.75%"
     stopping: str = ""  # where a sequential comparison stopped, when one did
+    missing: str = ""  # the figure it needs and lacks (NOT_MEASURED)
 
     @property
     def threshold(self) -> str:
@@ -224,8 +272,8 @@ class Verdict:
 
 
 def figure_text(judged: Judged, unit: str) -> str:
-    """The judged figure as the table shows it: '0.86x [0.79x, 0.93x]', or 'trio-task
-    2.00 KiB (1 run, no interval)'; without a value, why there is none."""
+    """The judged figure as the table shows it: '0.86x [0.79x, 0.93x] (paired rounds,
+    98.75%)', or 'thread 42.1 KiB (1 run, no interval)'; without a value, why there is none."""
     if judged.value is None or not math.isfinite(judged.value):
         return judged.why if judged.value is None and judged.why != ONE_RUN else "-"
     shown = UNIT_TEXT[unit]
@@ -233,27 +281,31 @@ def figure_text(judged: Judged, unit: str) -> str:
     if judged.interval is None:
         return f"{label}{shown(judged.value)} ({judged.why})"
     low, high = shown(judged.interval.low), shown(judged.interval.high)
-    level = "" if judged.confidence == CONFIDENCE else f" ({judged.confidence:.2%} interval)"
-    return f"{label}{shown(judged.value)} [{low}, {high}]{level}"
+    return f"{label}{shown(judged.value)} [{low}, {high}] ({judged.method})"
 
 
 ONE_RUN = "1 run, no interval"
-CONFIDENCE = 0.95  # of every interval but a paired look's (c10k.sequential: 98.75%)
+# How each kind of interval is made, as the report names it beside the interval
+# (docs/intervals.md): a level is always part of the name.
+FIT = "fit, 95%"  # a least-squares slope's t-interval
+T_95 = "t, 95%"  # a t-interval over runs (ratios: paired by round, over the points)
+PAIRED_ROUNDS = "paired rounds, {:.2%}"  # the sequential look it stopped at
+MEDIAN_OF = "median of {}, Bonferroni, 95%"  # the median of k figures' intervals
 
 
 @dataclass(frozen=True)
 class Judged:
-    """The figure a rule decided on: its value and interval in the claim's unit, why it has
-    no interval (or, without a value, why there is no figure), what it is of (label), and the
-    band when the data sets it (C5)."""
+    """The figure a rule decided on: its value and interval in the claim's unit, how the
+    interval was made (method), why it has none (or, without a value, why there is no
+    figure), what it is of (label), and the band when the data sets it (C5)."""
 
     value: float | None
     interval: Interval | None = None
     why: str = ONE_RUN
     label: str = ""
     band: Band | None = None
-    confidence: float = CONFIDENCE  # of interval
-    stopping: str = ""  # where a sequential comparison stopped: "look 3 (8 rounds): decided"
+    method: str = T_95
+    stopping: str = ""  # where a sequential comparison stopped: "after 5 paired rounds: decided"
 
 
 def verdict(
@@ -285,30 +337,27 @@ def verdict(
         value=judged.value,
         interval=judged.interval,
         band=judged.band or about.band,
-        confidence=judged.confidence,
+        method=judged.method if judged.interval is not None else "",
         stopping=judged.stopping,
     )
 
 
-def on_interval(value: float, interval: Interval | None, low: float, high: float = math.inf) -> str:
-    """A figure judged against the range [low, high) that reproduces a claim, on its 95%
-    interval: REPRODUCED when the whole interval lies inside, CONTRADICTED when it lies wholly
-    outside, INCONCLUSIVE when it straddles a bound. Without an interval (one run) the value
-    alone decides."""
-    bottom, top = (value, value) if interval is None else (interval.low, interval.high)
-    if bottom >= low and top < high:
-        return REPRODUCED
-    if top < low or bottom >= high:
-        return CONTRADICTED
-    return INCONCLUSIVE
+def not_measured(claim: str, missing: str, conditions: str = "-") -> Verdict:
+    """The row of a claim whose rule lacks a figure it needs: no verdict, the figure named."""
+    return replace(
+        verdict(claim, "-", conditions, NOT_MEASURED), figure=f"needs {missing}", missing=missing
+    )
+
+
+def combined(outcomes: Iterable[str]) -> str:
+    """Several figures that must all reproduce a claim: one that contradicts it decides; else
+    all must reproduce; else the weakest: a one-run figure, then one within noise."""
+    found = set(outcomes)
+    for outcome in (CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE):
+        if outcome in found:
+            return outcome
+    return REPRODUCED
 
 
 def profile_name(document: Results) -> str:
     return f"profile {(document.get('profile') or {}).get('name', '?')}"
-
-
-def idle_missing(document: Results, kind: str) -> str:
-    """Why an idle kind has no figures: its failed slope run, or no run at all."""
-    for count, status, reason in failed_slope_runs(document).get(kind, []):
-        return f"the idle {kind} run ({count:,} units) was {status}: {reason}"
-    return f"no idle {kind} run in these results"

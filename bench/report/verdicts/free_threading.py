@@ -5,60 +5,41 @@ from __future__ import annotations
 from typing import Any
 
 from bench.report.verdicts.base import (
-    GIL_GAIN,
+    CLAIMS,
     MANY_LINKS_KEEP_ALIVE,
-    NOT_MEASURABLE,
+    T_95,
     THREADS,
+    Need,
     Verdict,
-    on_interval,
+    lacking,
+    not_measured,
     verdict,
 )
 from bench.report.verdicts.crawl import judged_ratio, ratio_text
-from bench.results import Results
-from c10k.stats import recorded_interval
 
-
-def c8_without_gil(document: Results) -> Verdict:
-    """One results file holds one runtime: C8 needs a --pythons run of a free-threaded build
-    beside the GIL build of the same version (c8_free_threading reads its runtimes.json)."""
-    environment = document.get("environment")
-    python: dict[str, Any] = environment["python"] if environment else {}
-    runtime = document.get("runtime")
-    version = runtime["version"] if runtime else python.get("version", "?")
-    gil = runtime["gil_disabled"] if runtime else python.get("gil_disabled")
-    return verdict(
-        "C8",
-        "-",
-        "it needs the threads model on a free-threaded build beside the GIL build of the same "
-        "version in one run, the runtimes.json of `c10k bench --profile free-threading "
-        f"--pythons 3.14,3.14t` (docs/runtimes.md, C8); this file holds only "
-        f"{python.get('implementation', 'Python')} {version} "
-        f"{'without' if gil else 'with'} the GIL",
-        NOT_MEASURABLE,
-    )
+# What the rule cannot judge without, in runtimes.json (docs/report.md, "What each rule needs").
+C8_NEEDS = (
+    Need("a free-threaded build beside the GIL build of its version", ("free_threading", 0)),
+    Need(
+        f"{THREADS}' pages/s without the GIL over with it, in {MANY_LINKS_KEEP_ALIVE}",
+        ("free_threading", 0, "models", THREADS, MANY_LINKS_KEEP_ALIVE, "pages_per_s"),
+    ),
+)
 
 
 def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
     """C8 on runtimes.json: the threads model on the free-threaded build over the GIL build
     of the same version, pages/s in many-links-keep-alive (where the crawler's CPU limits,
     so the GIL binds), geometric mean over its points paired by round. Reproduced when the
-    whole 95% interval is at 1.05x or above; contradicted when it lies wholly below 1.05x;
-    inconclusive (within noise) when it straddles 1.05x; not measurable when no such pair
-    ran, the threads model has no shared point there, or a free-threaded threads crawl there
-    ended with the GIL enabled (or did not say)."""
-    pairs = side_by_side.get("free_threading") or []
-    if not pairs:
-        why = (
-            "no free-threaded runtime beside the GIL build of the same version in this run "
-            "(`c10k bench --profile free-threading --pythons 3.14,3.14t`)"
-        )
-        return verdict("C8", "-", why, NOT_MEASURABLE)
-    pair = pairs[0]
+    whole interval is at 1.05x or above; contradicted when it lies wholly below 1.05x;
+    inconclusive (within noise) when it straddles 1.05x. Needs the pair and the threads
+    model's ratio there (C8_NEEDS), and every free-threaded threads crawl there ending with
+    the GIL still off (said, and off)."""
+    if need := lacking(side_by_side, C8_NEEDS):
+        return not_measured("C8", need.words)
+    pair = side_by_side["free_threading"][0]
     names = f"{THREADS} on {pair['free_threaded']} over {pair['gil']} (Python {pair['version']})"
-    found = (pair["models"].get(THREADS) or {}).get(MANY_LINKS_KEEP_ALIVE)
-    if found is None or found.get("pages_per_s") is None:
-        why = f"no {MANY_LINKS_KEEP_ALIVE} point of {THREADS} shared by {names}"
-        return verdict("C8", "-", why, NOT_MEASURABLE)
+    found = pair["models"][THREADS][MANY_LINKS_KEEP_ALIVE]
     pages, cpu = ratio_text(found, "pages_per_s"), ratio_text(found, "cpu_us_per_page")
     measured = f"pages/s {pages}, CPU/page {cpu}"
     gil = ((pair.get("gil_at_end") or {}).get(MANY_LINKS_KEEP_ALIVE) or {}).get(THREADS) or {}
@@ -67,18 +48,18 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
         f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
         f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round"
     )
-    judged = judged_ratio(found, "pages_per_s", f"{THREADS} on {pair['free_threaded']}:")
+    judged = judged_ratio(found, "pages_per_s", f"{THREADS} on {pair['free_threaded']}:", T_95)
     if against:
         on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
         why = (
             f"the GIL was enabled at the end of {on} and not reported in {unknown} of "
-            f"{gil.get('crawls', 0)} {THREADS} crawls on {pair['free_threaded']}; {conditions}"
+            f"{gil.get('crawls', 0)} {THREADS} crawls on {pair['free_threaded']}"
         )
-        return verdict("C8", measured, why, NOT_MEASURABLE, judged)
-    interval = recorded_interval(found.get("pages_per_s_ci95"))
+        return not_measured("C8", f"crawls that ran without the GIL ({why})", conditions)
     gil_note = (
         f"; the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
         f"{pair['free_threaded']}"
     )
-    outcome = on_interval(found["pages_per_s"], interval, GIL_GAIN)
-    return verdict("C8", measured, conditions + gil_note, outcome, judged)
+    band = CLAIMS["C8"].band
+    assert band is not None
+    return verdict("C8", measured, conditions + gil_note, band.judge(judged.interval), judged)
