@@ -290,8 +290,9 @@ def latency_sweep_caption(document: Results) -> str:
 INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
 
 
-def instructions_caption(document: Results) -> str:
-    """What the instructions table counts, and how to read the core's share."""
+def instructions_caption(document: Results, with_cpu: bool) -> str:
+    """What the instructions table counts, and how to read the core's share (and the CPU per
+    page beside it, with_cpu: where few-active ran at the same concurrency)."""
     return (
         "Each model crawled the few-active site once under callgrind with a fixed hash seed; "
         "only the crawl is counted, between two marks the crawler sets as it starts and ends "
@@ -299,7 +300,12 @@ def instructions_caption(document: Results) -> str:
         "recorded responses through the shared core with no socket, loop or thread. The core "
         "share is its instructions per page over the model's: the part of the model's cost "
         "that is not its own (approximate for the aiohttp models, which parse HTTP with "
-        "aiohttp's parser rather than the core's). CPU µs/page is few-active's median at the "
-        "same concurrency, for comparison: it moves with the machine's load, the count does not."
+        "aiohttp's parser rather than the core's)."
+        + (
+            " CPU µs/page is few-active's median at the same concurrency, for comparison: it "
+            "moves with the machine's load, the count does not."
+            if with_cpu
+            else ""
+        )
         + crossed_note(crossed_runs(document, catalog.INSTRUCTIONS.name))
     )

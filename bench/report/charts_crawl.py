@@ -250,5 +250,5 @@ def chart_instructions(document: Results) -> Chart:
         Patch(facecolor="white", edgecolor="black", label="the model's own (its colour)"),
     ]
     fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
-    caption = captions.instructions_caption(document)
+    caption = captions.instructions_caption(document, with_cpu=False)
     return Chart(INSTRUCTIONS, title, figure, caption)

@@ -12,6 +12,7 @@ from bench.report.figures import (
     c100k_highlights,
     crawl,
     harness_cost,
+    largest_peak_in_flight,
     memory_per_connection,
     noise,
     points,
@@ -205,7 +206,13 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
 
 
 def past_one_process_section(document: Results) -> Section:
-    title = "Past one process: 100,000 connections on one machine (c100k)"
+    """The c100k scenario: connections held by several processes, titled with how many."""
+    held = largest_peak_in_flight(document, catalog.C100K.name)
+    title = (
+        f"Past one process: {held:,} connections held on one machine (c100k)"
+        if held
+        else "Past one process: connections held by several processes (c100k)"
+    )
     rows = past_one_process_rows(document)
     if not rows:
         why = "Not measured (the full profile's c100k scenario)."

@@ -89,6 +89,7 @@ def spans(found: Rich | str) -> str:
 
 
 def table(block: Table) -> str:
+    block = block.shown()
     head = "".join(f"<th>{html.escape(h)}</th>" for h in block.header)
     labels = [f' data-label="{html.escape(h)}"' for h in block.header]  # a phone's card rows
     body = "".join(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,19 @@ class Table:
     numeric: set[int] = field(default_factory=set)  # columns aligned right
     caption: str = ""
     css: str = ""  # "verdicts": the table that fits a phone without scrolling
+
+    def shown(self) -> Table:
+        """The table as a page shows it: a column that is "-" in every row says nothing and
+        is left out (the rows kept, the numeric columns renumbered)."""
+        kept = [i for i in range(len(self.header)) if any(row[i] != "-" for row in self.rows)]
+        if len(kept) == len(self.header) or not self.rows:
+            return self
+        return replace(
+            self,
+            header=[self.header[i] for i in kept],
+            rows=[[row[i] for i in kept] for row in self.rows],
+            numeric={n for n, i in enumerate(kept) if i in self.numeric},
+        )
 
 
 @dataclass(frozen=True)

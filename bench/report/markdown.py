@@ -41,6 +41,7 @@ def _cell(found: Rich | str, place: Place) -> str:
 
 
 def table(block: layout.Table, place: Place) -> list[str]:
+    block = block.shown()
     lines = ([f"**{block.caption}**", ""] if block.caption else []) + [
         "| " + " | ".join(block.header) + " |",
         "|" + "".join("---:|" if i in block.numeric else "---|" for i in range(len(block.header))),

@@ -109,7 +109,8 @@ def _later_sections(found: Sources) -> list[Section]:
     realistic = Table(REALISTIC_HEADER, realistic_rows(document), set(range(2, 10)))
     counted = Table(INSTRUCTION_HEADER, instruction_rows(document), set(range(1, 6)))
     peers = Table(PEER_HEADER, peer_rows(document), {3, 4, 5, 6})
-    note = instructions_caption(document) if counted.rows else ""
+    with_cpu = INSTRUCTION_HEADER[-1] in counted.shown().header
+    note = instructions_caption(document, with_cpu) if counted.rows else ""
     return [
         conditions.memory_section(document),
         conditions.past_one_process_section(c100k),
