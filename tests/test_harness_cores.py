@@ -11,6 +11,7 @@ import pytest
 
 from bench.analysis import busy
 from bench.analysis.memory import memory_per_connection
+from bench.analysis.paired import Comparison, shared_points
 from bench.analysis.points import crawl_point
 from bench.harness import cores
 from bench.harness.plan import PlannedRun
@@ -172,6 +173,11 @@ def test_run_busy_without_a_crawl_document_reads_both_sides_from_the_samples() -
     assert cores.run_busy(None, sampled([0.0], [1.0], [1.0]), 1, 1) is None
 
 
+def test_run_busy_is_unknown_when_a_sample_lost_the_servers_cpu() -> None:
+    columns = sampled([0.0, 1.0, 2.0], [0.5, 1.0, 1.5], [10.0, None, 11.0])  # type: ignore[list-item]
+    assert cores.run_busy(None, columns, crawler_cpus=1, server_cpus=1) is None
+
+
 def crawl_run(
     concurrency: int,
     max_rss_kib: float,
@@ -222,6 +228,21 @@ def test_a_points_cpu_bound_side_is_that_of_its_median_shares() -> None:
 
 def test_runs_recorded_without_busy_shares_give_no_cpu_bound_side() -> None:
     assert "cpu_bound" not in crawl_point([crawl_run(10, 1000)])
+
+
+def test_a_run_that_lost_reads_of_the_servers_cpu_decides_no_side_nor_saturation() -> None:
+    marked = crawl_run(10, 1000, run_busy=cores.busy(0.2, 0.95, 1.0, 1, 1))
+    marked["sampler_failures"] = {"server_cpu": {"count": 3, "reason": "NoSuchProcess(pid=1)"}}
+    marked["server"]["saturated"] = True  # what it would have said from the reads it kept
+    alone = crawl_point([marked])
+    assert "cpu_bound" not in alone
+    assert alone["server_saturated_runs"] == 0 and alone["server_unknown_runs"] == 1
+    beside = crawl_point([marked, crawl_run(10, 1000, run_busy=cores.busy(0.3, 0.2, 1.0, 1, 1))])
+    assert beside["cpu_bound"] == "neither" and beside["cpu_bound_runs"] == {"neither": 1}
+    # C6 leaves out a point no run of which could tell, and keeps one its other runs decide.
+    c6 = Comparison("C6", "t", "few-active", "pages_per_s", ("a",), "b", (0.5, 0.95), True)
+    assert shared_points({"a": [alone], "b": [beside]}, c6) == []
+    assert shared_points({"a": [beside], "b": [beside]}, c6) == [(10, "0")]
 
 
 # -- memory per connection, held and peak --------------------------------------------------
@@ -321,6 +342,7 @@ def test_a_pinned_crawl_records_the_sets_it_ran_on(
     harness = record["harness"]
     assert harness["cpu_s"] > 0 and harness["sampler_cpu_s"] > 0
     assert harness["share"] == harness["cpu_s"] / harness["wall_s"]
+    assert record["sampler_failures"] == {}
 
 
 @pytest.mark.slow

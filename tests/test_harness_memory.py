@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from c10k import catalog
+from c10k import catalog, probes
+from c10k.fits import replicated_fit
 from tests.recorded import crawl_record, derive
 
 SLEEPY, ASYNCIO = catalog.SLEEPY.name, catalog.ASYNCIO.name
@@ -20,10 +21,16 @@ PER_CONNECTION, PER_URL, BASE = 9000.0, 1500.0, 20e6
 
 
 def sleepy_run(
-    concurrency: int, waves: int, rep: int = 0, noise: float = 0.0, anon_offset: float = 0.0
+    concurrency: int,
+    waves: int,
+    rep: int = 0,
+    noise: float = 0.0,
+    anon_offset: float = 0.0,
+    kernel_kib: float = 0.0,
 ) -> dict[str, Any]:
-    """A sleepy run whose plateau RSS is BASE + PER_CONNECTION x C + PER_URL x pages (+ noise),
-    as the harness records it, reduced to what derive reads."""
+    """A sleepy run whose plateau RSS is BASE + PER_CONNECTION x C + PER_URL x pages (+ noise)
+    and whose kernel memory grew by kernel_kib (slab), as the harness records it, reduced to
+    what derive reads."""
     pages = waves * concurrency
     rss = (BASE + PER_CONNECTION * concurrency + PER_URL * pages + noise) / KIB
     run = crawl_record(
@@ -42,10 +49,17 @@ def sleepy_run(
         rep=rep,
         waves=waves,
     )
+    kernel_before = dict.fromkeys(probes.KERNEL_GROWTH_FIELDS, 50_000)
+    kernel = {sampled: 50_000.0 for sampled in probes.KERNEL_GROWTH_FIELDS.values()}
+    kernel["slab_kib"] += kernel_kib
     return run | {
         "round": rep,
-        "kernel_before": {"meminfo_kib": {}, "sockstat": {}},
-        "plateau": {"rss_kib": rss, "anon_kib": rss - 9000.0 + anon_offset * concurrency / KIB},
+        "kernel_before": {"meminfo_kib": kernel_before, "sockstat": {}},
+        "plateau": {
+            "rss_kib": rss,
+            "anon_kib": rss - 9000.0 + anon_offset * concurrency / KIB,
+            **kernel,
+        },
     }
 
 
@@ -72,6 +86,31 @@ def test_the_slope_is_fitted_over_every_run_with_an_interval_that_holds_the_scat
     assert low < gross < high and low < fit["rss_bytes"]["slope"] < high
     assert high - low < 0.05 * gross  # 9 runs with 0.3 MB of scatter: a narrow interval
     assert fit["total_bytes_ci95"] == [low, high]  # no kernel memory in these runs
+
+
+def test_a_kernel_that_freed_memory_lowers_the_total_fitted_as_one_over_the_same_runs() -> None:
+    # Kernel memory falls 2 KiB per connection (the machine freed some as the runs held
+    # theirs), with a scatter of its own that the total's interval must hold.
+    scatter = {0: 300.0, 1: -200.0, 2: -100.0}
+    runs = [
+        sleepy_run(c, 2, rep, noise=1e5 * (rep - 1), kernel_kib=-2 * c + scatter[rep])
+        for rep in range(3)
+        for c in BASE_POINTS
+    ]
+    fit = memory(runs)
+    kernel = fit["kernel_bytes"]
+    assert kernel["slope"] == pytest.approx(-2 * KIB)
+    assert kernel["slope_ci95"][1] < 0  # wholly below zero: recorded as measured
+    held = replicated_fit(
+        [float(r["params"]["concurrency"]) for r in runs],
+        [KIB * (r["plateau"]["rss_kib"] + r["plateau"]["slab_kib"] - 50_000) for r in runs],
+    )
+    assert fit["total_bytes"] == pytest.approx(fit["rss_bytes"]["slope"] + kernel["slope"])
+    assert fit["total_bytes"] == pytest.approx(held.slope)
+    assert held.slope_ci95 is not None
+    assert fit["total_bytes_ci95"] == pytest.approx(held.slope_ci95.as_list())
+    low, high = fit["rss_bytes"]["slope_ci95"]
+    assert fit["total_bytes_ci95"][1] - fit["total_bytes_ci95"][0] > high - low
 
 
 def test_more_scatter_between_runs_gives_a_wider_interval() -> None:

@@ -8,16 +8,19 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any, cast
 
 import psutil
 import pytest
 
+from bench.harness import sampler as sampler_module
 from bench.harness.plan import build_plan
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.processes import run_process, terminate_all, track
-from bench.harness.recipes import run_crawl
+from bench.harness.recipes import _record_server, run_crawl
 from bench.harness.sampler import Sampler, read_process, read_rollups, read_tree
-from bench.harness.site import ServeOptions, Server
+from bench.harness.site import ServeOptions, Server, SiteClient
 from c10k import catalog
 from c10k.system import read_line
 from tests.server_helpers import wait_for
@@ -119,6 +122,50 @@ def test_the_sampler_records_the_tree_in_every_column(family: psutil.Process) ->
     assert min(columns["rss_kib"]) >= HELD_MIB * 1024
     assert all(v is None or v >= HELD_MIB * 1024 for v in columns["vmrss_kib"])
     assert columns["uss_kib"][0] is not None and columns["uss_kib"][0] >= HELD_MIB * 1024
+
+
+def test_a_server_gone_mid_run_is_a_failed_read_and_the_crawlers_exit_is_none() -> None:
+    crawler, server = (subprocess.Popen(["sleep", "60"]) for _ in range(2))
+    sampler = Sampler(crawler.pid, [server.pid], 0.02)
+    sampler.start()
+    try:
+        assert wait_for(lambda: len(sampler.columns["t"]) >= 2, 30)
+        server.kill()
+        server.wait()  # reaped: its PID names nothing now
+        assert wait_for(lambda: "server_cpu" in sampler.failures, 30)
+        crawler.kill()
+        crawler.wait()
+        assert wait_for(lambda: not sampler.is_alive(), 30)  # the crawler's exit ends it
+    finally:
+        sampler.stop()
+        for process in (crawler, server):
+            process.kill()
+            process.wait()
+    lost = sampler.failures.pop("server_cpu")
+    assert lost["count"] >= 1 and "NoSuchProcess" in lost["reason"]
+    assert sampler.failures == {}
+    server_cpu = sampler.columns["server_cpu_s"]
+    assert server_cpu[0] is not None and server_cpu[-1] is None  # unknown, not a smaller sum
+    record: Any = {"elapsed_s": 1.0, "pinning": {"crawler": [0], "server": [0]}}
+    record["sampler_failures"] = {"server_cpu": lost}
+    site = cast(SiteClient, SimpleNamespace(root="http://127.0.0.1:1/", remote=False))
+    _record_server(record, site, {}, None, sampler, 1)  # sampled columns: a busy to compute
+    assert record["busy"] is None
+    assert record["server"]["saturated"] is None and record["server"]["cpu_cores"] is None
+
+
+def test_a_crawler_read_that_fails_while_it_runs_is_recorded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def denied(root: psutil.Process, tree: bool) -> None:
+        raise psutil.AccessDenied(root.pid)
+
+    monkeypatch.setattr(sampler_module, "read_tree", denied)
+    sampler = Sampler(os.getpid(), [], 0.02)
+    sampler.start()
+    assert wait_for(lambda: not sampler.is_alive(), 30)
+    assert sampler.failures["crawler"]["count"] == 1
+    assert "AccessDenied" in sampler.failures["crawler"]["reason"]
 
 
 # A process that starts a child of its own, as a coordinator starts its workers.

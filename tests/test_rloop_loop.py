@@ -20,7 +20,7 @@ import pytest
 from bench.interpreter import python_command
 from c10k.catalog import ASYNCIO_RLOOP, MODELS
 from c10k.system import LoopFactory, rloop_loop_factory
-from impls.models import asyncio_streams
+from impls.models import asyncio_rloop, asyncio_streams
 from tests.tinysite import TinySite, crawl, page, skip_if_missing
 
 LOOP_MODELS = [name for name, model in MODELS.items() if model.loop]
@@ -200,3 +200,57 @@ def test_stopped_rloop_loops_leave_no_socket_open() -> None:
             runner.run(nothing())
     gc.collect()
     assert open_sockets() <= before
+
+
+# --- asyncio-rloop's stream: a request larger than the socket's send buffer ------------------
+
+SMALL_BUFFER = 4096  # bytes asked of SO_SNDBUF and SO_RCVBUF (Linux doubles, then floors it)
+
+
+async def write_then_read(port: int, request: bytes, written: threading.Event) -> bytes:
+    """The asyncio model's fetch through asyncio-rloop's stream: write, then read the reply."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
+    sock.setblocking(False)
+    stream = None
+    try:
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+        stream = asyncio_rloop.SocketStream(sock)
+        stream.write(request)
+        written.set()  # only now does the peer start reading
+        async with asyncio.timeout(30):
+            return await stream.read(1024)
+    finally:
+        written.set()
+        sock.close()
+
+
+@NEEDS_RLOOP
+def test_a_request_larger_than_the_send_buffer_arrives_whole() -> None:
+    """The socket's buffer takes only part of the request while the peer reads nothing: the
+    rest goes through the loop. A plain sendall() on the non-blocking socket raises
+    BlockingIOError there: a failed try, counted as the server's reset."""
+    request = bytes(range(256)) * 8192  # 2 MiB: far more than both buffers hold
+    received = bytearray()
+    written = threading.Event()
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            written.wait(30)
+            while len(received) < len(request) and (data := conn.recv(65536)):
+                received.extend(data)
+            conn.sendall(b"HTTP/1.1 204 No Content\r\n\r\n")
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    with listener, asyncio.Runner(loop_factory=rloop_loop_factory()) as runner:
+        reply = runner.run(write_then_read(listener.getsockname()[1], request, written))
+    server.join(30)
+    gc.collect()
+    assert reply.startswith(b"HTTP/1.1 204")
+    assert bytes(received) == request

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.results import HarnessCost, PointBusy, Run
+from bench.results import HarnessCost, Point, PointBusy, Run
 from c10k.stats import median
 
 BUSY_SHARE = 0.9  # a side that kept this share of its CPUs busy is CPU-bound
@@ -21,10 +21,23 @@ def classify(crawler_busy: float | None, server_busy: float | None) -> str | Non
     return "crawler" if crawler else "server" if server else "neither"
 
 
+def server_cpu_lost(run: Run) -> bool:
+    """True when the sampler lost reads of the server's CPU during the run: its busy shares
+    and its server's saturation are unknown, and decide nothing."""
+    return "server_cpu" in (run.get("sampler_failures") or {})
+
+
+def server_bound(point: Point) -> bool:
+    """True unless the point's runs show its server was never CPU-bound: a run saw it
+    saturated, or no run could tell (each lost reads of the server's CPU)."""
+    return bool(point["server_saturated_runs"]) or point["server_unknown_runs"] == point["runs"]
+
+
 def add_point_busy(point: PointBusy, runs: list[Run]) -> None:
     """A point's CPU-bound side (classify() of the median busy shares over its runs), the
-    medians, and how many runs each side bound; nothing for runs recorded without `busy`."""
-    found = [busy for r in runs if (busy := r.get("busy"))]
+    medians, and how many runs each side bound; nothing for runs recorded without `busy`,
+    or that lost reads of the server's CPU."""
+    found = [busy for r in runs if not server_cpu_lost(r) and (busy := r.get("busy"))]
     if not found:
         return
     crawler = median([b["crawler"] for b in found])

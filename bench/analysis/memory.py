@@ -37,6 +37,13 @@ def _kernel_bytes(run: Run) -> float | None:
     return None if delta is None else delta * 1024.0
 
 
+def _held_bytes(run: Run) -> float | None:
+    """Plateau RSS plus the kernel's growth, as measured (a fall too): what the run's
+    connections held; unknown when either is."""
+    rss, kernel = _plateau_bytes(run, "rss_kib"), _kernel_bytes(run)
+    return None if rss is None or kernel is None else rss + kernel
+
+
 def _tcp_bytes(run: Run) -> float | None:
     tcp = run_plateau(run).get("tcp_mem_kib")
     if tcp is None:
@@ -107,12 +114,11 @@ def memory_per_connection(
     # Every kernel field sampled (stacks, slab, page tables, TCP), over the same runs.
     kernel = _fit_runs(fitted, _kernel_bytes)
     result["kernel_bytes"] = kernel
+    # One fit of each run's RSS + kernel: its interval holds both figures' scatter.
+    total = _fit_runs(fitted, _held_bytes)
+    result["total_bytes"] = total["slope"]
+    result["total_bytes_ci95"] = total["slope_ci95"]
     slope = fit["slope"]
-    # A negative kernel slope is noise from the rest of the machine, not a saving.
-    extra = max(0.0, kernel["slope"] or 0.0)
-    result["total_bytes"] = None if slope is None else slope + extra
-    low_high = fit.get("slope_ci95")
-    result["total_bytes_ci95"] = None if not low_high else [v + extra for v in low_high]
     per_url_runs = fitted + [
         r for r in url_runs or [] if r["params"]["concurrency"] >= min_concurrency
     ]

@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bench.analysis.busy import server_bound
 from bench.analysis.points import Points, mean_latency, point_key, ran, scenario_points
 from bench.analysis.ratios import Figure
 from bench.results import Comparisons, Look, PairedComparison, Point, RoundCounts, Run
@@ -118,7 +119,7 @@ def shared_points(table: Points, comparison: Comparison) -> list[PointId]:
         top = judged_point(table)
         keys = {top} & keys if top is not None else set()
     if comparison.skip_saturated:
-        keys = {k for k in keys if not any(e[k]["server_saturated_runs"] for e in each)}
+        keys = {k for k in keys if not any(server_bound(e[k]) for e in each)}
     return sorted(keys, key=lambda k: (k[0], mean_latency(k[1])))
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bench.analysis.busy import add_point_busy
+from bench.analysis.busy import add_point_busy, server_cpu_lost
 from bench.analysis.plateau import run_plateau
 from bench.analysis.summaries import summary_of
 from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
@@ -156,7 +156,10 @@ def crawl_point(runs: list[Run]) -> Point:
         "latency_p50_s": summary_of([c["latency_s"]["p50"] for c in crawls]),
         "latency_p99_s": summary_of([c["latency_s"]["p99"] for c in crawls]),
         "max_rss_kib": summary_of([float(c["max_rss_kib"]) for c in crawls]),
-        "server_saturated_runs": sum(1 for r in runs if r["server"]["saturated"]),
+        "server_saturated_runs": sum(
+            1 for r in runs if r["server"]["saturated"] and not server_cpu_lost(r)
+        ),
+        "server_unknown_runs": sum(1 for r in runs if server_cpu_lost(r)),
         "server_peak_in_flight": max(
             (r["verification"]["server_peak_in_flight"] or 0) for r in runs
         ),

@@ -169,9 +169,9 @@ def run_busy(
     (it works only while the crawl runs). The crawler's is its own getrusage over the crawl
     (`crawl.cpu_*_s` over `wall_s`): samples also hold its interpreter start and imports,
     which would make every short run look crawler-bound. Without a crawl document (a crash,
-    a timeout) both come from the samples alone."""
+    a timeout) both come from the samples alone. None when a sample lost the server's CPU."""
     t, server = columns.get("t") or [], columns.get("server_cpu_s") or []
-    if len(t) < 2 or len(server) < 2:
+    if len(t) < 2 or len(server) < 2 or None in server:
         return None
     server_cpu_s = server[-1] - server[0]
     if crawl and crawl.get("wall_s"):

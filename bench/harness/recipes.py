@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from bench.analysis.busy import BUSY_SHARE
+from bench.analysis.busy import BUSY_SHARE, server_cpu_lost
 from bench.analysis.plateau import plateau_summary
 from bench.harness import callgrind
 from bench.harness.commands import crawl_argv, idle_argv, loop_argv, replay_argv, replay_record_argv
@@ -79,6 +79,7 @@ def run_crawl(
     if sampler:
         record["pinning"]["sampler"] = sampler.cpus
         record["harness"]["sampler_cpu_s"] = sampler.cpu_s
+        record["sampler_failures"] = sampler.failures
     stats = _safe(server.stats)
     crawl = _crawl_document(record, finished)
     _record_server(record, server, stats, crawl, sampler, point.server.workers)
@@ -138,18 +139,20 @@ def _record_server(
     sampler: Sampler | None,
     workers: int,
 ) -> None:
-    """The server's side of a crawl: its stats, its CPU, and the side that was CPU-bound."""
+    """The server's side of a crawl: its stats, its CPU, and the side that was CPU-bound
+    (all three unknown when the sampler lost reads of the server's CPU)."""
     # The server works only while the crawl runs: its busy share is over the crawl's time,
     # not over the crawler's interpreter start.
     busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else record["elapsed_s"]
     cpu_cores = sampler.server_utilisation(busy_s) if sampler else {}
-    busy = _busy(crawl, sampler, record["pinning"], workers)
+    busy = _busy(crawl, sampler, record["pinning"], workers)  # None when reads were lost
     # Throttled by the server: the same figure as the CPU-bound side, so the two never differ.
-    saturated = bool(busy and busy["server"] >= BUSY_SHARE)
+    lost = server_cpu_lost(record)
+    saturated = None if lost else bool(busy and busy["server"] >= BUSY_SHARE)
     record["server"] = {
         "root": server.root,
         "stats": stats,
-        "cpu_cores": cpu_cores,
+        "cpu_cores": None if lost else cpu_cores,
         "saturated": saturated,
     }
     record["busy"] = busy

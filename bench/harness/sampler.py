@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from typing import Any
 import psutil
 
 from bench.harness.cores import affinity
-from bench.results import SAMPLE_FIELDS
+from bench.results import SAMPLE_FIELDS, SamplerFailure
 from c10k import probes
 
 USS_BUDGET = 0.2  # smaps_rollup reads may take at most this share of the sampling interval
@@ -60,9 +59,10 @@ def read_process(process: psutil.Process) -> Reading:
 def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
     """The sums over root and (tree) its descendants as they are now, and the PIDs read.
 
-    The root's exit ends sampling (psutil.Error); a child that exits between the listing and
-    its read is left out of this sample. CPU is cumulative per process, so a child's CPU
-    leaves the sums when it exits: a partitioned crawl's workers all live until its end.
+    The root's exit ends sampling (psutil.NoSuchProcess); a child that exits between the
+    listing and its read is left out of this sample. CPU is cumulative per process, so a
+    child's CPU leaves the sums when it exits: a partitioned crawl's workers all live until
+    its end. Any other psutil.Error is a failed read, raised.
     """
     total = read_process(root)
     pids = [root.pid]
@@ -72,7 +72,7 @@ def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
     for child in children:
         try:
             total.add(read_process(child))
-        except psutil.Error:
+        except psutil.NoSuchProcess:
             continue
         pids.append(child.pid)
     return total, pids
@@ -91,7 +91,9 @@ def read_rollups(pids: list[int]) -> dict[str, int | None]:
 
 class Sampler(threading.Thread):
     """Samples a crawler (with tree: its whole process tree, summed) and the server's CPU at
-    a steady rate into columns."""
+    a steady rate into columns. A read that fails is counted in failures, by what it read:
+    "server_cpu" (that sample's server_cpu_s is None) or "crawler" (sampling ends); the
+    crawler's own exit ends sampling and is no failure."""
 
     def __init__(
         self, pid: int, server_pids: list[int], interval: float, tree: bool = False
@@ -103,7 +105,9 @@ class Sampler(threading.Thread):
         # some (`c10k crawl --processes`), so that a plain crawl's sampling does not pay for it.
         self.tree = tree
         self.columns: dict[str, list[Any]] = {name: [] for name in SAMPLE_FIELDS}
-        self.server = [psutil.Process(p) for p in server_pids if psutil.pid_exists(p)]
+        self.server_pids = server_pids
+        self.server: dict[int, psutil.Process] = {}  # each server process once it was read
+        self.failures: dict[str, SamplerFailure] = {}
         self.server_cpu_first: dict[int, float] = {}
         self.server_cpu_last: dict[int, float] = {}
         self.uss_every = 1  # read USS every n-th sample; grows when USS is slow to read
@@ -129,8 +133,11 @@ class Sampler(threading.Thread):
         while not self.stopping.is_set():
             try:
                 self._sample(process, n)
-            except psutil.Error:
+            except psutil.NoSuchProcess:
                 break  # the crawler has exited
+            except psutil.Error as exc:
+                self._failed("crawler", exc)
+                break
             n += 1
             next_at += self.interval
             self.stopping.wait(max(0.0, next_at - time.perf_counter()))
@@ -146,15 +153,7 @@ class Sampler(threading.Thread):
                 # At most every USS_MAX_EVERY-th sample: a plateau of 1-2 s must still hold
                 # reads, or the independent check has nothing to fit.
                 self.uss_every = min(2 * self.uss_every, USS_MAX_EVERY)
-        # None without a server process here (a remote server: docs/two-hosts.md).
-        server_cpu: float | None = 0.0 if self.server else None
-        for server in self.server:
-            with contextlib.suppress(psutil.Error):
-                times = server.cpu_times()
-                used = times.user + times.system
-                self.server_cpu_first.setdefault(server.pid, used)
-                self.server_cpu_last[server.pid] = used
-                server_cpu = (server_cpu or 0.0) + used
+        server_cpu = self._server_cpu_s()
         tcp = probes.sockstat()
         kernel = probes.meminfo(tuple(probes.KERNEL_GROWTH_FIELDS))
         vmrss: int | None = 0
@@ -183,6 +182,32 @@ class Sampler(threading.Thread):
         }
         for name, value in row.items():
             self.columns[name].append(value)
+
+    def _server_cpu_s(self) -> float | None:
+        """The CPU seconds of every server process, summed; None without a server process
+        here (a remote server: docs/two-hosts.md) or when a read failed."""
+        if not self.server_pids:
+            return None
+        total: float | None = 0.0
+        for pid in self.server_pids:
+            try:
+                server = self.server.get(pid) or psutil.Process(pid)
+                times = server.cpu_times()
+            except psutil.Error as exc:
+                self._failed("server_cpu", exc)
+                total = None
+                continue
+            self.server[pid] = server
+            used = times.user + times.system
+            self.server_cpu_first.setdefault(pid, used)
+            self.server_cpu_last[pid] = used
+            total = None if total is None else total + used
+        return total
+
+    def _failed(self, read: str, exc: psutil.Error) -> None:
+        """Count a failed read; the first failure of each read gives the reason."""
+        failure = self.failures.setdefault(read, {"count": 0, "reason": repr(exc)})
+        failure["count"] += 1
 
     def stop(self) -> None:
         self.stopping.set()

@@ -247,6 +247,13 @@ class Busy(TypedDict):
     cpu_bound: str | None
 
 
+class SamplerFailure(TypedDict):
+    """sampler_failures: the reads of one kind that failed while the crawler ran."""
+
+    count: int
+    reason: str  # the first failure's error
+
+
 class KernelBefore(TypedDict):
     meminfo_kib: dict[str, int]
     sockstat: dict[str, int]
@@ -382,6 +389,7 @@ class Run(TypedDict):
     server: NotRequired[ServerRecord]
     busy: NotRequired[Busy | None]
     samples: NotRequired[Samples]
+    sampler_failures: NotRequired[dict[str, SamplerFailure]]  # by read: server_cpu, crawler
     plateau: NotRequired[Plateau]  # sleepy-style points (check_peak) only
     heap: NotRequired[Heap]  # steady-heap scenarios only
     instructions: NotRequired[Instructions]  # counted runs only

@@ -84,7 +84,8 @@ class Point(PointBusy):
     latency_p50_s: FigureSummary
     latency_p99_s: FigureSummary
     max_rss_kib: FigureSummary
-    server_saturated_runs: int
+    server_saturated_runs: int  # runs that saw the server CPU-bound
+    server_unknown_runs: int  # runs that lost reads of the server's CPU: they decide nothing
     server_peak_in_flight: int
     rounds: list[RoundFigures]
     # wide sites with a latency

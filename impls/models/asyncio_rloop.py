@@ -4,9 +4,10 @@ rloop 0.5's TCP transports, which asyncio's streams run on, never report a reset
 peer: no error, no connection_lost(); the read waits until the fetch times out, so a reset
 would be `error:timeout` and a kept connection reset while idle would cost a try. Its
 socket API reports it (ConnectionResetError), so the asyncio model's queue, workers and
-fetch run unchanged, with a connection made by `loop.sock_connect()` and read by
-`loop.sock_recv()` in place of `asyncio.open_connection()` (docs/contract.md, "Which loop
-and which API"). tests/test_rloop_loop.py says when the transports can be used again.
+fetch run unchanged, with a connection made by `loop.sock_connect()`, written by
+`loop.sock_sendall()` and read by `loop.sock_recv()` in place of `asyncio.open_connection()`
+(docs/contract.md, "Which loop and which API"). tests/test_rloop_loop.py says when the
+transports can be used again.
 """
 
 from __future__ import annotations
@@ -21,21 +22,24 @@ from impls.sockets import address_family
 
 
 class SocketStream:
-    """A connected non-blocking socket, read through the running loop: both halves of a
-    stream, as the asyncio model's fetch reads, writes and closes one."""
+    """A connected non-blocking socket, written and read through the running loop: both
+    halves of a stream, as the asyncio model's fetch writes, reads and closes one."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.loop = asyncio.get_running_loop()
-
-    async def read(self, n: int) -> bytes:
-        return await self.loop.sock_recv(self.sock, n)
+        self.unsent = b""
 
     def write(self, data: bytes) -> None:
-        # A request is a few hundred bytes: the empty buffer of an idle connection takes it
-        # at once, as the asyncio model's writer.write() assumes (else BlockingIOError: a
-        # failed try).
-        self.sock.sendall(data)
+        # The fetch writes without waiting, as to a stream's buffer: the next read sends it.
+        self.unsent += data
+
+    async def read(self, n: int) -> bytes:
+        if self.unsent:
+            # Whole, through the loop when the socket's buffer takes only part of it.
+            data, self.unsent = self.unsent, b""
+            await self.loop.sock_sendall(self.sock, data)
+        return await self.loop.sock_recv(self.sock, n)
 
     def close(self) -> None:
         self.sock.close()
