@@ -138,7 +138,9 @@ def test_a_point_most_of_whose_runs_failed_is_left_out_of_the_fit_and_named() ->
     fit = memory(runs)
     assert fit["concurrencies"] == [1000, 3000] and fit["runs"] == 4
     assert fit["rss_bytes"]["slope"] == pytest.approx(PER_CONNECTION + 2 * PER_URL)
-    assert fit["left_out"] == [{"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3}]
+    assert fit["left_out"] == [
+        {"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3, "noisy": 0}
+    ]
 
 
 def test_a_point_none_of_whose_runs_verified_is_named_as_left_out_too() -> None:
@@ -148,7 +150,19 @@ def test_a_point_none_of_whose_runs_verified_is_named_as_left_out_too() -> None:
     runs += [failed(sleepy_run(10_000, 2, 4), "failed-verification")]
     fit = memory(runs)
     assert fit["concurrencies"] == [1000, 3000] and fit["runs"] == 4
-    assert fit["left_out"] == [{"concurrency": 10_000, "pages": 20_000, "verified": 0, "runs": 5}]
+    assert fit["left_out"] == [
+        {"concurrency": 10_000, "pages": 20_000, "verified": 0, "runs": 5, "noisy": 0}
+    ]
+
+
+def test_a_point_whose_runs_all_ran_in_noisy_rounds_is_named_with_them() -> None:
+    # threads at C 10,000 in the committed sample: both runs that ran were in noisy rounds.
+    runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in (1000, 3000)]
+    runs += [failed(sleepy_run(10_000, 2, rep)) | {"noisy": True} for rep in range(2)]
+    fit = memory(runs)
+    assert fit["left_out"] == [
+        {"concurrency": 10_000, "pages": 20_000, "verified": 0, "runs": 0, "noisy": 2}
+    ]
 
 
 def test_a_point_that_held_in_most_of_its_runs_stays_in_the_fit() -> None:

@@ -147,6 +147,7 @@ def point(
         "latency_p99_s": summary(0.01),
         "max_rss_kib": summary(30_000),
         "server_saturated_runs": saturated,
+        "server_unknown_runs": 0,
         "server_peak_in_flight": concurrency,
     }
     if fraction is not None:

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from bench.report import sources
 from bench.report import verdicts as v
+from bench.report.figures import KIB
 from bench.report.sources import C100K, FREE_THREADING, MAIN, Sources
-from bench.report.verdicts.base import CLAIMS, KIB
+from bench.report.verdicts.base import CLAIMS
 
 ROOT = Path(__file__).resolve().parent.parent
 Path_ = tuple[str | int, ...]

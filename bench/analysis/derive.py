@@ -74,7 +74,13 @@ def derive_crawl_scenario(
             entry["url_points"] = [crawl_point(groups[k]) for k in sorted(extra, key=sort_key)]
         if fit_min_concurrency is not None:
             add_memory_fits(
-                entry, groups, base, extra, fit_min_concurrency, attempts(runs, scenario, model)
+                entry,
+                groups,
+                base,
+                extra,
+                fit_min_concurrency,
+                attempts(runs, scenario, model),
+                attempts(runs, scenario, model, noisy=True),
             )
         table[model] = entry
     return table

@@ -133,11 +133,14 @@ def add_memory_fits(
     extra: list[PointKey],
     fit_min_concurrency: int,
     tried: Counter[PointKey],
+    noisy: Counter[PointKey],
 ) -> None:
     """The entry's memory_per_connection, over one process's points; and, for the points
     that several processes crawled (c100k), memory_across_processes: one per process count, over
     every process of the crawl. A per-URL point belongs to the fit of its process count.
-    Each fit holds only the points that held (_held), and names the others in left_out."""
+    Each fit holds only the points that held (_held), and names every other point that ran
+    in left_out, with its quiet runs (tried) and those of noisy rounds (which count in
+    nothing)."""
     held = {k for k in groups if _held(len(groups[k]), tried[k])}
 
     def of(keys: list[PointKey], processes: int) -> list[PointKey]:
@@ -152,12 +155,16 @@ def add_memory_fits(
             [r for k in ordered for r in groups[k]],
             [r for k in url_keys for r in groups[k]],
         )
-        # Every point that ran (tried), so that one whose runs all failed is named too.
-        left_out = sorted(set(of(list(tried), processes)) - held, key=sort_key)
+        # Every point that ran, so that one whose runs all failed (or were noisy) is named too.
+        left_out = sorted(set(of(list(tried + noisy), processes)) - held, key=sort_key)
         if left_out:
             found["left_out"] = [
                 LeftOut(
-                    concurrency=k[0], pages=k[2], verified=len(groups.get(k, [])), runs=tried[k]
+                    concurrency=k[0],
+                    pages=k[2],
+                    verified=len(groups.get(k, [])),
+                    runs=tried[k],
+                    noisy=noisy[k],
                 )
                 for k in left_out
             ]

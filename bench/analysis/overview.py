@@ -59,6 +59,7 @@ def not_counted(runs: list[Run]) -> list[NotCounted]:
                 "pages_per_s": crawl.get("pages_per_s"),
                 "plateau_rss_kib": run_plateau(run).get("rss_kib"),
                 "cpu_us_per_page": crawl.get("cpu_us_per_page"),
+                "noisy": bool(run.get("noisy")),
             }
         )
     return found

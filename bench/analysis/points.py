@@ -84,11 +84,13 @@ def ran(run: Run) -> bool:
     return run["status"] not in ("skipped", "not-run")
 
 
-def attempts(runs: Iterable[Run], scenario: str, model: str) -> Counter[PointKey]:
+def attempts(
+    runs: Iterable[Run], scenario: str, model: str, noisy: bool = False
+) -> Counter[PointKey]:
     """Per point, the measured runs that ran and may count (verified or not; a noisy
-    round's run counts in nothing)."""
+    round's run counts in nothing); with noisy, the runs of noisy rounds instead."""
     return Counter(
-        point_key(r) for r in _measured(runs, scenario, model) if ran(r) and not r["noisy"]
+        point_key(r) for r in _measured(runs, scenario, model) if ran(r) and r["noisy"] == noisy
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
+from bench.analysis.busy import server_bound
 from bench.analysis.points import Points, mean_latency, scenario_points
 from bench.analysis.summaries import listed
 from bench.results import (
@@ -67,8 +68,8 @@ def ratio_over_points(
     """Geometric mean over shared points of figure(numerator) / figure(denominator), its
     interval at the confidence (None when a point has one round) and the concurrencies used.
 
-    Points where the test server was CPU-bound for either model are left out when
-    skip_saturated: their pages/s is the server's, not the crawler's.
+    Points where the test server was CPU-bound for either model (or no run could tell) are
+    left out when skip_saturated: their pages/s is the server's, not the crawler's.
     """
     by_key = {
         name: {(p["concurrency"], p["latency"]): p for p in table.get(name, [])}
@@ -77,7 +78,7 @@ def ratio_over_points(
     ratios, used = [], []
     for key in sorted(set(by_key[numerator]) & set(by_key[denominator])):
         a, b = by_key[numerator][key], by_key[denominator][key]
-        if skip_saturated and (a["server_saturated_runs"] or b["server_saturated_runs"]):
+        if skip_saturated and (server_bound(a) or server_bound(b)):
             continue
         ratio = point_ratio(a, b, figure)
         if ratio is None:

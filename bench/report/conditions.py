@@ -129,13 +129,15 @@ def memory_section(document: Results) -> Section:
         f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
     )
     left_out = [
-        f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified)"
+        f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified"
+        + (f", {noisy} more ran in noisy rounds" if (noisy := p.get("noisy")) else "")
+        + ")"
         for model, entry in crawl(document, catalog.SLEEPY.name).items()
         for p in (entry.get("memory_per_connection") or NO_FIT).get("left_out") or []
     ]
     if left_out:
         lead += (
-            " Left out of its model's fits, a point that verified in half of its runs or "
+            " Left out of its model's fits, a point whose quiet runs verified in half or "
             f"fewer (too few to give the point a spread of its own): {'; '.join(left_out)}."
         )
     columns = set(range(2, len(MEMORY_HEADER)))

@@ -195,6 +195,7 @@ class Problem:
     pages_per_s: float | None  # from its crawl document, when it produced one
     plateau_rss_kib: float | None
     cpu_us_per_page: float | None
+    noisy: bool = False  # it ran in a noisy round
 
 
 def problems(document: Results, scenario: str | None = None) -> list[Problem]:
@@ -206,6 +207,8 @@ def problems(document: Results, scenario: str | None = None) -> list[Problem]:
 # Runs never made (the model is missing on this interpreter, or not installed): the report
 # lists them once, under "Runs that did not count"; the charts do not cross them out.
 NEVER_MADE = frozenset({"skipped", "unavailable"})
+# Runs that never ran: never made, or not run again after their point failed twice.
+NEVER_RAN = NEVER_MADE | {"not-run"}
 
 
 def crossed_runs(document: Results, scenario: str) -> list[Problem]:
@@ -227,7 +230,7 @@ class MemoryPerConnection:
     rss_r2: float | None
     rss_intercept: float | None
     kernel_bytes: float | None
-    total_bytes: float | None  # RSS slope + kernel slope (a negative kernel slope as 0)
+    total_bytes: float | None  # one fit of RSS + kernel (as measured) against C
     points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
     peak_bytes: float | None = None  # the slope of the runs' peak RSS
     peak_r2: float | None = None
@@ -235,7 +238,7 @@ class MemoryPerConnection:
     runs: int | None = None  # runs fitted (each an independent process)
     rss_ci95: Interval | None = None  # the RSS slope's 95% interval, over the runs
     rss_repeat95: Interval | None = None  # where a repeat run's slope should fall (95%)
-    total_ci95: Interval | None = None  # the same shifted by the kernel slope
+    total_ci95: Interval | None = None  # that fit's 95% interval, over the runs
     check_bytes: float | None = None  # the independent check: smaps_rollup's anonymous slope
     check_gap: float | None = None  # (check - RSS slope) / RSS slope
     url_bytes: float | None = None  # bytes held per URL in the frontier

@@ -9,6 +9,7 @@ from bench.harness.rounds import NOISY_SHARE
 from bench.report.conditions import pinning_text
 from bench.report.figures import (
     KIB,
+    NEVER_RAN,
     Problem,
     derived,
     instructions,
@@ -226,15 +227,17 @@ def not_counted_rows(document: Results) -> list[list[str]]:
         statuses = Counter(p.status for p in found)
         reasons = list(dict.fromkeys(p.reason for p in found))
         verified = "-" if found[0].concurrency is None else str(_verified(document, found[0]))
-        ran = len(found) - statuses["not-run"]
-        total = "" if verified == "-" else f" of {int(verified) + ran}"
+        quiet = sum(1 for p in found if p.status not in NEVER_RAN and not p.noisy)
+        total = "" if verified == "-" else f" of {int(verified) + quiet}"
+        noisy = sum(1 for p in found if p.noisy and p.status not in NEVER_RAN)
         rows.append(
             [
                 scenario,
                 model,
                 point,
                 f"{verified}{total}",
-                ", ".join(f"{n} {status}" for status, n in statuses.items()),
+                ", ".join(f"{n} {status}" for status, n in statuses.items())
+                + (f" ({noisy} in noisy rounds)" if noisy else ""),
                 "; ".join(reasons),
                 ", ".join(p.run_id for p in found),
             ]

@@ -48,6 +48,7 @@ class NotCounted(TypedDict):
     pages_per_s: float | None
     plateau_rss_kib: float | None
     cpu_us_per_page: float | None
+    noisy: NotRequired[bool]  # it ran in a noisy round (it would not have counted anyway)
 
 
 class SocketCeiling(TypedDict):

@@ -116,10 +116,14 @@ class PerUrl(TypedDict):
 
 
 class LeftOut(TypedDict):
+    """A point a memory fit left out: its quiet runs that verified, of those that ran, and
+    the runs of noisy rounds beside them (they count in nothing)."""
+
     concurrency: int
     pages: int
     verified: int
     runs: int
+    noisy: NotRequired[int]
 
 
 class MemoryFit(TypedDict):
