@@ -14,6 +14,9 @@ from bench.harness.site import ServeOptions, Server
 from c10k import catalog
 from tests.planned import measured_crawl
 
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = pytest.mark.xdist_group("machine")
+
 
 def write_parts(out_file: Path, counts: list[int]) -> None:
     """Callgrind's files for a run cut len(counts)-1 times: out.1, out.2, ..., then out."""

@@ -23,6 +23,9 @@ from c10k import catalog
 from tests.planned import measured_crawl
 from tests.recorded import crawl_record, derive
 
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = pytest.mark.xdist_group("machine")
+
 # -- the split ------------------------------------------------------------------------------
 
 

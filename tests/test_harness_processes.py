@@ -25,6 +25,9 @@ from c10k import catalog
 from c10k.system import read_line
 from tests.server_helpers import wait_for
 
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = pytest.mark.xdist_group("machine")
+
 HELD_MIB = 64  # what the forked child holds beyond its parent
 
 # A parent that forks two children: one that writes HELD_MIB of its own and sleeps, and one
@@ -32,6 +35,7 @@ HELD_MIB = 64  # what the forked child holds beyond its parent
 # between the listing and its read. The holder says when its memory is written.
 PARENT = f"""
 import os, time
+
 if os.fork() == 0:
     os._exit(0)
 if os.fork() == 0:

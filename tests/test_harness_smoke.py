@@ -14,7 +14,8 @@ from bench.harness.heap import PINNED_MALLOC
 from bench.interpreter import python_command
 from tests.server_helpers import wait_for
 
-pytestmark = pytest.mark.slow
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = [pytest.mark.xdist_group("machine"), pytest.mark.slow]
 
 
 def bench(*args: str) -> list[str]:

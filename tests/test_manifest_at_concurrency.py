@@ -21,7 +21,12 @@ SMALL = ("--pages", "80", "--shape", "deep", "--latency", "0", "--faults", FAULT
 WIDE = ("--pages", "1100", "--shape", "wide", "--latency", "100ms", "--faults", FAULTS)
 MANY = 1000
 
-pytestmark = [pytest.mark.slow, pytest.mark.parametrize(("model", "keep_alive"), model_modes())]
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = [
+    pytest.mark.xdist_group("machine"),
+    pytest.mark.slow,
+    pytest.mark.parametrize(("model", "keep_alive"), model_modes()),
+]
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,9 @@ from impls.core import CrawlConfig, Frontier, ResourceLimit
 from impls.models import asyncio_rloop, asyncio_streams, httpx_client, trio_nursery
 from tests.tinysite import HANG, Behaviour, TinySite, page
 
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = pytest.mark.xdist_group("machine")
+
 EMFILE = OSError(errno.EMFILE, "Too many open files")
 
 

@@ -13,9 +13,13 @@ import pytest
 from bench.runtimes import venvs
 from bench.runtimes.discover import probe
 
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = pytest.mark.xdist_group("machine")
+
 # A stand-in for `c10k models --json`: the model whose module did not install is missing.
 MODELS_CLI = """\
 import importlib.util, json, sys
+
 rows = [
     {"name": "threads", "missing": [], "peer": False},
     {"name": "gevent", "missing": [m for m in ("broken",) if importlib.util.find_spec(m) is None],

@@ -32,6 +32,9 @@ from c10k.system import read_line, stop_process
 from c10k.version import version_line
 from tests.server_helpers import REPO, wait_for
 
+# Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
+pytestmark = pytest.mark.xdist_group("machine")
+
 SSH_PORT = 2222  # in the site's own namespace: nothing else listens there
 # The remote c10k: this interpreter, from this checkout, as the harness runs it here.
 REMOTE_C10K = f"cd {shlex.quote(str(REPO))} && {shlex.join(python_command())}"
