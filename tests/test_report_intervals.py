@@ -87,7 +87,7 @@ def test_an_older_results_file_renders_and_says_how_to_get_intervals() -> None:
     document["derived"] = derive(document["runs"], {"sleepy": 0}, document.get("environment"))
     again = verdicts(document)
     assert "before intervals" not in again["C6"].measured
-    assert "no interval (1 run per point)" in again["C6"].measured  # quick: one run each
+    assert "(1 run per point, no interval)" in again["C6"].measured  # quick: one run each
 
 
 def test_rankings_carry_each_models_interval_into_the_captions() -> None:

@@ -22,6 +22,7 @@ from bench.report.figures import (
 from bench.report.layout import Link, Rich, Strong
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
+from bench.report.text import with_interval
 from bench.report.ties import Entry, names, standing
 from bench.report.verdicts import (
     CONTRADICTED,
@@ -53,10 +54,7 @@ class Workload:
 
     def figure(self, entry: Entry) -> str:
         """'3,203 [1,403, 5,501] pages/s', or '66% of the ideal C/L (1 run, no interval)'."""
-        if entry.interval is None:
-            return f"{self.shown(entry.value)} {self.measure} (1 run, no interval)"
-        low, high = self.shown(entry.interval.low), self.shown(entry.interval.high)
-        return f"{self.shown(entry.value)} [{low}, {high}] {self.measure}"
+        return with_interval(entry.value, entry.interval, self.shown, unit=f" {self.measure}")
 
     def share(self, entry: Entry) -> tuple[float, Interval | None]:
         """entry as a share of the best model's value (the best is 1), and its interval on the

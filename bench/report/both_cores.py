@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from bench.report.layout import Block, Code, Paragraph, Strong, Table
-from bench.report.text import number, with_interval
+from bench.report.text import at_point, number, ratio_text
 from c10k import catalog
-from c10k.stats import recorded_interval
 
 TITLE = "Using both cores"
 COMMAND = "c10k bench --profile free-threading --pythons 3.14,3.14t"
@@ -38,19 +37,6 @@ def answer_label(answer: dict[str, Any]) -> str:
     return f"{model} --processes {processes}" if processes > 1 else model
 
 
-def _figure(found: dict[str, Any] | None, shown: Any) -> str:
-    if not found or found.get("value") is None:
-        return f"- ({(found or {}).get('missing') or 'no verified run'})"
-    interval = recorded_interval(found.get("ci95"))
-    text = with_interval(found["value"], interval, shown, "one run")
-    return text + (f" at C {found['at']}" if found.get("at") else "")
-
-
-def _ratio(found: dict[str, Any], figure: str) -> str:
-    interval = recorded_interval(found.get(f"{figure}_ci95"))
-    return with_interval(found.get(figure), interval, lambda r: f"{r:.2f}x", "one round")
-
-
 def answer_rows(block: dict[str, Any]) -> list[list[str]]:
     """One row per answer and runtime: pages/s at its largest C, memory per connection (the
     slope of peak RSS between its concurrencies)."""
@@ -59,8 +45,8 @@ def answer_rows(block: dict[str, Any]) -> list[list[str]]:
             answer_label(a),
             a["runtime"] + (" (free-threaded)" if a.get("gil_disabled") else ""),
             a["core"],
-            _figure(a.get("pages_per_s"), lambda v: number(v)),
-            _figure(a.get("memory_per_connection_bytes"), lambda v: number(v / KIB, 1)),
+            at_point(a.get("pages_per_s"), lambda v: number(v)),
+            at_point(a.get("memory_per_connection_bytes"), lambda v: number(v / KIB, 1)),
         ]
         for a in block.get("answers") or []
     ]
@@ -73,8 +59,8 @@ def ratio_rows(block: dict[str, Any]) -> list[list[str]]:
             answer_label(r),
             r["runtime"],
             str(r["concurrency"]),
-            _ratio(r, "pages_per_s"),
-            _ratio(r, "cpu_us_per_page"),
+            ratio_text(r, "pages_per_s", why="one round"),
+            ratio_text(r, "cpu_us_per_page", why="one round"),
         ]
         for r in block.get("core_ratios") or []
     ]

@@ -20,7 +20,15 @@ from bench.report.figures import (
 )
 from bench.report.layout import Table
 from bench.report.palette import model_order
-from bench.report.text import finite, kib, kib_interval, kib_range, number, percent_gap
+from bench.report.text import (
+    kib,
+    kib_interval,
+    kib_range,
+    number,
+    percent,
+    percent_gap,
+    times,
+)
 from bench.results import Point, Results
 from c10k import catalog
 from c10k.stats import recorded_interval
@@ -167,10 +175,6 @@ def _fitted(slope: float | None, ci95: Any, concurrencies: list[int] | None) -> 
     return f"{found} (C {over})" if over and found != "-" else found
 
 
-def _times(ratio: float | None) -> str:
-    return "-" if ratio is None else f"{ratio:.2f}x"
-
-
 def past_one_process_rows(document: Results) -> list[list[str]]:
     """One row per c100k model: the most connections held and how long they took to open,
     memory per connection in one process and across the processes, and the ratio."""
@@ -193,7 +197,7 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
                 m.get("across_processes_ci95"),
                 m.get("across_processes_concurrencies"),
             ),
-            _times(m.get("ratio")),
+            times(m.get("ratio")),
             kib_interval(
                 m.get("one_process_net_bytes"), recorded_interval(m.get("one_process_net_ci95"))
             ),
@@ -201,7 +205,7 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
                 m.get("across_processes_net_bytes"),
                 recorded_interval(m.get("across_processes_net_ci95")),
             ),
-            _times(m.get("net_ratio")),
+            times(m.get("net_ratio")),
         ]
         for model, m in ((name, models[name]) for name in model_order(list(models)))
     ]
@@ -264,10 +268,6 @@ def pinning_text(document: Results) -> str:
     )
 
 
-def _percent(share: float | None, digits: int = 0) -> str:
-    return "-" if share is None or not finite(share) else f"{share * 100:.{digits}f}%"
-
-
 def harness_text(document: Results) -> str:
     """The harness's own CPU share over the sampled crawls, in one sentence."""
     cost = harness_cost(document)
@@ -275,9 +275,9 @@ def harness_text(document: Results) -> str:
         return "The harness's own CPU share was not recorded."
     return (
         f"The harness's own CPU during the {cost['runs']} measured crawls it sampled: median "
-        f"{_percent(cost['median_share'], 1)}, at most {_percent(cost['max_share'], 1)} of one "
+        f"{percent(cost['median_share'], 1)}, at most {percent(cost['max_share'], 1)} of one "
         f"CPU ({cost['max_run']}); its sampler thread alone, median "
-        f"{_percent(cost.get('sampler_median_share'), 1)}."
+        f"{percent(cost.get('sampler_median_share'), 1)}."
     )
 
 
@@ -288,7 +288,7 @@ def noise_floor_text(document: Results) -> str:
     if not cpu or not cpu["n"] or cpu["min"] is None or cpu["max"] is None:
         return "The noise floor (a fixed CPU loop in fresh processes) was not measured."
     spread = (
-        f"; CV {_percent(cpu['cv'], 1)} (every crawl figure with a CV near or under it is "
+        f"; CV {percent(cpu['cv'], 1)} (every crawl figure with a CV near or under it is "
         "as steady as this machine allows)"
         if cpu["n"] > 1
         else ""

@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.report import both_cores as cores
-from bench.report.text import number, with_interval
+from bench.report.text import at_point, number, ratio_text
 from bench.report.verdicts import c8_free_threading
-from c10k.stats import Interval, recorded_interval
 
 KIB = 1024.0
 # figure -> (title, how a value is shown)
@@ -23,16 +22,6 @@ TITLES: dict[str, tuple[str, Callable[[float], str]]] = {
     "c10k_fraction_of_ideal": ("sleepy: % of the ideal C/L", lambda v: number(100 * v, 1)),
     "thread_ceiling": ("idle: threads started before the first failure", lambda v: number(v)),
 }
-
-
-def _cell(found: dict[str, Any], shown: Callable[[float], str]) -> str:
-    if found.get("value") is None:
-        return f"- ({found.get('missing') or 'missing'})"
-    interval: Interval | None = recorded_interval(found.get("ci95"))
-    text = with_interval(found["value"], interval, shown, "none recorded")
-    if interval is None:
-        text = shown(found["value"])
-    return text + (f" at C {found['at']:,}" if found.get("at") else "")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -65,7 +54,7 @@ def runtimes_markdown(document: dict[str, Any]) -> str:
         better = "higher is better" if figure["higher_is_better"] else "lower is better"
         lines += ["", f"## {title} ({better})", ""]
         rows = [
-            [row, *(_cell(cells[tag], shown) for tag in tags)]
+            [row, *(at_point(cells[tag], shown) for tag in tags)]
             for row, cells in figure["rows"].items()
         ]
         lines += _table(["", *tags], rows)
@@ -84,12 +73,6 @@ def both_cores_lines(document: dict[str, Any]) -> list[str]:
     return [*lines, "", cores.CAPTION]
 
 
-def _times(found: dict[str, Any], key: str) -> str:
-    """A ratio with its 95% interval: '1.32x [1.20x, 1.45x]'."""
-    interval = recorded_interval(found.get(f"{key}_ci95"))
-    return with_interval(found.get(key), interval, lambda r: f"{r:.2f}x", "one round")
-
-
 def _some(run_ids: list[str], shown: int = 3) -> str:
     """How many runs, and the first few ids: 'none', or '12: a, b, c, ...'."""
     if not run_ids:
@@ -105,9 +88,13 @@ def _ratio_rows(pair: dict[str, Any]) -> list[list[str]]:
     for model, scenarios in pair["models"].items():
         for scenario, found in scenarios.items():
             at = "; ".join(
-                f"C {p['concurrency']}: {_times(p, 'pages_per_s')}" for p in found["points"]
+                f"C {p['concurrency']}: {ratio_text(p, 'pages_per_s', why='one round')}"
+                for p in found["points"]
             )
-            pages, cpu = _times(found, "pages_per_s"), _times(found, "cpu_us_per_page")
+            pages, cpu = (
+                ratio_text(found, "pages_per_s", why="one round"),
+                ratio_text(found, "cpu_us_per_page", why="one round"),
+            )
             rows.append([model, scenario, pages, cpu, at])
     return rows
 
@@ -146,8 +133,8 @@ def free_threading_lines(document: dict[str, Any]) -> list[str]:
         shown = TITLES["idle_bytes_per_unit"][1]
         lines += [
             "",
-            f"The idle thread (RSS + kernel, KiB): {gil} {_cell(idle['gil'] or {}, shown)}, "
-            f"{free} {_cell(idle['free_threaded'] or {}, shown)}. Shown, not judged.",
+            f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, shown)}, "
+            f"{free} {at_point(idle['free_threaded'] or {}, shown)}. Shown, not judged.",
             "",
             f"The GIL at the end of each crawl on {free} (`python.gil_enabled` in its crawl JSON):",
             "",

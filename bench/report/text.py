@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bench.report.figures import KIB, Problem
@@ -24,14 +24,11 @@ def kib(value_bytes: float | None, digits: int = 1) -> str:
 
 
 def kib_interval(value_bytes: float | None, interval: Interval | None, digits: int = 1) -> str:
-    """Bytes as KiB with their 95% interval: '12.5 [11.9, 13.1] KiB'; the figure alone
-    without an interval, '-' without a figure."""
-    if value_bytes is None or not finite(value_bytes):
-        return "-"
-    if interval is None:
-        return kib(value_bytes, digits)
-    low, high = (number(v / KIB, digits) for v in (interval.low, interval.high))
-    return f"{value_bytes / KIB:,.{digits}f} [{low}, {high}] KiB"
+    """Bytes as KiB with their interval: '12.5 [11.9, 13.1] KiB'; the figure alone without
+    an interval, '-' without a figure."""
+    scaled = None if interval is None else interval.scaled(1 / KIB)
+    kibs = None if value_bytes is None else value_bytes / KIB
+    return with_interval(kibs, scaled, lambda v: number(v, digits), why="", unit=" KiB")
 
 
 def kib_range(interval: Interval | None, digits: int = 1) -> str:
@@ -52,31 +49,76 @@ def number(value: float | None, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
-def with_interval(
-    value: float | None, interval: Interval | None, shown: Callable[[float], str], why: str
+ONE_RUN = "1 run, no interval"
+
+
+def times(ratio: float | None) -> str:
+    """A ratio, '1.32x'; '-' without one."""
+    return "-" if ratio is None or not finite(ratio) else f"{ratio:.2f}x"
+
+
+def percent(share: float | None, digits: int = 0) -> str:
+    """A share as a percentage, '48%'; '-' without one."""
+    return "-" if share is None or not finite(share) else f"{share * 100:.{digits}f}%"
+
+
+def ratio_text(
+    found: Mapping[str, Any],
+    key: str,
+    shown: Callable[[float], str] = times,
+    why: str = "1 run per point",
 ) -> str:
-    """A figure and its 95% interval as the report writes them: '734 [701, 760]', or
-    '734, no interval (1 run)' (why: the reason there is none); '-' without a figure."""
+    """found[key] with its interval found[key_ci95]: '1.22x [1.00x, 1.49x]', or why it has
+    none ('1.22x (1 run per point, no interval)')."""
+    if f"{key}_ci95" not in found:
+        why = "results written before intervals: python -m bench.analysis.derive adds them"
+    else:
+        why = f"{why}, no interval"
+    interval = recorded_interval(found.get(f"{key}_ci95"))
+    return with_interval(found.get(key), interval, shown, why=why)
+
+
+def at_point(found: Mapping[str, Any] | None, shown: Callable[[float], str]) -> str:
+    """A figure recorded as value, ci95 and the concurrency it was read at: '1,493 [1,258,
+    1,822] at C 64'; '- (why it is missing)' without a value."""
+    if not found or found.get("value") is None:
+        return f"- ({(found or {}).get('missing') or 'no verified run'})"
+    interval = recorded_interval(found.get("ci95"))
+    text = with_interval(found["value"], interval, shown, why="one run")
+    return text + (f" at C {found['at']:,}" if found.get("at") else "")
+
+
+def with_interval(
+    value: float | None,
+    interval: Interval | None,
+    shown: Callable[[float], str] = number,
+    *,
+    why: str = ONE_RUN,
+    method: str = "",
+    unit: str = "",
+) -> str:
+    """A figure as the report writes every one: '734 [701, 760]', its unit after it ('12.5
+    [11.9, 13.1] KiB') and the method that made its interval ('... (t, 95%)'); without an
+    interval, why it has none ('734 (1 run, no interval)'; nothing more for why ''); '-'
+    without a figure."""
     if value is None or not finite(value):
         return "-"
     if interval is None:
-        return f"{shown(value)}, no interval ({why})"
-    return f"{shown(value)} [{shown(interval.low)}, {shown(interval.high)}]"
+        return f"{shown(value)}{unit}" + (f" ({why})" if why else "")
+    text = f"{shown(value)} [{shown(interval.low)}, {shown(interval.high)}]{unit}"
+    return text + (f" ({method})" if method else "")
 
 
 def cell(summary: FigureSummary | None, digits: int = 0, scale: float = 1.0) -> str:
     """A table cell: a summary's median and 95% interval, '734 [701, 760]'; the median alone
     for one run (or a file written before intervals); '-' without a median."""
     centre = summary_median(summary)
-    if centre is None:
-        return "-"
     interval = recorded_interval(summary)
-    if interval is None:
-        return number(centre * scale, digits)
-    scaled = interval.scaled(scale)
-    return (
-        f"{number(centre * scale, digits)} "
-        f"[{number(scaled.low, digits)}, {number(scaled.high, digits)}]"
+    return with_interval(
+        None if centre is None else centre * scale,
+        None if interval is None else interval.scaled(scale),
+        lambda v: number(v, digits),
+        why="",
     )
 
 
@@ -122,11 +164,9 @@ def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
     after = "%" if unit == "%" else ""  # a percentage is written 48% [47%, 49%]
 
     def shown(entry: Entry) -> str:
-        value = number(entry.value, digits) + after
-        if entry.interval is None:
-            return value
-        low, high = (number(v, digits) + after for v in (entry.interval.low, entry.interval.high))
-        return f"{value} [{low}, {high}]"
+        return with_interval(
+            entry.value, entry.interval, lambda v: number(v, digits) + after, why=""
+        )
 
     entries = ranking_entries(found)
     text = words(entries, found["higher_is_better"], shown, "" if after else unit)

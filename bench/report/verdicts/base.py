@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bench.report.figures import KIB
+from bench.report.text import with_interval
 from bench.results import Results
 from c10k import catalog, claims
 from c10k.stats import Interval
@@ -276,12 +277,11 @@ def figure_text(judged: Judged, unit: str) -> str:
     98.75%)', or 'thread 42.1 KiB (1 run, no interval)'; without a value, why there is none."""
     if judged.value is None or not math.isfinite(judged.value):
         return judged.why if judged.value is None and judged.why != ONE_RUN else "-"
-    shown = UNIT_TEXT[unit]
     label = f"{judged.label} " if judged.label else ""
-    if judged.interval is None:
-        return f"{label}{shown(judged.value)} ({judged.why})"
-    low, high = shown(judged.interval.low), shown(judged.interval.high)
-    return f"{label}{shown(judged.value)} [{low}, {high}] ({judged.method})"
+    shown = with_interval(
+        judged.value, judged.interval, UNIT_TEXT[unit], why=judged.why, method=judged.method
+    )
+    return label + shown
 
 
 ONE_RUN = "1 run, no interval"

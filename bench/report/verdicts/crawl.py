@@ -3,7 +3,7 @@ uvloop against asyncio's own loop."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from bench.report.figures import (
@@ -14,7 +14,7 @@ from bench.report.figures import (
     memory_per_connection,
     problems,
 )
-from bench.report.text import kib_interval, span, with_interval
+from bench.report.text import kib_interval, percent, ratio_text, span
 from bench.report.verdicts.base import (
     ASYNCIO,
     CLAIMS,
@@ -80,14 +80,6 @@ C9_NEEDS = (
 )
 
 
-def _times(value: float) -> str:
-    return f"{value:.2f}x"
-
-
-def _percent(value: float) -> str:
-    return f"{value:.0%}"
-
-
 def judged_ratio(found: Mapping[str, Any], key: str, label: str, method: str = "") -> Judged:
     """found[key] and its interval found[key_ci95], as the figure a rule decides on; judged
     by paired rounds (found["look"]) at the look's confidence, saying where it stopped."""
@@ -113,18 +105,6 @@ def stopping_text(look: Mapping[str, Any]) -> str:
     rounds = int(look["rounds"])
     why = "decided" if look["decided"] else "precise" if look["precise"] else "undecided"
     return f"after {rounds} paired round{'s' if rounds != 1 else ''}: {why}"
-
-
-def ratio_text(
-    found: Mapping[str, Any],
-    key: str,
-    shown: Callable[[float], str] = _times,
-    why: str = ONE_RUN_PER_POINT,
-) -> str:
-    """found[key] with its interval found[key_ci95]: '1.22x [1.00x, 1.49x]'."""
-    why = BEFORE_INTERVALS if f"{key}_ci95" not in found else why
-    interval = recorded_interval(found.get(f"{key}_ci95"))
-    return with_interval(found.get(key), interval, shown, why)
 
 
 def _paired(document: Results, claim: str, name: str = "") -> PairedComparison | None:
@@ -209,7 +189,7 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     assert band is not None
     return verdict(
         "C6",
-        f"event loop pages/s over {THREADS}': {ratio_text(found, 'median_pages_per_s', _percent)}",
+        f"event loop pages/s over {THREADS}': {ratio_text(found, 'median_pages_per_s', percent)}",
         conditions,
         band.judge(judged.interval),
         judged,
@@ -232,7 +212,7 @@ def _close_mode_beside(document: Results) -> str:
         p for p in _crawler_failures(document, THREADS, SLEEPY) if p.concurrency == concurrency
     ]
     theirs = (
-        f"{THREADS} {ratio_text(close, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
+        f"{THREADS} {ratio_text(close, 'threads_fraction_of_ideal', percent, ONE_RUN)}"
         if close["threads_fraction_of_ideal"] is not None
         else f"{THREADS} {failed[0].status} there"
         if failed
@@ -240,7 +220,7 @@ def _close_mode_beside(document: Results) -> str:
     )
     return (
         f"; beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: "
-        f"{ASYNCIO} {ratio_text(close, 'asyncio_fraction_of_ideal', _percent, ONE_RUN)}, {theirs}"
+        f"{ASYNCIO} {ratio_text(close, 'asyncio_fraction_of_ideal', percent, ONE_RUN)}, {theirs}"
     )
 
 
@@ -308,9 +288,9 @@ def c7_sleepy_connections(document: Results) -> Verdict:
         + f"; memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} {_held(mine)}, "
         f"{THREADS} {_held(theirs)}" + _close_mode_beside(document) + f"; {profile_name(document)}"
     )
-    shown = ratio_text(found, "asyncio_fraction_of_ideal", _percent, ONE_RUN)
+    shown = ratio_text(found, "asyncio_fraction_of_ideal", percent, ONE_RUN)
     measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; " + (
-        f"{THREADS} {ratio_text(found, 'threads_fraction_of_ideal', _percent, ONE_RUN)}"
+        f"{THREADS} {ratio_text(found, 'threads_fraction_of_ideal', percent, ONE_RUN)}"
         if found["threads_fraction_of_ideal"] is not None
         else f"{THREADS} failed there"
         if failed_there

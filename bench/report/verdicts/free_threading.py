@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bench.report.text import ratio_text
 from bench.report.verdicts.base import (
     CLAIMS,
     MANY_LINKS_KEEP_ALIVE,
@@ -15,7 +16,7 @@ from bench.report.verdicts.base import (
     not_measured,
     verdict,
 )
-from bench.report.verdicts.crawl import judged_ratio, ratio_text
+from bench.report.verdicts.crawl import judged_ratio
 
 # What the rule cannot judge without, in runtimes.json (docs/report.md, "What each rule needs").
 C8_NEEDS = (
