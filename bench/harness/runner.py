@@ -16,6 +16,7 @@ from types import FrameType
 from typing import Any, cast
 
 from bench.analysis.derive import derive_document
+from bench.analysis.points import ran
 from bench.harness.check import check_runs
 from bench.harness.cores import Pinning, plan_pinning, this_thread_on
 from bench.harness.plan import PlannedRun, base_record, ended, plan_estimate_s
@@ -94,6 +95,22 @@ def lane_order(lanes: Sequence[Lane], run: PlannedRun, plan_index: int) -> list[
     return list(lanes) if turn % 2 == 0 else list(reversed(lanes))
 
 
+def refusal(run: PlannedRun, lane: Lane) -> Run | None:
+    """The record of a run that does not start in a lane: skipped (its model is missing or
+    unavailable there, or it belongs to another kind of build) or not run (its point failed
+    twice); None when it starts."""
+    failed = known_failures(lane.store.document, run) if run.kind == "measured" else []
+    elsewhere = run_elsewhere(run, lane.runtime)
+    if run.model in lane.skip:
+        return _skipped(run, lane.skip[run.model])
+    if elsewhere:
+        return _skipped(run, elsewhere)
+    if failed:
+        why = f"failed {len(failed)} times before: " + ", ".join(failed)
+        return ended(base_record(run), "not-run", why)
+    return None
+
+
 def one_run(
     profile: Profile,
     run: PlannedRun,
@@ -104,16 +121,9 @@ def one_run(
 ) -> Run:
     """One planned run under a lane's interpreter, against the shared server; its record."""
     python, cpus = lane.runtime["executable"], pinning.sets
-    failed = known_failures(lane.store.document, run) if run.kind == "measured" else []
-    elsewhere = run_elsewhere(run, lane.runtime)
-    if run.model in lane.skip:
-        record = _skipped(run, lane.skip[run.model])
-    elif elsewhere:
-        record = _skipped(run, elsewhere)
-    elif failed:
-        record = ended(
-            base_record(run), "not-run", f"failed {len(failed)} times before: " + ", ".join(failed)
-        )
+    refused = refusal(run, lane)
+    if refused is not None:
+        record = refused
     elif run.idle is not None:
         record = run_idle(run, cpus, python)
     elif run.loop:
@@ -225,9 +235,14 @@ def _run_block(
     said the machine was noisy in some lane (then every run of the round is marked so)."""
     noisy = False
     for run in runs:
+        # A round runs again for noise, which a run that did not start cannot have felt: it
+        # is not recorded again in the lanes that refused it.
+        here = [lane for lane in lanes if not again or refusal(run, lane) is None]
+        if not here:
+            continue
         progress.show(run)
         sites.for_run(run)
-        run_once = partial(_run_in_lanes, profile, run, lanes, pinning, sites, progress)
+        run_once = partial(_run_in_lanes, profile, run, here, pinning, sites, progress)
         if run.kind == "sentinel":
             records, noisy = _quiet_sentinel(run_once, run, again, waiting, progress)
         else:
@@ -235,7 +250,7 @@ def _run_block(
         for lane, record in records:
             if again:
                 record["id"], record["again"] = again_id(run.id, again), again
-            record["noisy"] = noisy
+            record["noisy"] = noisy and ran(record)
             lane.store.add_run(record)
             progress.finished(run, record["status"])
     return noisy
@@ -364,6 +379,7 @@ def new_lane(
             "estimate_s": plan_estimate_s(plan),
             "definition": profile.definition(),
             "order_seed": args.seed,
+            "left_out": args.left_out,
         },
         command=command,
         environment=environment,

@@ -46,6 +46,14 @@ class ProfileDefinition(TypedDict):
     again_s_per_scenario: NotRequired[float]  # earlier that day: per scenario
 
 
+class LeftOutModel(TypedDict):
+    """profile.left_out: a model the plan left out, as no runtime of the run can run it."""
+
+    model: str
+    needs: str  # the oldest CPython that runs it: "3.14"
+    runtimes: list[str]  # the run's runtimes' tags, none of which is that new: ["3.11"]
+
+
 class ProfileRecord(TypedDict):
     name: str
     models: list[str]
@@ -55,6 +63,7 @@ class ProfileRecord(TypedDict):
     estimate_s: float  # every run of the plan, conditional rounds included
     definition: ProfileDefinition
     order_seed: int  # the seed of the order the models ran in within each round (--seed)
+    left_out: NotRequired[list[LeftOutModel]]  # since 2026-11-29
 
 
 class PinningRecord(TypedDict):
