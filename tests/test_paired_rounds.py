@@ -107,7 +107,7 @@ def bench(
         ["--models", ",".join(models), "--out", str(out), "--pin", "off", "--seed", "3"]
     )
     plan = build_plan(fake, args.models, ["few-active"], 3)
-    pinning = runner.announce(args, fake, plan, [runner.harness_runtime()])
+    pinning = runner.start_session(args, fake, plan, [runner.harness_runtime()]).pinning
     lane = runner.new_lane(args, fake, plan, out, runner.harness_runtime(), ["c10k"], pinning)
     for n, wall in enumerate(session_loops or []):  # the session's noise floor, before
         loop = ended(

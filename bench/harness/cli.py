@@ -11,6 +11,7 @@ from typing import cast
 
 from bench.arguments import OneLineParser
 from bench.harness.cores import PIN_MODES
+from bench.harness.latencies import chooses
 from bench.harness.plan import (
     ALL_CRAWLERS,
     SCENARIOS,
@@ -23,13 +24,14 @@ from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.progress import describe_plan, plan_table
 from bench.harness.runner import (
     PROJECT_DIR,
-    announce,
     harness_runtime,
     new_lane,
     run_interleaved,
     run_lanes,
+    start_session,
     stderr_line,
 )
+from bench.harness.server_cost import probe_estimate_s, probe_text
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
 from bench.results import RuntimeRecord
 from bench.runtimes.discover import NoSuchRuntime, resolve
@@ -101,8 +103,9 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
     )
-    # main() sets the checked SiteHost for --server here, and the models the plan leaves out
-    p.set_defaults(remote=None, left_out=[])
+    # main() sets the checked SiteHost for --server here, and the models the plan leaves out;
+    # start_session the latencies it chose
+    p.set_defaults(remote=None, left_out=[], latencies=None)
     return p
 
 
@@ -156,6 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
         for entry in args.left_out:
             print(f"  not planned: {entry['model']}, {left_out_text(entry)}")
+        if largest := chooses(profile, args.scenarios):
+            print(
+                f"  (and ~{probe_estimate_s(largest):.0f} s first, measuring the server's cost "
+                f"({probe_text(largest)}), from which the sleepy points' latencies are chosen; "
+                "shown as this profile writes them)"
+            )
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
     if args.server is not None:  # asked before any venv is made
@@ -189,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         except PrepareFailed as exc:
             sys.stderr.write(f"c10k bench: error: {exc}\n")
             return 1
-    pinning = announce(args, profile, plan, [runtime])
+    session = start_session(args, profile, plan, [runtime])
+    profile, plan, pinning = session.profile, session.plan, session.pinning
     lane = new_lane(args, profile, plan, args.out, runtime, command, pinning)
     return run_lanes(args, profile, plan, [lane], pinning)

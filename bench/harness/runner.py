@@ -8,7 +8,7 @@ import signal
 import sys
 import sysconfig
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from time import sleep
@@ -19,7 +19,8 @@ from bench.analysis.derive import derive_document
 from bench.analysis.points import ran
 from bench.harness.check import check_runs
 from bench.harness.cores import Pinning, plan_pinning, this_thread_on
-from bench.harness.plan import PlannedRun, base_record, ended, plan_estimate_s
+from bench.harness.latencies import chooses, latencies_text, with_latencies
+from bench.harness.plan import PlannedRun, base_record, build_plan, ended, plan_estimate_s
 from bench.harness.points import Profile
 from bench.harness.processes import terminate_all
 from bench.harness.progress import Progress, describe_plan, pinning_line
@@ -43,12 +44,14 @@ from bench.harness.runtimes import (
     compare_runtimes,
     runtime_outcome,
 )
+from bench.harness.server_cost import measure_server_cost, probe_text
 from bench.harness.site import Server, ServerError, SiteClient
 from bench.harness.ssh_server import SiteHost, SshServer, server_environment
 from bench.harness.summary import summary_table
 from bench.interpreter import missing_models
 from bench.results import (
     Environment,
+    ProfileRecord,
     ResultsStore,
     Run,
     RuntimeRecord,
@@ -332,13 +335,38 @@ def stderr_line(text: str) -> None:
     sys.stderr.flush()
 
 
-def announce(
+@dataclass(frozen=True)
+class Session:
+    """What a bench run runs: its profile and plan, each sleepy point that chooses at the
+    latency chosen at the start, and where each side runs."""
+
+    profile: Profile
+    plan: list[PlannedRun]
+    pinning: Pinning
+
+
+def start_session(
     args: argparse.Namespace,
     profile: Profile,
     plan: list[PlannedRun],
     runtimes: Sequence[RuntimeRecord],
-) -> Pinning:
-    """The plan, the runtimes and the pinning on stderr before the runs; the pinning."""
+) -> Session:
+    """Where each side runs, then the server's cost measured when a planned point chooses its
+    latency (args.latencies records the choices; the budget grows by what they add to the
+    plan's least), then the plan, the runtimes and the pinning on stderr."""
+    pinning = plan_pinning(args.pin, remote=args.remote is not None)
+    if largest := chooses(profile, args.scenarios):
+        stderr_line(f"c10k bench: measuring the server's cost ({probe_text(largest)})")
+        try:
+            cost, error = measure_server_cost(largest, pinning, args.remote)
+        except KeyboardInterrupt:  # the probe's server and crawl are stopped by then
+            stderr_line("\nc10k bench: interrupted while measuring the server's cost; nothing ran")
+            raise SystemExit(130) from None
+        chosen, args.latencies = with_latencies(profile, args.scenarios, cost, error)
+        stderr_line(latencies_text(args.latencies))
+        again = build_plan(chosen, args.models, args.scenarios, args.seed)
+        added = plan_estimate_s(again, conditional=False) - plan_estimate_s(plan, conditional=False)
+        profile, plan = replace(chosen, budget_s=profile.budget_s + max(0.0, added)), again
     # What no runtime can run is skipped, at no cost.
     skipped = frozenset.intersection(*(frozenset(r["unavailable_models"]) for r in runtimes))
     sys.stderr.write(describe_plan(profile, plan, len(runtimes), skipped) + "\n")
@@ -346,9 +374,8 @@ def announce(
         sys.stderr.write(
             f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
         )
-    pinning = plan_pinning(args.pin, remote=args.remote is not None)
     sys.stderr.write(pinning_line(pinning) + "\n")
-    return pinning
+    return Session(profile, plan, pinning)
 
 
 def new_lane(
@@ -369,18 +396,21 @@ def new_lane(
     environment = cast(Environment, probes.environment())
     environment["pinning"] = pinning.as_dict()
     environment["server"] = server_environment(args.remote)
+    record: ProfileRecord = {
+        "name": profile.name,
+        "models": args.models,
+        "scenarios": args.scenarios,
+        "sample_interval_s": profile.sample_interval_s,
+        "budget_s": profile.budget_s,
+        "estimate_s": plan_estimate_s(plan),
+        "definition": profile.definition(),
+        "order_seed": args.seed,
+        "left_out": args.left_out,
+    }
+    if args.latencies is not None:
+        record["latencies"] = args.latencies
     document = new_document(
-        profile={
-            "name": profile.name,
-            "models": args.models,
-            "scenarios": args.scenarios,
-            "sample_interval_s": profile.sample_interval_s,
-            "budget_s": profile.budget_s,
-            "estimate_s": plan_estimate_s(plan),
-            "definition": profile.definition(),
-            "order_seed": args.seed,
-            "left_out": args.left_out,
-        },
+        profile=record,
         command=command,
         environment=environment,
         plan=[
@@ -461,7 +491,8 @@ def run_interleaved(
     code = 1 if failed else 0
     lanes: list[Lane] = []
     if prepared:
-        pinning = announce(args, profile, plan, prepared)
+        session = start_session(args, profile, plan, prepared)
+        profile, plan, pinning = session.profile, session.plan, session.pinning
         lanes = [
             new_lane(args, profile, plan, args.out / r["tag"], r, command, pinning)
             for r in prepared
