@@ -37,9 +37,13 @@ class NeedsPython:
     version: tuple[int, int]
     feature: str  # what that version has: "concurrent.interpreters"
 
+    def runs_on(self, version: tuple[int, int]) -> bool:
+        """Whether CPython `version` (major, minor) has what is needed."""
+        return version >= self.version
+
     def refusal(self, what: str) -> str | None:
         """One line naming the interpreter `what` needs; None if this one will do."""
-        if sys.version_info >= self.version:
+        if self.runs_on((sys.version_info[0], sys.version_info[1])):
             return None
         major, minor = self.version
         this = platform.python_version()

@@ -37,6 +37,9 @@ class Stats:
         self._by_address: Any = ctx.RawArray("q", max(1, len(self.addresses)))
         self._pids: Any = ctx.RawArray("q", workers)
         self._cpu_base: Any = ctx.RawArray("d", 1)
+        # When the first and the latest request began since the reset (time.time(); 0: none
+        # yet): a wave of requests that all arrive at once took the server this long to begin.
+        self._begins: Any = ctx.RawArray("d", 2)
         self._index = 0  # this process's worker slot
         self._started = time.time()
 
@@ -58,6 +61,10 @@ class Stats:
                 counts[2] = counts[1]
             self._by_worker[self._index] += 1
             self._by_address[address_slot] += 1
+            begins = self._begins
+            begins[1] = time.time()
+            if not begins[0]:
+                begins[0] = begins[1]
 
     def fault(self) -> None:
         with self._lock:
@@ -90,7 +97,9 @@ class Stats:
             values = list(self._counts)
             by_worker = list(self._by_worker)
             by_address = list(self._by_address)
+            first, last = (at or None for at in self._begins)
         out: dict[str, Any] = dict(zip(self._FIELDS, values, strict=True))
+        out["first_begin_at"], out["last_begin_at"] = first, last
         out["requests_by_worker"] = by_worker
         if self.addresses:  # --listen: the doors to the site, each one's requests
             out["addresses"] = self.addresses
@@ -114,4 +123,5 @@ class Stats:
                 self._by_worker[i] = 0
             for i in range(len(self._by_address)):
                 self._by_address[i] = 0
+            self._begins[0] = self._begins[1] = 0.0
             self._cpu_base[0] = cpu

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import asdict
 from typing import cast
 
@@ -17,7 +19,9 @@ from bench.harness.commands import crawl_argv
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
 from bench.harness.progress import plan_table
+from bench.harness.runner import harness_runtime
 from bench.harness.site import ServeOptions
+from bench.interpreter import python_command
 from bench.results import Results
 from c10k import catalog, sequential
 
@@ -52,11 +56,15 @@ def test_every_profile_covers_every_model_and_scenario(profile: str) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_fits_its_budget(profile: str) -> None:
-    """The budget holds the plan's least: each comparison decided at its first look, and
-    the runs of what this interpreter cannot run skipped (the conditional rounds are what
-    a comparison the first look does not decide may add, up to the cap)."""
-    skipped = sc.unavailable_here(sc.ALL_CRAWLERS)
-    least = sc.plan_estimate_s(plan_of(profile), conditional=False, skipped=skipped)
+    """The budget holds the plan's least: each comparison decided at its first look, what
+    this interpreter is too old for not planned and the runs of what it misses skipped (the
+    conditional rounds are what a comparison the first look does not decide may add, up to
+    the cap)."""
+    here = harness_runtime()
+    models, _ = sc.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
+    plan = sc.build_plan(PROFILE_TABLE[profile], models, sc.SCENARIOS)
+    skipped = sc.unavailable_here(models)
+    least = sc.plan_estimate_s(plan, conditional=False, skipped=skipped)
     assert least <= PROFILE_TABLE[profile].budget_s
 
 
@@ -439,3 +447,37 @@ def test_c100k_holds_100000_connections_within_each_processs_and_addresss_limits
     assert thread_models and not models & thread_models
     assert models == set(catalog.MODELS) - thread_models
     assert all(run.keep_alive and run.steady_heap for run in plan if run.kind != "sentinel")
+
+
+def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None:
+    models, left = sc.plan_models(sc.ALL_CRAWLERS, {"3.11": "3.11.7"})
+    interpreters = catalog.INTERPRETERS.name
+    assert interpreters not in models
+    assert left == [{"model": interpreters, "needs": "3.14", "runtimes": ["3.11"]}]
+    assert sc.left_out_text(left[0]) == "needs CPython 3.14 (this run: 3.11)"
+    for profile in ("quick", "default"):
+        plan = sc.build_plan(PROFILE_TABLE[profile], models, sc.SCENARIOS)
+        assert plan and not [r for r in plan if r.model == interpreters]
+    # Planned when some runtime of the run can run it (--pythons 3.11,3.14: the 3.11 lane
+    # skips it), and on that runtime alone.
+    for runtimes in ({"3.11": "3.11.7", "3.14": "3.14.0"}, {"3.14t": "3.14.0"}):
+        models, left = sc.plan_models(sc.ALL_CRAWLERS, runtimes)
+        assert interpreters in models and left == []
+
+
+@pytest.mark.skipif(
+    catalog.INTERPRETERS.python is None
+    or catalog.INTERPRETERS.python.runs_on((sys.version_info[0], sys.version_info[1])),
+    reason="this interpreter runs the interpreters model",
+)
+def test_the_dry_run_on_this_interpreter_plans_no_run_it_must_skip() -> None:
+    done = subprocess.run(
+        python_command("bench", "--profile", "quick", "--check", "--dry-run"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    runs = [line.split()[-1] for line in done.stdout.splitlines() if "/" in line]
+    assert runs and not [r for r in runs if f"/{catalog.INTERPRETERS.name}/" in r]
+    assert "not planned: interpreters, needs CPython 3.14 (this run: 3." in done.stdout

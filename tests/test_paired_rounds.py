@@ -107,7 +107,7 @@ def bench(
         ["--models", ",".join(models), "--out", str(out), "--pin", "off", "--seed", "3"]
     )
     plan = build_plan(fake, args.models, ["few-active"], 3)
-    pinning = runner.announce(args, fake, plan, [runner.harness_runtime()])
+    pinning = runner.start_session(args, fake, plan, [runner.harness_runtime()]).pinning
     lane = runner.new_lane(args, fake, plan, out, runner.harness_runtime(), ["c10k"], pinning)
     for n, wall in enumerate(session_loops or []):  # the session's noise floor, before
         loop = ended(
@@ -155,6 +155,22 @@ def test_a_sentinel_is_not_judged_before_the_session_has_three_loops(
     machine.loop_walls = [0.2, 0.9]
     document = bench(tmp_path, profile())
     assert not any(r["noisy"] for r in document["runs"])
+
+
+def test_a_run_that_was_skipped_is_not_run_again_with_its_noisy_round(
+    tmp_path: Path, machine: Machine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "missing_models", lambda models, python: {GEVENT: "missing"})
+    machine.loop_walls = [0.2, 0.5, 0.2]  # round 1 noisy, then quiet
+    models = (THREADS, ASYNCIO, GEVENT)
+    document = bench(tmp_path, profile(), session_loops=[0.2, 0.2, 0.2], models=models)
+    again = {r["model"] for r in document["runs"] if r["again"]}
+    assert again == {catalog.CPU_LOOP, THREADS, ASYNCIO}
+    gevent = [r for r in document["runs"] if r["model"] == GEVENT]
+    assert [(r["round"], r["status"], r["noisy"]) for r in gevent] == [
+        (0, "skipped", False),
+        (1, "skipped", False),  # it felt no noise: its point is not short of a quiet run
+    ]
 
 
 def test_a_noisy_round_runs_again_until_it_runs_quiet(tmp_path: Path, machine: Machine) -> None:

@@ -12,6 +12,7 @@ from bench import interpreter
 from bench.analysis import derive as derive_module
 from bench.harness import plan as sc
 from bench.harness.profiles import PROFILE_TABLE
+from bench.harness.runner import harness_runtime
 from bench.harness.verify import verification_failures, verify
 from bench.regress.suites import support
 from bench.report.tables import peer_rows
@@ -55,8 +56,10 @@ def test_the_plan_runs_a_peer_only_in_its_scenarios_and_up_to_its_ceiling() -> N
 
 def test_the_default_run_with_the_peer_fits_its_budget() -> None:
     profile = PROFILE_TABLE["default"]
-    plan = sc.build_plan(profile, sc.ALL_CRAWLERS, sc.SCENARIOS)
-    skipped = sc.unavailable_here(sc.ALL_CRAWLERS) - {catalog.SCRAPY.name}
+    here = harness_runtime()
+    models, _ = sc.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
+    plan = sc.build_plan(profile, models, sc.SCENARIOS)
+    skipped = sc.unavailable_here(models) - {catalog.SCRAPY.name}
     assert sc.plan_estimate_s(plan, conditional=False, skipped=skipped) <= profile.budget_s
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -42,7 +43,9 @@ def test_bench_without_a_checkout_of_its_code_refuses_another_python_in_one_line
 
     installed = tree(tmp_path / "site-packages", "x = 1\n", pyproject=False)
     monkeypatch.setattr(bench_cli, "PROJECT_DIR", installed)
-    monkeypatch.setattr(bench_cli, "resolve", lambda spec: object())  # any runtime
+    # any runtime: the plan asks only its tag and version
+    runtime = SimpleNamespace(tag="3.14", version="3.14.0")
+    monkeypatch.setattr(bench_cli, "resolve", lambda spec: runtime)
     monkeypatch.chdir(tmp_path)
     code = bench_cli.main(["--python", "3.14", "--models", "threads", "--out", str(tmp_path)])
     err = capsys.readouterr().err

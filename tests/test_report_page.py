@@ -12,6 +12,7 @@ import pytest
 from bench import results
 from bench.report.claims import VERDICT_HEADER, clauses
 from bench.report.page import Written, write_report
+from bench.report.tables import not_counted_rows
 
 DATA = Path(__file__).parent / "data"
 SAMPLE = Path(__file__).resolve().parent.parent / "reports" / "index.html"
@@ -115,3 +116,21 @@ def test_the_page_with_its_charts_inline_is_under_one_megabyte(
 )
 def test_conditions_split_at_semicolons_outside_brackets(text: str, expected: list[str]) -> None:
     assert clauses(text) == expected
+
+
+def test_a_model_the_plan_left_out_is_listed_with_what_it_needs() -> None:
+    document = results.load(DATA / "report-failures.json")
+    document["profile"]["left_out"] = [
+        {"model": "interpreters", "needs": "3.14", "runtimes": ["3.11"]}
+    ]
+    rows = not_counted_rows(document)
+    assert rows[-1] == [
+        "-",
+        "interpreters",
+        "-",
+        "-",
+        "not planned",
+        "needs CPython 3.14 (this run: 3.11)",
+        "-",
+    ]
+    assert not [row for row in rows[:-1] if row[1] == "interpreters"]

@@ -224,6 +224,8 @@ def test_stats_count_requests_in_flight() -> None:
             assert wait_for(lambda: get_json(stats_url)["in_flight"] == 5)
             stats = get_json(stats_url)
             assert stats["requests"] == 5 and stats["peak_in_flight"] == 5
+            # when the first and the last of them began, by the server's clock
+            assert 0 < stats["first_begin_at"] <= stats["last_begin_at"]
         finally:
             for sock in clients:
                 sock.settimeout(10)
@@ -256,6 +258,7 @@ def test_stats_reset() -> None:
         assert get_json(srv.url + "__stats__")["requests"] == 3
         after = get_json(srv.url + "__stats__/reset", method="POST")
         assert (after["requests"], after["bytes_sent"], after["peak_in_flight"]) == (0, 0, 0)
+        assert after["first_begin_at"] is None and after["last_begin_at"] is None
         assert get_json(srv.url + "__stats__")["requests"] == 0
         assert raw_get(srv.url, "/__stats__/reset").status == 405
         assert raw_get(srv.url, "/__nothing__").status == 404

@@ -34,7 +34,7 @@ def _too_old(run: Run) -> bool:
     if needs is None or runtime is None or run["status"] not in ("skipped", "unavailable"):
         return False
     major, minor = (int(part) for part in runtime["version"].split(".")[:2])
-    return (major, minor) < needs.version
+    return not needs.runs_on((major, minor))
 
 
 def check_runs(document: Results) -> int:

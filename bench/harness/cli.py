@@ -11,18 +11,27 @@ from typing import cast
 
 from bench.arguments import OneLineParser
 from bench.harness.cores import PIN_MODES
-from bench.harness.plan import ALL_CRAWLERS, SCENARIOS, build_plan, unavailable_here
+from bench.harness.latencies import chooses
+from bench.harness.plan import (
+    ALL_CRAWLERS,
+    SCENARIOS,
+    build_plan,
+    left_out_text,
+    plan_models,
+    unavailable_here,
+)
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.progress import describe_plan, plan_table
 from bench.harness.runner import (
     PROJECT_DIR,
-    announce,
     harness_runtime,
     new_lane,
     run_interleaved,
     run_lanes,
+    start_session,
     stderr_line,
 )
+from bench.harness.server_cost import probe_estimate_s, probe_text
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
 from bench.results import RuntimeRecord
 from bench.runtimes.discover import NoSuchRuntime, resolve
@@ -94,7 +103,9 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 unless every run ended ok (verified against the manifest): for CI smoke runs",
     )
-    p.set_defaults(remote=None)  # main() sets the checked SiteHost for --server here
+    # main() sets the checked SiteHost for --server here, and the models the plan leaves out;
+    # start_session the latencies it chose
+    p.set_defaults(remote=None, left_out=[], latencies=None)
     return p
 
 
@@ -129,13 +140,31 @@ def main(argv: list[str] | None = None) -> int:
     args.pin = args.pin or profile.pin
     if args.seed is None:
         args.seed = 0 if args.dry_run else random.SystemRandom().randrange(2**32)
+    specs = args.pythons or ([args.python] if args.python else [])
+    try:
+        chosen = [resolve(spec) for spec in specs]
+    except NoSuchRuntime as exc:
+        sys.stderr.write(f"c10k bench: error: {exc}\n")
+        return 2
+    # A model that no runtime of the run can run is not planned (the runtimes the run uses:
+    # --python's or --pythons', else the harness's own).
+    here = harness_runtime()
+    versions = {r.tag: r.version for r in chosen} or {here["tag"]: here["version"]}
+    args.models, args.left_out = plan_models(args.models, versions)
     plan = build_plan(profile, args.models, args.scenarios, args.seed)
     if args.dry_run:
         print(plan_table(plan))
-        # Without --python, the runs of what this interpreter cannot run are skipped.
-        here = args.python is None and args.pythons is None
-        skipped = unavailable_here(args.models) if here else frozenset()
+        # Without --python, the runs of what this interpreter misses are skipped.
+        skipped = unavailable_here(args.models) if not chosen else frozenset()
         print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
+        for entry in args.left_out:
+            print(f"  not planned: {entry['model']}, {left_out_text(entry)}")
+        if largest := chooses(profile, args.scenarios):
+            print(
+                f"  (and ~{probe_estimate_s(largest):.0f} s first, measuring the server's cost "
+                f"({probe_text(largest)}), from which the sleepy points' latencies are chosen; "
+                "shown as this profile writes them)"
+            )
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
     if args.server is not None:  # asked before any venv is made
@@ -150,12 +179,6 @@ def main(argv: list[str] | None = None) -> int:
             args.remote = check_site_host(parse_ssh_url(args.server, args.remote_c10k))
         except ValueError as exc:
             parser().error(str(exc))
-    specs = args.pythons or ([args.python] if args.python else [])
-    try:
-        chosen = [resolve(spec) for spec in specs]
-    except NoSuchRuntime as exc:
-        sys.stderr.write(f"c10k bench: error: {exc}\n")
-        return 2
     project = project_checkout(PROJECT_DIR)
     if chosen and project is None:
         sys.stderr.write(
@@ -166,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.pythons is not None:
         return run_interleaved(args, profile, plan, chosen, command, project or PROJECT_DIR)
-    runtime = harness_runtime()
+    runtime = here
     if chosen:
         try:
             runtime = cast(
@@ -175,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         except PrepareFailed as exc:
             sys.stderr.write(f"c10k bench: error: {exc}\n")
             return 1
-    pinning = announce(args, profile, plan, [runtime])
+    session = start_session(args, profile, plan, [runtime])
+    profile, plan, pinning = session.profile, session.plan, session.pinning
     lane = new_lane(args, profile, plan, args.out, runtime, command, pinning)
     return run_lanes(args, profile, plan, [lane], pinning)

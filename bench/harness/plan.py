@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal, cast
 
@@ -11,7 +11,7 @@ from bench.analysis.paired import compared_models
 from bench.harness.costs import CPU_LOOP_S, SERVER_START_S
 from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.site import ServeOptions
-from bench.results import Run, RunParams, RunStatus, SiteParams, utc_now
+from bench.results import LeftOutModel, Run, RunParams, RunStatus, SiteParams, utc_now
 from c10k import catalog
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
@@ -310,14 +310,36 @@ def _crawl_run(
     )
 
 
+def plan_models(
+    models: Sequence[str], runtimes: Mapping[str, str]
+) -> tuple[list[str], list[LeftOutModel]]:
+    """The models the plan holds, and those it leaves out: the ones no runtime of the run
+    (tag -> CPython version, "3.11.7") can run, by the catalog's NeedsPython, each with the
+    version it needs."""
+    versions = [(int(v.split(".")[0]), int(v.split(".")[1])) for v in runtimes.values()]
+    left: list[LeftOutModel] = [
+        {"model": name, "needs": ".".join(map(str, needs.version)), "runtimes": list(runtimes)}
+        for name in models
+        if (crawler := catalog.CRAWLERS.get(name)) is not None
+        and (needs := crawler.python) is not None
+        and not any(needs.runs_on(version) for version in versions)
+    ]
+    out = {entry["model"] for entry in left}
+    return [name for name in models if name not in out], left
+
+
+def left_out_text(entry: LeftOutModel) -> str:
+    """Why the plan left a model out: 'needs CPython 3.14 (this run: 3.11)'."""
+    return f"needs CPython {entry['needs']} (this run: {', '.join(entry['runtimes'])})"
+
+
 def unavailable_here(models: Sequence[str]) -> frozenset[str]:
-    """The crawlers the harness's own interpreter cannot run (too old, or a module missing):
-    their runs are skipped, and cost the plan nothing."""
+    """The crawlers whose modules the harness's own interpreter misses: their runs are
+    skipped, and cost the plan nothing."""
     return frozenset(
         name
         for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None
-        and (crawler.too_old() or crawler.missing())
+        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
     )
 
 

@@ -23,6 +23,17 @@ from c10k import catalog
 
 
 @dataclass(frozen=True)
+class LatencyRule:
+    """How the session chooses a sleepy point's latency at its start, from the server's
+    measured cost (bench/harness/latencies.py): the shortest rung of the ladder from
+    `least_s` up at which every connection's first request reaches the server in time (the
+    peak check), and, for a point that judges throughput, C/L leaves the server room."""
+
+    judges_throughput: bool = False
+    least_s: float = 2.0
+
+
+@dataclass(frozen=True)
 class CrawlPoint:
     """One crawl configuration of a scenario: a site, a concurrency and crawl options."""
 
@@ -49,6 +60,9 @@ class CrawlPoint:
     # The builds it runs on: None every runtime; False a GIL build only; True a free-threaded
     # build only (a run on another is skipped, with the reason: runtime_refusal).
     free_threaded: bool | None = None
+    # A sleepy point whose latency the session chooses at its start (its server's latency
+    # as written is the dry run's, and the one used when the cost is not measured).
+    choice: LatencyRule | None = None
 
     def __post_init__(self) -> None:
         if not 1 <= self.processes <= self.concurrency:

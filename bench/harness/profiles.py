@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bench.harness.points import IdleSpec, Profile, Scenario
+from bench.analysis.points import mean_latency
+from bench.harness.points import IdleSpec, LatencyRule, Profile, Scenario
 from bench.harness.shapes import (
     both_cores_points,
     docs_point,
@@ -36,11 +37,27 @@ C10K_MODELS = tuple(
 # keep-alive connections at 2 s (threads there wait minutes on the GIL's handovers:
 # docs/notes/2026-11-25-threads-stall-at-10000.md; C7 compares them at 10 s).
 NO_THREAD_PER_WORKER = tuple(m.name for m in catalog.MODELS.values() if not m.thread_per_worker)
+# How the sleepy points choose their latencies at a session's start, from the server's
+# measured cost (bench/harness/latencies.py): a memory point so that every connection's first
+# request reaches the server in time (the peak check); the C10K point, which judges
+# throughput (C7), so that C/L also leaves the server room; c100k's from its written
+# latencies up, which outlast the crawler processes' own ramp.
+MEMORY_POINT = LatencyRule()
+THROUGHPUT_POINT = LatencyRule(judges_throughput=True)
+
+
+def from_written(latency: str) -> LatencyRule:
+    """A point's rule that never chooses a latency shorter than the one written for it."""
+    return LatencyRule(least_s=mean_latency(latency))
+
+
 # Paired rounds run until the comparison decides, up to the stopping rule's last look.
 CAP = sequential.LOOKS[-1]
 # Rounds wait out a burst of noise before they start, up to this in all: the bursts seen
 # lasted 3-4 minutes (docs/notes/2026-11-28-c6-in-a-burst.md).
 QUIET_WAIT_S = 300.0
+
+FULL_SLEEPY = (100, 1000, 2500, 5000, 7500, 10_000, 15_000, 19_900)  # both modes' C
 
 PROFILE_TABLE: dict[str, Profile] = {
     catalog.QUICK.name: Profile(
@@ -91,17 +108,27 @@ PROFILE_TABLE: dict[str, Profile] = {
             # (docs/notes/2026-11-25-one-spread-per-point.md). The plateau is the first
             # wave's wait, so one wave measures it; a second point at C 3,000 with three
             # waves tells the memory held per URL apart.
-            sleepy=sleepy_points((1000, 3000), "2s", waves=1, repetitions=2)
-            + sleepy_points((10_000,), "2s", waves=1, repetitions=3)
-            + per_url_point(3000, "2s", waves=3),
+            sleepy=sleepy_points((1000, 3000), "2s", 1, repetitions=2, choice=MEMORY_POINT)
+            + sleepy_points((10_000,), "2s", waves=1, repetitions=3, choice=MEMORY_POINT)
+            + per_url_point(3000, "2s", waves=3, choice=MEMORY_POINT),
             sleepy_reps=1,
             few_active_keep_alive=few_active_points(300, (1, 10, 64)),
             # At 2 s, 10,000 connections ask the pinned server for about 0.95 of its core: the
             # CPU-bound view. C7 is judged at 10 s, where they ask for about a fifth of it
             # (docs/notes/2026-11-26-c10k-point.md).
-            sleepy_keep_alive=sleepy_points((1000, 3000), "2s", waves=2)
-            + sleepy_points((10_000,), "2s", waves=2, models=NO_THREAD_PER_WORKER)
-            + sleepy_points((10_000,), "10s", waves=1, repetitions=3, cap=CAP, models=C10K_MODELS),
+            sleepy_keep_alive=sleepy_points((1000, 3000), "2s", waves=2, choice=MEMORY_POINT)
+            + sleepy_points(
+                (10_000,), "2s", waves=2, models=NO_THREAD_PER_WORKER, choice=MEMORY_POINT
+            )
+            + sleepy_points(
+                (10_000,),
+                "10s",
+                waves=1,
+                repetitions=3,
+                cap=CAP,
+                models=C10K_MODELS,
+                choice=THROUGHPUT_POINT,
+            ),
             sweep=sweep_points(100, ("0", "10ms", "100ms", "1s"), target_s=0.4),
             sweep_reps=1,
             realistic=(realistic_point(2000, 100), docs_point(500, 300, 16)),
@@ -132,14 +159,12 @@ PROFILE_TABLE: dict[str, Profile] = {
             few_active=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
             few_reps=5,
             few_warmups=1,
-            sleepy=sleepy_points(
-                (100, 1000, 2500, 5000, 7500, 10_000, 15_000, 19_900), "2s", waves=3, workers=2
-            )
-            + sleepy_points((2500,), "2s", waves=6, workers=2),
+            sleepy=sleepy_points(FULL_SLEEPY, "2s", waves=3, workers=2, choice=MEMORY_POINT)
+            + sleepy_points((2500,), "2s", waves=6, workers=2, choice=MEMORY_POINT),
             sleepy_reps=3,
             few_active_keep_alive=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
             sleepy_keep_alive=sleepy_points(
-                (100, 1000, 2500, 5000, 7500, 10_000, 15_000, 19_900), "2s", waves=3, workers=2
+                FULL_SLEEPY, "2s", waves=3, workers=2, choice=MEMORY_POINT
             ),
             sweep=sweep_points(
                 100, ("0", "5ms", "10ms", "20ms", "50ms", "100ms", "300ms", "1s"), target_s=2.0
@@ -154,13 +179,13 @@ PROFILE_TABLE: dict[str, Profile] = {
             instructions=few_active_points(300, (16,)),
             # One process up to 10,000 connections (its open files allow 20,000), then six
             # processes up to 100,000: a slope at each scale, from the same site and mode.
-            c100k=sleepy_points((1000, 3000, 10_000), "10s", waves=2)
-            + past_one_process_points((10_000,), "10s", processes=6)
-            + past_one_process_points((30_000, 60_000), "40s", processes=6)
-            + past_one_process_points((100_000,), "60s", processes=6)
+            c100k=sleepy_points((1000, 3000, 10_000), "10s", 2, choice=from_written("10s"))
+            + past_one_process_points((10_000,), "10s", 6, choice=from_written("10s"))
+            + past_one_process_points((30_000, 60_000), "40s", 6, choice=from_written("40s"))
+            + past_one_process_points((100_000,), "60s", 6, choice=from_written("60s"))
             # The per-URL share of both fits: the same C with twice the pages per connection.
-            + per_url_point(3000, "10s", waves=4)
-            + past_one_process_points((30_000,), "40s", processes=6, waves=4),
+            + per_url_point(3000, "10s", waves=4, choice=from_written("10s"))
+            + past_one_process_points((30_000,), "40s", 6, 4, choice=from_written("40s")),
         ),
     ),
 }

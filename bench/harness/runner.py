@@ -8,7 +8,7 @@ import signal
 import sys
 import sysconfig
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from time import sleep
@@ -16,9 +16,11 @@ from types import FrameType
 from typing import Any, cast
 
 from bench.analysis.derive import derive_document
+from bench.analysis.points import ran
 from bench.harness.check import check_runs
 from bench.harness.cores import Pinning, plan_pinning, this_thread_on
-from bench.harness.plan import PlannedRun, base_record, ended, plan_estimate_s
+from bench.harness.latencies import chooses, latencies_text, with_latencies
+from bench.harness.plan import PlannedRun, base_record, build_plan, ended, plan_estimate_s
 from bench.harness.points import Profile
 from bench.harness.processes import terminate_all
 from bench.harness.progress import Progress, describe_plan, pinning_line
@@ -42,12 +44,14 @@ from bench.harness.runtimes import (
     compare_runtimes,
     runtime_outcome,
 )
+from bench.harness.server_cost import measure_server_cost, probe_text
 from bench.harness.site import Server, ServerError, SiteClient
 from bench.harness.ssh_server import SiteHost, SshServer, server_environment
 from bench.harness.summary import summary_table
 from bench.interpreter import missing_models
 from bench.results import (
     Environment,
+    ProfileRecord,
     ResultsStore,
     Run,
     RuntimeRecord,
@@ -94,6 +98,22 @@ def lane_order(lanes: Sequence[Lane], run: PlannedRun, plan_index: int) -> list[
     return list(lanes) if turn % 2 == 0 else list(reversed(lanes))
 
 
+def refusal(run: PlannedRun, lane: Lane) -> Run | None:
+    """The record of a run that does not start in a lane: skipped (its model is missing or
+    unavailable there, or it belongs to another kind of build) or not run (its point failed
+    twice); None when it starts."""
+    failed = known_failures(lane.store.document, run) if run.kind == "measured" else []
+    elsewhere = run_elsewhere(run, lane.runtime)
+    if run.model in lane.skip:
+        return _skipped(run, lane.skip[run.model])
+    if elsewhere:
+        return _skipped(run, elsewhere)
+    if failed:
+        why = f"failed {len(failed)} times before: " + ", ".join(failed)
+        return ended(base_record(run), "not-run", why)
+    return None
+
+
 def one_run(
     profile: Profile,
     run: PlannedRun,
@@ -104,16 +124,9 @@ def one_run(
 ) -> Run:
     """One planned run under a lane's interpreter, against the shared server; its record."""
     python, cpus = lane.runtime["executable"], pinning.sets
-    failed = known_failures(lane.store.document, run) if run.kind == "measured" else []
-    elsewhere = run_elsewhere(run, lane.runtime)
-    if run.model in lane.skip:
-        record = _skipped(run, lane.skip[run.model])
-    elif elsewhere:
-        record = _skipped(run, elsewhere)
-    elif failed:
-        record = ended(
-            base_record(run), "not-run", f"failed {len(failed)} times before: " + ", ".join(failed)
-        )
+    refused = refusal(run, lane)
+    if refused is not None:
+        record = refused
     elif run.idle is not None:
         record = run_idle(run, cpus, python)
     elif run.loop:
@@ -225,9 +238,14 @@ def _run_block(
     said the machine was noisy in some lane (then every run of the round is marked so)."""
     noisy = False
     for run in runs:
+        # A round runs again for noise, which a run that did not start cannot have felt: it
+        # is not recorded again in the lanes that refused it.
+        here = [lane for lane in lanes if not again or refusal(run, lane) is None]
+        if not here:
+            continue
         progress.show(run)
         sites.for_run(run)
-        run_once = partial(_run_in_lanes, profile, run, lanes, pinning, sites, progress)
+        run_once = partial(_run_in_lanes, profile, run, here, pinning, sites, progress)
         if run.kind == "sentinel":
             records, noisy = _quiet_sentinel(run_once, run, again, waiting, progress)
         else:
@@ -235,7 +253,7 @@ def _run_block(
         for lane, record in records:
             if again:
                 record["id"], record["again"] = again_id(run.id, again), again
-            record["noisy"] = noisy
+            record["noisy"] = noisy and ran(record)
             lane.store.add_run(record)
             progress.finished(run, record["status"])
     return noisy
@@ -317,13 +335,38 @@ def stderr_line(text: str) -> None:
     sys.stderr.flush()
 
 
-def announce(
+@dataclass(frozen=True)
+class Session:
+    """What a bench run runs: its profile and plan, each sleepy point that chooses at the
+    latency chosen at the start, and where each side runs."""
+
+    profile: Profile
+    plan: list[PlannedRun]
+    pinning: Pinning
+
+
+def start_session(
     args: argparse.Namespace,
     profile: Profile,
     plan: list[PlannedRun],
     runtimes: Sequence[RuntimeRecord],
-) -> Pinning:
-    """The plan, the runtimes and the pinning on stderr before the runs; the pinning."""
+) -> Session:
+    """Where each side runs, then the server's cost measured when a planned point chooses its
+    latency (args.latencies records the choices; the budget grows by what they add to the
+    plan's least), then the plan, the runtimes and the pinning on stderr."""
+    pinning = plan_pinning(args.pin, remote=args.remote is not None)
+    if largest := chooses(profile, args.scenarios):
+        stderr_line(f"c10k bench: measuring the server's cost ({probe_text(largest)})")
+        try:
+            cost, error = measure_server_cost(largest, pinning, args.remote)
+        except KeyboardInterrupt:  # the probe's server and crawl are stopped by then
+            stderr_line("\nc10k bench: interrupted while measuring the server's cost; nothing ran")
+            raise SystemExit(130) from None
+        chosen, args.latencies = with_latencies(profile, args.scenarios, cost, error)
+        stderr_line(latencies_text(args.latencies))
+        again = build_plan(chosen, args.models, args.scenarios, args.seed)
+        added = plan_estimate_s(again, conditional=False) - plan_estimate_s(plan, conditional=False)
+        profile, plan = replace(chosen, budget_s=profile.budget_s + max(0.0, added)), again
     # What no runtime can run is skipped, at no cost.
     skipped = frozenset.intersection(*(frozenset(r["unavailable_models"]) for r in runtimes))
     sys.stderr.write(describe_plan(profile, plan, len(runtimes), skipped) + "\n")
@@ -331,9 +374,8 @@ def announce(
         sys.stderr.write(
             f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
         )
-    pinning = plan_pinning(args.pin, remote=args.remote is not None)
     sys.stderr.write(pinning_line(pinning) + "\n")
-    return pinning
+    return Session(profile, plan, pinning)
 
 
 def new_lane(
@@ -354,17 +396,21 @@ def new_lane(
     environment = cast(Environment, probes.environment())
     environment["pinning"] = pinning.as_dict()
     environment["server"] = server_environment(args.remote)
+    record: ProfileRecord = {
+        "name": profile.name,
+        "models": args.models,
+        "scenarios": args.scenarios,
+        "sample_interval_s": profile.sample_interval_s,
+        "budget_s": profile.budget_s,
+        "estimate_s": plan_estimate_s(plan),
+        "definition": profile.definition(),
+        "order_seed": args.seed,
+        "left_out": args.left_out,
+    }
+    if args.latencies is not None:
+        record["latencies"] = args.latencies
     document = new_document(
-        profile={
-            "name": profile.name,
-            "models": args.models,
-            "scenarios": args.scenarios,
-            "sample_interval_s": profile.sample_interval_s,
-            "budget_s": profile.budget_s,
-            "estimate_s": plan_estimate_s(plan),
-            "definition": profile.definition(),
-            "order_seed": args.seed,
-        },
+        profile=record,
         command=command,
         environment=environment,
         plan=[
@@ -445,7 +491,8 @@ def run_interleaved(
     code = 1 if failed else 0
     lanes: list[Lane] = []
     if prepared:
-        pinning = announce(args, profile, plan, prepared)
+        session = start_session(args, profile, plan, prepared)
+        profile, plan, pinning = session.profile, session.plan, session.pinning
         lanes = [
             new_lane(args, profile, plan, args.out / r["tag"], r, command, pinning)
             for r in prepared

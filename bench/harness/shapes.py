@@ -6,9 +6,15 @@ from collections.abc import Sequence
 
 from bench.analysis.points import mean_latency
 from bench.harness.costs import SWEEP_CPU_PER_PAGE_S
-from bench.harness.points import CrawlPoint, IdleSpec, Scenario
+from bench.harness.points import CrawlPoint, IdleSpec, LatencyRule, Scenario
 from bench.harness.site import ServeOptions
 from c10k import catalog
+
+
+def sleepy_timeout_s(latency: str) -> float:
+    """A sleepy point's --timeout: generous, as when the machine saturates, fetches wait long
+    in queues (kernel and loop); a timeout would add retries and blur the throughput."""
+    return max(30.0, 10 * mean_latency(latency))
 
 
 def sleepy_points(
@@ -19,28 +25,29 @@ def sleepy_points(
     repetitions: int | None = None,
     cap: int | None = None,
     models: tuple[str, ...] | None = None,
+    choice: LatencyRule | None = None,
 ) -> tuple[CrawlPoint, ...]:
     """A wide site of exactly waves*C pages per C: all in flight at once, `waves` times over,
     its root (the hub that lists them) answering at once; `repetitions` runs of each model
     per point (None: the scenario's), paired rounds up to `cap` while a comparison judged
-    there is open, and only `models` there (None: every model)."""
+    there is open, and only `models` there (None: every model); its latency chosen at the
+    session's start by `choice` (None: as written)."""
     return tuple(
         CrawlPoint(
-            _sleepy_site(waves * c, latency, workers=workers),
+            sleepy_site(waves * c, latency, workers=workers),
             concurrency=c,
-            # Generous: when the machine saturates, fetches wait long in queues (kernel and
-            # loop); a timeout would add retries and blur the throughput being measured.
-            timeout_s=max(30.0, 10 * mean_latency(latency)),
+            timeout_s=sleepy_timeout_s(latency),
             check_peak=True,
             repetitions=repetitions,
             cap=cap,
             models=models,
+            choice=choice,
         )
         for c in concurrencies
     )
 
 
-def _sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) -> ServeOptions:
+def sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) -> ServeOptions:
     """A sleepy site: a wide site of `pages` pages after a root that answers at once."""
     return ServeOptions(
         pages=pages,
@@ -54,7 +61,11 @@ def _sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1)
 
 
 def past_one_process_points(
-    concurrencies: Sequence[int], latency: str, processes: int, waves: int = 2
+    concurrencies: Sequence[int],
+    latency: str,
+    processes: int,
+    waves: int = 2,
+    choice: LatencyRule | None = None,
 ) -> tuple[CrawlPoint, ...]:
     """Sleepy points of `waves` waves crawled by `processes` worker processes against a server of
     as many workers on as many loopback addresses: each process stays under its own
@@ -62,20 +73,23 @@ def past_one_process_points(
     the ramp (about 38 s to open 100,000 connections on the 2-core dev VM)."""
     return tuple(
         CrawlPoint(
-            _sleepy_site(waves * c, latency, workers=processes, addresses=processes),
+            sleepy_site(waves * c, latency, workers=processes, addresses=processes),
             concurrency=c,
-            timeout_s=max(30.0, 10 * mean_latency(latency)),
+            timeout_s=sleepy_timeout_s(latency),
             check_peak=True,
             processes=processes,
+            choice=choice,
         )
         for c in concurrencies
     )
 
 
-def per_url_point(concurrency: int, latency: str, waves: int) -> tuple[CrawlPoint, ...]:
+def per_url_point(
+    concurrency: int, latency: str, waves: int, choice: LatencyRule | None = None
+) -> tuple[CrawlPoint, ...]:
     """A sleepy point with more pages per connection than the scenario's own at the same C:
     derive tells the memory held per URL apart from the memory held per connection by it."""
-    return sleepy_points((concurrency,), latency, waves)
+    return sleepy_points((concurrency,), latency, waves, choice=choice)
 
 
 def sweep_points(

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.harness.latencies import latencies_text
 from bench.report.figures import (
     NO_FIT,
     c100k_highlights,
@@ -365,9 +366,16 @@ def cores_section(document: Results) -> Section:
         if tables
         else "No run recorded which side was CPU-bound."
     )
+    chosen = (document.get("profile") or {}).get("latencies")
     return Section(
         "Isolated cores and the CPU-bound side",
-        [pinning_text(document), harness_text(document), noise_floor_text(document), lead],
+        [
+            pinning_text(document),
+            harness_text(document),
+            noise_floor_text(document),
+            *([latencies_text(chosen)] if chosen else []),
+            lead,
+        ],
         tables,
         anchor=CORES,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bench.harness.plan import left_out_text
 from bench.harness.rounds import NOISY_SHARE
 from bench.report.conditions import pinning_text
 from bench.report.figures import (
@@ -216,7 +217,7 @@ def not_counted_rows(document: Results) -> list[list[str]]:
     """Every run that did not count, once: one row per point (scenario, model, concurrency and
     latency) with how many of the runs that ran verified ("0 of 2"), how the others ended
     and why ("2 timeout, 3 not-run": a point that failed twice is not run again), and their
-    ids."""
+    ids. Then one row per model the plan left out, as no runtime of the run can run it."""
     groups: dict[tuple[str, str, str], list[Problem]] = {}
     for problem in problems(document):
         groups.setdefault((problem.scenario, problem.model, _point_text(problem)), []).append(
@@ -242,6 +243,8 @@ def not_counted_rows(document: Results) -> list[list[str]]:
                 ", ".join(p.run_id for p in found),
             ]
         )
+    for entry in (document.get("profile") or {}).get("left_out") or []:
+        rows.append(["-", entry["model"], "-", "-", "not planned", left_out_text(entry), "-"])
     return rows
 
 
