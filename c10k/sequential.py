@@ -28,6 +28,11 @@ from c10k.stats import Interval, mean, stdev, t_quantile
 LOOKS: tuple[int, ...] = (3, 5, 8, 12)
 ALPHA = 0.05
 PRECISION = 0.05
+# A round whose sentinel (the fixed CPU loop before it) took more than this share more wall
+# time than the session's fastest loop so far is noisy: its runs count in no figure. Noise
+# only slows a fixed loop, so the fastest is the machine when quiet; a median would follow a
+# noise floor taken in a burst (docs/notes/2026-11-27-three-sessions.md).
+NOISY_SHARE = 0.20
 
 
 def look_confidence(looks: Sequence[int] = LOOKS, alpha: float = ALPHA) -> float:

@@ -13,6 +13,7 @@ import sys
 import threading
 from typing import Any, NoReturn
 
+from c10k.durations import parse_duration
 from c10k.system import raise_open_files_limit
 from server.app import Delivery, SiteHandler, listen_backlog
 from server.counters import Stats
@@ -26,7 +27,6 @@ from server.serve import (
 from server.site import Site
 from server.site_params import FAULT_KINDS, PRESETS, SHAPES, SLOT_KINDS, SiteParams
 from server.specs import (
-    parse_duration,
     parse_faults,
     parse_latency,
     parse_size,

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from bench.harness import cli as bench_cli
-from bench.harness import latencies, runner, server_cost
+from bench.harness import latencies, server_cost
+from bench.harness import session as harness_session
 from bench.harness.cores import plan_pinning
 from bench.harness.latencies import choose_latency, cpu_between, with_latencies
 from bench.harness.plan import SCENARIOS, build_plan
@@ -144,8 +145,8 @@ def measured(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         asked.append(connections)
         return cost(480.0, 675.0), None
 
-    monkeypatch.setattr(runner, "measure_server_cost", measure)
-    monkeypatch.setattr(runner, "missing_models", lambda models, python: {})
+    monkeypatch.setattr(harness_session, "measure_server_cost", measure)
+    monkeypatch.setattr(harness_session, "missing_models", lambda models, python: {})
     return asked
 
 
@@ -158,12 +159,12 @@ def test_the_probes_cost_feeds_the_plan_and_the_results_record_the_choice(
     args.seed = 0
     default = PROFILE_TABLE[catalog.DEFAULT.name]
     plan = build_plan(default, args.models, args.scenarios)
-    harness = runner.harness_runtime()
-    session = runner.start_session(args, default, plan, [harness])
+    harness = harness_session.harness_runtime()
+    session = harness_session.start_session(args, default, plan, [harness])
     assert measured == [10_000]  # sleepy's largest point
     assert latency_of(session.plan, catalog.SLEEPY.name, 10_000) == {("10s", 100.0)}
     assert session.profile.budget_s > default.budget_s  # the longer waits added to it
-    lane = runner.new_lane(
+    lane = harness_session.new_lane(
         args, session.profile, session.plan, tmp_path, harness, ["c10k"], session.pinning
     )
     recorded = lane.store.document["profile"]["latencies"]
@@ -188,7 +189,9 @@ def test_no_probe_runs_when_no_planned_point_chooses(measured: list[int]) -> Non
     args.seed, args.pin = 0, "off"
     default = PROFILE_TABLE[catalog.DEFAULT.name]
     plan = build_plan(default, args.models, args.scenarios)
-    session = runner.start_session(args, default, plan, [runner.harness_runtime()])
+    session = harness_session.start_session(
+        args, default, plan, [harness_session.harness_runtime()]
+    )
     assert measured == [] and session.plan == plan and args.latencies is None
     quick = PROFILE_TABLE[catalog.QUICK.name]
     assert latencies.chooses(quick, list(SCENARIOS)) == 0  # CI's smoke run probes nothing

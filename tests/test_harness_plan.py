@@ -19,10 +19,11 @@ from bench.harness.commands import crawl_argv
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
 from bench.harness.progress import plan_table
-from bench.harness.runner import harness_runtime
+from bench.harness.session import harness_runtime
 from bench.harness.site import ServeOptions
 from bench.interpreter import python_command
 from bench.results import Results
+from bench.results.words import left_out_text
 from c10k import catalog, sequential
 
 # The profiles that measure every claim; free-threading measures C8 alone (its own test).
@@ -454,7 +455,7 @@ def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None
     interpreters = catalog.INTERPRETERS.name
     assert interpreters not in models
     assert left == [{"model": interpreters, "needs": "3.14", "runtimes": ["3.11"]}]
-    assert sc.left_out_text(left[0]) == "needs CPython 3.14 (this run: 3.11)"
+    assert left_out_text(left[0]) == "needs CPython 3.14 (this run: 3.11)"
     for profile in ("quick", "default"):
         plan = sc.build_plan(PROFILE_TABLE[profile], models, sc.SCENARIOS)
         assert plan and not [r for r in plan if r.model == interpreters]

@@ -20,6 +20,7 @@ from bench.analysis.paired import (
 )
 from bench.harness import cli as bench_cli
 from bench.harness import rounds, runner
+from bench.harness import session as harness_session
 from bench.harness.plan import PlannedRun, base_record, build_plan, ended, runs_at
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.site import ServeOptions
@@ -91,7 +92,7 @@ def machine(monkeypatch: pytest.MonkeyPatch) -> Machine:
     for name in ("run_crawl", "run_idle", "run_loop", "run_counted"):
         monkeypatch.setattr(runner, name, found.run)
     monkeypatch.setattr(runner, "Server", FakeServer)
-    monkeypatch.setattr(runner, "missing_models", lambda models, python: {})
+    monkeypatch.setattr(harness_session, "missing_models", lambda models, python: {})
     monkeypatch.setattr(probes, "environment", lambda: {})
     return found
 
@@ -107,8 +108,12 @@ def bench(
         ["--models", ",".join(models), "--out", str(out), "--pin", "off", "--seed", "3"]
     )
     plan = build_plan(fake, args.models, ["few-active"], 3)
-    pinning = runner.start_session(args, fake, plan, [runner.harness_runtime()]).pinning
-    lane = runner.new_lane(args, fake, plan, out, runner.harness_runtime(), ["c10k"], pinning)
+    pinning = harness_session.start_session(
+        args, fake, plan, [harness_session.harness_runtime()]
+    ).pinning
+    lane = harness_session.new_lane(
+        args, fake, plan, out, harness_session.harness_runtime(), ["c10k"], pinning
+    )
     for n, wall in enumerate(session_loops or []):  # the session's noise floor, before
         loop = ended(
             base_record(PlannedRun(f"floor/{n}", "noise-floor", "cpu-loop", "measured", n)),
@@ -160,7 +165,9 @@ def test_a_sentinel_is_not_judged_before_the_session_has_three_loops(
 def test_a_run_that_was_skipped_is_not_run_again_with_its_noisy_round(
     tmp_path: Path, machine: Machine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(runner, "missing_models", lambda models, python: {GEVENT: "missing"})
+    monkeypatch.setattr(
+        harness_session, "missing_models", lambda models, python: {GEVENT: "missing"}
+    )
     machine.loop_walls = [0.2, 0.5, 0.2]  # round 1 noisy, then quiet
     models = (THREADS, ASYNCIO, GEVENT)
     document = bench(tmp_path, profile(), session_loops=[0.2, 0.2, 0.2], models=models)

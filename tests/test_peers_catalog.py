@@ -12,7 +12,7 @@ from bench import interpreter
 from bench.analysis import derive as derive_module
 from bench.harness import plan as sc
 from bench.harness.profiles import PROFILE_TABLE
-from bench.harness.runner import harness_runtime
+from bench.harness.session import harness_runtime
 from bench.harness.verify import verification_failures, verify
 from bench.regress.suites import support
 from bench.report.tables import peer_rows

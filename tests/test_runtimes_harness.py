@@ -10,7 +10,7 @@ from typing import Any, cast
 import pytest
 
 from bench.harness import cli as bench_cli
-from bench.harness import runner
+from bench.harness import session as harness_session
 from bench.harness.commands import CPU_LOOP_PROGRAM, IDLE_PROGRAM, crawl_argv
 from bench.harness.plan import PlannedRun
 from bench.harness.points import IdleSpec
@@ -50,7 +50,7 @@ def test_idle_and_loop_programs_run_under_the_given_interpreter(
 
 
 def test_the_runtime_of_this_harness_describes_itself() -> None:
-    runtime = runner.harness_runtime()
+    runtime = harness_session.harness_runtime()
     assert runtime["executable"] == sys.executable
     assert runtime["tag"].startswith(f"{sys.version_info[0]}.{sys.version_info[1]}")
     assert runtime["origin"] == "harness"

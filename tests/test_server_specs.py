@@ -6,7 +6,8 @@ import statistics
 
 import pytest
 
-from server.specs import parse_duration, parse_faults, parse_latency, parse_size
+from c10k.durations import parse_duration
+from server.specs import parse_faults, parse_latency, parse_size
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from bench.analysis.plateau import run_plateau
 from bench.analysis.summaries import summary_of
 from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
 from c10k import catalog, probes
+from c10k.durations import parse_duration
 from c10k.stats import median, recorded_interval
-from server.specs import parse_duration
 
 Points = dict[str, list[Point]]  # model -> its verified points in one scenario
 

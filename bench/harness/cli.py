@@ -15,25 +15,21 @@ from bench.harness.latencies import chooses
 from bench.harness.plan import (
     ALL_CRAWLERS,
     SCENARIOS,
+    PlannedRun,
     build_plan,
-    left_out_text,
     plan_models,
     unavailable_here,
 )
+from bench.harness.points import Profile
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.progress import describe_plan, plan_table
-from bench.harness.runner import (
-    PROJECT_DIR,
-    harness_runtime,
-    new_lane,
-    run_interleaved,
-    run_lanes,
-    start_session,
-    stderr_line,
-)
+from bench.harness.pythons import run_interleaved
+from bench.harness.runner import PROJECT_DIR, run_lanes
 from bench.harness.server_cost import probe_estimate_s, probe_text
+from bench.harness.session import harness_runtime, new_lane, start_session, stderr_line
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
 from bench.results import RuntimeRecord
+from bench.results.words import left_out_text
 from bench.runtimes.discover import NoSuchRuntime, resolve
 from bench.runtimes.venvs import PrepareFailed, prepare, project_checkout
 
@@ -134,6 +130,28 @@ def _where_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def print_plan(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    skipped: frozenset[str] | None,
+) -> None:
+    """--dry-run: the plan, its estimate, the models left out and the probe it would run
+    first (skipped None: the runs this interpreter cannot make are skipped)."""
+    print(plan_table(plan))
+    if skipped is None:
+        skipped = unavailable_here(args.models)
+    print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
+    for entry in args.left_out:
+        print(f"  not planned: {entry['model']}, {left_out_text(entry)}")
+    if largest := chooses(profile, args.scenarios):
+        print(
+            f"  (and ~{probe_estimate_s(largest):.0f} s first, measuring the server's cost "
+            f"({probe_text(largest)}), from which the sleepy points' latencies are chosen; "
+            "shown as this profile writes them)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     profile = PROFILE_TABLE[args.profile]
@@ -153,18 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     args.models, args.left_out = plan_models(args.models, versions)
     plan = build_plan(profile, args.models, args.scenarios, args.seed)
     if args.dry_run:
-        print(plan_table(plan))
-        # Without --python, the runs of what this interpreter misses are skipped.
-        skipped = unavailable_here(args.models) if not chosen else frozenset()
-        print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
-        for entry in args.left_out:
-            print(f"  not planned: {entry['model']}, {left_out_text(entry)}")
-        if largest := chooses(profile, args.scenarios):
-            print(
-                f"  (and ~{probe_estimate_s(largest):.0f} s first, measuring the server's cost "
-                f"({probe_text(largest)}), from which the sleepy points' latencies are chosen; "
-                "shown as this profile writes them)"
-            )
+        print_plan(args, profile, plan, skipped=frozenset() if chosen else None)
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
     if args.server is not None:  # asked before any venv is made

@@ -328,11 +328,6 @@ def plan_models(
     return [name for name in models if name not in out], left
 
 
-def left_out_text(entry: LeftOutModel) -> str:
-    """Why the plan left a model out: 'needs CPython 3.14 (this run: 3.11)'."""
-    return f"needs CPython {entry['needs']} (this run: {', '.join(entry['runtimes'])})"
-
-
 def unavailable_here(models: Sequence[str]) -> frozenset[str]:
     """The crawlers whose modules the harness's own interpreter misses: their runs are
     skipped, and cost the plan nothing."""

@@ -9,12 +9,8 @@ from dataclasses import dataclass, replace
 from bench.analysis.paired import Comparison, comparisons
 from bench.harness.plan import PlannedRun
 from bench.results import Results, Run
+from c10k.sequential import NOISY_SHARE
 
-# A round whose sentinel (the fixed CPU loop before it) took more than this share more wall
-# time than the session's fastest loop so far is noisy: its runs count in no figure. Noise
-# only slows a fixed loop, so the fastest is the machine when quiet; a median would follow a
-# noise floor taken in a burst (docs/notes/2026-11-27-three-sessions.md).
-NOISY_SHARE = 0.20
 LOOPS_BEFORE_JUDGING = 3  # the session's loops a sentinel is judged against, at least
 # A noisy round runs again until it runs quiet, while the re-runs of the rounds at its server
 # have taken less than the profile's again_share of those rounds' planned time. Noise comes in

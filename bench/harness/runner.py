@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import platform
 import signal
 import sys
-import sysconfig
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from time import sleep
 from types import FrameType
-from typing import Any, cast
 
 from bench.analysis.derive import derive_document
 from bench.analysis.points import ran
 from bench.harness.check import check_runs
-from bench.harness.cores import Pinning, plan_pinning, this_thread_on
-from bench.harness.latencies import chooses, latencies_text, with_latencies
-from bench.harness.plan import PlannedRun, base_record, build_plan, ended, plan_estimate_s
+from bench.harness.cores import Pinning, this_thread_on
+from bench.harness.plan import PlannedRun, base_record, ended
 from bench.harness.points import Profile
 from bench.harness.processes import terminate_all
-from bench.harness.progress import Progress, describe_plan, pinning_line
+from bench.harness.progress import Progress
 from bench.harness.recipes import run_counted, run_crawl, run_idle, run_loop
 from bench.harness.rounds import (
     AGAIN_PER_ROUND,
@@ -38,30 +33,15 @@ from bench.harness.rounds import (
     sentinel_noisy,
     wait_id,
 )
-from bench.harness.runtimes import (
-    RUNTIMES_JSON,
-    RUNTIMES_MD,
-    compare_runtimes,
-    runtime_outcome,
-)
-from bench.harness.server_cost import measure_server_cost, probe_text
+from bench.harness.session import Lane
 from bench.harness.site import Server, ServerError, SiteClient
-from bench.harness.ssh_server import SiteHost, SshServer, server_environment
+from bench.harness.ssh_server import SiteHost, SshServer
 from bench.harness.summary import summary_table
-from bench.interpreter import missing_models
 from bench.results import (
-    Environment,
-    ProfileRecord,
-    ResultsStore,
     Run,
     RuntimeRecord,
     Status,
-    new_document,
-    write_atomic,
 )
-from bench.runtimes.discover import Runtime
-from bench.runtimes.venvs import PrepareFailed, prepare
-from c10k import catalog, probes
 from c10k.system import raise_open_files_limit
 
 # The checkout each runtime's venv installs (editable): the one this harness runs from.
@@ -78,16 +58,6 @@ def run_elsewhere(run: PlannedRun, runtime: RuntimeRecord) -> str | None:
     if run.point is None:
         return None
     return run.point.runtime_refusal(runtime["tag"], runtime["gil_disabled"])
-
-
-@dataclass
-class Lane:
-    """One runtime's side of a bench run: its interpreter, its results and the models it
-    skips (with why)."""
-
-    runtime: RuntimeRecord
-    store: ResultsStore
-    skip: dict[str, str]
 
 
 def lane_order(lanes: Sequence[Lane], run: PlannedRun, plan_index: int) -> list[Lane]:
@@ -313,115 +283,6 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def harness_runtime() -> RuntimeRecord:
-    """The runtime record of a run without --python: the harness's own interpreter."""
-    gil_disabled = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
-    return {
-        "tag": f"{sys.version_info[0]}.{sys.version_info[1]}{'t' if gil_disabled else ''}",
-        "version": platform.python_version(),
-        "gil_disabled": gil_disabled,
-        "executable": sys.executable,
-        "origin": "harness",
-        "build": " ".join(sys.version.split()[1:]),
-        "dependencies": None,
-        "unavailable_models": {
-            name: reason for name, model in catalog.CRAWLERS.items() if (reason := model.too_old())
-        },
-    }
-
-
-def stderr_line(text: str) -> None:
-    sys.stderr.write(text + "\n")
-    sys.stderr.flush()
-
-
-@dataclass(frozen=True)
-class Session:
-    """What a bench run runs: its profile and plan, each sleepy point that chooses at the
-    latency chosen at the start, and where each side runs."""
-
-    profile: Profile
-    plan: list[PlannedRun]
-    pinning: Pinning
-
-
-def start_session(
-    args: argparse.Namespace,
-    profile: Profile,
-    plan: list[PlannedRun],
-    runtimes: Sequence[RuntimeRecord],
-) -> Session:
-    """Where each side runs, then the server's cost measured when a planned point chooses its
-    latency (args.latencies records the choices; the budget grows by what they add to the
-    plan's least), then the plan, the runtimes and the pinning on stderr."""
-    pinning = plan_pinning(args.pin, remote=args.remote is not None)
-    if largest := chooses(profile, args.scenarios):
-        stderr_line(f"c10k bench: measuring the server's cost ({probe_text(largest)})")
-        try:
-            cost, error = measure_server_cost(largest, pinning, args.remote)
-        except KeyboardInterrupt:  # the probe's server and crawl are stopped by then
-            stderr_line("\nc10k bench: interrupted while measuring the server's cost; nothing ran")
-            raise SystemExit(130) from None
-        chosen, args.latencies = with_latencies(profile, args.scenarios, cost, error)
-        stderr_line(latencies_text(args.latencies))
-        again = build_plan(chosen, args.models, args.scenarios, args.seed)
-        added = plan_estimate_s(again, conditional=False) - plan_estimate_s(plan, conditional=False)
-        profile, plan = replace(chosen, budget_s=profile.budget_s + max(0.0, added)), again
-    # What no runtime can run is skipped, at no cost.
-    skipped = frozenset.intersection(*(frozenset(r["unavailable_models"]) for r in runtimes))
-    sys.stderr.write(describe_plan(profile, plan, len(runtimes), skipped) + "\n")
-    for runtime in runtimes:
-        sys.stderr.write(
-            f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
-        )
-    sys.stderr.write(pinning_line(pinning) + "\n")
-    return Session(profile, plan, pinning)
-
-
-def new_lane(
-    args: argparse.Namespace,
-    profile: Profile,
-    plan: list[PlannedRun],
-    out: Path,
-    runtime: RuntimeRecord,
-    command: list[str],
-    pinning: Pinning,
-) -> Lane:
-    """A runtime's lane: its empty results document in out/results.json and the models it
-    skips (not installed, or unavailable on the runtime)."""
-    skip = missing_models(args.models, runtime["executable"])
-    for model, reason in runtime["unavailable_models"].items():
-        if model in skip:
-            skip[model] = f"unavailable on {runtime['tag']}: {reason}"
-    environment = cast(Environment, probes.environment())
-    environment["pinning"] = pinning.as_dict()
-    environment["server"] = server_environment(args.remote)
-    record: ProfileRecord = {
-        "name": profile.name,
-        "models": args.models,
-        "scenarios": args.scenarios,
-        "sample_interval_s": profile.sample_interval_s,
-        "budget_s": profile.budget_s,
-        "estimate_s": plan_estimate_s(plan),
-        "definition": profile.definition(),
-        "order_seed": args.seed,
-        "left_out": args.left_out,
-    }
-    if args.latencies is not None:
-        record["latencies"] = args.latencies
-    document = new_document(
-        profile=record,
-        command=command,
-        environment=environment,
-        plan=[
-            {"id": r.id, "round": r.round, "estimate_s": r.estimate_s, "timeout_s": r.timeout_s}
-            for r in plan
-        ],
-    )
-    document["runtime"] = runtime
-    return Lane(runtime, ResultsStore(out, document), skip)
-
-
 def run_lanes(
     args: argparse.Namespace,
     profile: Profile,
@@ -459,51 +320,4 @@ def run_lanes(
         print(f"\nresults: {lane.store.path}")
         if code == 0 and args.check:
             code = check_runs(lane.store.document)
-    return code
-
-
-def run_interleaved(
-    args: argparse.Namespace,
-    profile: Profile,
-    plan: list[PlannedRun],
-    chosen: list[Runtime],
-    command: list[str],
-    project_dir: Path = PROJECT_DIR,
-) -> int:
-    """--pythons: every runtime's venv first, each installing project_dir (one that fails
-    is recorded as failed, the others run), then each planned run once per runtime, back to
-    back (lane_order), each runtime's records into OUT/<tag>/results.json; then the side by
-    side (OUT/runtimes.json, OUT/runtimes.md), written also when the runs stop half-way."""
-    from bench.report.runtimes import runtimes_markdown  # rendering, only for --pythons
-
-    prepared: list[RuntimeRecord] = []
-    failed: list[dict[str, Any]] = []  # their lines of runtimes.json
-    for n, runtime in enumerate(chosen, 1):
-        stderr_line(f"c10k bench: runtime {n}/{len(chosen)}: {runtime.tag} ({runtime.executable})")
-        try:
-            venv = prepare(runtime, project_dir, stderr_line)
-            prepared.append(cast(RuntimeRecord, venv.as_dict()))
-        except PrepareFailed as exc:
-            stderr_line(f"c10k bench: {exc}; going on without it")
-            failed.append(
-                runtime_outcome(runtime.as_dict(), args.out / runtime.tag, None, str(exc))
-            )
-    code = 1 if failed else 0
-    lanes: list[Lane] = []
-    if prepared:
-        session = start_session(args, profile, plan, prepared)
-        profile, plan, pinning = session.profile, session.plan, session.pinning
-        lanes = [
-            new_lane(args, profile, plan, args.out / r["tag"], r, command, pinning)
-            for r in prepared
-        ]
-        code = run_lanes(args, profile, plan, lanes, pinning) or code
-    outcomes = failed + [
-        runtime_outcome(lane.runtime, args.out / lane.runtime["tag"], lane.store.document, None)
-        for lane in lanes
-    ]
-    side_by_side = compare_runtimes(outcomes, [r.tag for r in chosen])
-    write_atomic(args.out / RUNTIMES_JSON, side_by_side)
-    (args.out / RUNTIMES_MD).write_text(runtimes_markdown(side_by_side))
-    print(f"\nruntimes side by side: {args.out / RUNTIMES_MD}")
     return code

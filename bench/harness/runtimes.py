@@ -11,12 +11,18 @@ from bench.analysis.points import scenario_points
 from bench.analysis.ratios import Figure, point_ratio
 from bench.harness.both_cores import both_cores
 from bench.harness.cells import Cell, cell, listed_ratio
-from bench.results import Derived, Point, Results, crawl_table, idle_table, summary_median
+from bench.results import (
+    RUNTIMES_SCHEMA,
+    Derived,
+    Point,
+    Results,
+    crawl_table,
+    idle_table,
+    summary_median,
+)
 from c10k import catalog
 from c10k.stats import Ratio, combined_ratio
 
-SCHEMA = "c10k-bench-runtimes/1"
-RUNTIMES_JSON, RUNTIMES_MD = "runtimes.json", "runtimes.md"
 C10K = 10_000  # the sleepy point the C10K throughput is read at (else the largest there is)
 FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog.IDLE.name
 # C8's scenarios: the pages/s and CPU per page of each model, free-threaded over GIL.
@@ -202,7 +208,7 @@ def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) ->
             },
         }
     return {
-        "schema": SCHEMA,
+        "schema": RUNTIMES_SCHEMA,
         "tags": list(tags),
         "runtimes": [
             {k: v for k, v in o.items() if k not in ("figures", "points")} for o in outcomes

@@ -7,7 +7,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.harness.latencies import latencies_text
 from bench.report.figures import (
     NO_FIT,
     c100k_highlights,
@@ -31,6 +30,7 @@ from bench.report.text import (
     times,
 )
 from bench.results import Point, Results
+from bench.results.words import latencies_text
 from c10k import catalog
 from c10k.stats import recorded_interval
 

@@ -1,13 +1,18 @@
-"""`--pythons`' runtimes.md: each key figure, one row per model, one column per runtime."""
+"""`--pythons`' runtimes.md: each key figure, one row per model, one column per runtime
+(`python -m bench.report.runtimes DIR/runtimes.json` writes it beside the file)."""
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bench.report import both_cores as cores
 from bench.report.text import at_point, number, ratio_text
 from bench.report.verdicts import c8_free_threading
+from bench.results import RUNTIMES_MD, RUNTIMES_SCHEMA
 
 KIB = 1024.0
 # figure -> (title, how a value is shown)
@@ -106,7 +111,7 @@ def free_threading_lines(document: dict[str, Any]) -> list[str]:
     lines = ["", "## C8: without a GIL, threads would do even better", ""]
     lines += _table(
         ["claim", "measured", "conditions", "verdict", "rule"],
-        [[c8.claim, c8.measured, c8.conditions, f"**{c8.verdict}**", c8.rule]],
+        [[c8.claim, c8.measured, "; ".join(c8.conditions), f"**{c8.verdict}**", c8.rule]],
     )
     for pair in document.get("free_threading") or []:
         free, gil = pair["free_threaded"], pair["gil"]
@@ -155,3 +160,25 @@ def free_threading_lines(document: dict[str, Any]) -> list[str]:
             ["scenario", "model", "crawls", "GIL off", "GIL on", "not reported"], gil_rows
         )
     return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write runtimes.md beside the runtimes.json named; one line and exit 2 if unreadable."""
+    args = argv if argv is not None else sys.argv[1:]
+    if len(args) != 1:
+        sys.stderr.write("usage: python -m bench.report.runtimes DIR/runtimes.json\n")
+        return 2
+    path = Path(args[0])
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        if document.get("schema") != RUNTIMES_SCHEMA:
+            raise ValueError(f"not a {RUNTIMES_SCHEMA} file")
+    except (OSError, ValueError, AttributeError) as exc:
+        sys.stderr.write(f"bench.report.runtimes: error: {path}: {exc}\n")
+        return 2
+    (path.parent / RUNTIMES_MD).write_text(runtimes_markdown(document), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

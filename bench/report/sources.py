@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench import results
-from bench.harness.runtimes import RUNTIMES_JSON
-from bench.harness.runtimes import SCHEMA as RUNTIMES_SCHEMA
-from bench.results import Results
+from bench.results import RUNTIMES_JSON, RUNTIMES_SCHEMA, Results
 from c10k import catalog
 
 MAIN, C100K, FREE_THREADING = "main", "c100k", "free-threading"

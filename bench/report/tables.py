@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bench.harness.plan import left_out_text
-from bench.harness.rounds import NOISY_SHARE
 from bench.report.conditions import pinning_text
 from bench.report.figures import (
     KIB,
@@ -22,7 +20,9 @@ from bench.report.figures import (
 from bench.report.palette import PEER_MARK, label, model_order
 from bench.report.text import cell, kib, number, plain
 from bench.results import Results, Run, summary_median
+from bench.results.words import left_out_text
 from c10k import catalog
+from c10k.sequential import NOISY_SHARE
 
 
 def realistic_rows(document: Results) -> list[list[str]]:

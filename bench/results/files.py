@@ -13,19 +13,14 @@ from pathlib import Path
 from typing import Any, cast
 
 from bench.results.derived import Derived
-from bench.results.document import (
-    SCHEMA,
-    SCHEMA_V1,
-    Environment,
-    PlanEntry,
-    ProfileRecord,
-    Results,
-    Run,
-    Status,
-)
+from bench.results.document import SCHEMA, SCHEMA_V1, Results, Run, Status
 from bench.results.migrate import migrate_v1
+from bench.results.profile import Environment, PlanEntry, ProfileRecord
 
 FILENAME = "results.json"
+# A --pythons run's side by side (bench/harness/runtimes.py writes it, the report reads it).
+RUNTIMES_SCHEMA = "c10k-bench-runtimes/1"
+RUNTIMES_JSON, RUNTIMES_MD = "runtimes.json", "runtimes.md"
 
 
 def utc_now() -> str:
