@@ -102,8 +102,9 @@ def test_the_report_shows_the_counts_beside_the_cpu_per_page(with_counts: Result
 
 def test_the_verdicts_quote_the_instruction_ratios(with_counts: Results) -> None:
     found = verdicts(with_counts)
-    assert "callgrind: callbacks 0.80x threads' instructions/page" in found["C6"].conditions
-    assert "callgrind: asyncio-uvloop 1.60x fewer instructions/page" in found["C9"].conditions
+    c6, c9 = "; ".join(found["C6"].conditions), "; ".join(found["C9"].conditions)
+    assert "callgrind: callbacks 0.80x threads' instructions/page" in c6
+    assert "callgrind: asyncio-uvloop 1.60x fewer instructions/page" in c9
 
 
 def test_without_counts_the_report_says_not_measured() -> None:
@@ -111,4 +112,4 @@ def test_without_counts_the_report_says_not_measured() -> None:
     text = markdown(document)
     section = text.split('id="instructions-table"')[1].split("##")[0]
     assert "Not measured." in section
-    assert "callgrind" not in "".join(v.conditions for v in verdicts(document).values())
+    assert "callgrind" not in "".join("".join(v.conditions) for v in verdicts(document).values())

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import results
-from bench.report.claims import VERDICT_HEADER, clauses
+from bench.report.claims import VERDICT_HEADER
 from bench.report.page import Written, write_report
 from bench.report.tables import not_counted_rows
 
@@ -102,20 +102,6 @@ def test_the_page_with_its_charts_inline_is_under_one_megabyte(
     if not page.is_file():
         pytest.skip("no committed sample")
     assert page.stat().st_size < MAX_BYTES
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("a; b; c", ["a", "b", "c"]),
-        ("a (b; c); d", ["a (b; c)", "d"]),
-        ("x [1; 2]; y", ["x [1; 2]", "y"]),
-        ("-", []),
-        ("one", ["one"]),
-    ],
-)
-def test_conditions_split_at_semicolons_outside_brackets(text: str, expected: list[str]) -> None:
-    assert clauses(text) == expected
 
 
 def test_a_model_the_plan_left_out_is_listed_with_what_it_needs() -> None:

@@ -19,6 +19,7 @@ from bench.report.layout import (
 )
 from bench.report.sources import COMMANDS, ROLE_WORDS, Sources
 from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
+from bench.report.verdicts.base import CLAIMS
 
 VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈", FROM_ONE_RUN: "≈"}
 VERDICT_CSS = {
@@ -27,7 +28,7 @@ VERDICT_CSS = {
     INCONCLUSIVE: "inconclusive",
     FROM_ONE_RUN: "inconclusive",
 }
-VERDICT_HEADER = ["claim", "the chapter", "measured here", "threshold", "verdict"]
+VERDICT_HEADER = ["claim", "claimed", "measured here", "threshold", "verdict"]
 RULES_AT = "bench/report/verdicts/"  # where every rule is written, documented in docs/report.md
 # The charts and sections that show a claim's numbers, by anchor, with their link text.
 EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
@@ -74,18 +75,6 @@ def verdict_table(found: list[Ruling]) -> Table:
     return Table(VERDICT_HEADER, rows, css="verdicts")
 
 
-def clauses(text: str) -> list[str]:
-    """A rule's conditions split at '; ' outside brackets: 'a; b (c; d); e' -> [a, b (c; d), e]."""
-    found, depth, start = [], 0, 0
-    for n, char in enumerate(text):
-        depth += (char in "([") - (char in ")]")
-        if depth == 0 and text.startswith("; ", n):
-            found.append(text[start:n])
-            start = n + 2
-    found.append(text[start:])
-    return [c.strip() for c in found if c.strip() and c.strip() != "-"]
-
-
 def judged_from(ruling: Ruling) -> Rich:
     """The file a claim was judged from, or the command that writes the file it needs."""
     spans: list[Span] = []
@@ -107,7 +96,7 @@ def claim_section(ruling: Ruling) -> list[Block]:
     """A claim's own section: verdict and figure, rule, file, conditions, evidence."""
     v = ruling.verdict
     measured: list[Rich] = [] if v.measured == "-" else [(f"Measured: {v.measured}",)]
-    items = [*measured, *((c,) for c in clauses(v.conditions))]
+    items = [*measured, *((c,) for c in v.conditions)]
     blocks: list[Block] = [
         Heading(3, anchor(ruling), f"{v.claim}: {v.words}"),
         Paragraph(
@@ -115,7 +104,8 @@ def claim_section(ruling: Ruling) -> list[Block]:
                 badge(ruling),
                 " ",
                 Strong(v.figure),
-                f" against the rule's threshold {v.threshold}; the chapter says {v.chapter}.",
+                f" against the rule's threshold {v.threshold}; {CLAIMS[v.claim].source} says "
+                f"{v.chapter}.",
             )
         ),
         Paragraph((f"Rule: {v.rule}.",)),

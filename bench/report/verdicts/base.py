@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -123,6 +123,7 @@ class Claim:
     band: Band | None
     qualifier: str = ""  # what the rule asks beyond the band, written after it
     unbound: str = "-"  # the threshold in words, for a band the data sets (C5)
+    source: str = "the chapter"  # who made the claim
 
 
 CLAIMS: dict[str, Claim] = {
@@ -210,6 +211,7 @@ CLAIMS: dict[str, Claim] = {
         TIMES,
         Band(UVLOOP_SPEEDUP),
         " less CPU per page",
+        source="uvloop's README",
     ),
 }
 
@@ -252,7 +254,7 @@ class Verdict:
     words: str  # the chapter's words, shortened
     chapter: str  # the chapter's number
     measured: str  # the numbers measured here, in words
-    conditions: str  # how, and anything that qualifies it
+    conditions: tuple[str, ...]  # how, and anything that qualifies it: one clause each
     verdict: str  # REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN or NOT_MEASURED
     rule: str  # the rule that gave the verdict, in one line
     figure: str = "-"  # the judged figure with its interval, or why it has none
@@ -311,7 +313,7 @@ class Judged:
 def verdict(
     claim: str,
     measured: str,
-    conditions: str,
+    conditions: Sequence[str],
     outcome: str,
     judged: Judged | None = None,
 ) -> Verdict:
@@ -323,7 +325,7 @@ def verdict(
         about.words,
         about.chapter,
         measured,
-        conditions,
+        tuple(conditions),
         outcome,
         about.rule,
         band=about.band,
@@ -342,7 +344,7 @@ def verdict(
     )
 
 
-def not_measured(claim: str, missing: str, conditions: str = "-") -> Verdict:
+def not_measured(claim: str, missing: str, conditions: Sequence[str] = ()) -> Verdict:
     """The row of a claim whose rule lacks a figure it needs: no verdict, the figure named."""
     return replace(
         verdict(claim, "-", conditions, NOT_MEASURED), figure=f"needs {missing}", missing=missing

@@ -40,7 +40,7 @@ from bench.report.verdicts.base import (
     profile_name,
     verdict,
 )
-from bench.results import PairedComparison, Results
+from bench.results import AsyncioVsThreads, PairedComparison, Results
 from c10k import catalog
 from c10k.stats import recorded_interval
 
@@ -137,18 +137,18 @@ def rounds_text(found: PairedComparison | None) -> str:
 
 def _instructions_text(
     document: Results, key: Literal["event_loop_vs_threads", "uvloop_speedup"], template: str
-) -> str:
-    """'; callgrind: ...' from the instructions comparison's ratios, or '' without a count.
+) -> list[str]:
+    """['callgrind: ...'] from the instructions comparison's ratios, [] without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
     found = comparisons(document).get("instructions")
     ratios = found[key] if found else {}
     if not ratios:
-        return ""
-    return (
-        "; callgrind: "
+        return []
+    return [
+        "callgrind: "
         + ", ".join(template.format(m, r) for m, r in ratios.items())
         + " (counts repeat to within 0.1%: no interval)"
-    )
+    ]
 
 
 def c6_event_loop_speed(document: Results) -> Verdict:
@@ -173,14 +173,13 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     )
     site = few_active_highlights(document, FEW_ACTIVE)
     conditions = (
-        f"{each} (vs {THREADS}; intervals {T_95})"
-        + _instructions_text(
+        f"{each} (vs {THREADS}; intervals {T_95})",
+        *_instructions_text(
             document, "event_loop_vs_threads", "{} {:.2f}x " + THREADS + "' instructions/page"
-        )
-        + f"; {FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
-        f"{site['threads_pages'] if site else '?'} pages"
-        + rounds_text(_paired(document, "C6"))
-        + f"; {profile_name(document)}"
+        ),
+        f"{FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
+        f"{site['threads_pages'] if site else '?'} pages" + rounds_text(_paired(document, "C6")),
+        profile_name(document),
     )
     judged = judged_ratio(
         found, "median_pages_per_s", "event loops", MEDIAN_OF.format(len(found["models"]))
@@ -206,7 +205,7 @@ def _close_mode_beside(document: Results) -> str:
     """The close mode's fractions of C/L at its largest C, shown beside the keep-alive verdict."""
     close = comparisons(document).get("asyncio_vs_threads_sleepy")
     if close is None:
-        return f"; {SLEEPY} (a connection per fetch) not run"
+        return f"{SLEEPY} (a connection per fetch) not run"
     concurrency = close["concurrency"]
     failed = [
         p for p in _crawler_failures(document, THREADS, SLEEPY) if p.concurrency == concurrency
@@ -219,7 +218,7 @@ def _close_mode_beside(document: Results) -> str:
         else f"{THREADS} not run there"
     )
     return (
-        f"; beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: "
+        f"beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: "
         f"{ASYNCIO} {ratio_text(close, 'asyncio_fraction_of_ideal', percent, ONE_RUN)}, {theirs}"
     )
 
@@ -279,30 +278,23 @@ def c7_sleepy_connections(document: Results) -> Verdict:
         for p in _crawler_failures(document, THREADS, SLEEPY_KEEP_ALIVE)
         if p.concurrency == concurrency
     ]
-    paired = _paired(document, "C7")
     load = found.get("server_ideal_load")
     conditions = (
         f"{SLEEPY_KEEP_ALIVE}: C {concurrency:,}, latency {found['latency']}, "
-        f"{found['pages']:,} pages{rounds_text(paired)}"
-        + ("" if load is None else f"; C/L asks the server for {load:.0%} of its core")
-        + f"; memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} {_held(mine)}, "
-        f"{THREADS} {_held(theirs)}" + _close_mode_beside(document) + f"; {profile_name(document)}"
+        f"{found['pages']:,} pages{rounds_text(_paired(document, 'C7'))}",
+        *([] if load is None else [f"C/L asks the server for {load:.0%} of its core"]),
+        f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} {_held(mine)}, "
+        f"{THREADS} {_held(theirs)}",
+        _close_mode_beside(document),
+        profile_name(document),
     )
-    shown = ratio_text(found, "asyncio_fraction_of_ideal", percent, ONE_RUN)
-    measured = f"{ASYNCIO} at {concurrency:,} connections, of C/L: {shown}; " + (
-        f"{THREADS} {ratio_text(found, 'threads_fraction_of_ideal', percent, ONE_RUN)}"
-        if found["threads_fraction_of_ideal"] is not None
-        else f"{THREADS} failed there"
-        if failed_there
-        else f"{THREADS} not run there"
-    )
+    measured = _c7_measured(found, bool(failed_there))
     if concurrency < MANY_CONNECTIONS:
         return not_measured("C7", f"a verified point of {MANY_CONNECTIONS:,}+ connections")
     first = _asyncio_failed_later(document, concurrency)
     if first is not None:
-        why = f"{ASYNCIO} {first.status} at C {first.concurrency:,}: {first.reason}; "
-        judged = Judged(None, why=why.rstrip("; "))
-        return verdict("C7", measured, why + conditions, CONTRADICTED, judged)
+        why = f"{ASYNCIO} {first.status} at C {first.concurrency:,}: {first.reason}"
+        return verdict("C7", measured, (why, *conditions), CONTRADICTED, Judged(None, why=why))
     if failed_there:
         speed, judged = REPRODUCED, Judged(None, why=f"{THREADS} failed at C {concurrency:,}")
     elif found.get("asyncio_over_threads") is None:
@@ -314,6 +306,18 @@ def c7_sleepy_connections(document: Results) -> Verdict:
         speed = band.judge(judged.interval)
     outcome = combined((speed, memory_outcome(mine, theirs)))
     return verdict("C7", measured, conditions, outcome, judged)
+
+
+def _c7_measured(found: AsyncioVsThreads, failed_there: bool) -> str:
+    """Both models' fractions of the ideal C/L at the judged point, in words."""
+    shown = ratio_text(found, "asyncio_fraction_of_ideal", percent, ONE_RUN)
+    return f"{ASYNCIO} at {found['concurrency']:,} connections, of C/L: {shown}; " + (
+        f"{THREADS} {ratio_text(found, 'threads_fraction_of_ideal', percent, ONE_RUN)}"
+        if found["threads_fraction_of_ideal"] is not None
+        else f"{THREADS} failed there"
+        if failed_there
+        else f"{THREADS} not run there"
+    )
 
 
 def c9_uvloop(document: Results) -> Verdict:
@@ -329,22 +333,24 @@ def c9_uvloop(document: Results) -> Verdict:
     first = next((p for p in found["pairs"] if (p["plain"], p["fast"]) == (ASYNCIO, UVLOOP)), None)
     if first is None:
         return not_measured("C9", C9_NEEDS[0].words)
-    details = "; ".join(
+    details = [
         f"{p['fast']} vs {p['plain']}: {ratio_text(p, 'cpu_per_page_speedup')} less CPU/page, "
         f"{ratio_text(p, 'pages_per_s_ratio')} pages/s"
         for p in found["pairs"]
-    )
+    ]
     judged = judged_ratio(first, "cpu_per_page_speedup", f"{ASYNCIO} over {UVLOOP}:")
     band = CLAIMS["C9"].band
     assert band is not None
     return verdict(
         "C9",
         f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: " + ratio_text(first, "cpu_per_page_speedup"),
-        f"{details}"
-        + _instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page")
-        + f"; {found['scenario']}, C {span(first['concurrencies'])}"
-        + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}"))
-        + f"; {profile_name(document)}",
+        (
+            *details,
+            *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),
+            f"{found['scenario']}, C {span(first['concurrencies'])}"
+            + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
+            profile_name(document),
+        ),
         band.judge(judged.interval),
         judged,
     )

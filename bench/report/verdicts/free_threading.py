@@ -47,7 +47,7 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
     against = gil.get("gil_enabled") or gil.get("unknown") or not gil.get("crawls")
     conditions = (
         f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
-        f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round"
+        f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round",
     )
     judged = judged_ratio(found, "pages_per_s", f"{THREADS} on {pair['free_threaded']}:", T_95)
     if against:
@@ -58,9 +58,10 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
         )
         return not_measured("C8", f"crawls that ran without the GIL ({why})", conditions)
     gil_note = (
-        f"; the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
+        f"the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
         f"{pair['free_threaded']}"
     )
     band = CLAIMS["C8"].band
     assert band is not None
-    return verdict("C8", measured, conditions + gil_note, band.judge(judged.interval), judged)
+    outcome = band.judge(judged.interval)
+    return verdict("C8", measured, (*conditions, gil_note), outcome, judged)

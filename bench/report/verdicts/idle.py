@@ -71,9 +71,11 @@ def c1_thread_memory(document: Results) -> Verdict:
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
     unit = idle_units(document)[THREAD]
     conditions = (
-        f"{unit.count or 0:,} threads blocked on an Event, default stack; RSS "
-        f"{kib(unit.rss_bytes)} (R² {number(unit.rss_r2, 3)}) + kernel {kib(unit.kernel_bytes)}; "
-        f"tracemalloc {kib(unit.tracemalloc_bytes)}; {profile_name(document)}"
+        f"{unit.count or 0:,} threads blocked on an Event, default stack",
+        f"RSS {kib(unit.rss_bytes)} (R² {number(unit.rss_r2, 3)}) + kernel "
+        f"{kib(unit.kernel_bytes)}",
+        f"tracemalloc {kib(unit.tracemalloc_bytes)}",
+        profile_name(document),
     )
     judged = _memory(unit)
     band = CLAIMS["C1"].band
@@ -107,17 +109,17 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     return verdict(
         "C2",
         f"{kib(worst.total_bytes, 2)} per {worst.kind}, the costliest stackless kind",
-        f"{each} (RSS + kernel per unit, each a fit over its run); {profile_name(document)}",
+        (f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
         combined(band.judge(u.total_ci95) for u in judged),
         _memory(worst),
     )
 
 
-def _idle_problem(document: Results, kind: str) -> str:
-    """Why an idle kind has no figures: its failed slope run, else '-'."""
+def _idle_problem(document: Results, kind: str) -> tuple[str, ...]:
+    """Why an idle kind has no figures: its failed slope run, if one failed."""
     for count, status, reason in failed_slope_runs(document).get(kind, []):
-        return f"the idle {kind} run ({count:,} units) was {status}: {reason}"
-    return "-"
+        return (f"the idle {kind} run ({count:,} units) was {status}: {reason}",)
+    return ()
 
 
 def c3_thread_failures(document: Results) -> Verdict:
@@ -132,10 +134,11 @@ def c3_thread_failures(document: Results) -> Verdict:
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     context = ceiling.get("context") or {}
     conditions = (
-        f"threads blocked on an Event, started until failure; stopped by {stopped}"
-        + (f" ({ceiling['error']})" if ceiling.get("error") else "")
-        + f"; vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
-        f"{number(context.get('kernel.pid_max'))}; {profile_name(document)}"
+        "threads blocked on an Event, started until failure",
+        f"stopped by {stopped}" + (f" ({ceiling['error']})" if ceiling.get("error") else ""),
+        f"vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
+        f"{number(context.get('kernel.pid_max'))}",
+        profile_name(document),
     )
     judged = Judged(count, why="a count")
     if stopped_by_a_limit(ceiling):
@@ -163,7 +166,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
     ]
     if failures:
         kind, count, status, reason = failures[0]
-        conditions = f"{reason}; {profile_name(document)}"
+        conditions = (reason or status, profile_name(document))
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
         judged = Judged(None, why=f"{kind} {status} at {count:,} units")
         return verdict("C4", measured, conditions, CONTRADICTED, judged)
@@ -189,7 +192,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
         "C4",
         f"{slowest.count or 0:,} {slowest.kind}s started at {number(slowest.start_rate_per_s)}"
         " per second, the slowest kind",
-        f"units started, time to start all and RSS at the end: {each}; {profile_name(document)}",
+        (f"units started, time to start all and RSS at the end: {each}", profile_name(document)),
         combined(band.judge(u.start_rate_ci95) for u in big),
         Judged(slowest.start_rate_per_s, slowest.start_rate_ci95, label=slowest.kind, method=FIT),
     )
@@ -215,14 +218,17 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     one = idle_units(document)[THREAD].max_threads
     sockets, socket_limit = socket_ceiling(document)
     beside = (
-        f"; one process: {int(one['count']):,} threads ({one['stopped_by']}) vs "
-        f"{sockets:,} sockets ({socket_limit})"
+        [
+            f"one process: {int(one['count']):,} threads ({one['stopped_by']}) vs "
+            f"{sockets:,} sockets ({socket_limit})"
+        ]
         if one is not None and sockets is not None
-        else ""
+        else []
     )
     conditions = (
-        f"threads blocked on an Event in {machine.get('processes')} processes at once"
-        f"{beside}; {profile_name(document)}"
+        f"threads blocked on an Event in {machine.get('processes')} processes at once",
+        *beside,
+        profile_name(document),
     )
     if not stopped_by_a_machine_limit(machine):
         return not_measured(
