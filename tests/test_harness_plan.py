@@ -17,6 +17,7 @@ from bench.harness.commands import crawl_argv
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
 from bench.harness.progress import plan_table
+from bench.harness.shapes import both_cores_points, past_one_process_points
 from bench.harness.site import ServeOptions
 from bench.results import Results
 from c10k import catalog, sequential
@@ -271,7 +272,16 @@ def test_server_argv() -> None:
     argv = config.argv()
     assert argv[argv.index("--pages") + 1] == "10"
     assert argv[argv.index("--faults") + 1] == "500=0.1"
-    assert "--bandwidth" not in argv
+    assert "--bandwidth" not in argv and "--parts" not in argv
+    parted = ServeOptions(pages=10, parts=2).argv()
+    assert parted[parted.index("--parts") + 1] == "2"
+
+
+def test_the_points_of_several_processes_serve_a_part_to_each() -> None:
+    for point in past_one_process_points((100,), "1s", processes=3):
+        assert point.server.parts == point.server.addresses == point.processes == 3
+    for point in both_cores_points(300, 200, (8,), workers=2):
+        assert point.server.parts == 2
 
 
 def test_serve_options_keep_the_keys_results_json_records() -> None:
@@ -289,6 +299,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "preset",
         "addresses",
         "root_latency",
+        "parts",
     ]
     assert options == {
         "pages": 10,
@@ -302,6 +313,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "preset": None,
         "addresses": 1,
         "root_latency": True,
+        "parts": 1,
     }
 
 

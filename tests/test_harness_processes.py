@@ -234,7 +234,7 @@ def test_a_server_on_several_addresses_takes_a_block_of_its_own() -> None:
 # -- a partitioned crawl through the harness, for real ----------------------------------------
 
 PARTITIONED = CrawlPoint(
-    ServeOptions(pages=60, links=0, shape="wide", latency="200ms", addresses=2, workers=2),
+    ServeOptions(pages=60, links=0, shape="wide", latency="200ms", addresses=2, workers=2, parts=2),
     concurrency=30,
     processes=2,
     check_peak=True,
@@ -267,7 +267,7 @@ def test_a_partitioned_crawl_runs_sampled_and_verified(two_address_site: Server)
     assert argv[argv.index("--processes") + 1] == "2"
     assert argv[argv.index("--connect-to") + 1] == ",".join(server.addresses)
     assert record["params"]["processes"] == 2 and record["params"]["server"]["addresses"] == 2
-    # The coordinator and both workers, read while every connection was open.
+    # The parent and both children, read while every connection was open.
     assert record["plateau"]["plateau_samples"] > 0 and record["plateau"]["processes"] == 3
     assert max(record["samples"]["processes"]) == 3
     stats = record["server"]["stats"]
@@ -276,3 +276,7 @@ def test_a_partitioned_crawl_runs_sampled_and_verified(two_address_site: Server)
     crawl = record["crawl"]
     assert crawl is not None
     assert [p["connect_to"] for p in crawl["processes"]] == server.addresses
+    # Each process crawled its part, verified against the part's manifest.
+    assert [p["root"] for p in crawl["processes"]] == [f"{server.root}?part={k}" for k in (0, 1)]
+    assert record["verification"]["manifest_count"] == 60 + 2  # the pages and the part roots
+    assert record["verification"]["examples"]["parts"] == []

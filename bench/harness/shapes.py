@@ -41,7 +41,8 @@ def sleepy_points(
 
 
 def _sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) -> ServeOptions:
-    """A sleepy site: a wide site of `pages` pages after a root that answers at once."""
+    """A sleepy site: a wide site of `pages` pages after a root that answers at once; in as
+    many parts as it has addresses (one per process crawling it)."""
     return ServeOptions(
         pages=pages,
         links=0,
@@ -50,14 +51,16 @@ def _sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1)
         workers=workers,
         addresses=addresses,
         root_latency=False,
+        parts=addresses,
     )
 
 
 def past_one_process_points(
     concurrencies: Sequence[int], latency: str, processes: int, waves: int = 2
 ) -> tuple[CrawlPoint, ...]:
-    """Sleepy points of `waves` waves crawled by `processes` worker processes against a server of
-    as many workers on as many loopback addresses: each process stays under its own
+    """Sleepy points of `waves` waves crawled by `processes` processes, one per part of the
+    site, against a server of as many workers on as many loopback addresses: each process
+    stays under its own
     open-file limit and each address under its own ephemeral ports. The latency must outlast
     the ramp (about 38 s to open 100,000 connections on the 2-core dev VM)."""
     return tuple(
@@ -118,7 +121,7 @@ def both_cores_points(
     cores" on the pure core, each on the build it belongs to: subinterpreters and
     `--processes` on a GIL build, threads on a free-threaded one; and `--processes` on the C
     core beside them, for what the C-accelerated core buys."""
-    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0")
+    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0", parts=workers)
     pure, gil_only, free_only = catalog.CORE_PURE, False, True
 
     def answer(

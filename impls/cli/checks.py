@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 
 from c10k.catalog import CORE_C, CRAWLERS, INTERPRETERS, PEERS, Model, Peer
 from c10k.system import raise_open_files_limit, usable_cores
-from impls.core.partition import shares
 
 # Sockets the crawler may need beside its connections: stdio, the event loop's own
 # descriptors (epoll, self-pipe), thread-pool wakeups, imported extension modules.
@@ -78,8 +77,8 @@ def check_processes(args: argparse.Namespace, model: Model) -> None:
         )
     if args.max_pages is not None:
         raise UsageError(
-            "--max-pages cannot be used with --processes: no process knows how many "
-            "URLs the others queued"
+            "--max-pages cannot be used with --processes: each part's crawl would need a "
+            "cap of its own"
         )
     if args.mark_crawl:
         raise UsageError("--mark-crawl counts one process: it cannot be used with --processes")
@@ -155,5 +154,5 @@ def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
         check_processes(args, model)
     # Each process needs its own share of the files, within its own limit; subinterpreters
     # share this one's, each with a socket to the coordinator and a selector.
-    ensure_fd_limit(max(shares(args.concurrency, args.processes)) + 2 * args.interpreters)
+    ensure_fd_limit(-(-args.concurrency // args.processes) + 2 * args.interpreters)
     return model, peer, args.connect_to[0] if args.connect_to else connect_host

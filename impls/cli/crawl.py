@@ -1,4 +1,4 @@
-"""`c10k crawl`: one model crawls one site (or its workers share the crawl); what it fetched."""
+"""`c10k crawl`: one model crawls one site (or each of its parts); what it fetched."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from c10k.catalog import Model, Peer
 from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from impls.cli.checks import UsageError, check_usage
 from impls.cli.options import crawl_parser
+from impls.cli.parts import crawl_parts, part_roots
 from impls.core.frontier import CrawlConfig, Frontier
-from impls.core.outcomes import ResourceLimit
+from impls.core.outcomes import PartFailed, ResourceLimit
 from impls.core.partition import CoordinatorLost, Partition, ProtocolError
 from impls.core.summary import build_result, format_summary
 
@@ -28,30 +29,25 @@ def crawl_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         model, peer, connect_host = check_usage(args)
+        roots = part_roots(args.root, args.processes, f"--processes {args.processes}")
     except UsageError as exc:
         parser.exit(2, f"c10k crawl: error: {exc}\n")
     if args.processes > 1:
-        from impls.partition.coordinator import coordinate  # the workers' parent
-
-        return crawl_coordinated(args, lambda: coordinate(args), f"--processes {args.processes}")
-    if model.coordinator:  # workers of this process (subinterpreters), its own coordinator
+        return crawl_merged(args, lambda: crawl_parts(args, roots), f"--processes {args.processes}")
+    if model.coordinator:  # its parts in subinterpreters of this process, merged here
         run = model.load_coordinator()
-        return crawl_coordinated(args, lambda: run(args, connect_host), f"model {model.name}")
+        return crawl_merged(args, lambda: run(args, connect_host), f"model {model.name}")
     return crawl(args, model, peer, connect_host)
 
 
-def crawl_coordinated(
-    args: argparse.Namespace, run: Callable[[], dict[str, Any]], what: str
-) -> int:
-    """A crawl shared by workers: `run` coordinates them; print their merged document."""
-    from impls.partition.coordinator import WorkerFailed
-
+def crawl_merged(args: argparse.Namespace, run: Callable[[], dict[str, Any]], what: str) -> int:
+    """A crawl of the site's parts: `run` crawls them; print their merged document."""
     try:
         result = run()  # its own marks, if any (--processes refuses --mark-crawl)
     except KeyboardInterrupt:
         print("c10k crawl: interrupted", file=sys.stderr)
         return 130
-    except WorkerFailed as exc:
+    except PartFailed as exc:
         print(f"c10k crawl: error: {what}: {exc}", file=sys.stderr)
         return exc.exit_code
     print_result(result, args.json)
@@ -154,6 +150,8 @@ def add_peer_and_partition(
             "connect_to": args.connect_to[0] if args.connect_to else "",
             "latencies_s": frontier.latencies,
         }
+    elif args.latencies:  # what `--processes` merges (impls/cli/parts.py)
+        result["latencies_s"] = frontier.latencies
 
 
 def python_block() -> dict[str, Any]:

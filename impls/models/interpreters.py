@@ -58,4 +58,5 @@ def coordinate(args: argparse.Namespace, connect_host: str) -> dict[str, Any]:
         "workers_cpu_user_s": crawled.threads_cpu_user_s,
         "workers_cpu_sys_s": crawled.threads_cpu_sys_s,
     }
-    return merge_results(crawled.documents, args.concurrency, coordinator, one_process=True)
+    root = crawl_config(args, connect_host, None).root
+    return merge_results(crawled.documents, root, args.concurrency, coordinator, one_process=True)

@@ -9,24 +9,17 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import json
 import math
-import os
-import resource
 import selectors
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol, TypeVar
+from typing import IO, Protocol, TypeVar
 
-from c10k.probes import peak_rss_kib
-from c10k.system import stop_process
+from impls.core.outcomes import PartFailed
 from impls.core.partition import (
     Done,
     Forwarded,
@@ -37,22 +30,13 @@ from impls.core.partition import (
     decode,
     encode,
     route,
-    shares,
 )
-from impls.core.summary import merge_results
 
+WorkerFailed = PartFailed
 POLL_S = 0.5  # how often the loop looks at its workers when no message comes
 EXIT_WAIT_S = 60.0  # after Done: time for a worker to end its crawl and print its document
 STOP_GRACE_S = 2.0  # SIGTERM, then SIGKILL after this long
 TAIL_CHARS = 300  # of a failed worker's stderr, in the one-line error
-
-
-class WorkerFailed(Exception):
-    """A worker died, failed or broke the protocol: the crawl cannot be merged."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 class Endpoint(Protocol):
@@ -112,21 +96,6 @@ class Worker:
         return WorkerFailed(message, 3 if code == 3 else 1)
 
 
-def worker_argv(args: argparse.Namespace, index: int, concurrency: int, fd: int) -> list[str]:
-    """The command line of worker `index`: the user's options, its share of the concurrency,
-    its partition and its socket, and the address it connects to."""
-    argv = [sys.executable, "-m", "c10k.cli", "crawl", args.root, "--model", args.model]
-    argv += ["--concurrency", str(concurrency), "--max-redirect", str(args.max_redirect)]
-    argv += ["--max-tries", str(args.max_tries), "--timeout", repr(args.timeout)]
-    argv += ["--max-body", str(args.max_body), "--stack-size", str(args.stack_size)]
-    argv += ["--core", args.core]
-    argv += ["--partition", f"{index}/{args.processes}", "--channel-fd", str(fd), "--json"]
-    if args.connect_to:
-        argv += ["--connect-to", args.connect_to[index % len(args.connect_to)]]
-    argv += ["--keep-alive"] * args.keep_alive + ["--allow-non-loopback"] * args.allow_non_loopback
-    return argv
-
-
 Started = TypeVar("Started")
 
 
@@ -141,36 +110,6 @@ def stopped_on_failure(
     except BaseException:
         stop(started)
         raise
-
-
-def start_workers(args: argparse.Namespace, files: contextlib.ExitStack) -> list[Worker]:
-    """The workers, their output in temporary files that `files` closes (so no pipe fills)."""
-    workers: list[Worker] = []
-    with stopped_on_failure(workers, stop_all):
-        for index, concurrency in enumerate(shares(args.concurrency, args.processes)):
-            ours, theirs = socket.socketpair()
-            files.enter_context(ours)
-            stdout = files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115  # closed by files
-            stderr = files.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
-            try:
-                process = subprocess.Popen(
-                    worker_argv(args, index, concurrency, theirs.fileno()),
-                    stdin=subprocess.DEVNULL,
-                    stdout=stdout,
-                    stderr=stderr,
-                    pass_fds=(theirs.fileno(),),
-                )
-            finally:
-                theirs.close()  # the worker's copy is its own: EOF here when it exits
-            ours.setblocking(False)
-            address = args.connect_to[index % len(args.connect_to)] if args.connect_to else ""
-            workers.append(Worker(index, concurrency, address, process, ours, stdout, stderr))
-    return workers
-
-
-def stop_all(workers: list[Worker]) -> None:
-    for worker in workers:
-        stop_process(worker.process, STOP_GRACE_S)
 
 
 class Coordinator:
@@ -258,46 +197,3 @@ class Coordinator:
         for worker in self.workers:
             if not self.done_sent and worker.exited():
                 raise worker.failure("exited before the crawl ended")
-
-
-def collect(workers: list[Worker]) -> list[dict[str, Any]]:
-    """Each worker's document, once it has exited (bounded wait)."""
-    documents = []
-    for worker in workers:
-        try:
-            code = worker.process.wait(EXIT_WAIT_S)
-        except subprocess.TimeoutExpired:
-            raise worker.failure(f"did not exit {EXIT_WAIT_S:.0f} s after Done") from None
-        if code != 0:
-            raise worker.failure("failed")
-        worker.stdout.seek(0)
-        try:
-            documents.append(json.loads(worker.stdout.read()))
-        except ValueError:
-            raise worker.failure("printed no crawl document") from None
-    return documents
-
-
-def coordinate(args: argparse.Namespace) -> dict[str, Any]:
-    """Run the partitioned crawl; its merged document. A worker's failure (WorkerFailed) or
-    Ctrl-C (KeyboardInterrupt) stops the workers, then goes on to the caller."""
-    workers: list[Worker] = []
-    with contextlib.ExitStack() as files:
-        try:
-            workers = start_workers(args, files)
-            Coordinator(workers).run()
-            documents = collect(workers)
-        except (KeyboardInterrupt, WorkerFailed):
-            stop_all(workers)
-            raise
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, imports included
-    coordinator = {
-        "pid": os.getpid(),
-        "cpu_user_s": own.ru_utime,
-        "cpu_sys_s": own.ru_stime,
-        "max_rss_kib": peak_rss_kib(),
-        "workers_cpu_user_s": children.ru_utime,
-        "workers_cpu_sys_s": children.ru_stime,
-    }
-    return merge_results(documents, args.concurrency, coordinator)
