@@ -126,8 +126,9 @@ TRIO = Model(
     requires=("trio",),
     processes=True,
 )
-# Subinterpreters in threads of one process, each the callbacks model on its share of the
-# crawl (partitioned as `--processes` is) and on the pure core (docs/contract.md).
+# Subinterpreters in threads of one process, each the callbacks model on one part of the
+# site (as `--processes` crawls them; one on a site of one part) and on the pure core
+# (docs/contract.md).
 INTERPRETERS = Model(
     "interpreters",
     "impls.models.interpreters:run",

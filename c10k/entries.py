@@ -68,8 +68,9 @@ class Model:
     loop_api: str = ""
     python: NeedsPython | None = None  # the interpreter it needs, if not any the project runs on
     core: str = ""  # the only core variant it runs on ("": `--core` chooses)
-    # "module:function(args, connect_host) -> document" that `c10k crawl` runs instead of
-    # `entry` (kept for in-process callers), for a crawl its workers share in one process.
+    # "module:function(args, connect_host, roots) -> document" that `c10k crawl` runs
+    # instead of `entry` (kept for in-process callers): the site's parts (their roots),
+    # crawled in one process and merged.
     coordinator: str = ""
     # The most connections the harness asks it to hold (0: no ceiling), where one process
     # of it holds no more in reasonable time: measured, and said in the report.

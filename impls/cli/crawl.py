@@ -17,7 +17,6 @@ from c10k.catalog import Model, Peer
 from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from impls.cli.checks import UsageError, check_usage
 from impls.cli.options import crawl_parser
-from impls.cli.parts import crawl_parts, part_roots
 from impls.core.frontier import CrawlConfig, Frontier
 from impls.core.outcomes import PartFailed, ResourceLimit
 from impls.core.partition import CoordinatorLost, Partition, ProtocolError
@@ -29,15 +28,42 @@ def crawl_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         model, peer, connect_host = check_usage(args)
-        roots = part_roots(args.root, args.processes, f"--processes {args.processes}")
+        roots = roots_to_crawl(args, model)
     except UsageError as exc:
         parser.exit(2, f"c10k crawl: error: {exc}\n")
     if args.processes > 1:
+        from impls.cli.parts import crawl_parts  # its children's parent: subprocess, urllib
+
         return crawl_merged(args, lambda: crawl_parts(args, roots), f"--processes {args.processes}")
     if model.coordinator:  # its parts in subinterpreters of this process, merged here
         run = model.load_coordinator()
-        return crawl_merged(args, lambda: run(args, connect_host), f"model {model.name}")
+        code = crawl_merged(args, lambda: run(args, connect_host, roots), f"model {model.name}")
+        if code:  # a subinterpreter still crawling cannot be stopped: ending the process does
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        return code
     return crawl(args, model, peer, connect_host)
+
+
+def roots_to_crawl(args: argparse.Namespace, model: Model) -> list[str]:
+    """The roots of the site's parts, one per process (--processes) or subinterpreter (the
+    interpreters model: as many as the site has parts, unless --interpreters says); [] for
+    a plain crawl. UsageError when the site cannot be split as asked."""
+    if args.processes == 1 and not model.coordinator:
+        return []
+    from impls.cli.parts import part_roots  # urllib: not for a plain crawl, nor its imports
+
+    if args.processes > 1:
+        return part_roots(args.root, args.processes, f"--processes {args.processes}")
+    roots = part_roots(args.root, args.interpreters, f"--interpreters {args.interpreters}")
+    if len(roots) > args.concurrency:
+        raise UsageError(
+            f"the site has {len(roots)} parts, more than --concurrency {args.concurrency}: "
+            "each interpreter needs at least one"
+        )
+    args.interpreters = len(roots)
+    return roots
 
 
 def crawl_merged(args: argparse.Namespace, run: Callable[[], dict[str, Any]], what: str) -> int:
