@@ -135,7 +135,7 @@ INTERPRETERS = Model(
     "subinterpreters (a GIL each) in one process, the callbacks model in each",
     python=SUBINTERPRETERS,
     core=CORE_PURE,
-    coordinator="impls.models.interpreters:coordinate",
+    in_parts="impls.models.interpreters:crawl_parts",
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.

@@ -117,14 +117,14 @@ def test_plateau_falls_back_to_the_stretch_when_the_crawler_never_waits() -> Non
     assert summary["rss_kib"] == 3
 
 
-def test_the_base_of_several_processes_is_the_whole_tree_not_the_coordinator_alone() -> None:
-    # `c10k crawl --processes 2`: the coordinator alone (5 fds), then its two workers (10 files
+def test_the_base_of_several_processes_is_the_whole_tree_not_the_parent_alone() -> None:
+    # `c10k crawl --processes 2`: the parent alone (5 fds), then its two children (10 files
     # each before a connection), 30 connections in all, then the workers' exit.
     fds = [5, 5, 25, 40, 55, 55, 55, 30, 25, 5]
     processes = [1, 1, 3, 3, 3, 3, 3, 3, 3, 1]
     data = columns(fds, [1_000 * f for f in fds]) | {"processes": processes}
     summary = plateau_summary(data, 30)
-    # From the coordinator's 5 fds, 40 (half the connections open) would pass the threshold.
+    # From the parent's 5 fds, 40 (half the connections open) would pass the threshold.
     assert summary["base_fds"] == 25 and summary["threshold_fds"] == pytest.approx(53.5)
     assert summary["stretch_samples"] == 3 and summary["processes"] == 3
     assert summary["t_start"] == pytest.approx(0.4) and summary["fds"] == 55

@@ -361,8 +361,8 @@ def test_several_processes_start_more_interpreters_and_ramp_side_by_side() -> No
     model = catalog.THREADS
     plain, shared = CrawlPoint(site, 10_000), CrawlPoint(site, 10_000, processes=4)
     ramp = 10_000 * costs.THREAD_CEILING_S_PER_THREAD
-    # The coordinator's and the workers' starts in place of one, three quarters of the ramp
-    # saved: each worker starts its quarter of the threads.
+    # The parent's and the children's starts in place of one, three quarters of the ramp
+    # saved: each child starts its quarter of the threads.
     expected = 4 * costs.CRAWL_COSTS[model.name].startup_s - 0.75 * ramp
     assert shared.estimate_s(model.name) - plain.estimate_s(model.name) == pytest.approx(expected)
 

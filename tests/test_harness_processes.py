@@ -168,7 +168,7 @@ def test_a_crawler_read_that_fails_while_it_runs_is_recorded(
     assert "AccessDenied" in sampler.failures["crawler"]["reason"]
 
 
-# A process that starts a child of its own, as a coordinator starts its workers.
+# A process that starts a child of its own, as `--processes` starts its children.
 SPAWNER = (
     "import subprocess, sys, time\n"
     "child = subprocess.Popen(['sleep', '120'])\n"
@@ -178,7 +178,7 @@ SPAWNER = (
 
 
 def test_a_run_killed_at_its_timeout_takes_its_children_with_it() -> None:
-    # A coordinator's workers would outlive it: the whole session goes at the timeout.
+    # A parent's children would outlive it: the whole session goes at the timeout.
     finished = run_process([sys.executable, "-c", SPAWNER], 5.0)
     assert finished.code is None
     child = int(finished.stdout)
@@ -186,7 +186,7 @@ def test_a_run_killed_at_its_timeout_takes_its_children_with_it() -> None:
 
 
 def test_ctrl_c_ends_the_processes_ours_started() -> None:
-    # terminate_all (the harness's Ctrl-C) reaches a coordinator's workers, not just it.
+    # terminate_all (the harness's Ctrl-C) reaches a parent's children, not just it.
     spawner = subprocess.Popen(
         [sys.executable, "-c", SPAWNER], stdout=subprocess.PIPE, start_new_session=True
     )

@@ -122,7 +122,7 @@ def test_each_part_is_crawled_by_its_interpreter_and_merged() -> None:
         roots = [f"{srv.url}?part={k}" for k in range(3)]
         args = crawl_parser().parse_args([srv.url, "--model", INTERPRETERS.name])
         args.concurrency, args.core = 7, INTERPRETERS.core
-        result = interpreters.coordinate(args, "127.0.0.1", roots)
+        result = interpreters.crawl_parts(args, "127.0.0.1", roots)
         requests = srv.handler.stats.snapshot()["requests"]
     manifests = [site.manifest(root) for root in roots]
     assert result["fetched"] == {url: o for manifest in manifests for url, o in manifest.items()}

@@ -97,7 +97,7 @@ def choose_core(args: argparse.Namespace, model: Model, peer: Peer | None) -> st
 def choose_interpreters(args: argparse.Namespace, model: Model) -> int | None:
     """How many subinterpreters crawl the site's parts: --interpreters, else None (as many
     as the site has parts); 0 for any other model. UsageError for what cannot be done."""
-    if not model.coordinator:
+    if not model.in_parts:
         if args.interpreters is not None:
             raise UsageError(f"--interpreters is for model {INTERPRETERS.name}")
         return 0
@@ -148,8 +148,6 @@ def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
         raise UsageError(f"model {model.name} needs {', '.join(missing)}, which is not installed")
     connect_host = resolve_root(args.root, args.allow_non_loopback)
     check_connect_to(args.connect_to, args.allow_non_loopback)
-    if (args.partition is None) != (args.channel_fd is None):
-        raise UsageError("--partition and --channel-fd go together")
     if args.processes > 1:
         check_processes(args, model)
     # Each process needs its own share of the files, within its own limit; subinterpreters

@@ -19,7 +19,6 @@ from impls.cli.checks import UsageError, check_usage
 from impls.cli.options import crawl_parser
 from impls.core.frontier import CrawlConfig, Frontier
 from impls.core.outcomes import PartFailed, ResourceLimit
-from impls.core.partition import CoordinatorLost, Partition, ProtocolError
 from impls.core.summary import build_result, format_summary
 
 
@@ -35,8 +34,8 @@ def crawl_main(argv: list[str]) -> int:
         from impls.cli.parts import crawl_parts  # its children's parent: subprocess, urllib
 
         return crawl_merged(args, lambda: crawl_parts(args, roots), f"--processes {args.processes}")
-    if model.coordinator:  # its parts in subinterpreters of this process, merged here
-        run = model.load_coordinator()
+    if model.in_parts:  # its parts in subinterpreters of this process, merged here
+        run = model.load_in_parts()
         code = crawl_merged(args, lambda: run(args, connect_host, roots), f"model {model.name}")
         if code:  # a subinterpreter still crawling cannot be stopped: ending the process does
             sys.stdout.flush()
@@ -50,7 +49,7 @@ def roots_to_crawl(args: argparse.Namespace, model: Model) -> list[str]:
     """The roots of the site's parts, one per process (--processes) or subinterpreter (the
     interpreters model: as many as the site has parts, unless --interpreters says); [] for
     a plain crawl. UsageError when the site cannot be split as asked."""
-    if args.processes == 1 and not model.coordinator:
+    if args.processes == 1 and not model.in_parts:
         return []
     from impls.cli.parts import part_roots  # urllib: not for a plain crawl, nor its imports
 
@@ -98,12 +97,9 @@ def crawl_config(args: argparse.Namespace, connect_host: str, peer: Peer | None)
 
 
 def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_host: str) -> int:
-    """One process's crawl (alone, or a worker of `--processes`); print its document."""
+    """One process's crawl (alone, or a part's for `--processes`); print its document."""
     runner = model.load()
     frontier = Frontier(crawl_config(args, connect_host, peer))
-    if args.partition is not None:
-        index, processes = args.partition
-        frontier.partition = Partition(index, processes, channel_fd=args.channel_fd)
     clock = Clock()
     try:
         if args.mark_crawl:
@@ -119,13 +115,13 @@ def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_hos
             f"c10k crawl: error: {model.name} hit a limit of this machine: {exc}", file=sys.stderr
         )
         return 3
-    except (CoordinatorLost, ProtocolError) as exc:
-        print(f"c10k crawl: error: worker {args.partition[0]}: {exc}", file=sys.stderr)
-        return 1
     result = clock.document(frontier, model.name)
     if model.loop:  # which asyncio event loop, and which of its APIs (docs/crawl-json.md)
         result["loop"] = {"name": model.loop, "api": model.loop_api}
-    add_peer_and_partition(result, args, frontier, peer, deviations)
+    if args.latencies:  # what `--processes` merges (impls/cli/parts.py)
+        result["latencies_s"] = frontier.latencies
+    if peer is not None:
+        add_peer(result, args, frontier, peer, deviations)
     print_result(result, args.json)
     return 0
 
@@ -155,29 +151,20 @@ class Clock:
         return result
 
 
-def add_peer_and_partition(
+def add_peer(
     result: dict[str, Any],
     args: argparse.Namespace,
     frontier: Frontier,
-    peer: Peer | None,
+    peer: Peer,
     deviations: dict[str, int] | None,
 ) -> None:
-    """A peer's deviations from the contract; a worker's fields for the coordinator."""
-    if peer is not None:
-        result["peer"] = True
-        counted = dict(deviations or {})
-        if peer.keep_alive and not args.keep_alive:
-            # Close mode was asked; every try went over the peer's kept connections.
-            counted["keep-alive-not-close"] = frontier.tries
-        result["deviations"] = dict(sorted(counted.items()))
-    if args.partition is not None:  # what the coordinator merges (impls/core/summary.py)
-        result |= {
-            "pid": os.getpid(),
-            "connect_to": args.connect_to[0] if args.connect_to else "",
-            "latencies_s": frontier.latencies,
-        }
-    elif args.latencies:  # what `--processes` merges (impls/cli/parts.py)
-        result["latencies_s"] = frontier.latencies
+    """A peer's deviations from the contract."""
+    result["peer"] = True
+    counted = dict(deviations or {})
+    if peer.keep_alive and not args.keep_alive:
+        # Close mode was asked; every try went over the peer's kept connections.
+        counted["keep-alive-not-close"] = frontier.tries
+    result["deviations"] = dict(sorted(counted.items()))
 
 
 def python_block() -> dict[str, Any]:

@@ -172,9 +172,6 @@ def add_process_options(parser: argparse.ArgumentParser) -> None:
         "of this process, --concurrency the total (default: the site's parts, one on a site "
         "that is not c10k serve --parts)",
     )
-    # A worker of `--processes`, started by the coordinator (impls/partition/coordinator.py).
-    parser.add_argument("--partition", type=partition_spec, help=argparse.SUPPRESS)
-    parser.add_argument("--channel-fd", type=non_negative_int, help=argparse.SUPPRESS)
 
 
 def address_list(text: str) -> list[str]:
@@ -186,11 +183,3 @@ def address_list(text: str) -> list[str]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"not an IP address: {address!r}") from None
     return addresses
-
-
-def partition_spec(text: str) -> tuple[int, int]:
-    """'I/P' -> (I, P): this worker's index among P processes."""
-    index, _, processes = text.partition("/")
-    if not (index.isdigit() and processes.isdigit() and int(index) < int(processes)):
-        raise argparse.ArgumentTypeError(f"not INDEX/PROCESSES: {text!r}")
-    return int(index), int(processes)

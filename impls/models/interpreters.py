@@ -36,7 +36,7 @@ def run(frontier: Frontier) -> None:
     frontier.peak_in_flight += part["peak_in_flight"]
 
 
-def coordinate(args: argparse.Namespace, connect_host: str, roots: list[str]) -> dict[str, Any]:
+def crawl_parts(args: argparse.Namespace, connect_host: str, roots: list[str]) -> dict[str, Any]:
     """`c10k crawl --model interpreters [--interpreters N]`: a subinterpreter per part of the
     site (its root in roots), merged in the shape of a `--processes` crawl's (an entry per
     interpreter in `processes`), its figures defined alike: the CPU of the crawls; the
