@@ -126,15 +126,16 @@ TRIO = Model(
     requires=("trio",),
     processes=True,
 )
-# Subinterpreters in threads of one process, each the callbacks model on its share of the
-# crawl (partitioned as `--processes` is) and on the pure core (docs/contract.md).
+# Subinterpreters in threads of one process, each the callbacks model on one part of the
+# site (as `--processes` crawls them; one on a site of one part) and on the pure core
+# (docs/contract.md).
 INTERPRETERS = Model(
     "interpreters",
     "impls.models.interpreters:run",
     "subinterpreters (a GIL each) in one process, the callbacks model in each",
     python=SUBINTERPRETERS,
     core=CORE_PURE,
-    coordinator="impls.models.interpreters:coordinate",
+    in_parts="impls.models.interpreters:crawl_parts",
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.

@@ -62,7 +62,7 @@ class Model:
     # Each worker is an OS thread, started and torn down per crawl (the plan's ramp counts
     # threads started, not connections opened).
     thread_per_worker: bool = False
-    # `c10k crawl --processes P` can run it as P processes sharing one crawl (docs/contract.md).
+    # `c10k crawl --processes P` can crawl a site's P parts in P processes of it (docs/contract.md).
     processes: bool = False
     # The asyncio event loop it runs on ("asyncio", "uvloop", "rloop"; "": none) and what it
     # asks of it: "streams" (asyncio.open_connection), "sockets" (loop.sock_connect and
@@ -72,9 +72,10 @@ class Model:
     loop_api: str = ""
     python: NeedsPython | None = None  # the interpreter it needs, if not any the project runs on
     core: str = ""  # the only core variant it runs on ("": `--core` chooses)
-    # "module:function(args, connect_host) -> document" that `c10k crawl` runs instead of
-    # `entry` (kept for in-process callers), for a crawl its workers share in one process.
-    coordinator: str = ""
+    # "module:function(args, connect_host, roots) -> document" that `c10k crawl` runs
+    # instead of `entry` (kept for in-process callers): the site's parts (their roots),
+    # crawled in one process and merged.
+    in_parts: str = ""
     # The most connections the harness asks it to hold (0: no ceiling), where one process
     # of it holds no more in reasonable time: measured, and said in the report.
     max_concurrency: int = 0
@@ -90,8 +91,8 @@ class Model:
     def load(self) -> Callable[..., None]:
         return _load(self.entry)
 
-    def load_coordinator(self) -> Callable[..., dict[str, Any]]:
-        return _load(self.coordinator)
+    def load_in_parts(self) -> Callable[..., dict[str, Any]]:
+        return _load(self.in_parts)
 
 
 @dataclass(frozen=True)

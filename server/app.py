@@ -108,6 +108,10 @@ class SiteHandler:
             self._manifests[key] = body
         return body
 
+    def part_roots(self, authority: str) -> list[str]:
+        """The root URL of each part of the site served as authority (one: its root)."""
+        return [f"http://{authority}{path}" for path in self.site.part_paths()]
+
     async def __call__(self, request: web.BaseRequest) -> web.StreamResponse:
         # The answer is due at arrival + L, arrival being when the head was parsed: the
         # handler's own work (the page, the stats) and the wait for its turn on the loop
@@ -157,7 +161,7 @@ class SiteHandler:
     def _latency(self, path: str) -> float:
         """This try's latency for path: the n-th try of a path draws the n-th delay."""
         latency = self.delivery.latency
-        if latency.is_zero or (path == "/" and not self.delivery.root_latency):
+        if latency.is_zero or (path.partition("?")[0] == "/" and not self.delivery.root_latency):
             return 0.0
         n = self._tries.get(path, 0)
         if len(self._tries) >= _MAX_TRACKED_PATHS:
@@ -220,18 +224,25 @@ class SiteHandler:
                     raise ValueError
             except ValueError:
                 return web.json_response({"error": "max_redirect must be an int >= 0"}, status=400)
-            root = f"http://{request.host}/"
+            roots = self.part_roots(request.host)
+            part = request.query.get("part")
+            if part is not None and part not in [str(k) for k in range(len(roots))]:
+                return web.json_response({"error": f"part must be 0..{len(roots) - 1}"}, status=400)
+            root = f"http://{request.host}/" if part is None else roots[int(part)]
             try:
                 body = self.manifest_json(root, max_redirect)
             except ValueError as exc:
                 return web.json_response({"error": str(exc)}, status=400)
             return web.Response(body=body, content_type="application/json")
+        if route == "/__parts__" and request.method == "GET":
+            roots = self.part_roots(request.host)
+            return web.json_response({"parts": len(roots), "roots": roots})
         if route == "/__stats__" and request.method == "GET":
             return web.json_response(self.stats.snapshot())
         if route == "/__stats__/reset" and request.method == "POST":
             self.stats.reset()
             return web.json_response(self.stats.snapshot())
-        if route in ("/__manifest__", "/__stats__", "/__stats__/reset"):
+        if route in ("/__manifest__", "/__parts__", "/__stats__", "/__stats__/reset"):
             return web.json_response({"error": "method not allowed"}, status=405)
         return web.json_response({"error": "not found"}, status=404)
 

@@ -133,6 +133,14 @@ def _add_site_options(site: argparse._ArgumentGroup) -> None:
     site.add_argument("--shape", choices=SHAPES, help=f"graph shape (default {d.shape})")
     site.add_argument("--seed", type=int, help=f"seed of everything random (default {d.seed})")
     site.add_argument(
+        "--parts",
+        type=int,
+        help=f"serve the site as this many disjoint parts, each at /?part=K with its own "
+        f"manifest (/__manifest__?part=K; /__parts__ lists the roots), none linking to "
+        f"another: `c10k crawl --processes K` crawls one each; deep and wide only "
+        f"(default {d.parts})",
+    )
+    site.add_argument(
         "--body-size",
         metavar="SIZE|MIN..MAX",
         help=f"page body size (default {d.body_size}); docs: a range drawn per page",
@@ -255,7 +263,7 @@ def site_params(args: argparse.Namespace) -> SiteParams:
     """The site from the options: SiteParams defaults, then the preset's values, then the
     options given explicitly (--no-variety zeroes the ratios before --ratio sets some)."""
     values: dict[str, Any] = dict(PRESETS[args.preset]) if args.preset else {}
-    for name in ("pages", "links", "seed", "shape", "chain_length"):
+    for name in ("pages", "links", "seed", "shape", "chain_length", "parts"):
         if getattr(args, name) is not None:
             values[name] = getattr(args, name)
     if args.body_size is not None:
@@ -303,7 +311,9 @@ def run(opts: Options) -> None:
     handler = SiteHandler(site, stats, opts.delivery)
     p = opts.params
     info = (
-        f"{PROG}: {p.pages} pages ({p.shape}, {p.links} links, seed {p.seed}), "
+        f"{PROG}: {p.pages} pages ({p.shape}, {p.links} links, seed {p.seed}"
+        + (f", {p.parts} parts" if p.parts > 1 else "")
+        + "), "
         f"{opts.workers} worker(s), latency {opts.delivery.latency.kind} "
         f"mean {opts.delivery.latency.mean():g}s"
     )
@@ -351,10 +361,13 @@ def stop_at_end_of_stdin() -> None:
 
 
 def warm(handler: SiteHandler, url: str) -> None:
-    """Render every page and the manifest for this root before the URL is announced, so
-    that the measured crawl pays only for serving, never for building."""
-    handler.site.prerender(url.split("/")[2])
-    handler.manifest_json(url)
+    """Render every page and the manifests (the root's, each part's) for this root before
+    the URL is announced, so that the measured crawl pays only for serving, never for
+    building."""
+    authority = url.split("/")[2]
+    handler.site.prerender(authority)
+    for root in {url, *handler.part_roots(authority)}:
+        handler.manifest_json(root)
 
 
 def main(argv: list[str] | None = None) -> int:

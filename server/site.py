@@ -28,6 +28,7 @@ _PAGE_RE = re.compile(r"/p/(0|[1-9][0-9]*)(/?)")
 _CHAIN_RE = re.compile(r"/r/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
 _CYCLE_RE = re.compile(r"/c/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
 _FILE_RE = re.compile(r"/f/(0|[1-9][0-9]*)\.([a-z]+)")
+_PART_RE = re.compile(r"part=(0|[1-9][0-9]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,7 @@ class Site(SiteLayout):
         """The <a> links of the HTML page at path ([] if path is not a 200 HTML page)."""
         res = self._resolve(path)
         if res[0] == "root":
-            return self.root_links
+            return self.root_links if res[1] < 0 else self.part_roots[res[1]]
         if res[0] == "page" and res[1] not in self.page_faults:
             return self.page_links[res[1]]
         return []
@@ -116,10 +117,13 @@ class Site(SiteLayout):
             yield from row
 
     def _resolve(self, path: str) -> tuple[str, int, int]:
-        """Classify a request path (path plus query) into (kind, a, b)."""
+        """Classify a request path (path plus query) into (kind, a, b); the root's a is its
+        part (-1: the whole site's root, whatever its query)."""
         route, _, _query = path.partition("?")
         if route == "/":
-            return ("root", 0, 0)
+            m = _PART_RE.fullmatch(_query)
+            part = int(m.group(1)) if m and self.params.parts > 1 else -1
+            return ("root", part if part < self.params.parts else -1, 0)
         if self.docs is not None:
             page = self.docs.lookup.get(route)
             if page is not None:
@@ -176,16 +180,19 @@ class Site(SiteLayout):
     def manifest(
         self, root_url: str, max_redirect: int = 10, order: random.Random | None = None
     ) -> dict[str, Outcome]:
-        """The exact fetched map of a correct crawl from root_url under docs/contract.md.
+        """The exact fetched map of a correct crawl from root_url (the site's root, or a
+        part's: /?part=K) under docs/contract.md.
 
         Computed from the links the model generated, never from its HTML. `order`, if
         given, pops the frontier in random order (the result must not change).
         """
         origin = _origin(root_url)
+        parts = urlsplit(root_url.strip())
         # Links written http://<host>:80/... are on the site only when it listens on port 80.
-        port80 = (urlsplit(root_url.strip()).port or 80) == 80
-        seen = {"/"}
-        frontier: deque[tuple[str, int]] = deque([("/", max_redirect)])
+        port80 = (parts.port or 80) == 80
+        start = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        seen = {start}
+        frontier: deque[tuple[str, int]] = deque([(start, max_redirect)])
         fetched: dict[str, Outcome] = {}
         while frontier:
             if order is not None:
@@ -211,10 +218,17 @@ class Site(SiteLayout):
 
     # -- responses ------------------------------------------------------------------
 
+    def part_paths(self) -> list[str]:
+        """Each part's root, /?part=K; a site of one part has one, its own root."""
+        parts = self.params.parts
+        return [f"/?part={k}" for k in range(parts)] if parts > 1 else ["/"]
+
     def prerender(self, authority: str) -> None:
         """Build and cache the root and every page for this Host, so that serving them
         costs a lookup (do it before forking workers: they inherit the cache)."""
         self.response("/", authority)
+        for root in self.part_paths():
+            self.response(root, authority)
         for i in range(self.params.pages):
             self.response(self.page_path(i), authority)
 
@@ -257,7 +271,7 @@ class Site(SiteLayout):
         if fault == "error500":
             body = small_html("Server error", "Something broke.")
             return PageResponse(500, (("Content-Type", "text/html; charset=utf-8"),), body)
-        body = self._html(-1 if kind == "root" else a, authority)
+        body = self._html(-1 if kind == "root" else a, authority, path)
         ctype = "text/html; charset=utf-8" if kind == "root" else self.page_content_types[a]
         headers = (("Content-Type", ctype),)
         if fault == "truncate":
@@ -272,12 +286,12 @@ class Site(SiteLayout):
             return PageResponse(200, headers, body, "reset" if fault == "reset" else "hang")
         return PageResponse(200, headers, body)
 
-    def _html(self, page: int, authority: str) -> bytes:
-        """The HTML of the root (page -1) or of page `page`, for this Host."""
+    def _html(self, page: int, authority: str, path: str) -> bytes:
+        """The HTML of the root at path (page -1) or of page `page`, for this Host."""
         if self.docs is not None:
             return self.docs.body(self, page, authority)
         if page < 0:
-            return page_body("Home", self.root_links, authority, False, self.params.body_size)
+            return page_body("Home", self.links(path), authority, False, self.params.body_size)
         return page_body(
             f"Page {page}",
             self.page_links[page],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
 from dataclasses import dataclass
 
@@ -31,7 +33,11 @@ class SiteLayout:
 
     def __init__(self, params: SiteParams) -> None:
         self.params = params
-        self.root_links: list[Link] = []
+        # Part k's pages are bounds[k]..bounds[k+1]-1; its root links are part_roots[k].
+        n = params.pages
+        self.bounds = [k * n // params.parts for k in range(params.parts + 1)]
+        self.part_roots: list[list[Link]] = []
+        self.root_links: list[Link] = []  # the root's: every part's, in order
         self.page_links: list[list[Link]] = []
         self.page_content_types: list[str] = []
         self.page_invalid_utf8: list[bool] = []
@@ -47,6 +53,11 @@ class SiteLayout:
     def page_path(self, j: int) -> str:
         """The canonical path of page j: /p/<j>/, or /docs/<section>/<name>.html."""
         return f"/p/{j}/" if self.docs is None else self.docs.paths[j]
+
+    def part_pages(self, page: int) -> tuple[int, int]:
+        """The pages [first, last) of the part that holds page (-1-k: part k's root)."""
+        k = -1 - page if page < 0 else bisect.bisect_right(self.bounds, page) - 1
+        return self.bounds[k], self.bounds[k + 1]
 
     def _build(self, rng: random.Random) -> None:
         if self.docs is not None:
@@ -65,15 +76,20 @@ class SiteLayout:
             slots.append([self.draw_slot(rng, i) for _ in range(p.links)])
 
         if p.shape == "wide":
-            self.root_links = [Link(f"/p/{i}/", f"/p/{i}/", "plain") for i in range(n)]
+            self.part_roots = [
+                [Link(f"/p/{i}/", f"/p/{i}/", "plain") for i in range(first, last)]
+                for first, last in itertools.pairwise(self.bounds)
+            ]
             for i in range(n):
                 for s, link in enumerate(slots[i]):
                     if link is None:
-                        slots[i][s] = self._plain(rng, i, rng.randrange(n))
+                        slots[i][s] = self._plain(rng, i, rng.randrange(*self.part_pages(i)))
         else:
             self._wire_deep(rng, slots)
         for row in slots:
             self.page_links.append([link for link in row if link is not None])
+        roots = self.part_roots
+        self.root_links = roots[0] if p.parts == 1 else [link for r in roots for link in r]
 
     def _place_faults(self, rng: random.Random) -> None:
         n = self.params.pages
@@ -86,42 +102,46 @@ class SiteLayout:
             pos += count
 
     def _wire_deep(self, rng: random.Random, slots: list[list[Link | None]]) -> None:
-        """Give every page an incoming plain link from an already reachable, non-faulty page.
+        """Give every page an incoming plain link from an already reachable, non-faulty page
+        of its part.
 
-        Pages are attached in index order to a random open plain slot of the pages reached
-        so far (a random recursive tree, so the crawl fans out over generations); leftover
-        plain slots link to random pages.
+        Each part's pages are attached in index order to a random open plain slot of the
+        part's pages reached so far, its root's first (a random recursive tree, so the crawl
+        fans out over generations); leftover plain slots link to random pages of the part.
+        Owner -1-k stands for part k's root.
         """
         p = self.params
-        n = p.pages
-        root_slots: list[Link | None] = [None] * max(1, p.links)
-        open_slots: list[tuple[int, int]] = [(-1, s) for s in range(len(root_slots))]
+        roots: list[list[Link | None]] = [[None] * max(1, p.links) for _ in range(p.parts)]
 
         def row(owner: int) -> list[Link | None]:
-            return root_slots if owner < 0 else slots[owner]
+            return roots[-1 - owner] if owner < 0 else slots[owner]
 
-        for i in range(n):
-            if open_slots:
-                k = rng.randrange(len(open_slots))
-                owner, s = open_slots[k]
-                open_slots[k] = open_slots[-1]
-                open_slots.pop()
-                row(owner)[s] = self._plain(rng, owner, i)
-            else:
-                # Not enough plain slots (few links or high ratios): add an extra link.
-                owner = rng.randrange(-1, i)
-                while owner >= 0 and owner in self.page_faults:
-                    owner = rng.randrange(-1, i)
-                row(owner).append(self._plain(rng, owner, i))
-            if i not in self.page_faults:
-                open_slots.extend((i, s) for s, link in enumerate(slots[i]) if link is None)
-        for owner, s in open_slots:
-            row(owner)[s] = self._plain(rng, owner, rng.randrange(n))
+        for k, (first, last) in enumerate(itertools.pairwise(self.bounds)):
+            open_slots = [(-1 - k, s) for s in range(max(1, p.links))]
+            for i in range(first, last):
+                if open_slots:
+                    j = rng.randrange(len(open_slots))
+                    owner, s = open_slots[j]
+                    open_slots[j] = open_slots[-1]
+                    open_slots.pop()
+                    row(owner)[s] = self._plain(rng, owner, i)
+                else:
+                    # Not enough plain slots (few links or high ratios): add an extra link,
+                    # from the part's root (drawn as first - 1) or one of its pages so far.
+                    owner = rng.randrange(first - 1, i)
+                    while owner >= first and owner in self.page_faults:
+                        owner = rng.randrange(first - 1, i)
+                    owner = owner if owner >= first else -1 - k
+                    row(owner).append(self._plain(rng, owner, i))
+                if i not in self.page_faults:
+                    open_slots.extend((i, s) for s, link in enumerate(slots[i]) if link is None)
+            for owner, s in open_slots:
+                row(owner)[s] = self._plain(rng, owner, rng.randrange(first, last))
         for i in self.page_faults:  # their links are never followed, but keep K of them
             for s, link in enumerate(slots[i]):
                 if link is None:
-                    slots[i][s] = self._plain(rng, i, rng.randrange(n))
-        self.root_links = [link for link in root_slots if link is not None]
+                    slots[i][s] = self._plain(rng, i, rng.randrange(*self.part_pages(i)))
+        self.part_roots = [[link for link in root if link is not None] for root in roots]
 
     def draw_slot(self, rng: random.Random, src: int) -> Link | None:
         """Draw the kind of one link slot of page src; None means a plain link (wired later)."""
@@ -139,14 +159,14 @@ class SiteLayout:
         if self.docs is not None and kind in self.docs.OWN_KINDS:
             return self.docs.make_slot(self, rng, src, kind)
         if kind == "slash_redirect":
-            j = rng.randrange(p.pages)
+            j = rng.randrange(*self.part_pages(src))
             return self._spell(rng, src, f"/p/{j}", kind)
         if kind == "query":
-            j = rng.randrange(p.pages)
+            j = rng.randrange(*self.part_pages(src))
             return self._spell(rng, src, f"/p/{j}/?a={src}&b={j}", kind)
         if kind == "redirect_chain":
             c = len(self.chains)
-            self.chains.append(self._make_chain(rng, c))
+            self.chains.append(self._make_chain(rng, c, src))
             return self._spell(rng, src, f"/r/{c}/0", kind)
         if kind == "redirect_cycle":
             m = len(self.cycles)
@@ -173,14 +193,15 @@ class SiteLayout:
         form = rng.choice(OFFSITE_FORMS)
         return Link(form.format(j=rng.randrange(p.pages)), None, kind, markup=self.markup(rng))
 
-    def _make_chain(self, rng: random.Random, c: int) -> Chain:
-        """A chain of 2..chain_length redirects; it ends at a page, a 404 or off-site."""
+    def _make_chain(self, rng: random.Random, c: int, src: int) -> Chain:
+        """A chain of 2..chain_length redirects; it ends at a page of src's part, a 404 or
+        off-site."""
         p = self.params
         length = rng.randint(min(2, p.chain_length), p.chain_length)
         u = rng.random()
         if u < 0.8:
             end: tuple[str, str | None] = (
-                f"{self.page_path(rng.randrange(p.pages))}?via=r{c}",
+                f"{self.page_path(rng.randrange(*self.part_pages(src)))}?via=r{c}",
             ) * 2
         elif u < 0.9:
             end = (f"/missing/r{c}/",) * 2

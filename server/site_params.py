@@ -110,6 +110,10 @@ class SiteParams:
     seed: int = 0
     body_size: int = 2048
     shape: str = "deep"
+    # Disjoint parts, each at /?part=K with its own manifest: part k holds the pages
+    # k*pages//parts .. (k+1)*pages//parts - 1, and no link leaves its part. One part draws
+    # exactly the site drawn before parts existed.
+    parts: int = 1
     # docs only: each page's body size is drawn from body_size..body_size_max (0: fixed).
     body_size_max: int = 0
     # Kinds of link slot (fractions of all link slots of the pages; the rest are plain).
@@ -143,6 +147,10 @@ class SiteParams:
             raise ValueError(f"body_size must be >= 0, got {self.body_size}")
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}, got {self.shape!r}")
+        if not 1 <= self.parts <= self.pages:
+            raise ValueError(f"parts must be 1..pages ({self.pages}), got {self.parts}")
+        if self.parts > 1 and self.shape == "docs":
+            raise ValueError("a docs site cannot be split: its sidebar links every section")
         if self.body_size_max and self.body_size_max < self.body_size:
             raise ValueError(
                 f"body_size_max ({self.body_size_max}) is below body_size ({self.body_size})"

@@ -13,8 +13,8 @@ import pytest
 from bench.runtimes.discover import NoSuchRuntime, resolve
 from c10k.catalog import CORE_C, CORE_PURE, CORES
 from impls.cli.options import crawl_parser
+from impls.cli.parts import child_argv
 from impls.core import CrawlConfig, Frontier, Response, http, links, pure_http, pure_links
-from impls.partition.coordinator import worker_argv
 from server.app import Delivery
 from tests.server_helpers import REPO, make_site, paths, serve_in_thread
 from tests.test_crawl_cli import c10k
@@ -119,10 +119,10 @@ def test_crawl_records_its_core_and_refuses_an_unknown_one() -> None:
 
 
 @pytest.mark.parametrize("core", CORES)
-def test_the_workers_of_processes_run_the_same_core(core: str) -> None:
+def test_the_parts_of_processes_run_the_same_core(core: str) -> None:
     args = crawl_parser().parse_args([ROOT, "--model", "threads", "--core", core])
     args.processes = 2
-    argv = worker_argv(argparse.Namespace(**vars(args)), 0, 5, 3)
+    argv = child_argv(argparse.Namespace(**vars(args)), ROOT + "?part=0", 5, "")
     assert argv[argv.index("--core") + 1] == core
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bench.analysis.plateau import plateau_summary
-from bench.harness.verify import verify
+from bench.harness.verify import verification_failures, verify
 from bench.results import SAMPLE_FIELDS
 
 ROOT = "http://127.0.0.1:1/"
@@ -28,6 +28,18 @@ def test_verify_reports_missing_extra_and_different() -> None:
     assert not result["ok"]
     assert (result["missing"], result["extra"], result["different"]) == (1, 1, 1)
     assert result["examples"]["different"] == [[ROOT + "a", 200, 404]]
+
+
+def test_a_crawl_of_parts_is_verified_against_each_parts_manifest() -> None:
+    first: dict[str, Any] = {"urls": {ROOT + "?part=0": 200, ROOT + "a": 404}}
+    second: dict[str, Any] = {"urls": {ROOT + "?part=1": 200, ROOT + "b": "error:reset"}}
+    union = first["urls"] | second["urls"]
+    assert verify(union, MANIFEST, 2, None, False, parts=[(2, first), (2, second)])["ok"]
+    # The union fetched, but one process fetched a URL of the other's part.
+    crossed = verify(union, MANIFEST, 2, None, False, parts=[(3, first), (1, second)])
+    assert not crossed["ok"] and crossed["missing"] == crossed["extra"] == 0
+    assert crossed["examples"]["parts"] == [[0, 3, 2], [1, 1, 2]]
+    assert "process 0 fetched 3 URLs, its part has 2" in verification_failures(crossed)
 
 
 def test_verify_requires_the_peak_within_one_percent() -> None:
@@ -105,14 +117,14 @@ def test_plateau_falls_back_to_the_stretch_when_the_crawler_never_waits() -> Non
     assert summary["rss_kib"] == 3
 
 
-def test_the_base_of_several_processes_is_the_whole_tree_not_the_coordinator_alone() -> None:
-    # `c10k crawl --processes 2`: the coordinator alone (5 fds), then its two workers (10 files
+def test_the_base_of_several_processes_is_the_whole_tree_not_the_parent_alone() -> None:
+    # `c10k crawl --processes 2`: the parent alone (5 fds), then its two children (10 files
     # each before a connection), 30 connections in all, then the workers' exit.
     fds = [5, 5, 25, 40, 55, 55, 55, 30, 25, 5]
     processes = [1, 1, 3, 3, 3, 3, 3, 3, 3, 1]
     data = columns(fds, [1_000 * f for f in fds]) | {"processes": processes}
     summary = plateau_summary(data, 30)
-    # From the coordinator's 5 fds, 40 (half the connections open) would pass the threshold.
+    # From the parent's 5 fds, 40 (half the connections open) would pass the threshold.
     assert summary["base_fds"] == 25 and summary["threshold_fds"] == pytest.approx(53.5)
     assert summary["stretch_samples"] == 3 and summary["processes"] == 3
     assert summary["t_start"] == pytest.approx(0.4) and summary["fds"] == 55

@@ -20,6 +20,7 @@ from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
 from bench.harness.progress import plan_table
 from bench.harness.session import harness_runtime
+from bench.harness.shapes import both_cores_points, past_one_process_points
 from bench.harness.site import ServeOptions
 from bench.interpreter import python_command
 from bench.results import Results
@@ -280,7 +281,16 @@ def test_server_argv() -> None:
     argv = config.argv()
     assert argv[argv.index("--pages") + 1] == "10"
     assert argv[argv.index("--faults") + 1] == "500=0.1"
-    assert "--bandwidth" not in argv
+    assert "--bandwidth" not in argv and "--parts" not in argv
+    parted = ServeOptions(pages=10, parts=2).argv()
+    assert parted[parted.index("--parts") + 1] == "2"
+
+
+def test_the_points_of_several_processes_serve_a_part_to_each() -> None:
+    for point in past_one_process_points((100,), "1s", processes=3):
+        assert point.server.parts == point.server.addresses == point.processes == 3
+    for point in both_cores_points(300, 200, (8,), workers=2):
+        assert point.server.parts == 2
 
 
 def test_serve_options_keep_the_keys_results_json_records() -> None:
@@ -298,6 +308,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "preset",
         "addresses",
         "root_latency",
+        "parts",
     ]
     assert options == {
         "pages": 10,
@@ -311,6 +322,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "preset": None,
         "addresses": 1,
         "root_latency": True,
+        "parts": 1,
     }
 
 
@@ -358,8 +370,8 @@ def test_several_processes_start_more_interpreters_and_ramp_side_by_side() -> No
     model = catalog.THREADS
     plain, shared = CrawlPoint(site, 10_000), CrawlPoint(site, 10_000, processes=4)
     ramp = 10_000 * costs.THREAD_CEILING_S_PER_THREAD
-    # The coordinator's and the workers' starts in place of one, three quarters of the ramp
-    # saved: each worker starts its quarter of the threads.
+    # The parent's and the children's starts in place of one, three quarters of the ramp
+    # saved: each child starts its quarter of the threads.
     expected = 4 * costs.CRAWL_COSTS[model.name].startup_s - 0.75 * ramp
     assert shared.estimate_s(model.name) - plain.estimate_s(model.name) == pytest.approx(expected)
 

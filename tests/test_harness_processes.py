@@ -172,7 +172,7 @@ def test_a_crawler_read_that_fails_while_it_runs_is_recorded(
     assert "AccessDenied" in sampler.failures["crawler"]["reason"]
 
 
-# A process that starts a child of its own, as a coordinator starts its workers.
+# A process that starts a child of its own, as `--processes` starts its children.
 SPAWNER = (
     "import subprocess, sys, time\n"
     "child = subprocess.Popen(['sleep', '120'])\n"
@@ -182,7 +182,7 @@ SPAWNER = (
 
 
 def test_a_run_killed_at_its_timeout_takes_its_children_with_it() -> None:
-    # A coordinator's workers would outlive it: the whole session goes at the timeout.
+    # A parent's children would outlive it: the whole session goes at the timeout.
     finished = run_process([sys.executable, "-c", SPAWNER], 5.0)
     assert finished.code is None
     child = int(finished.stdout)
@@ -190,7 +190,7 @@ def test_a_run_killed_at_its_timeout_takes_its_children_with_it() -> None:
 
 
 def test_ctrl_c_ends_the_processes_ours_started() -> None:
-    # terminate_all (the harness's Ctrl-C) reaches a coordinator's workers, not just it.
+    # terminate_all (the harness's Ctrl-C) reaches a parent's children, not just it.
     spawner = subprocess.Popen(
         [sys.executable, "-c", SPAWNER], stdout=subprocess.PIPE, start_new_session=True
     )
@@ -238,7 +238,7 @@ def test_a_server_on_several_addresses_takes_a_block_of_its_own() -> None:
 # -- a partitioned crawl through the harness, for real ----------------------------------------
 
 PARTITIONED = CrawlPoint(
-    ServeOptions(pages=60, links=0, shape="wide", latency="200ms", addresses=2, workers=2),
+    ServeOptions(pages=60, links=0, shape="wide", latency="200ms", addresses=2, workers=2, parts=2),
     concurrency=30,
     processes=2,
     check_peak=True,
@@ -271,7 +271,7 @@ def test_a_partitioned_crawl_runs_sampled_and_verified(two_address_site: Server)
     assert argv[argv.index("--processes") + 1] == "2"
     assert argv[argv.index("--connect-to") + 1] == ",".join(server.addresses)
     assert record["params"]["processes"] == 2 and record["params"]["server"]["addresses"] == 2
-    # The coordinator and both workers, read while every connection was open.
+    # The parent and both children, read while every connection was open.
     assert record["plateau"]["plateau_samples"] > 0 and record["plateau"]["processes"] == 3
     assert max(record["samples"]["processes"]) == 3
     stats = record["server"]["stats"]
@@ -280,3 +280,7 @@ def test_a_partitioned_crawl_runs_sampled_and_verified(two_address_site: Server)
     crawl = record["crawl"]
     assert crawl is not None
     assert [p["connect_to"] for p in crawl["processes"]] == server.addresses
+    # Each process crawled its part, verified against the part's manifest.
+    assert [p["root"] for p in crawl["processes"]] == [f"{server.root}?part={k}" for k in (0, 1)]
+    assert record["verification"]["manifest_count"] == 60 + 2  # the pages and the part roots
+    assert record["verification"]["examples"]["parts"] == []

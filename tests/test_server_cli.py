@@ -93,6 +93,8 @@ def test_workers_die_with_their_parent() -> None:
         ["--listen", "127.0.0.1-::1"],
         ["--listen", "127.0.0.0-127.0.4.0"],  # more than 256
         ["--listen", "127.0.0.1", "--host", "127.0.0.1"],
+        ["--preset", "docs", "--parts", "2"],  # a docs site cannot be split
+        ["--pages", "3", "--parts", "4"],
     ],
 )
 def test_bad_options_are_refused_with_exit_2(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import http.client
 import socket
 import urllib.error
@@ -23,6 +24,7 @@ from tests.server_helpers import (
     serve_in_thread,
     wait_for,
 )
+from tests.test_site_model import BUSY
 
 
 def test_serves_what_the_model_says() -> None:
@@ -66,6 +68,26 @@ def test_manifest_endpoint() -> None:
         assert info.value.code == 400
 
 
+def test_each_part_has_its_root_and_its_manifest() -> None:
+    site = Site(dataclasses.replace(BUSY, pages=90, parts=3))
+    with serve_in_thread(site) as srv:
+        roots = [f"{srv.url}?part={k}" for k in range(3)]
+        assert get_json(srv.url + "__parts__") == {"parts": 3, "roots": roots}
+        for k, root in enumerate(roots):
+            got = get_json(f"{srv.url}__manifest__?part={k}")["urls"]
+            assert got == site.manifest(root) and root in got
+        assert get_json(srv.url + "__manifest__")["urls"] == site.manifest(srv.url)
+        for wrong in ("3", "x", ""):
+            with pytest.raises(urllib.error.HTTPError) as info:
+                get_json(f"{srv.url}__manifest__?part={wrong}")
+            assert info.value.code == 400
+
+
+def test_a_site_of_one_part_lists_its_own_root() -> None:
+    with serve_in_thread(make_site(pages=2)) as srv:
+        assert get_json(srv.url + "__parts__") == {"parts": 1, "roots": [srv.url]}
+
+
 def test_latency_is_applied() -> None:
     clock = SteppedClock()
     delivery = Delivery(latency=parse_latency("300ms"))
@@ -78,9 +100,11 @@ def test_latency_is_applied() -> None:
 def test_a_root_that_answers_at_once_waits_for_nothing_and_the_pages_do() -> None:
     clock = SteppedClock()
     delivery = Delivery(latency=parse_latency("300ms"), root_latency=False)
-    with serve_in_thread(make_site(pages=2), delivery, clock) as srv:
+    with serve_in_thread(make_site(pages=2, parts=2), delivery, clock) as srv:
         assert raw_get(srv.url, "/").status == 200
         assert clock.waits == []  # the hub: no wait
+        assert raw_get(srv.url, "/?part=0").status == 200
+        assert clock.waits == []  # a part's hub neither
         assert raw_get(srv.url, "/p/0/").status == 200
         assert clock.waits == [pytest.approx(0.3)]  # a page: its latency
 

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from server.site import Site
-from server.site_params import FAULT_KINDS, FAULT_OUTCOMES, SLOT_KINDS, SiteParams
+from server.site_params import FAULT_KINDS, FAULT_OUTCOMES, PRESETS, SLOT_KINDS, SiteParams
 from tests.server_helpers import (
     ROOT,
     make_site,
@@ -323,10 +323,63 @@ def test_deterministic_across_runs_and_processes() -> None:
         assert run_script_with_hashseed(DIGEST_SCRIPT, json.dumps(params), hashseed) == here
 
 
+# -- parts ------------------------------------------------------------------------------------
+
+# Sites of one part, and their digests taken before parts existed: one part draws exactly
+# the site drawn before (every baseline and sample depends on those bytes).
+ONE_PART = {
+    "deep": "e84c92d38b9b9021f50bc14d98d464953981824c5b35e63391c67d6226468248",
+    "wide": "2ad468bb1532b576a1702c0797365e549427c92dfc21bc20699ad8ff5db79002",
+    "few-links": "f5dda78cd8de2a319bac5d02fb0a82dbe414b2325f5ca4c6589787c4ba9095df",
+    "docs": "6e11260d3de446e968363108896aafeb385f416f69b1c1fd5d6a8d26883a0679",
+}
+
+
+def one_part_site(name: str) -> Site:
+    if name == "few-links":
+        return Site(SiteParams(pages=300, links=1, seed=5))
+    if name == "docs":
+        return Site(SiteParams(**{**PRESETS["docs"], "pages": 120, "seed": 3}))
+    return busy_site(name, seed=3)
+
+
+@pytest.mark.parametrize("name", ONE_PART)
+def test_a_site_of_one_part_is_the_site_drawn_before_parts(name: str) -> None:
+    site = one_part_site(name)
+    h = hashlib.sha256(json.dumps(site.manifest(ROOT), sort_keys=True).encode())
+    h.update(site.response("/", "127.0.0.1:8080").body)
+    for i in range(site.params.pages):
+        h.update(site.response(site.page_path(i), "127.0.0.1:8080").body)
+    assert h.hexdigest() == ONE_PART[name]
+    assert site.part_paths() == ["/"]
+
+
+@pytest.mark.parametrize(("shape", "links"), [("deep", 8), ("deep", 1), ("wide", 8)])
+def test_the_parts_are_disjoint_and_make_up_the_whole_site(shape: str, links: int) -> None:
+    site = Site(dataclasses.replace(BUSY, pages=300, links=links, seed=4, shape=shape, parts=3))
+    roots = [f"{ROOT}?part={k}" for k in range(3)]
+    assert [f"{ROOT.rstrip('/')}{path}" for path in site.part_paths()] == roots
+    union: dict[str, object] = {}
+    for k, root in enumerate(roots):
+        part = site.manifest(root)
+        assert not part.keys() & union.keys()  # no URL is reached from two parts
+        union |= part
+        pages = {int(path.split("/")[2]) for path in paths(part) if path.startswith("/p/")}
+        assert pages == set(range(k * 100, (k + 1) * 100))  # its own pages, every one
+        assert reference_crawl(site, root) == part  # the served HTML says the same
+    whole = site.manifest(ROOT)
+    assert union == {url: outcome for url, outcome in whole.items() if url != ROOT} | dict.fromkeys(
+        roots, 200
+    )
+
+
 @pytest.mark.parametrize(
     "params",
     [
         dict(pages=0),
+        dict(parts=0),
+        dict(pages=3, parts=4),
+        dict(shape="docs", parts=2),
         dict(links=-1),
         dict(shape="round"),
         dict(missing=1.5),

@@ -1,14 +1,15 @@
-"""What only the trio model does: a failing worker's exception leaves the nursery unwrapped
-(the crawl that runs out of descriptors: tests/test_out_of_descriptors.py)."""
+"""What the trio and asyncio models share: a failing worker's exception leaves the nursery
+or task group unwrapped (the crawl that runs out of descriptors:
+tests/test_out_of_descriptors.py)."""
 
 from __future__ import annotations
 
 from impls.core import ResourceLimit
-from impls.models import trio_nursery
+from impls.models import async_models
 
 
 def test_first_failure_is_the_first_leaf_of_nested_groups() -> None:
     limit = ResourceLimit("out of file descriptors")
     nested = BaseExceptionGroup("outer", [ExceptionGroup("inner", [limit, ValueError()])])
-    assert trio_nursery.first_failure(nested) is limit
-    assert trio_nursery.first_failure(limit) is limit
+    assert async_models.first_failure(nested) is limit
+    assert async_models.first_failure(limit) is limit

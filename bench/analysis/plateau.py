@@ -105,8 +105,8 @@ def _whole_tree(columns: Samples) -> list[int]:
     """The samples that read the crawler's whole process tree (`c10k crawl --processes`):
     every sample of a single process.
 
-    The fewest fds of a partitioned crawl come first, when only the coordinator runs; taken
-    as the base, they would put the threshold below the workers' own files by P of them, and
+    The fewest fds of a crawl of parts come first, when only the parent runs; taken as the
+    base, they would put the threshold below the children's own files by P of them, and
     the plateau could begin before every connection is open."""
     processes = columns["processes"]
     most = max((n for n in processes if n is not None), default=1)

@@ -93,7 +93,7 @@ class CrawlPoint:
         if self.core == catalog.CORE_PURE and (model_entry is None or not model_entry.core):
             cpu_per_page *= PURE_CORE_CPU_FACTOR
         if self.processes > 1:
-            # The coordinator, then P workers, each a fresh interpreter with its imports; on
+            # The parent, then P children, each a fresh interpreter with its imports; on
             # the crawler's few CPUs their starts mostly queue, so count them one after another.
             startup *= 1 + self.processes
         computing = urls * cpu_per_page + urls / SERVER_RATE / 2

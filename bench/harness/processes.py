@@ -59,7 +59,7 @@ def terminate_all() -> list[int]:
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
     """SIGKILL a running process started in its own session, and every process it started:
-    `c10k crawl --processes` workers would outlive a killed coordinator. Only while it runs,
+    `c10k crawl --processes` children would outlive a killed parent. Only while it runs,
     unreaped, is its PID sure to still name its group."""
     try:
         os.killpg(process.pid, signal.SIGKILL)

@@ -92,8 +92,9 @@ def run_crawl(
     _failed(record, finished, run, EXIT_STATUS)
     if crawl is not None:
         deviations = crawl.get("deviations") if crawl.get("peer") else None
+        parts = [(p["pages"], server.manifest_of(p["root"])) for p in crawl.get("processes", [])]
         verified = verify(
-            fetched, server.manifest, point.concurrency, stats, point.check_peak, deviations
+            fetched, server.manifest, point.concurrency, stats, point.check_peak, deviations, parts
         )
         _record_verification(record, verified)
     return record

@@ -61,13 +61,13 @@ def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
 
     The root's exit ends sampling (psutil.NoSuchProcess); a child that exits between the
     listing and its read is left out of this sample. CPU is cumulative per process, so a
-    child's CPU leaves the sums when it exits: a partitioned crawl's workers all live until
-    its end. Any other psutil.Error is a failed read, raised.
+    child's CPU leaves the sums when it exits (a crawl's parts may end one by one). Any
+    other psutil.Error is a failed read, raised.
     """
     total = read_process(root)
     pids = [root.pid]
     children: list[psutil.Process] = []
-    if tree:  # listed afresh every sample: the workers start after their coordinator
+    if tree:  # listed afresh every sample: the children start after their parent
         children = root.children(recursive=True)
     for child in children:
         try:

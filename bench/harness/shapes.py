@@ -48,7 +48,8 @@ def sleepy_points(
 
 
 def sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) -> ServeOptions:
-    """A sleepy site: a wide site of `pages` pages after a root that answers at once."""
+    """A sleepy site: a wide site of `pages` pages after a root that answers at once; in as
+    many parts as it has addresses (one per process crawling it)."""
     return ServeOptions(
         pages=pages,
         links=0,
@@ -57,6 +58,7 @@ def sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) 
         workers=workers,
         addresses=addresses,
         root_latency=False,
+        parts=addresses,
     )
 
 
@@ -67,8 +69,9 @@ def past_one_process_points(
     waves: int = 2,
     choice: LatencyRule | None = None,
 ) -> tuple[CrawlPoint, ...]:
-    """Sleepy points of `waves` waves crawled by `processes` worker processes against a server of
-    as many workers on as many loopback addresses: each process stays under its own
+    """Sleepy points of `waves` waves crawled by `processes` processes, one per part of the
+    site, against a server of as many workers on as many loopback addresses: each process
+    stays under its own
     open-file limit and each address under its own ephemeral ports. The latency must outlast
     the ramp (about 38 s to open 100,000 connections on the 2-core dev VM)."""
     return tuple(
@@ -132,7 +135,7 @@ def both_cores_points(
     cores" on the pure core, each on the build it belongs to: subinterpreters and
     `--processes` on a GIL build, threads on a free-threaded one; and `--processes` on the C
     core beside them, for what the C-accelerated core buys."""
-    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0")
+    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0", parts=workers)
     pure, gil_only, free_only = catalog.CORE_PURE, False, True
 
     def answer(

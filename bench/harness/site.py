@@ -56,6 +56,9 @@ class ServeOptions:
     # False: the root page answers at once (`c10k serve --root-now`), the others after their
     # latency; a sleepy crawl then spends no latency on its hub.
     root_latency: bool = True
+    # Disjoint parts (`c10k serve --parts`), each crawled by a process of `--processes` or a
+    # subinterpreter of the interpreters model (docs/server.md).
+    parts: int = 1
 
     def __post_init__(self) -> None:
         if not 1 <= self.addresses <= MAX_ADDRESSES:
@@ -68,6 +71,8 @@ class ServeOptions:
         args += ["--workers", str(self.workers)]
         if not self.root_latency:
             args.append("--root-now")
+        if self.parts > 1:
+            args += ["--parts", str(self.parts)]
         if self.bandwidth is not None:
             args += ["--bandwidth", self.bandwidth]
         if self.faults is not None:
@@ -126,6 +131,15 @@ class SiteClient:
 
     def stats(self) -> dict[str, Any]:
         result: dict[str, Any] = http_json(self.url("__stats__"))
+        return result
+
+    def manifest_of(self, root: str) -> dict[str, Any]:
+        """The manifest of a crawl from root: the site's, or a part's (its root /?part=K)."""
+        if not (query := urlsplit(root).query):
+            return self.manifest
+        result: dict[str, Any] = http_json(
+            self.url(f"__manifest__?{query}"), timeout=SERVER_READY_S
+        )
         return result
 
     def reset_stats(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 from urllib.parse import unquote
 
@@ -18,12 +18,23 @@ def verify(
     server_stats: dict[str, Any] | None,
     check_peak: bool,
     deviations: dict[str, int] | None = None,
+    parts: Sequence[tuple[int, dict[str, Any]]] = (),
 ) -> Verification:
     """fetched must equal the manifest; in sleepy the server's peak must reach C (±1%).
 
     deviations (a peer's crawl document only): the places where the peer said it left the
-    contract; recorded with the differences from the manifest sorted by why."""
+    contract; recorded with the differences from the manifest sorted by why. parts (a crawl
+    of the site's parts): each process's page count and its part's manifest; fetched must
+    then equal their union, and each process must have fetched as many URLs as its part
+    holds."""
+    if parts:
+        manifest = {"urls": {url: o for _, part in parts for url, o in part["urls"].items()}}
     expected: Mapping[str, int | str] = manifest.get("urls", {})
+    wrong_parts = [
+        [k, pages, len(part["urls"])]
+        for k, (pages, part) in enumerate(parts)
+        if pages != len(part["urls"])
+    ]
     got = fetched or {}
     missing = sorted(set(expected) - set(got))
     extra = sorted(set(got) - set(expected))
@@ -39,8 +50,9 @@ def verify(
             "missing": missing[:5],
             "extra": extra[:5],
             "different": [[u, got[u], expected[u]] for u in differ[:5]],
-        },
-        "manifest_ok": fetched is not None and not (missing or extra or differ),
+        }
+        | ({"parts": wrong_parts[:5]} if parts else {}),
+        "manifest_ok": fetched is not None and not (missing or extra or differ or wrong_parts),
     }
     if deviations is not None:
         result["deviations"] = {
@@ -82,6 +94,8 @@ def verification_failures(verification: Verification) -> str:
             f"fetched != manifest (missing {verification['missing']}, extra "
             f"{verification['extra']}, different {verification['different']})"
         )
+        for k, pages, count in verification["examples"].get("parts", []):
+            why.append(f"process {k} fetched {pages} URLs, its part has {count}")
         if deviations := verification.get("deviations"):
             counted = ", ".join(f"{k} {n}" for k, n in deviations["counted"].items()) or "none"
             why.append(f"a peer's deviations: {counted}")

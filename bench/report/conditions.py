@@ -212,6 +212,16 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
     ]
 
 
+def _forwarded(document: Results) -> bool:
+    """Whether the c100k runs were made when several processes shared one crawl through a
+    coordinator (their crawl documents name it), before each crawled a part of the site."""
+    return any(
+        "coordinator" in (run.get("crawl") or {})
+        for run in document.get("runs") or []
+        if run["scenario"] == catalog.C100K.name
+    )
+
+
 def past_one_process_section(document: Results) -> Section:
     """The c100k scenario: connections held by several processes, titled with how many."""
     held = largest_peak_in_flight(document, catalog.C100K.name)
@@ -231,14 +241,20 @@ def past_one_process_section(document: Results) -> Section:
         "keeping its connections alive. Held at once is the server's peak in flight summed "
         "over its workers, at the point where it was largest; the ramp is the time from 5% "
         "to 95% of the connections open, from the crawler's samples. Memory per connection "
-        "is the plateau RSS slope, summed over the crawler's processes (the coordinator "
-        "included), with its 95% interval; the ratio is the slope across processes over the "
-        "slope in one process. Net of URLs is the same slope with the URLs held fixed (a "
-        "point with twice the pages per connection at each process count tells them apart; "
-        "across processes, a URL found by a process that does not own it is kept by both, as "
-        "the finder marks it seen so that it forwards it once). "
-        "Models with a thread per worker sit this scenario out: the "
-        "machine's threads stop near pid_max (C5)."
+        "is the plateau RSS slope, summed over the crawler's processes (the parent that "
+        "started them included), with its 95% interval; the ratio is the slope across "
+        "processes over the slope in one process. Net of URLs is the same slope with the URLs "
+        "held fixed (a point with twice the pages per connection at each process count tells "
+        "them apart). "
+        + (
+            "These runs shared one crawl through a coordinator, the parent, which forwarded "
+            "each URL to the process that owned it: a URL found by another process was kept by "
+            "both. "
+            if _forwarded(document)
+            else "Each process crawls a part of the site of its own: no URL is held twice. "
+        )
+        + "Models with a thread per worker sit this scenario out: the machine's threads stop "
+        "near pid_max (C5)."
     )
     columns = set(range(1, len(PAST_ONE_PROCESS_HEADER)))
     return Section(title, [lead], [Table(PAST_ONE_PROCESS_HEADER, rows, columns)], anchor=C100K)

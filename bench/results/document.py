@@ -31,6 +31,7 @@ class SiteParams(TypedDict):
     preset: str | None
     addresses: int
     root_latency: bool  # False: the root answered at once (`c10k serve --root-now`)
+    parts: NotRequired[int]  # `c10k serve --parts`; absent in older files: 1
 
 
 class RunParams(TypedDict, total=False):
@@ -109,7 +110,7 @@ class CrawlDocument(TypedDict, total=False):
     deviations: dict[str, int]
     peak_in_flight_upper_bound: bool
     processes: list[dict[str, Any]]
-    coordinator: dict[str, Any]
+    parent: dict[str, Any]
     fetched: dict[str, int | str]  # the harness verifies it, then leaves it out
 
 

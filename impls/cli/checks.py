@@ -9,8 +9,7 @@ import socket
 from urllib.parse import urlsplit
 
 from c10k.catalog import CORE_C, CRAWLERS, INTERPRETERS, PEERS, Model, Peer
-from c10k.system import raise_open_files_limit, usable_cores
-from impls.core.partition import shares
+from c10k.system import raise_open_files_limit
 
 # Sockets the crawler may need beside its connections: stdio, the event loop's own
 # descriptors (epoll, self-pipe), thread-pool wakeups, imported extension modules.
@@ -78,8 +77,8 @@ def check_processes(args: argparse.Namespace, model: Model) -> None:
         )
     if args.max_pages is not None:
         raise UsageError(
-            "--max-pages cannot be used with --processes: no process knows how many "
-            "URLs the others queued"
+            "--max-pages cannot be used with --processes: each part's crawl would need a "
+            "cap of its own"
         )
     if args.mark_crawl:
         raise UsageError("--mark-crawl counts one process: it cannot be used with --processes")
@@ -95,10 +94,10 @@ def choose_core(args: argparse.Namespace, model: Model, peer: Peer | None) -> st
     return str(args.core or model.core or CORE_C)
 
 
-def choose_interpreters(args: argparse.Namespace, model: Model) -> int:
-    """How many subinterpreters share the crawl: --interpreters, else the usable cores (at
-    most the concurrency); 0 for any other model. UsageError for what cannot be done."""
-    if not model.coordinator:
+def choose_interpreters(args: argparse.Namespace, model: Model) -> int | None:
+    """How many subinterpreters crawl the site's parts: --interpreters, else None (as many
+    as the site has parts); 0 for any other model. UsageError for what cannot be done."""
+    if not model.in_parts:
         if args.interpreters is not None:
             raise UsageError(f"--interpreters is for model {INTERPRETERS.name}")
         return 0
@@ -109,10 +108,10 @@ def choose_interpreters(args: argparse.Namespace, model: Model) -> int:
         )
     if args.max_pages is not None:
         raise UsageError(
-            f"--max-pages cannot be used with model {model.name}: no interpreter knows how "
-            "many URLs the others queued"
+            f"--max-pages cannot be used with model {model.name}: its parts' crawls would "
+            "need a cap each"
         )
-    return int(args.interpreters or min(usable_cores(), args.concurrency))
+    return int(args.interpreters) if args.interpreters is not None else None
 
 
 def ensure_fd_limit(concurrency: int) -> None:
@@ -149,11 +148,9 @@ def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
         raise UsageError(f"model {model.name} needs {', '.join(missing)}, which is not installed")
     connect_host = resolve_root(args.root, args.allow_non_loopback)
     check_connect_to(args.connect_to, args.allow_non_loopback)
-    if (args.partition is None) != (args.channel_fd is None):
-        raise UsageError("--partition and --channel-fd go together")
     if args.processes > 1:
         check_processes(args, model)
     # Each process needs its own share of the files, within its own limit; subinterpreters
-    # share this one's, each with a socket to the coordinator and a selector.
-    ensure_fd_limit(max(shares(args.concurrency, args.processes)) + 2 * args.interpreters)
+    # share this one's, each with a selector of its own.
+    ensure_fd_limit(-(-args.concurrency // args.processes) + (args.interpreters or 1))
     return model, peer, args.connect_to[0] if args.connect_to else connect_host

@@ -1,4 +1,4 @@
-"""`c10k crawl`: one model crawls one site (or its workers share the crawl); what it fetched."""
+"""`c10k crawl`: one model crawls one site (or each of its parts); what it fetched."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from c10k.probes import mark_crawl_boundary, peak_rss_kib
 from impls.cli.checks import UsageError, check_usage
 from impls.cli.options import crawl_parser
 from impls.core.frontier import CrawlConfig, Frontier
-from impls.core.outcomes import ResourceLimit
-from impls.core.partition import CoordinatorLost, Partition, ProtocolError
+from impls.core.outcomes import PartFailed, ResourceLimit
 from impls.core.summary import build_result, format_summary
 
 
@@ -28,30 +27,52 @@ def crawl_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         model, peer, connect_host = check_usage(args)
+        roots = roots_to_crawl(args, model)
     except UsageError as exc:
         parser.exit(2, f"c10k crawl: error: {exc}\n")
     if args.processes > 1:
-        from impls.partition.coordinator import coordinate  # the workers' parent
+        from impls.cli.parts import crawl_parts  # its children's parent: subprocess, urllib
 
-        return crawl_coordinated(args, lambda: coordinate(args), f"--processes {args.processes}")
-    if model.coordinator:  # workers of this process (subinterpreters), its own coordinator
-        run = model.load_coordinator()
-        return crawl_coordinated(args, lambda: run(args, connect_host), f"model {model.name}")
+        return crawl_merged(args, lambda: crawl_parts(args, roots), f"--processes {args.processes}")
+    if model.in_parts:  # its parts in subinterpreters of this process, merged here
+        run = model.load_in_parts()
+        code = crawl_merged(args, lambda: run(args, connect_host, roots), f"model {model.name}")
+        if code:  # a subinterpreter still crawling cannot be stopped: ending the process does
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        return code
     return crawl(args, model, peer, connect_host)
 
 
-def crawl_coordinated(
-    args: argparse.Namespace, run: Callable[[], dict[str, Any]], what: str
-) -> int:
-    """A crawl shared by workers: `run` coordinates them; print their merged document."""
-    from impls.partition.coordinator import WorkerFailed
+def roots_to_crawl(args: argparse.Namespace, model: Model) -> list[str]:
+    """The roots of the site's parts, one per process (--processes) or subinterpreter (the
+    interpreters model: as many as the site has parts, unless --interpreters says); [] for
+    a plain crawl. UsageError when the site cannot be split as asked."""
+    if args.processes == 1 and not model.in_parts:
+        return []
+    from impls.cli.parts import part_roots  # urllib: not for a plain crawl, nor its imports
 
+    if args.processes > 1:
+        return part_roots(args.root, args.processes, f"--processes {args.processes}")
+    roots = part_roots(args.root, args.interpreters, f"--interpreters {args.interpreters}")
+    if len(roots) > args.concurrency:
+        raise UsageError(
+            f"the site has {len(roots)} parts, more than --concurrency {args.concurrency}: "
+            "each interpreter needs at least one"
+        )
+    args.interpreters = len(roots)
+    return roots
+
+
+def crawl_merged(args: argparse.Namespace, run: Callable[[], dict[str, Any]], what: str) -> int:
+    """A crawl of the site's parts: `run` crawls them; print their merged document."""
     try:
         result = run()  # its own marks, if any (--processes refuses --mark-crawl)
     except KeyboardInterrupt:
         print("c10k crawl: interrupted", file=sys.stderr)
         return 130
-    except WorkerFailed as exc:
+    except PartFailed as exc:
         print(f"c10k crawl: error: {what}: {exc}", file=sys.stderr)
         return exc.exit_code
     print_result(result, args.json)
@@ -76,12 +97,9 @@ def crawl_config(args: argparse.Namespace, connect_host: str, peer: Peer | None)
 
 
 def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_host: str) -> int:
-    """One process's crawl (alone, or a worker of `--processes`); print its document."""
+    """One process's crawl (alone, or a part's for `--processes`); print its document."""
     runner = model.load()
     frontier = Frontier(crawl_config(args, connect_host, peer))
-    if args.partition is not None:
-        index, processes = args.partition
-        frontier.partition = Partition(index, processes, channel_fd=args.channel_fd)
     clock = Clock()
     try:
         if args.mark_crawl:
@@ -97,13 +115,13 @@ def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_hos
             f"c10k crawl: error: {model.name} hit a limit of this machine: {exc}", file=sys.stderr
         )
         return 3
-    except (CoordinatorLost, ProtocolError) as exc:
-        print(f"c10k crawl: error: worker {args.partition[0]}: {exc}", file=sys.stderr)
-        return 1
     result = clock.document(frontier, model.name)
     if model.loop:  # which asyncio event loop, and which of its APIs (docs/crawl-json.md)
         result["loop"] = {"name": model.loop, "api": model.loop_api}
-    add_peer_and_partition(result, args, frontier, peer, deviations)
+    if args.latencies:  # what `--processes` merges (impls/cli/parts.py)
+        result["latencies_s"] = frontier.latencies
+    if peer is not None:
+        add_peer(result, args, frontier, peer, deviations)
     print_result(result, args.json)
     return 0
 
@@ -133,27 +151,20 @@ class Clock:
         return result
 
 
-def add_peer_and_partition(
+def add_peer(
     result: dict[str, Any],
     args: argparse.Namespace,
     frontier: Frontier,
-    peer: Peer | None,
+    peer: Peer,
     deviations: dict[str, int] | None,
 ) -> None:
-    """A peer's deviations from the contract; a worker's fields for the coordinator."""
-    if peer is not None:
-        result["peer"] = True
-        counted = dict(deviations or {})
-        if peer.keep_alive and not args.keep_alive:
-            # Close mode was asked; every try went over the peer's kept connections.
-            counted["keep-alive-not-close"] = frontier.tries
-        result["deviations"] = dict(sorted(counted.items()))
-    if args.partition is not None:  # what the coordinator merges (impls/core/summary.py)
-        result |= {
-            "pid": os.getpid(),
-            "connect_to": args.connect_to[0] if args.connect_to else "",
-            "latencies_s": frontier.latencies,
-        }
+    """A peer's deviations from the contract."""
+    result["peer"] = True
+    counted = dict(deviations or {})
+    if peer.keep_alive and not args.keep_alive:
+        # Close mode was asked; every try went over the peer's kept connections.
+        counted["keep-alive-not-close"] = frontier.tries
+    result["deviations"] = dict(sorted(counted.items()))
 
 
 def python_block() -> dict[str, Any]:

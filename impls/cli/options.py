@@ -126,6 +126,12 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true", help="print one JSON document instead of a summary"
     )
     parser.add_argument(
+        "--latencies",
+        action="store_true",
+        help="with --json: add every try's latency in seconds (latencies_s), from which "
+        "--processes merges its parts' percentiles",
+    )
+    parser.add_argument(
         "--mark-crawl",
         action="store_true",
         help="call sched_yield() as the crawl starts and as it ends: the cuts that "
@@ -145,8 +151,9 @@ def add_process_options(parser: argparse.ArgumentParser) -> None:
         metavar="P",
         type=positive_int,
         default=1,
-        help="share the crawl among P processes of the model, each with its own open-file "
-        "limit; URLs are partitioned by a hash, --concurrency is the total (default 1)",
+        help="crawl the site's P parts (`c10k serve --parts P`), each in a process of the "
+        "model with its own open-file limit, and merge their documents; --concurrency is "
+        "the total (default 1)",
     )
     parser.add_argument(
         "--connect-to",
@@ -161,13 +168,10 @@ def add_process_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         type=positive_int,
         default=None,
-        help=f"model {INTERPRETERS.name}: share the crawl among N subinterpreters of this "
-        "process, URLs partitioned as with --processes, --concurrency the total (default: "
-        "the usable cores, at most the concurrency)",
+        help=f"model {INTERPRETERS.name}: crawl the site's N parts, each in a subinterpreter "
+        "of this process, --concurrency the total (default: the site's parts, one on a site "
+        "that is not c10k serve --parts)",
     )
-    # A worker of `--processes`, started by the coordinator (impls/partition/coordinator.py).
-    parser.add_argument("--partition", type=partition_spec, help=argparse.SUPPRESS)
-    parser.add_argument("--channel-fd", type=non_negative_int, help=argparse.SUPPRESS)
 
 
 def address_list(text: str) -> list[str]:
@@ -179,11 +183,3 @@ def address_list(text: str) -> list[str]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"not an IP address: {address!r}") from None
     return addresses
-
-
-def partition_spec(text: str) -> tuple[int, int]:
-    """'I/P' -> (I, P): this worker's index among P processes."""
-    index, _, processes = text.partition("/")
-    if not (index.isdigit() and processes.isdigit() and int(index) < int(processes)):
-        raise argparse.ArgumentTypeError(f"not INDEX/PROCESSES: {text!r}")
-    return int(index), int(processes)

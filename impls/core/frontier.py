@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from c10k.catalog import CORE_C
 from impls.core.http_base import ResponseParserBase, build_request
 from impls.core.outcomes import ErrorKind, Outcome, Response
-from impls.core.partition import Partition
 from impls.core.urls import LinkResolver, Origin, resolve
 from impls.core.variants import load_core
 
@@ -73,10 +72,6 @@ class Frontier:
     `tries` counts the outcomes recorded: one per `on_response()` or `on_error()` call.
     `in_flight` counts connections, from `opened()` (just before connect) to `closed()`
     (just after close), and `peak_in_flight` is its largest value.
-
-    With a `partition` (`c10k crawl --processes`), it fetches only the URLs its process
-    owns: an unseen URL another process owns is marked seen and put in the partition's
-    outbox instead of becoming a job, and `receive()` takes the URLs forwarded to it.
     """
 
     config: CrawlConfig
@@ -88,7 +83,6 @@ class Frontier:
     in_flight: int = 0
     peak_in_flight: int = 0
     tries: int = 0
-    partition: Partition | None = None
     # The core variant's (config.core), chosen once here: each model makes a parser per
     # response with `frontier.response_parser(max_body, keep_alive)`. Callers read them into
     # a local first: Python 3.11 specializes that load, not a call of an instance attribute.
@@ -103,18 +97,8 @@ class Frontier:
     # -- the rules ----------------------------------------------------------------------------
 
     def start(self) -> list[Job]:
-        root = self.origin.root
-        if self.partition is not None and not self.partition.owns(root):
-            return []  # the root's owner starts the crawl
-        job = self._add(root, self.config.max_redirect)
+        job = self._add(self.origin.root, self.config.max_redirect)
         return [job] if job else []
-
-    def receive(self, url: str, redirects_left: int) -> Job | None:
-        """A URL this process owns, forwarded by another with its redirect budget: a job,
-        unless it was seen here already (the first to arrive keeps its budget)."""
-        if url in self.seen:
-            return None
-        return self._add(url, redirects_left)
 
     def on_response(
         self, job: Job, response: Response, elapsed: float = 0.0, urls: list[str] | None = None
@@ -189,9 +173,6 @@ class Frontier:
         if limit is not None and len(self.seen) >= limit:
             return None
         self.seen.add(url)
-        # The one test the hot path pays for partitions.
-        if self.partition is not None and self.partition.forward(url, redirects_left):
-            return None
         request = build_request(
             self.origin.request_target(url), self.origin.netloc, self.config.keep_alive
         )

@@ -52,6 +52,15 @@ class ResourceLimit(Exception):
     """The process hit a limit of the machine (open files, threads): the crawl cannot go on."""
 
 
+class PartFailed(Exception):
+    """The crawl of one part of the site (a process or a subinterpreter) failed or died: the
+    crawl cannot be merged. exit_code: 3 for a limit of the machine, else 1."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
 _LIMIT_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE})
 _RESET_ERRNOS = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED, errno.ESHUTDOWN})
 

@@ -49,37 +49,36 @@ def build_result(
 
 def merge_results(
     parts: list[dict[str, Any]],
+    root: str,
     concurrency: int,
-    coordinator: dict[str, Any],
+    parent: dict[str, Any],
     one_process: bool = False,
 ) -> dict[str, Any]:
-    """The documents of the processes of one partitioned crawl (each with its raw
+    """The documents of the crawls of a site's parts from ROOT (each with its raw
     `latencies_s`, its `pid` and `connect_to`) -> one document of the same shape: the URLs
-    and latencies of all, tries summed, wall time the longest, CPU and peak RSS summed with
-    the coordinator's (its `cpu_user_s`, `cpu_sys_s`, `max_rss_kib`), and the connections'
-    peak as the sum of the processes' peaks: an upper bound, as they need not coincide.
+    and latencies of all, tries summed, wall time the longest, CPU and peak RSS summed, and
+    the connections' peak as the sum of the parts' peaks: an upper bound, as they need not
+    coincide. The parent's own figures (its `pid`, `cpu_user_s`, `cpu_sys_s`, `max_rss_kib`)
+    are recorded in `parent`, not summed.
 
-    one_process: the parts are subinterpreters of the coordinator's own process, so the
-    crawl's peak RSS is the coordinator's figure (the process's), not a sum."""
+    one_process: the parts are subinterpreters of the parent's own process, so the crawl's
+    peak RSS is the parent's figure (the process's), not a sum."""
     fetched: dict[str, Outcome] = {}
     for part in parts:
         fetched.update(part["fetched"])
     first = parts[0]
     merged = _document(
-        {
-            "model": first["model"],
-            "root": first["root"],
-            "concurrency": concurrency,
-            "options": first["options"],
-        },
+        {"model": first["model"], "root": root, "concurrency": concurrency}
+        | {"options": first["options"]},
         fetched,
         sum(part["tries"] for part in parts),
         [latency for part in parts for latency in part["latencies_s"]],
         wall_s=max(part["wall_s"] for part in parts),
-        cpu_user_s=sum(part["cpu_user_s"] for part in parts) + coordinator["cpu_user_s"],
-        cpu_sys_s=sum(part["cpu_sys_s"] for part in parts) + coordinator["cpu_sys_s"],
-        max_rss_kib=int(coordinator["max_rss_kib"])
-        + (0 if one_process else sum(part["max_rss_kib"] for part in parts)),
+        cpu_user_s=sum(part["cpu_user_s"] for part in parts),
+        cpu_sys_s=sum(part["cpu_sys_s"] for part in parts),
+        max_rss_kib=int(parent["max_rss_kib"])
+        if one_process
+        else sum(part["max_rss_kib"] for part in parts),
         peak_in_flight=sum(part["peak_in_flight"] for part in parts),
     )
     merged["peak_in_flight_upper_bound"] = True
@@ -90,13 +89,14 @@ def merge_results(
         {key: part[key] for key in PROCESS_FIELDS} | {"index": index}
         for index, part in enumerate(parts)
     ]
-    merged["coordinator"] = dict(coordinator)
+    merged["parent"] = dict(parent)
     return merged
 
 
 # What the merged document keeps of each process's own (docs/crawl-json.md).
 PROCESS_FIELDS = (
     "pid",
+    "root",
     "concurrency",
     "connect_to",
     "pages",
@@ -160,13 +160,11 @@ def format_summary(result: dict[str, Any]) -> str:
     processes = result.get("processes", [])
     peak = f"peak {result['peak_in_flight']} connections open at once"
     rss = f"max RSS {result['max_rss_kib'] / 1024:.1f} MiB"
-    # Workers that share the coordinator's process are its subinterpreters, and its RSS.
-    one_process = bool(processes) and {p["pid"] for p in processes} == {
-        result["coordinator"]["pid"]
-    }
+    # Parts crawled in the parent's own process are its subinterpreters, and its RSS.
+    one_process = bool(processes) and {p["pid"] for p in processes} == {result["parent"]["pid"]}
     unit, units = ("interpreter", "interpreters") if one_process else ("process", "processes")
     if processes:
-        mode += f", {len(processes)} {units}"
+        mode += f", {len(processes)} {unit if len(processes) == 1 else units}"
         peak = f"peak at most {result['peak_in_flight']} connections open at once (summed)"
         rss += "" if one_process else " (summed)"
     lines = [
@@ -187,7 +185,7 @@ def format_summary(result: dict[str, Any]) -> str:
         ),
     ]
     lines += [
-        f"  {unit} {p['index']} (pid {p['pid']}): concurrency {p['concurrency']}, "
+        f"  {unit} {p['index']} (pid {p['pid']}, {p['root']}): concurrency {p['concurrency']}, "
         f"{p['pages']} URLs, peak {p['peak_in_flight']} connections, "
         f"CPU {p['cpu_user_s'] + p['cpu_sys_s']:.2f} s, max RSS {p['max_rss_kib'] / 1024:.1f} MiB"
         + (f", connects to {p['connect_to']}" if p["connect_to"] else "")

@@ -20,3 +20,10 @@ async def fetch_and_record(frontier: Frontier, job: Job, fetch: Fetch) -> list[J
     except FetchError as exc:
         return frontier.on_error(job, exc.kind, time.perf_counter() - started)
     return frontier.on_response(job, response, time.perf_counter() - started)
+
+
+def first_failure(exc: BaseException) -> BaseException:
+    """The first exception in a (nested) exception group: what the CLI expects to see."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc

@@ -17,9 +17,7 @@ from impls.core import (
 )
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.models.async_models import Fetch, fetch_and_record
-from impls.partition import asyncio_link
-from impls.partition.asyncio_link import Link
+from impls.models.async_models import Fetch, fetch_and_record, first_failure
 from impls.sockets import READ_SIZE
 
 
@@ -106,45 +104,34 @@ async def fetch(
             raise failure
 
 
-async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch, link: Link) -> None:
+async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled.
 
     The fetch counts its connections in the frontier (opened before connect, closed after
-    close): in keep-alive mode a connection outlives a fetch. After each job it tells the
-    link (one process of many: the coordinator) how many jobs the job queued."""
-    finished = link.finished
+    close): in keep-alive mode a connection outlives a fetch."""
     while True:
         job = await queue.get()
-        new_jobs = await fetch_and_record(frontier, job, fetch)
-        for new_job in new_jobs:
+        for new_job in await fetch_and_record(frontier, job, fetch):
             queue.put_nowait(new_job)
         queue.task_done()
-        finished(len(new_jobs))
 
 
 async def crawl(frontier: Frontier, fetch: Fetch) -> None:
-    """The chapter's crawl(): N workers on one queue, until the queue is joined; as one
-    process of many (a partitioned frontier), until the coordinator says the crawl is over."""
+    """The chapter's crawl(): N workers on one queue, cancelled once the queue is joined.
+
+    In a task group: a worker ends early only by raising (ResourceLimit or a bug), which
+    cancels the join and the other workers, and leaves in an exception group."""
     queue: asyncio.Queue[Job] = asyncio.Queue()
-    link = asyncio_link.link_for(frontier, queue)
-    await link.start()
-    workers = [
-        asyncio.create_task(work(frontier, queue, fetch, link))
-        for _ in range(frontier.config.concurrency)
-    ]
-    # The chapter awaits queue.join() (the link's serve(), alone); a worker only ever ends by
-    # raising (ResourceLimit or a bug), and then join() would wait forever, so wait for
-    # whichever comes first.
-    joined = asyncio.create_task(link.serve())
-    try:
-        await asyncio.wait([joined, *workers], return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in [joined, *workers]:
-            task.cancel()
-        await asyncio.gather(joined, *workers, return_exceptions=True)
-    for task in [*workers, joined]:
-        if not task.cancelled() and task.exception() is not None:
-            task.result()  # re-raise the first failure (the link's: a lost coordinator)
+    for job in frontier.start():
+        queue.put_nowait(job)
+    async with asyncio.TaskGroup() as group:
+        workers = [
+            group.create_task(work(frontier, queue, fetch))
+            for _ in range(frontier.config.concurrency)
+        ]
+        await queue.join()
+        for worker in workers:
+            worker.cancel()
 
 
 async def crawl_streams(frontier: Frontier, connect: Connect = open_stream) -> None:
@@ -159,7 +146,10 @@ async def crawl_streams(frontier: Frontier, connect: Connect = open_stream) -> N
 
 def run_on(main: Coroutine[Any, Any, None], loop_factory: LoopFactory | None = None) -> None:
     with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(main)
+        try:
+            runner.run(main)
+        except BaseExceptionGroup as group:  # a worker's failure, as the CLI expects it
+            raise first_failure(group) from group
 
 
 def run(frontier: Frontier) -> None:

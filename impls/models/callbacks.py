@@ -23,7 +23,6 @@ from impls.core import (
     retry_on_fresh_connection,
 )
 from impls.core.outcomes import Response
-from impls.partition import selector_link
 from impls.sockets import READ_SIZE, address_family
 
 # The deadline heap is swept of finished fetches when they are this many and most of it.
@@ -153,10 +152,7 @@ class Crawler:
         self.address = (config.connect_host, frontier.origin.port)
         self.family = address_family(config.connect_host)
         self.selector = selectors.DefaultSelector()
-        self.pending: deque[Job] = deque()
-        # One process of many: the link to the coordinator (its socket in the selector).
-        self.link = selector_link.link_for(frontier, self.selector, self.pending.append)
-        self.link.start()
+        self.pending: deque[Job] = deque(frontier.start())
         self.idle: list[socket.socket] = []  # kept-alive connections between fetches
         self.in_flight = 0
         # (deadline, order, fetcher); a finished fetcher's entry stays until popped or swept.
@@ -169,8 +165,8 @@ class Crawler:
             while True:
                 while self.pending and self.in_flight < limit:
                     self.start(self.pending.popleft())
-                if not self.in_flight and self.link.done:
-                    break  # nothing in flight, so nothing pending either
+                if not self.in_flight:
+                    break  # nothing in flight, so nothing pending either: the crawl is over
                 for key, _events in self.selector.select(self.time_to_next_deadline()):
                     key.data()
                 self.expire_deadlines()
@@ -208,7 +204,6 @@ class Crawler:
     def finished(self, new_jobs: list[Job]) -> None:
         self.in_flight -= 1
         self.pending.extend(new_jobs)
-        self.link.finished(len(new_jobs))
 
     def time_to_next_deadline(self) -> float | None:
         if not self.deadlines:

@@ -9,8 +9,6 @@ from typing import Any
 from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
 from impls.core.outcomes import Response
 from impls.models.generators_loop import Coro, EventLoop, Future, Queue
-from impls.partition import generators_link
-from impls.partition.generators_link import Link
 from impls.sockets import READ_SIZE, HeldConnection, address_family
 
 
@@ -66,9 +64,8 @@ def fetch(loop: EventLoop, conn: Connection, job: Job) -> Coro[Response]:
                 raise
 
 
-def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) -> Coro[int]:
-    """Fetch a job within the timeout, record its outcome, queue the jobs it leads to; how
-    many."""
+def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) -> Coro[None]:
+    """Fetch a job within the timeout, record its outcome, queue the jobs it leads to."""
     frontier = conn.frontier
     task = loop.current_task
     assert task is not None
@@ -88,30 +85,26 @@ def crawl_one(loop: EventLoop, conn: Connection, queue: Queue[Job], job: Job) ->
         timer.cancel()
     for new_job in new_jobs:
         queue.put_nowait(new_job)
-    return len(new_jobs)
 
 
-def work(loop: EventLoop, frontier: Frontier, queue: Queue[Job], link: Link) -> Coro[None]:
+def work(loop: EventLoop, frontier: Frontier, queue: Queue[Job]) -> Coro[None]:
     conn = Connection(loop, frontier)
-    finished = link.finished
     try:
         while True:
             job = yield from queue.get()
             try:
-                new_jobs = yield from crawl_one(loop, conn, queue, job)
+                yield from crawl_one(loop, conn, queue, job)
             finally:
                 queue.task_done()
-            finished(new_jobs)  # one process of many: tell the coordinator what is due
     finally:  # cancelled when the crawl ends, or in the middle of a fetch
         conn.close()
 
 
 def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
-    """Start N workers, wait until the queue is joined, then cancel them (as in the chapter);
-    as one process of many, wait until the coordinator says the crawl is over instead."""
+    """Start N workers, wait until the queue is joined, then cancel them (as in the chapter)."""
     queue: Queue[Job] = Queue()
-    link = generators_link.link_for(loop, frontier, queue)
-    link.start()
+    for job in frontier.start():
+        queue.put_nowait(job)
     main = loop.current_task
     assert main is not None
 
@@ -121,13 +114,12 @@ def crawl(loop: EventLoop, frontier: Frontier) -> Coro[None]:
             main.throw(exc)
 
     workers = [
-        loop.create_task(work(loop, frontier, queue, link))
-        for _ in range(frontier.config.concurrency)
+        loop.create_task(work(loop, frontier, queue)) for _ in range(frontier.config.concurrency)
     ]
     for worker in workers:
         worker.add_done_callback(stop_on_failure)
     try:
-        yield from link.serve()  # the queue's join(), or the coordinator's Done
+        yield from queue.join()
     finally:
         for worker in workers:
             worker.cancel()

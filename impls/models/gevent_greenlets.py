@@ -11,14 +11,11 @@ import contextlib
 import socket
 
 import gevent
-import gevent.event
-import gevent.lock
 import gevent.queue
 import gevent.socket
 
 from impls.core import Frontier
 from impls.models.threads import Workers
-from impls.partition import blocking_link
 from impls.sockets import address_family
 
 
@@ -37,19 +34,15 @@ def connect(address: tuple[str, int], timeout: float) -> socket.socket:
     return sock  # type: ignore[no-any-return]  # gevent's socket has socket.socket's API
 
 
-GREENLETS = blocking_link.Runtime(gevent.socket.socket, gevent.event.Event, gevent.spawn)
-
-
 def run(frontier: Frontier) -> None:
     jobs = gevent.queue.JoinableQueue()
+    for job in frontier.start():
+        jobs.put(job)
     # A greenlet runs until it blocks on a socket or the queue, so nothing preempts the
-    # frontier's code: no locks. But a send to the coordinator may yield: a semaphore keeps
-    # the link's bytes in order.
+    # frontier's code: no locks.
     crew = Workers(frontier, jobs, contextlib.nullcontext(), contextlib.nullcontext(), connect)
-    with blocking_link.link_for(crew, gevent.lock.Semaphore(), GREENLETS) as link:
-        link.start()
-        workers = [gevent.spawn(crew.work, link) for _ in range(frontier.config.concurrency)]
-        link.wait()  # the queue joined; one process of many: the coordinator said Done
-        crew.stop(len(workers))
+    workers = [gevent.spawn(crew.work) for _ in range(frontier.config.concurrency)]
+    jobs.join()  # every job done (after a failure, the rest drained)
+    crew.stop(len(workers))
     gevent.joinall(workers)
     crew.raise_failure()

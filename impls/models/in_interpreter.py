@@ -1,4 +1,4 @@
-"""What each subinterpreter of the interpreters model runs: the callbacks model on its share."""
+"""What each subinterpreter of the interpreters model runs: the callbacks model on its part."""
 
 # This module and all it imports load in a subinterpreter with its own GIL: the pure core
 # only (impls/core/variants.py), so neither httptools nor selectolax, which refuse to.
@@ -12,7 +12,6 @@ from typing import Any
 from c10k.catalog import INTERPRETERS
 from impls.cli.crawl import Clock
 from impls.core import CrawlConfig, Frontier, ResourceLimit
-from impls.core.partition import Partition
 from impls.models import callbacks
 
 # The one key of a share's answer when a limit of the machine stopped its crawl.
@@ -21,22 +20,18 @@ LIMIT = "resource_limit"
 StartLineEnds = tuple[int, int]
 
 
-def crawl_share(
-    config: CrawlConfig, index: int, count: int, channel_fd: int, start_line: StartLineEnds
-) -> dict[str, Any]:
-    """Crawl share `index` of `count` with the callbacks model, joined to the coordinator by
-    the socket channel_fd (the crawl closes it at its end), once every share is ready (the
-    start line): the share's document, as a worker of `--processes` prints it (less
-    `connect_to`, which the coordinator knows), or {LIMIT: why} if a limit of the machine
+def crawl_share(config: CrawlConfig, start_line: StartLineEnds) -> dict[str, Any]:
+    """Crawl the config's part of the site with the callbacks model, once every share is
+    ready (the start line): the part's document, as a child of `--processes` prints it
+    (less `connect_to`, which the parent knows), or {LIMIT: why} if a limit of the machine
     stopped it.
 
     Its CPU is this thread's alone (the other interpreters run in the same process); its peak
     RSS is the process's, shared by all."""
     frontier = Frontier(config)  # the core's imports, before the start line
-    frontier.partition = Partition(index, count, channel_fd=channel_fd)
     ready, go = start_line
     os.write(ready, b".")
-    os.read(go, 1)  # b"" once the coordinator closes the other end: everyone goes
+    os.read(go, 1)  # b"" once the parent closes the other end: everyone goes
     clock = Clock(resource.RUSAGE_THREAD)
     try:
         callbacks.run(frontier)

@@ -1,55 +1,36 @@
-"""N subinterpreters in threads of this process share one crawl; this, the main one, coordinates."""
+"""N subinterpreters in threads of this process, each crawling one part of the site."""
 
 # Each subinterpreter (concurrent.interpreters, CPython 3.14+: a GIL of its own) runs, in a
-# thread of its own, the callbacks model on its share of the crawl (in_interpreter.py). It
-# is joined to this interpreter by a socketpair, exactly as a worker process of
-# `--processes` is: the same JSON lines, the same worker link (selector_link.ToCoordinator)
-# and here the same Coordinator loop (impls/partition/coordinator.py), so the partition rules are
-# impls/core/partition.py's. What crosses between interpreters: a CrawlConfig and a few
-# ints in (Interpreter.call pickles them), a byte each way on the start line's pipes, the
-# lines on the socket while the crawl runs, and the share's document out. A thread cannot be
-# killed: to stop the shares, this end of each socket is shut down, and each crawl ends on
-# the coordinator's loss (CoordinatorLost).
+# thread of its own, the callbacks model on one part of the site (in_interpreter.py), as a
+# child process of `--processes` would: nothing crosses between them while they crawl. What
+# crosses between interpreters: a CrawlConfig in (Interpreter.call pickles it), a byte each
+# way on the start line's pipes, and the part's document out. A thread cannot be stopped: a
+# failure or Ctrl-C goes on to the caller, and `c10k crawl` then ends the process.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import resource
 import select
-import socket
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from c10k.catalog import INTERPRETERS
+from impls.cli.parts import POLL_S, shares
 from impls.core import CrawlConfig
-from impls.core.partition import LineBuffer, shares
+from impls.core.outcomes import PartFailed
 from impls.models.in_interpreter import LIMIT, StartLineEnds, crawl_share
-from impls.partition.coordinator import (
-    EXIT_WAIT_S,
-    POLL_S,
-    STOP_GRACE_S,
-    Coordinator,
-    WorkerFailed,
-    stopped_on_failure,
-)
 from impls.subinterpreters import new_interpreter
 
 
 @dataclass
 class Share:
-    """One subinterpreter crawling its share in a thread of its own, and this end of its
-    socketpair: a coordinator.Endpoint."""
+    """One subinterpreter crawling its part in a thread of its own."""
 
     index: int
-    channel: socket.socket
-    lines: LineBuffer = field(default_factory=LineBuffer)
-    unsent: bytearray = field(default_factory=bytearray)
-    waiting_to_write: bool = False
-    ended: bool = False
     thread: threading.Thread | None = None
     document: dict[str, Any] | None = None
     error: str = ""  # what stopped its crawl, in one line
@@ -58,19 +39,19 @@ class Share:
     cpu_user_s: float = 0.0
     cpu_sys_s: float = 0.0
 
-    def start(self, *crawl_args: Any) -> None:
+    def start(self, config: CrawlConfig, ends: StartLineEnds) -> None:
         self.thread = threading.Thread(
-            target=self.crawl, args=crawl_args, name=self.name(), daemon=True
+            target=self.crawl, args=(config, ends), name=self.name(), daemon=True
         )
         self.thread.start()
 
-    def crawl(self, config: CrawlConfig, count: int, channel_fd: int, ends: StartLineEnds) -> None:
-        """The thread: a new subinterpreter crawls the share; its answer kept, then it closes."""
+    def crawl(self, config: CrawlConfig, ends: StartLineEnds) -> None:
+        """The thread: a new subinterpreter crawls the part; its answer kept, then it closes."""
         before = resource.getrusage(resource.RUSAGE_THREAD)
         try:
             interpreter = new_interpreter()
             try:
-                answer = interpreter.call(crawl_share, config, self.index, count, channel_fd, ends)
+                answer = interpreter.call(crawl_share, config, ends)
             finally:
                 interpreter.close()
         except Exception as exc:  # ExecutionFailed's first line names the exception raised
@@ -91,30 +72,32 @@ class Share:
     def exited(self) -> bool:
         return self.thread is not None and not self.thread.is_alive()
 
-    def failure(self, what: str) -> WorkerFailed:
+    def join(self, timeout: float) -> None:
         if self.thread is not None:
-            self.thread.join(STOP_GRACE_S)
-        if not self.exited():
-            status = "is still running"
-        else:
-            status = f"stopped: {self.error}" if self.error else "ended"
-        return WorkerFailed(f"{self.name()} {what} and {status}", 3 if self.limit else 1)
+            self.thread.join(timeout)
+
+    def failure(self, what: str) -> PartFailed:
+        status = f"stopped: {self.error}" if self.error else "ended"
+        return PartFailed(f"{self.name()} {what} and {status}", 3 if self.limit else 1)
 
 
-def share_configs(
-    config: CrawlConfig, count: int, connect_to: Sequence[str] = ()
+def part_configs(
+    config: CrawlConfig, roots: Sequence[str], connect_to: Sequence[str] = ()
 ) -> list[CrawlConfig]:
-    """Each subinterpreter's options: its share of the concurrency (split as `--processes`
-    splits it), the model's core, and the address it connects to (the (i mod n)-th of
-    connect_to, if any)."""
+    """Each subinterpreter's options: its part's root, its share of the concurrency (split
+    as `--processes` splits it), the model's core, and the address it connects to (the
+    (i mod n)-th of connect_to, if any)."""
     return [
         dataclasses.replace(
             config,
+            root=root,
             concurrency=concurrency,
             core=INTERPRETERS.core,
             connect_host=connect_to[i % len(connect_to)] if connect_to else config.connect_host,
         )
-        for i, concurrency in enumerate(shares(config.concurrency, count))
+        for i, (root, concurrency) in enumerate(
+            zip(roots, shares(config.concurrency, len(roots)), strict=True)
+        )
     ]
 
 
@@ -134,7 +117,7 @@ class StartLine:
         return self.ready_write, self.go_read
 
     def wait(self, started: list[Share]) -> None:
-        """Until every share is ready; WorkerFailed if one ends first."""
+        """Until every share is ready; PartFailed if one ends first."""
         waiting = len(started)
         while waiting:
             if select.select([self.ready_read], [], [], POLL_S)[0]:
@@ -154,41 +137,14 @@ class StartLine:
             os.close(fd)
 
 
-def start_shares(configs: list[CrawlConfig], ends: StartLineEnds) -> list[Share]:
-    started: list[Share] = []
-    with stopped_on_failure(started, stop):
-        for index, config in enumerate(configs):
-            ours, theirs = socket.socketpair()
-            ours.setblocking(False)
-            share = Share(index, ours)
-            started.append(share)
-            # The descriptor is the subinterpreter's from here on: its crawl closes it.
-            share.start(config, len(configs), theirs.detach(), ends)
-    return started
-
-
-def stop(started: list[Share]) -> None:
-    """Each crawl reads EOF from the coordinator and ends; a bounded wait for each."""
-    for share in started:
-        with contextlib.suppress(OSError):
-            share.channel.shutdown(socket.SHUT_RDWR)
-    for share in started:
-        if share.thread is not None:
-            share.thread.join(STOP_GRACE_S)
-
-
-def collect(started: list[Share]) -> list[dict[str, Any]]:
-    """Each share's document, once its thread has ended (bounded wait)."""
-    documents = []
-    for share in started:
-        assert share.thread is not None
-        share.thread.join(EXIT_WAIT_S)
-        if share.thread.is_alive():
-            raise share.failure(f"did not end {EXIT_WAIT_S:.0f} s after Done")
-        if share.document is None:
-            raise share.failure("returned no crawl document")
-        documents.append(share.document)
-    return documents
+def wait_all(started: list[Share]) -> list[dict[str, Any]]:
+    """Each share's document once every thread has ended; PartFailed as soon as one fails."""
+    while True:
+        if failed := [share for share in started if share.exited() and share.document is None]:
+            raise failed[0].failure("failed")
+        if not (running := [share for share in started if not share.exited()]):
+            return [share.document for share in started if share.document is not None]
+        running[0].join(POLL_S)
 
 
 @dataclass(frozen=True)
@@ -204,32 +160,28 @@ class Crawled:
 def crawl_in_interpreters(
     configs: list[CrawlConfig], mark: Callable[[], None] | None = None
 ) -> Crawled:
-    """One subinterpreter per config crawls its share, coordinated from here to the end;
-    mark(), if given, as the crawl starts (all set up) and as it ends. A share's failure
-    (WorkerFailed) or Ctrl-C (KeyboardInterrupt) stops the others, then goes on to the
-    caller."""
+    """One subinterpreter per config crawls its part, all started together; mark(), if
+    given, as the crawl starts (all set up) and as it ends. A share's failure (PartFailed)
+    or Ctrl-C (KeyboardInterrupt) goes on to the caller at once: the other shares go on
+    crawling until they end or the process does."""
     start_line = StartLine()
-    started = start_shares(configs, start_line.ends)
+    started = [Share(index) for index in range(len(configs))]
     try:
+        for share, config in zip(started, configs, strict=True):
+            share.start(config, start_line.ends)
         start_line.wait(started)
         if mark:
             mark()
         start_line.go()
-        Coordinator(started).run()
+        documents = wait_all(started)
         if mark:
             mark()
-        documents = collect(started)
         return Crawled(
             documents,
             sum(share.cpu_user_s for share in started),
             sum(share.cpu_sys_s for share in started),
         )
-    except BaseException:
-        start_line.go()  # a share held there goes on, to meet the coordinator's loss
-        stop(started)
-        raise
     finally:
-        for share in started:
-            share.channel.close()
+        start_line.go()  # a share held there goes on, and ends by itself
         if all(share.exited() for share in started):  # else a pipe's number may be reused
             start_line.close()

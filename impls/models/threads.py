@@ -13,8 +13,6 @@ from typing import Any, Protocol
 
 from impls.core import ErrorKind, FetchError, Frontier, Job, ResourceLimit
 from impls.core.outcomes import Response, classify_os_error
-from impls.partition import blocking_link
-from impls.partition.blocking_link import Link
 from impls.sockets import READ_SIZE, HeldConnection
 
 Lock = AbstractContextManager[Any]  # threading.Lock, or nullcontext() where nothing preempts
@@ -113,17 +111,16 @@ class Workers:
     connect: Connect
     failures: list[BaseException] = field(default_factory=list)
 
-    def work(self, link: Link) -> None:
-        """A worker: take a job, fetch it, queue what the frontier says, tell the link; until
-        it takes None. Its connection outlives a fetch in keep-alive mode, closed at the end."""
+    def work(self) -> None:
+        """A worker: take a job, fetch it, queue what the frontier says; until it takes None.
+        Its connection outlives a fetch in keep-alive mode, closed at the end."""
         conn = Connection(self.frontier, self.counting, self.connect)
         jobs = self.jobs
-        finished = link.finished
         try:
             while (job := jobs.get()) is not None:
                 try:
                     if not self.failures:  # after a failure, drain the queue so join() returns
-                        finished(self.crawl_one(job, conn))
+                        self.crawl_one(job, conn)
                 except BaseException as exc:
                     self.failures.append(exc)
                 finally:
@@ -132,8 +129,8 @@ class Workers:
         finally:
             conn.close()
 
-    def crawl_one(self, job: Job, conn: Connection) -> int:
-        """Fetch a job, record its outcome, queue the jobs it leads to; how many."""
+    def crawl_one(self, job: Job, conn: Connection) -> None:
+        """Fetch a job, record its outcome, queue the jobs it leads to."""
         frontier = self.frontier
         started = time.perf_counter()
         try:
@@ -150,7 +147,6 @@ class Workers:
                 new_jobs = frontier.on_response(job, response, elapsed, urls)
         for new_job in new_jobs:
             self.jobs.put(new_job)
-        return len(new_jobs)
 
     def stop(self, workers: int) -> None:
         """Once the crawl is over: one None per worker."""
@@ -162,7 +158,7 @@ class Workers:
             raise self.failures[0]
 
 
-def start_threads(crew: Workers, link: Link) -> list[threading.Thread]:
+def start_threads(crew: Workers) -> list[threading.Thread]:
     """One thread per unit of concurrency; fewer if the machine refuses one (then the
     failure is recorded and the crawl drains), none only by raising."""
     config = crew.frontier.config
@@ -171,7 +167,7 @@ def start_threads(crew: Workers, link: Link) -> list[threading.Thread]:
     workers: list[threading.Thread] = []
     try:
         for _ in range(config.concurrency):
-            thread = threading.Thread(target=crew.work, args=(link,), daemon=True)
+            thread = threading.Thread(target=crew.work, daemon=True)
             thread.start()
             workers.append(thread)
     except RuntimeError as exc:  # "can't start new thread": a limit of the machine
@@ -181,22 +177,15 @@ def start_threads(crew: Workers, link: Link) -> list[threading.Thread]:
     return workers
 
 
-def start_daemon(target: Callable[[], None]) -> None:
-    threading.Thread(target=target, daemon=True).start()
-
-
-THREADS = blocking_link.Runtime(socket.socket, threading.Event, start_daemon)
-
-
 def run(frontier: Frontier) -> None:
     jobs: queue.Queue[Job | None] = queue.Queue()
-    # Two locks: the frontier, shared by every worker and the link, and its connection count.
+    for job in frontier.start():
+        jobs.put(job)
+    # Two locks: the frontier, shared by every worker, and its connection count.
     crew = Workers(frontier, jobs, threading.Lock(), threading.Lock(), socket.create_connection)
-    with blocking_link.link_for(crew, crew.lock, THREADS) as link:
-        link.start()
-        workers = start_threads(crew, link)
-        link.wait()  # the queue joined; one process of many: the coordinator said Done
-        crew.stop(len(workers))
+    workers = start_threads(crew)
+    jobs.join()  # every job done (after a failure, the rest drained)
+    crew.stop(len(workers))
     for thread in workers:
         thread.join()
     crew.raise_failure()

@@ -9,9 +9,7 @@ import trio
 from impls.core import ErrorKind, FetchError, Frontier, Job, classify_os_error
 from impls.core.http import retry_on_fresh_connection
 from impls.core.outcomes import Response
-from impls.models.async_models import Fetch, fetch_and_record
-from impls.partition import trio_link
-from impls.partition.trio_link import Link
+from impls.models.async_models import Fetch, fetch_and_record, first_failure
 from impls.sockets import READ_SIZE, address_family
 
 Socket = trio.socket.SocketType
@@ -24,16 +22,16 @@ class JobChannel:
     `async for` then ends, the nursery closes, and so does the crawl (trio's answer to the
     chapter's `queue.join()`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, jobs: list[Job]) -> None:
         self.send, self.receive = trio.open_memory_channel[Job](math.inf)
         self.pending = 0
+        for job in jobs:
+            self.put(job)
+        if not self.pending:
+            self.send.close()
 
     def put(self, job: Job) -> None:
         self.send.send_nowait(job)
-        self.pending += 1
-
-    def hold(self) -> None:
-        """One unit more, with no job: the channel stays open until done() lets it go."""
         self.pending += 1
 
     def done(self) -> None:
@@ -118,49 +116,30 @@ async def fetch(job: Job, frontier: Frontier, idle: list[Socket]) -> Response:
             raise failure
 
 
-async def work(frontier: Frontier, jobs: JobChannel, fetch: Fetch, link: Link) -> None:
+async def work(frontier: Frontier, jobs: JobChannel, fetch: Fetch) -> None:
     """A worker: take a job, fetch it, queue what the frontier says; until the channel closes.
 
     The fetch counts its connections in the frontier (opened before connect, closed after
-    close): in keep-alive mode a connection outlives a fetch. After each job it tells the
-    link (one process of many: the coordinator) how many jobs the job queued."""
-    finished = link.finished
+    close): in keep-alive mode a connection outlives a fetch."""
     async for job in jobs.receive:
-        new_jobs = await fetch_and_record(frontier, job, fetch)
-        for new_job in new_jobs:
+        for new_job in await fetch_and_record(frontier, job, fetch):
             jobs.put(new_job)
         jobs.done()
-        finished(len(new_jobs))
 
 
 async def crawl(frontier: Frontier) -> None:
-    """N workers in a nursery on one channel; the kept connections are closed last.
-
-    The link holds the channel open until it serves no more (alone: once the root's job is
-    queued; one process of many: until the coordinator says the crawl is over). A worker
-    ends early only by raising (ResourceLimit or a bug): the nursery then cancels the
-    others and raises it, in an exception group."""
-    jobs = JobChannel()
-    link = trio_link.link_for(frontier, jobs)
-    link.start()
+    """N workers in a nursery on one channel, opened with the root's job; the kept
+    connections are closed last. A worker ends early only by raising (ResourceLimit or a
+    bug): the nursery then cancels the others and raises it, in an exception group."""
+    jobs = JobChannel(frontier.start())
     idle: list[Socket] = []
     try:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(link.serve)
             for _ in range(frontier.config.concurrency):
-                nursery.start_soon(
-                    work, frontier, jobs, lambda job: fetch(job, frontier, idle), link
-                )
+                nursery.start_soon(work, frontier, jobs, lambda job: fetch(job, frontier, idle))
     finally:
         for sock in idle:
             release(sock, frontier)
-
-
-def first_failure(exc: BaseException) -> BaseException:
-    """The first exception in a (nested) exception group: what the CLI expects to see."""
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
-    return exc
 
 
 def run(frontier: Frontier) -> None:
