@@ -7,13 +7,13 @@ from typing import Protocol
 
 from server.docs_bodies import DocsText, docs_page_body, nav_html
 from server.site_params import (
-    FAULT_KINDS,
     HTTPS_FORM,
     OFFSITE_FORMS,
     PAGE_CONTENT_TYPES,
     PORT80_FORM,
     Link,
     SiteParams,
+    fault_counts,
 )
 
 
@@ -143,7 +143,7 @@ class DocsTree:
         """As the other shapes, but never on a section index (the sidebar's entry points)."""
         n = self.params.pages
         candidates = [i for i in range(n) if not self.is_index(i)]
-        counts = [(k, round(self.params.faults()[k] * n)) for k in FAULT_KINDS]
+        counts = list(fault_counts(self.params.faults(), n).items())
         chosen = rng.sample(candidates, min(len(candidates), sum(c for _, c in counts)))
         pos = 0
         for kind, count in counts:

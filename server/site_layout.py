@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from server.docs_layout import DocsTree
 from server.site_params import (
-    FAULT_KINDS,
     NON_HTML_TYPES,
     OFFSITE_FORMS,
     PAGE_CONTENT_TYPES,
@@ -18,6 +17,7 @@ from server.site_params import (
     Link,
     Redirect,
     SiteParams,
+    fault_counts,
 )
 
 
@@ -93,7 +93,7 @@ class SiteLayout:
 
     def _place_faults(self, rng: random.Random) -> None:
         n = self.params.pages
-        counts = [(k, round(self.params.faults()[k] * n)) for k in FAULT_KINDS]
+        counts = list(fault_counts(self.params.faults(), n).items())
         chosen = rng.sample(range(n), min(n, sum(c for _, c in counts)))
         pos = 0
         for kind, count in counts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal, NamedTuple
 
@@ -175,6 +176,11 @@ class SiteParams:
 
     def faults(self) -> dict[str, float]:
         return {k: float(getattr(self, k)) for k in FAULT_KINDS}
+
+
+def fault_counts(rates: Mapping[str, float], pages: int) -> dict[str, int]:
+    """How many of a site's pages fail with each kind: its rate of the pages, rounded."""
+    return {kind: round(rate * pages) for kind, rate in rates.items()}
 
 
 class Link(NamedTuple):

@@ -1,8 +1,10 @@
 """The plan's cost model: the seconds each run is expected to take, keyed by the catalog's names.
 
 Every figure was measured on the 2-core dev VM (CPU per page rounded up from quick-profile
-runs). Every crawler of the catalog and every idle kind has its row, or
-tests/test_catalog_tables.py fails. Only a name the catalog does not know gets UNKNOWN.
+runs; a start-up is the median of what a crawl took beyond its waits and CPU, over the
+quick and default profiles' runs: docs/notes/2026-11-29-plan-estimates.md). Every crawler
+of the catalog and every idle kind has its row, or tests/test_catalog_tables.py fails. Only
+a name the catalog does not know gets UNKNOWN.
 """
 
 from __future__ import annotations
@@ -22,19 +24,18 @@ class CrawlCost:
 
 # The models, the peers, and the crawler core alone replaying a crawl (catalog.CORE_REPLAY).
 CRAWL_COSTS: dict[str, CrawlCost] = {
-    catalog.THREADS.name: CrawlCost(startup_s=0.2, cpu_per_page_s=700e-6),
-    catalog.CALLBACKS.name: CrawlCost(startup_s=0.2, cpu_per_page_s=450e-6),
-    catalog.GENERATORS.name: CrawlCost(startup_s=0.2, cpu_per_page_s=550e-6),
-    catalog.ASYNCIO.name: CrawlCost(startup_s=0.25, cpu_per_page_s=650e-6),
-    catalog.ASYNCIO_UVLOOP.name: CrawlCost(startup_s=0.25, cpu_per_page_s=550e-6),
-    catalog.ASYNCIO_RLOOP.name: CrawlCost(startup_s=0.25, cpu_per_page_s=550e-6),
-    catalog.AIOHTTP.name: CrawlCost(startup_s=0.45, cpu_per_page_s=1300e-6),
-    catalog.AIOHTTP_UVLOOP.name: CrawlCost(startup_s=0.45, cpu_per_page_s=1200e-6),
+    catalog.THREADS.name: CrawlCost(startup_s=0.05, cpu_per_page_s=700e-6),
+    catalog.CALLBACKS.name: CrawlCost(startup_s=0.15, cpu_per_page_s=450e-6),
+    catalog.GENERATORS.name: CrawlCost(startup_s=0.15, cpu_per_page_s=550e-6),
+    catalog.ASYNCIO.name: CrawlCost(startup_s=0.15, cpu_per_page_s=650e-6),
+    catalog.ASYNCIO_UVLOOP.name: CrawlCost(startup_s=0.15, cpu_per_page_s=550e-6),
+    catalog.ASYNCIO_RLOOP.name: CrawlCost(startup_s=0.2, cpu_per_page_s=550e-6),
+    catalog.AIOHTTP.name: CrawlCost(startup_s=0.2, cpu_per_page_s=1300e-6),
+    catalog.AIOHTTP_UVLOOP.name: CrawlCost(startup_s=0.2, cpu_per_page_s=1200e-6),
     # about twice aiohttp's at C 10 (one run each, deep site)
-    catalog.HTTPX.name: CrawlCost(startup_s=0.5, cpu_per_page_s=2500e-6),
-    catalog.GEVENT.name: CrawlCost(startup_s=0.25, cpu_per_page_s=900e-6),
-    # asyncio's start-up, plus 0.11 s of importing trio
-    catalog.TRIO.name: CrawlCost(startup_s=0.4, cpu_per_page_s=750e-6),
+    catalog.HTTPX.name: CrawlCost(startup_s=0.2, cpu_per_page_s=2500e-6),
+    catalog.GEVENT.name: CrawlCost(startup_s=0.1, cpu_per_page_s=900e-6),
+    catalog.TRIO.name: CrawlCost(startup_s=0.15, cpu_per_page_s=750e-6),
     # Its subinterpreters start (their imports) in 0.15 s more than callbacks; on the pure
     # core, 1.5x the C core's CPU per page (measured on 3.14.7)
     catalog.INTERPRETERS.name: CrawlCost(startup_s=0.35, cpu_per_page_s=700e-6),
@@ -76,8 +77,9 @@ CALLGRIND_SLOWDOWN = 30.0
 # interpreters model's row is on the pure core already): the interpreters model's 700 µs
 # over the callbacks model's 450 µs, rounded up.
 PURE_CORE_CPU_FACTOR = 1.6
-CPU_LOOP_S = 0.5  # one noise-floor run: interpreter start-up and the fixed loop
-RUN_OVERHEAD_S = 0.25  # stats reset, stats and manifest comparison, writing results.json
+CPU_LOOP_S = 0.2  # one noise-floor run: interpreter start-up and the fixed loop
+RUN_OVERHEAD_S = 0.1  # stats reset, stats and manifest comparison, writing results.json
+IDLE_PROGRAM_S = 0.15  # one idle run's interpreter start-up and imports
 SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
 
 

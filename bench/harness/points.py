@@ -10,6 +10,7 @@ from bench.analysis.points import mean_latency
 from bench.harness.costs import (
     CALLGRIND_SLOWDOWN,
     CONNECT_S,
+    IDLE_PROGRAM_S,
     IDLE_START_S,
     PURE_CORE_CPU_FACTOR,
     RUN_OVERHEAD_S,
@@ -20,6 +21,8 @@ from bench.harness.costs import (
 from bench.harness.site import ServeOptions
 from bench.results import ProfileDefinition
 from c10k import catalog
+from server.site_params import fault_counts
+from server.specs import parse_faults
 
 
 @dataclass(frozen=True)
@@ -105,12 +108,9 @@ class CrawlPoint:
         # The workers open their shares of the connections (or start their threads) side
         # by side, each in its own process.
         ramp = math.ceil(min(self.concurrency, urls) / self.processes) * per_worker
-        # The fault kinds that hang cost whole timeouts at the end of the crawl.
-        hang_tail = (
-            self.timeout_s * self.max_tries
-            if self.server.faults and "hang" in (self.server.faults)
-            else 0.0
-        )
+        # A page that hangs costs whole timeouts at the end of the crawl, if the site has one.
+        hangs = fault_counts(parse_faults(self.server.faults or ""), self.server.pages)["hang"]
+        hang_tail = self.timeout_s * self.max_tries if hangs else 0.0
         return startup + max(waiting, computing) + ramp + hang_tail + RUN_OVERHEAD_S
 
     def counted_estimate_s(self, model: str) -> float:
@@ -149,13 +149,13 @@ class IdleSpec:
             # kernel.pid_max (32,768 here) stops them, and ending the threads takes as long
             # again as starting them (docs/notes/2026-11-23-thread-ceiling-teardown.md)
             started = min(self.cap, 32_768)
-            return 0.3 + 2 * started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S
+            return IDLE_PROGRAM_S + 2 * started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S
         if self.mode == "until-failure":  # vm.max_map_count stops threads near 22,000 here
             started = min(self.cap, 25_000)
-            return 0.3 + started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2
+            return IDLE_PROGRAM_S + started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2
         count = self.count
         slowdown = 4.0 if self.mode == "tracemalloc" else 1.0
-        return 0.3 + count * per_unit * slowdown + RUN_OVERHEAD_S / 2
+        return IDLE_PROGRAM_S + count * per_unit * slowdown + RUN_OVERHEAD_S / 2
 
 
 @dataclass(frozen=True)

@@ -63,9 +63,9 @@ PROFILE_TABLE: dict[str, Profile] = {
     catalog.QUICK.name: Profile(
         catalog.QUICK.name,
         catalog.QUICK.description,
-        # The budget holds the cost model's estimate, which runs high; the default install
-        # (no peer, as CI runs it) takes about 90 s (docs/notes/2026-11-26-profile-durations.md).
-        budget_s=140.0,
+        # The default install (no peer, as CI runs it) took 76 s of runs against a plan of
+        # 76 s (docs/notes/2026-11-29-plan-estimates.md).
+        budget_s=90.0,
         sample_interval_s=0.05,
         scenarios=scenarios(
             loops=3,
