@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import errno
 import socket
+import ssl
 from collections.abc import AsyncIterator
 
 import httpcore
@@ -84,6 +85,21 @@ async def get(client: httpx.AsyncClient, url: str, fresh: bool = False) -> int:
 
 
 # --- AsyncHTTPTransport._pool, AsyncConnectionPool.create_connection() ----------------------
+
+
+def test_the_transport_loads_no_ca_bundle_for_the_pool_it_does_not_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Loading the CA bundle took 0.2 s of each crawl; the transport's own pool, for which
+    it was made, is replaced."""
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the transport loaded a CA bundle")
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", refused)
+    made: list[httpcore.AsyncConnectionInterface] = []
+    pool = counting_pool(made)
+    assert httpx_private.transport_on(pool)._pool is pool
 
 
 async def requests_through_our_pool(
