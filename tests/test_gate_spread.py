@@ -253,7 +253,7 @@ def test_counted_crawls_go_one_page_at_a_time_with_a_pinned_heap(
         assert env[variable] == "131072"
     # Every answer of the counted site is late, the root's too: the crawler always waits.
     assert support.COUNTED.site.latency == "20ms" and support.COUNTED.site.root_latency
-    assert support.COUNTED.site.pages == support.DEEP.site.pages
+    assert support.COUNTED.site.shape == support.DEEP.site.shape == "deep"
 
 
 def test_the_baseline_env_measures_five_runs_and_records_their_spreads() -> None:
