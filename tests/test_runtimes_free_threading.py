@@ -12,6 +12,7 @@ from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report import verdicts as v
 from bench.report.runtimes import runtimes_markdown
 from bench.results import Results
+from tests.recorded import latency, quantity
 
 HEAVY, FEW = "many-links-keep-alive", "few-active"
 
@@ -25,9 +26,9 @@ def point(concurrency: int, pages_per_s: list[float], cpu: list[float]) -> dict[
     ]
     return {
         "concurrency": concurrency,
-        "latency": "0",
-        "pages_per_s": {"median": sorted(r["pages_per_s"] for r in rounds)[len(rounds) // 2]},
-        "cpu_us_per_page": {"median": cpu[0]},
+        "latency": latency("0"),
+        "pages_per_s": quantity(sorted(r["pages_per_s"] for r in rounds)[len(rounds) // 2]),
+        "cpu_us_per_page": quantity(cpu[0], unit="us/page"),
         "rounds": rounds,
     }
 

@@ -18,6 +18,7 @@ from bench.harness.recipes import run_idle, run_loop
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.runtimes import runtimes_markdown
 from bench.results import Results
+from tests.recorded import memory_fit, quantity
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def point(concurrency: int, **figures: Any) -> dict[str, Any]:
 
 def results(pages_per_s: float, cpu: float, total_bytes: float) -> dict[str, Any]:
     """A small results document: few-active at C 1 and 8, sleepy at C 10,000, idle."""
-    summary = {"median": pages_per_s, "ci95": [pages_per_s - 10, pages_per_s + 10]}
+    summary = quantity(pages_per_s, [pages_per_s - 10, pages_per_s + 10])
     return {
         "status": "complete",
         "profile": {
@@ -81,8 +82,8 @@ def results(pages_per_s: float, cpu: float, total_bytes: float) -> dict[str, Any
             "few-active": {
                 "threads": {
                     "points": [
-                        point(1, pages_per_s={"median": 1.0}, cpu_us_per_page={"median": 1.0}),
-                        point(8, pages_per_s=summary, cpu_us_per_page={"median": cpu}),
+                        point(1, pages_per_s=quantity(1.0), cpu_us_per_page=quantity(1.0)),
+                        point(8, pages_per_s=summary, cpu_us_per_page=quantity(cpu)),
                     ]
                 },
                 "asyncio": {"points": []},
@@ -90,18 +91,20 @@ def results(pages_per_s: float, cpu: float, total_bytes: float) -> dict[str, Any
             "sleepy": {
                 "threads": {
                     "points": [
-                        point(1000, fraction_of_ideal=0.99),
-                        point(10_000, fraction_of_ideal=0.5, fraction_of_ideal_ci95=[0.4, 0.6]),
+                        point(1000, fraction_of_ideal=quantity(0.99, unit="share")),
+                        point(10_000, fraction_of_ideal=quantity(0.5, [0.4, 0.6], "share")),
                     ],
-                    "memory_per_connection": {
-                        "total_bytes": total_bytes,
-                        "total_bytes_ci95": [total_bytes - 1024, total_bytes + 1024],
-                    },
+                    "memory_per_connection": memory_fit(
+                        total_bytes, total_interval=[total_bytes - 1024, total_bytes + 1024]
+                    ),
                 }
             },
             "idle": {
-                "thread": {"total_bytes_per_unit": 10240.0, "max_threads": {"count": 21000}},
-                "asyncio-task": {"total_bytes_per_unit": 1024.0},
+                "thread": {
+                    "total_bytes_per_unit": quantity(10240.0, unit="bytes"),
+                    "max_threads": {"count": 21000},
+                },
+                "asyncio-task": {"total_bytes_per_unit": quantity(1024.0, unit="bytes")},
             },
         },
     }

@@ -19,6 +19,7 @@ from bench.report import verdicts as v
 from bench.report.figures import KIB
 from bench.report.sources import C100K, FREE_THREADING, MAIN, Sources
 from bench.report.verdicts.base import CLAIMS
+from c10k.quantity import Interval
 
 ROOT = Path(__file__).resolve().parent.parent
 Path_ = tuple[str | int, ...]
@@ -37,6 +38,7 @@ class Judged:
 
     @property
     def interval(self) -> Path_:
+        """Where runtimes.json (C8) records the figure's interval: beside it."""
         *head, last = self.value
         return (*head, f"{last}_ci95")
 
@@ -130,9 +132,14 @@ def moved(claim: str, value: float, interval: tuple[float, float] | None) -> v.V
     """The claim's verdict with its judged figure set to value (and its interval)."""
     found, where = _fresh(), JUDGED[claim]
     document = _document(found, where.role)
-    put(document, where.value, value)
-    if not where.counted:
+    if where.counted or where.role == FREE_THREADING:
+        put(document, where.value, value)
+    if where.role == FREE_THREADING:
         put(document, where.interval, None if interval is None else list(interval))
+    elif not where.counted:  # a quantity of results.json: its value and interval together
+        node, key = _parent(document, where.value)
+        bounds = None if interval is None else Interval(*interval)
+        node[key] = replace(node[key], value=value, interval=bounds)
     return judge(found, claim)
 
 
@@ -239,7 +246,7 @@ def test_the_verdict_follows_the_interval_against_the_band(
 
 
 def _memory(model: str) -> Path_:
-    return ("derived", "sleepy", model, "memory_per_connection", "total_bytes_ci95")
+    return ("derived", "sleepy", model, "memory_per_connection", "total_bytes")
 
 
 @pytest.mark.parametrize(
@@ -255,7 +262,8 @@ def test_c7_judges_memory_on_the_two_fits_intervals(
     asyncio: tuple[float, float] | None, expected: str
 ) -> None:
     found = _fresh()
-    put(_document(found, MAIN), _memory("asyncio"), None if asyncio is None else list(asyncio))
+    node, key = _parent(_document(found, MAIN), _memory("asyncio"))
+    node[key] = replace(node[key], interval=None if asyncio is None else Interval(*asyncio))
     assert judge(found, "C7").verdict == expected
 
 

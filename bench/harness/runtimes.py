@@ -18,10 +18,9 @@ from bench.results import (
     Results,
     crawl_table,
     idle_table,
-    summary_median,
 )
 from c10k import catalog
-from c10k.stats import Ratio, combined_ratio
+from c10k.stats import Ratio, ratio_quantity
 
 C10K = 10_000  # the sleepy point the C10K throughput is read at (else the largest there is)
 FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog.IDLE.name
@@ -40,8 +39,7 @@ def _few_active(figure: Figure) -> Callable[[Derived], dict[str, Cell | None]]:
         found: dict[str, Cell | None] = {}
         for model, points in table.items():
             at_top = [p for p in points if p["concurrency"] == top]
-            summary = at_top[0].get(figure) if at_top else None
-            found[model] = cell(summary_median(summary), summary, top) if summary else None
+            found[model] = cell(at_top[0].get(figure), top) if at_top else None
         return found
 
     return read
@@ -53,15 +51,7 @@ def _c10k_share(derived: Derived) -> dict[str, Cell | None]:
     for model, points in scenario_points(derived, SLEEPY).items():
         wide = [p for p in points if p.get("fraction_of_ideal") is not None]
         at = [p for p in wide if p["concurrency"] == C10K] or wide[-1:]
-        found[model] = (
-            cell(
-                at[0].get("fraction_of_ideal"),
-                at[0].get("fraction_of_ideal_ci95"),
-                at[0]["concurrency"],
-            )
-            if at
-            else None
-        )
+        found[model] = cell(at[0].get("fraction_of_ideal"), at[0]["concurrency"]) if at else None
     return found
 
 
@@ -72,7 +62,7 @@ def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
     """Sleepy's fitted memory per connection (RSS and kernel), with its interval; a profile
     without a fit (quick) says so rather than leave the cell to read as a failed run."""
     return {
-        model: cell(fit.get("total_bytes"), fit.get("total_bytes_ci95"))
+        model: cell(fit["total_bytes"])
         if (fit := entry.get("memory_per_connection")) is not None
         else {"value": None, "missing": NOT_FITTED}
         for model, entry in crawl_table(derived, SLEEPY).items()
@@ -246,8 +236,9 @@ def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any
         return None
     found: dict[str, Any] = {"points": points, "concurrencies": [p["concurrency"] for p in points]}
     for figure, ratios in kept.items():
-        value, interval = combined_ratio(ratios) if ratios else (None, None)
-        found[figure] = value
+        quantity = ratio_quantity(ratios) if ratios else None
+        interval = quantity.interval if quantity else None
+        found[figure] = quantity.value if quantity else None
         found[f"{figure}_ci95"] = interval.as_list() if interval else None
     return found
 

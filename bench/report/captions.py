@@ -122,9 +122,9 @@ def memory_per_connection_caption(document: Results) -> str:
     )
     threads = catalog.THREADS.name
     if totals and threads in totals["values"]:
+        cost = totals["values"][threads].value or 0.0
         text += (
-            f" Threads cost {totals['values'][threads]:,.1f} KiB per connection against the "
-            f"chapter's 50 KiB per thread."
+            f" Threads cost {cost:,.1f} KiB per connection against the chapter's 50 KiB per thread."
         )
     memory = memory_per_connection(document)
     held = [
@@ -215,8 +215,8 @@ def idle_units_caption(document: Results) -> str:
 
 def _at_latency(found: SleepyHighlights) -> str:
     """' and L = 10s' where the largest C ran at several latencies (the longest is read)."""
-    latency = found.get("judged_latency")
-    return f" and L = {latency}" if latency and len(found["latencies"]) > 1 else ""
+    latency = found["judged_latency"]
+    return f" and L = {latency.text}" if latency and len(found["latencies"]) > 1 else ""
 
 
 def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
@@ -233,7 +233,8 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
     if missing and shares:
         text += f" No verified run at C = {top_c:,} for {', '.join(missing)}."
     if found["latency_p50_ms"]:
-        nominal = found.get("judged_latency") or ", ".join(found["latencies"])
+        judged = found["judged_latency"]
+        nominal = judged.text if judged else ", ".join(k.text for k in found["latencies"])
         text += (
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
@@ -279,7 +280,7 @@ def latency_sweep_caption(document: Results) -> str:
     texts = []
     found = sweep_highlights(document)
     for end in found["by_latency"] if found else []:
-        line = f"at latency {end['latency']}: {rank(end['pages_per_s'], 'pages/s')}"
+        line = f"at latency {end['latency'].text}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
         texts.append(line)

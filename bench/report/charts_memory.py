@@ -36,7 +36,7 @@ from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
 from bench.results import Results
 from c10k import catalog
-from c10k.stats import Interval
+from c10k.quantity import Interval
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
 CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB  # the chapter's numbers, as the verdicts hold them

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 from bench.report.figures import (
     NO_FIT,
@@ -32,7 +31,8 @@ from bench.report.text import (
 from bench.results import Point, Results
 from bench.results.words import latencies_text
 from c10k import catalog
-from c10k.stats import recorded_interval
+from c10k.durations import Latency
+from c10k.quantity import Quantity
 
 
 @dataclass(frozen=True)
@@ -170,8 +170,12 @@ PAST_ONE_PROCESS_HEADER = [
 ]
 
 
-def _fitted(slope: float | None, ci95: Any, concurrencies: list[int] | None) -> str:
-    found = kib_interval(slope, recorded_interval(ci95))
+def _slope(found: Quantity | None) -> str:
+    return "-" if found is None else kib_interval(found.value, found.interval)
+
+
+def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
+    found = _slope(slope)
     over = ", ".join(f"{c:,}" for c in concurrencies or [])
     return f"{found} (C {over})" if over and found != "-" else found
 
@@ -188,25 +192,12 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
             number(m.get("held_concurrency")),
             number(m.get("held_processes")),
             "-" if m.get("ramp_s") is None else f"{m['ramp_s']:.0f} s",
-            _fitted(
-                m.get("one_process_bytes"),
-                m.get("one_process_ci95"),
-                m.get("one_process_concurrencies"),
-            ),
-            _fitted(
-                m.get("across_processes_bytes"),
-                m.get("across_processes_ci95"),
-                m.get("across_processes_concurrencies"),
-            ),
-            times(m.get("ratio")),
-            kib_interval(
-                m.get("one_process_net_bytes"), recorded_interval(m.get("one_process_net_ci95"))
-            ),
-            kib_interval(
-                m.get("across_processes_net_bytes"),
-                recorded_interval(m.get("across_processes_net_ci95")),
-            ),
-            times(m.get("net_ratio")),
+            _fitted(m["one_process"], m["one_process_concurrencies"]),
+            _fitted(m["across_processes"], m["across_processes_concurrencies"]),
+            times(m["ratio"]),
+            _slope(m["one_process_net"]),
+            _slope(m["across_processes_net"]),
+            times(m["net_ratio"]),
         ]
         for model, m in ((name, models[name]) for name in model_order(list(models)))
     ]
@@ -302,18 +293,19 @@ def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
     floor = noise(document)
     cpu = floor["cpu_s"] if floor else None
-    if not cpu or not cpu["n"] or cpu["min"] is None or cpu["max"] is None:
+    spread = cpu.spread if cpu else None
+    if not cpu or not spread or spread.minimum is None or spread.maximum is None:
         return "The noise floor (a fixed CPU loop in fresh processes) was not measured."
-    spread = (
-        f"; CV {percent(cpu['cv'], 1)} (every crawl figure with a CV near or under it is "
+    steady = (
+        f"; CV {percent(spread.cv, 1)} (every crawl figure with a CV near or under it is "
         "as steady as this machine allows)"
-        if cpu["n"] > 1
+        if cpu.n > 1
         else ""
     )
     return (
-        f"The noise floor: one fixed CPU-bound loop, run in {cpu['n']} fresh processes on the "
-        f"crawler's CPUs, took {cpu['min'] * 1000:.0f}-{cpu['max'] * 1000:.0f} ms of "
-        f"CPU (median {(cpu['median'] or 0.0) * 1000:.0f} ms){spread}."
+        f"The noise floor: one fixed CPU-bound loop, run in {cpu.n} fresh processes on the "
+        f"crawler's CPUs, took {spread.minimum * 1000:.0f}-{spread.maximum * 1000:.0f} ms of "
+        f"CPU (median {(cpu.value or 0.0) * 1000:.0f} ms){steady}."
     )
 
 
@@ -325,12 +317,12 @@ def _point_key(p: Point) -> TableKey:
     return (
         p.get("processes", 1),
         p["concurrency"],
-        p.get("mean_latency_s") or 0.0,
+        p["latency"].mean_s,
         p.get("site") or "",
     )
 
 
-def _label(key: TableKey, latency: str, keys: list[TableKey]) -> str:
+def _label(key: TableKey, latency: Latency, keys: list[TableKey]) -> str:
     """A point's column heading: only the parts that vary within the scenario."""
     processes, concurrency, _, site = key
     sites, latencies = {k[3] for k in keys}, {k[2] for k in keys}
@@ -338,7 +330,7 @@ def _label(key: TableKey, latency: str, keys: list[TableKey]) -> str:
     if len({k[1] for k in keys}) > 1 or len(latencies) == 1:
         parts.append(f"C {concurrency:,}")
     if len(latencies) > 1:
-        parts.append(f"L {latency}")
+        parts.append(f"L {latency.text}")
     if len({k[0] for k in keys}) > 1:
         parts.append(f"P {processes}")
     return " ".join(parts)

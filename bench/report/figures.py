@@ -12,7 +12,6 @@ from bench.results import (
     CrawlTable,
     Derived,
     FewActiveHighlights,
-    Fit,
     HarnessCost,
     IdleEntry,
     IdleHighlights,
@@ -22,7 +21,6 @@ from bench.results import (
     MemoryFit,
     NoiseFloor,
     PeerEntry,
-    PerUrl,
     Point,
     Results,
     SleepyHighlights,
@@ -31,10 +29,10 @@ from bench.results import (
     idle_table,
     instructions_table,
     noise_floor,
-    summary_median,
 )
 from c10k import catalog
-from c10k.stats import Interval, recorded_interval
+from c10k.durations import Latency
+from c10k.quantity import Interval, Quantity
 
 KIB = 1024.0
 
@@ -190,8 +188,7 @@ class Problem:
     status: str
     reason: str
     concurrency: int | None
-    latency: str | None
-    mean_latency_s: float
+    latency: Latency | None
     pages_per_s: float | None  # from its crawl document, when it produced one
     plateau_rss_kib: float | None
     cpu_us_per_page: float | None
@@ -249,45 +246,52 @@ class MemoryPerConnection:
 
 
 NO_FIT = cast(MemoryFit, {})  # a model without a memory fit (fewer than two points)
-NO_LINE = cast(Fit, {})
+
+
+def _of(found: Quantity | None) -> tuple[float | None, Interval | None]:
+    return (None, None) if found is None else (found.value, found.interval)
 
 
 def memory_per_connection(document: Results) -> dict[str, MemoryPerConnection]:
     """Per model in sleepy: the RSS and kernel slopes and the plateau RSS points."""
     result: dict[str, MemoryPerConnection] = {}
     for model, entry in crawl(document, catalog.SLEEPY.name).items():
-        fit = entry.get("memory_per_connection") or NO_FIT
-        rss = fit.get("rss_bytes") or NO_LINE
-        kernel = fit.get("kernel_bytes") or NO_LINE
-        peak = fit.get("peak_rss_bytes") or NO_LINE
-        per_url = fit.get("per_url") or cast(PerUrl, {})
+        fit = entry.get("memory_per_connection")
+        points = [
+            (int(p["concurrency"]), rss_kib)
+            for p in entry.get("points") or []
+            if (rss_kib := _of(p.get("plateau_rss_kib"))[0]) is not None
+        ]
+        if fit is None:
+            result[model] = MemoryPerConnection(model, [], None, None, None, None, None, points)
+            continue
+        rss, peak, per_url = fit["rss_bytes"], fit["peak_rss_bytes"], fit["per_url"]
+        total, total_ci95 = _of(fit["total_bytes"])
+        url, url_ci95 = _of(per_url["bytes_per_url"] if per_url else None)
+        net, net_ci95 = _of(per_url["net_rss_bytes"] if per_url else None)
         result[model] = MemoryPerConnection(
             model=model,
-            concurrencies=[int(c) for c in fit.get("concurrencies") or []],
-            rss_bytes=rss.get("slope"),
-            rss_r2=rss.get("r2"),
-            rss_intercept=rss.get("intercept"),
-            kernel_bytes=kernel.get("slope"),
-            total_bytes=fit.get("total_bytes"),
-            points_rss_kib=[
-                (int(p["concurrency"]), rss_kib)
-                for p in entry.get("points") or []
-                if (rss_kib := summary_median(p.get("plateau_rss_kib"))) is not None
-            ],
-            peak_bytes=peak.get("slope"),
-            peak_r2=peak.get("r2"),
-            peak_ci95=recorded_interval(peak.get("slope_ci95")),
-            runs=fit.get("runs"),
-            rss_ci95=recorded_interval(rss.get("slope_ci95")),
-            rss_repeat95=recorded_interval(rss.get("slope_repeat95")),
-            total_ci95=recorded_interval(fit.get("total_bytes_ci95")),
-            check_bytes=(fit.get("check_anon_bytes") or NO_LINE).get("slope"),
-            check_gap=fit.get("check_gap"),
-            url_bytes=per_url.get("bytes_per_url"),
-            url_ci95=recorded_interval(per_url.get("bytes_per_url_ci95")),
-            net_bytes=per_url.get("net_rss_bytes"),
-            net_ci95=recorded_interval(per_url.get("net_rss_bytes_ci95")),
-            urls_per_connection=per_url.get("urls_per_connection"),
+            concurrencies=[int(c) for c in fit["concurrencies"]],
+            rss_bytes=rss.slope.value,
+            rss_r2=rss.r2,
+            rss_intercept=rss.intercept,
+            kernel_bytes=fit["kernel_bytes"].slope.value,
+            total_bytes=total,
+            points_rss_kib=points,
+            peak_bytes=peak.slope.value,
+            peak_r2=peak.r2,
+            peak_ci95=peak.slope.interval,
+            runs=fit["runs"],
+            rss_ci95=rss.slope.interval,
+            rss_repeat95=rss.repeat,
+            total_ci95=total_ci95,
+            check_bytes=fit["check_anon_bytes"].slope.value,
+            check_gap=fit["check_gap"],
+            url_bytes=url,
+            url_ci95=url_ci95,
+            net_bytes=net,
+            net_ci95=net_ci95,
+            urls_per_connection=per_url["urls_per_connection"] if per_url else None,
         )
     return result
 
@@ -323,12 +327,12 @@ def idle_units(document: Results) -> dict[str, IdleUnit]:
             rss_bytes=entry.get("rss_bytes_per_unit"),
             rss_r2=entry.get("rss_r2"),
             kernel_bytes=entry.get("kernel_total_bytes_per_unit"),
-            total_bytes=entry.get("total_bytes_per_unit"),
-            total_ci95=recorded_interval(entry.get("total_bytes_per_unit_ci95")),
+            total_bytes=_of(entry.get("total_bytes_per_unit"))[0],
+            total_ci95=_of(entry.get("total_bytes_per_unit"))[1],
             tracemalloc_bytes=entry.get("tracemalloc_bytes_per_unit"),
             seconds_to_start_all=entry.get("seconds_to_start_all"),
-            start_rate_per_s=entry.get("start_rate_per_s"),
-            start_rate_ci95=recorded_interval(entry.get("start_rate_per_s_ci95")),
+            start_rate_per_s=_of(entry.get("start_rate_per_s"))[0],
+            start_rate_ci95=_of(entry.get("start_rate_per_s"))[1],
             rss_kib_at_count=entry.get("rss_kib_at_count"),
             max_threads=entry.get("max_threads"),
             problems=list(entry.get("problems") or []),

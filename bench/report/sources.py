@@ -164,6 +164,8 @@ def read(path: Path) -> list[Source]:
         beside = path.parent.parent / RUNTIMES_JSON  # DIR/<tag>/results.json of --pythons
         if beside.is_file():
             return [_runtimes_source(beside)]
+    if "derived" not in document:
+        raise ValueError(results.underived(path))
     return _results_source(path, document)
 
 

@@ -19,6 +19,7 @@ from bench.harness.recipes import recorded_replay
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import listed_models
 from c10k import catalog
+from c10k.durations import Latency
 
 CRAWL_TIMEOUT_S = 60.0
 CALLGRIND_TIMEOUT_S = 300.0
@@ -39,7 +40,7 @@ class SuiteConfig:
             "config": self.name,
             "shape": self.site.shape,
             "site_pages": self.site.pages,
-            "latency": self.site.latency,
+            "latency": self.site.latency.text,
             "concurrency": self.concurrency,
         }
 
@@ -144,14 +145,15 @@ def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
     return costs
 
 
+TWENTY_MS = Latency("fixed", 0.02)
 # The fixed configurations. Small enough that a round takes well under a second here.
 # Seed 0 is `c10k serve`'s default: the sites the baselines were measured on.
 DEEP = SuiteConfig(
-    "deep300-c10-lat0", ServeOptions(pages=300, shape="deep", seed=0, latency="0"), concurrency=10
+    "deep300-c10-lat0", ServeOptions(pages=300, shape="deep", seed=0), concurrency=10
 )
 WIDE = SuiteConfig(
     "wide300-c100-lat20ms",
-    ServeOptions(pages=300, shape="wide", seed=0, latency="20ms"),
+    ServeOptions(pages=300, shape="wide", seed=0, latency=TWENTY_MS),
     concurrency=100,
 )
 CONFIGS = (DEEP, WIDE)
@@ -162,7 +164,7 @@ CONFIGS = (DEEP, WIDE)
 # the same instructions every time; it adds about 7 s to a crawl of 346 URLs.
 COUNTED = SuiteConfig(
     "deep300-c1-lat20ms",
-    ServeOptions(pages=300, shape="deep", seed=0, latency="20ms"),
+    ServeOptions(pages=300, shape="deep", seed=0, latency=TWENTY_MS),
     concurrency=1,
 )
 # Idle units parked by the idle program (kind -> count).

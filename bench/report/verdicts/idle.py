@@ -17,7 +17,6 @@ from bench.report.verdicts.base import (
     C100K,
     CLAIMS,
     CONTRADICTED,
-    FIT,
     MANY_COROUTINES,
     MANY_THREADS,
     REPRODUCED,
@@ -35,6 +34,7 @@ from bench.report.verdicts.base import (
 )
 from bench.results import Results, ThreadCeiling
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
+from c10k.quantity import FIT
 
 A_COUNT = "no interval (a count)"
 
