@@ -88,6 +88,11 @@ def _times(value: float | None, factor: float) -> float | None:
     return None if value is None else value * factor
 
 
+def value_of(found: Quantity | None) -> float | None:
+    """A quantity's value; None without the quantity."""
+    return None if found is None else found.value
+
+
 def known(value: float) -> float | None:
     """A computed figure as a quantity holds it: NaN and infinities (undefined) as None."""
     return value if math.isfinite(value) else None

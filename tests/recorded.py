@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from bench.analysis import derive as analysis
-from bench.results import SCHEMA_V2, Environment, Run, migrate
+from bench.results import SCHEMA_V2, Environment, MemoryFit, Run, migrate
 from c10k.durations import Latency, parse_latency
 from c10k.quantity import FIT, T_95, Fit, Interval, Quantity, Unit
 
@@ -99,22 +100,23 @@ def memory_fit(
     total_interval: tuple[float, float] | list[float] | None = None,
     concurrencies: Sequence[int] = (1000, 10_000),
     **rest: Any,
-) -> dict[str, Any]:
+) -> MemoryFit:
     """A memory_per_connection fit of `rss` bytes per connection (total: RSS + kernel, rss
     without one); the other fields as a fit without them has them, or as given in rest."""
     total = rss if total is None else total
-    return {
-        "from_concurrency": min(concurrencies),
-        "concurrencies": list(concurrencies),
-        "runs": 2 * len(concurrencies),
-        "rss_bytes": line(rss, 0.99, interval),
-        "peak_rss_bytes": line(None, None),
-        "check_anon_bytes": line(None, None),
-        "check_gap": None,
-        "kernel_bytes": line(0.0),
-        "total_bytes": quantity(total, total_interval, "bytes", 3, FIT),
-        "per_url": None,
-    } | rest
+    fit = MemoryFit(
+        from_concurrency=min(concurrencies),
+        concurrencies=list(concurrencies),
+        runs=2 * len(concurrencies),
+        rss_bytes=line(rss, 0.99, interval),
+        peak_rss_bytes=line(None, None),
+        check_anon_bytes=line(None, None),
+        check_gap=None,
+        kernel_bytes=line(0.0),
+        total_bytes=quantity(total, total_interval, "bytes", 3, FIT),
+        per_url=None,
+    )
+    return replace(fit, **rest)
 
 
 def latency(text: str) -> Latency:

@@ -260,11 +260,10 @@ def test_peak_is_the_slope_of_the_peak_rss_held_that_of_the_plateau() -> None:
     ]
     points = [crawl_point([r]) for r in runs]
     fit = memory_per_connection(points, 1000, runs)
-    assert fit["rss_bytes"].slope.value == pytest.approx(10 * 1024)
-    assert fit["peak_rss_bytes"].slope.value == pytest.approx(30 * 1024)
-    assert fit["peak_rss_bytes"].r2 == pytest.approx(1.0)
-    assert fit["peak_rss_bytes"].slope.n == 3
-    assert "cross_check" not in fit
+    assert fit.rss_bytes.slope.value == pytest.approx(10 * 1024)
+    assert fit.peak_rss_bytes.slope.value == pytest.approx(30 * 1024)
+    assert fit.peak_rss_bytes.r2 == pytest.approx(1.0)
+    assert fit.peak_rss_bytes.slope.n == 3
 
 
 def test_peak_leaves_out_the_points_the_held_fit_leaves_out() -> None:
@@ -273,7 +272,7 @@ def test_peak_leaves_out_the_points_the_held_fit_leaves_out() -> None:
     ]
     points = [crawl_point([r]) for r in runs]
     fit = memory_per_connection(points, 1000, runs)
-    assert fit["peak_rss_bytes"].slope.n == 2 and fit["concurrencies"] == [1000, 3000]
+    assert fit.peak_rss_bytes.slope.n == 2 and fit.concurrencies == [1000, 3000]
 
 
 # -- the harness's own cost ------------------------------------------------------------------

@@ -3,6 +3,7 @@ harness's cost, on crafted derived figures and on a recorded run given those fig
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -13,7 +14,7 @@ from bench.harness import cores
 from bench.report import conditions
 from bench.report.page import write_report
 from bench.report.tables import environment_rows
-from bench.results import PinningRecord, Results
+from bench.results import LeftOut, PerUrl, PinningRecord, Results
 from tests.recorded import derive, latency, line, memory_fit, quantity
 
 DATA = Path(__file__).parent / "data"
@@ -38,8 +39,8 @@ def test_memory_rows_put_held_and_peak_side_by_side() -> None:
                 rss_bytes=line(13 * 1024, 0.998),
                 kernel_bytes=line(4 * 1024),
                 peak_rss_bytes=line(25 * 1024, 0.97),
-            )
-            | {"runs": None},
+                runs=0,
+            ),
         }
     }
     (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
@@ -67,13 +68,13 @@ def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> Non
                 kernel_bytes=line(4 * 1024),
                 check_anon_bytes=line(12.25 * 1024),
                 check_gap=-0.02,
-                per_url={
-                    "runs": 12,
-                    "bytes_per_url": quantity(0.5 * 1024, [0.25 * 1024, 0.75 * 1024], "bytes"),
-                    "net_rss_bytes": quantity(11.5 * 1024, [11.0 * 1024, 12.0 * 1024], "bytes"),
-                    "urls_per_connection": 2.0,
-                    "gross_rss_bytes": 12.5 * 1024,
-                },
+                per_url=PerUrl(
+                    runs=12,
+                    bytes_per_url=quantity(0.5 * 1024, [0.25 * 1024, 0.75 * 1024], "bytes"),
+                    net_rss_bytes=quantity(11.5 * 1024, [11.0 * 1024, 12.0 * 1024], "bytes"),
+                    urls_per_connection=2.0,
+                    gross_rss_bytes=12.5 * 1024,
+                ),
                 peak_rss_bytes=line(25 * 1024, 0.97),
             ),
         }
@@ -93,15 +94,15 @@ def test_a_fit_from_before_peak_shows_no_peak() -> None:
 
 
 def test_the_memory_section_names_a_point_left_out_of_a_fit() -> None:
-    left_out = [{"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3}]
-    threads: dict[str, Any] = memory_fit(23_000)
-    sleepy = {
+    threads = memory_fit(23_000)
+    sleepy: dict[str, Any] = {
         "threads": {"points": [], "memory_per_connection": threads},
         "asyncio": {"points": [], "memory_per_connection": memory_fit(10_000)},
     }
     (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
     assert "Left out" not in lead
-    threads["left_out"] = left_out
+    left_out = [LeftOut(concurrency=10_000, pages=20_000, verified=1, runs=3)]
+    sleepy["threads"]["memory_per_connection"] = replace(threads, left_out=left_out)
     (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
     assert lead.endswith("threads at C 10,000 (1 of 3 verified).")
     assert "asyncio at" not in lead

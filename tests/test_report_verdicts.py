@@ -13,7 +13,7 @@ import pytest
 from bench.analysis.derive import derive_idle
 from bench.analysis.overview import overview
 from bench.report import verdicts as v
-from bench.results import SCHEMA, Environment, Results
+from bench.results import SCHEMA, Environment, IdleEntry, Results
 from c10k.quantity import FIT
 from tests.recorded import latency as latency_of
 from tests.recorded import memory_fit, quantity, runs_of
@@ -43,9 +43,10 @@ def document(
     }
     typed = runs_of(runs or [])
     tables = dict(derived or {})
+    idle = {kind: IdleEntry(**entry) for kind, entry in tables.get("idle", {}).items()}
     idle_runs = [r for r in typed if r["scenario"] == "idle"]
-    if idle_runs:
-        tables["idle"] = derive_idle(idle_runs) | tables.get("idle", {})
+    if idle_runs or idle:
+        tables["idle"] = derive_idle(idle_runs) | idle
     across: Any = overview(tables, typed, cast(Environment, environment))
     found = {
         "schema": SCHEMA,
@@ -613,12 +614,12 @@ def test_an_idle_kinds_memory_is_one_fit_of_rss_and_kernel_as_measured() -> None
     }
     run = idle_run("asyncio-task", 50_000, "ok") | {"idle": idle}
     entry = derive_idle(runs_of([run]))["asyncio-task"]
-    assert entry["kernel_total_bytes_per_unit"] == -256.0
-    total = entry["total_bytes_per_unit"]
+    assert entry.kernel_total_bytes_per_unit == -256.0
+    total = entry.total_bytes_per_unit
     assert total is not None and total.value == pytest.approx(2048.0 - 256.0)
     assert total.interval is not None
     assert total.interval.low <= (total.value or 0.0) <= total.interval.high
-    rate = entry["start_rate_per_s"]
+    rate = entry.start_rate_per_s
     assert rate is not None and rate.value == pytest.approx(50_000.0)
 
 

@@ -11,7 +11,7 @@ import pytest
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report import verdicts as v
 from bench.report.runtimes import runtimes_markdown
-from bench.results import Results
+from bench.results import IdleEntry, Results
 from tests.recorded import latency, quantity
 
 HEAVY, FEW = "many-links-keep-alive", "few-active"
@@ -62,7 +62,7 @@ def results(
         "derived": {
             FEW: {"threads": {"points": points}},
             HEAVY: {"threads": {"points": points}},
-            "idle": {"thread": {"total_bytes_per_unit": idle_bytes}},
+            "idle": {"thread": IdleEntry(total_bytes_per_unit=quantity(idle_bytes, unit="bytes"))},
         },
     }
 

@@ -4,6 +4,7 @@ the runtime; `--pythons`' side-by-side table from two results documents."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,7 +18,7 @@ from bench.harness.points import IdleSpec
 from bench.harness.recipes import run_idle, run_loop
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.runtimes import runtimes_markdown
-from bench.results import Results
+from bench.results import IdleEntry, Results, ThreadCeiling
 from tests.recorded import memory_fit, quantity
 
 
@@ -100,11 +101,11 @@ def results(pages_per_s: float, cpu: float, total_bytes: float) -> dict[str, Any
                 }
             },
             "idle": {
-                "thread": {
-                    "total_bytes_per_unit": quantity(10240.0, unit="bytes"),
-                    "max_threads": {"count": 21000},
-                },
-                "asyncio-task": {"total_bytes_per_unit": quantity(1024.0, unit="bytes")},
+                "thread": IdleEntry(
+                    total_bytes_per_unit=quantity(10240.0, unit="bytes"),
+                    max_threads=cast(ThreadCeiling, {"count": 21000}),
+                ),
+                "asyncio-task": IdleEntry(total_bytes_per_unit=quantity(1024.0, unit="bytes")),
             },
         },
     }
@@ -156,7 +157,9 @@ def test_a_profile_without_a_fit_or_a_ceiling_says_so(tmp_path: Path) -> None:
     why they are empty, not that a run failed, and a capped count is no ceiling."""
     document = results(500, 300, 8192)
     del document["derived"]["sleepy"]["threads"]["memory_per_connection"]
-    document["derived"]["idle"]["thread"]["max_threads"] = {"count": 500, "stopped_by": "cap"}
+    capped = cast(ThreadCeiling, {"count": 500, "stopped_by": "cap"})
+    idle = document["derived"]["idle"]
+    idle["thread"] = replace(idle["thread"], max_threads=capped)
     outcomes = [runtime_outcome(runtime("3.12"), tmp_path / "3.12", cast(Results, document), None)]
     table = compare_runtimes(outcomes, ["3.12"])
     memory = table["figures"]["memory_per_connection_bytes"]["rows"]["threads"]["3.12"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,22 +104,38 @@ def _document(found: Sources, role: str) -> dict[str, Any]:
     return held  # type: ignore[return-value]
 
 
+def _child(node: Any, key: str | int) -> Any:
+    return getattr(node, str(key)) if is_dataclass(node) else node[key]
+
+
 def _parent(document: Any, path: Path_) -> tuple[Any, str | int]:
     node = document
     for key in path[:-1]:
-        node = node[key]
+        node = _child(node, key)
     return node, path[-1]
 
 
+def update(node: Any, path: Path_, change: Callable[[Any], Any]) -> Any:
+    """node with the value at path changed; a typed value on the way (a frozen dataclass) is
+    replaced by its changed copy."""
+    key, rest = path[0], path[1:]
+    new = update(_child(node, key), rest, change) if rest else change(_child(node, key))
+    if is_dataclass(node):
+        return replace(node, **{str(key): new})  # type: ignore[type-var]
+    node[key] = new
+    return node
+
+
 def put(document: Any, path: Path_, value: Any) -> None:
-    node, key = _parent(document, path)
-    node[key] = value
+    update(document, path, lambda _: value)
 
 
 def take_away(document: Any, path: Path_) -> None:
     node, key = _parent(document, path)
     if isinstance(node, list):
         node.clear()
+    elif is_dataclass(node):
+        put(document, path, None)
     else:
         node.pop(key, None)
 
@@ -137,9 +153,8 @@ def moved(claim: str, value: float, interval: tuple[float, float] | None) -> v.V
     if where.role == FREE_THREADING:
         put(document, where.interval, None if interval is None else list(interval))
     elif not where.counted:  # a quantity of results.json: its value and interval together
-        node, key = _parent(document, where.value)
         bounds = None if interval is None else Interval(*interval)
-        node[key] = replace(node[key], value=value, interval=bounds)
+        update(document, where.value, lambda q: replace(q, value=value, interval=bounds))
     return judge(found, claim)
 
 
@@ -262,8 +277,8 @@ def test_c7_judges_memory_on_the_two_fits_intervals(
     asyncio: tuple[float, float] | None, expected: str
 ) -> None:
     found = _fresh()
-    node, key = _parent(_document(found, MAIN), _memory("asyncio"))
-    node[key] = replace(node[key], interval=None if asyncio is None else Interval(*asyncio))
+    bounds = None if asyncio is None else Interval(*asyncio)
+    update(_document(found, MAIN), _memory("asyncio"), lambda q: replace(q, interval=bounds))
     assert judge(found, "C7").verdict == expected
 
 

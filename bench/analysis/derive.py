@@ -86,7 +86,7 @@ def derive_crawl_scenario(
     return table
 
 
-def _idle_slope(idle: IdleDocument) -> IdleEntry:
+def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
     """The figures of one idle slope run: per-unit costs, their totals, how fast units started.
 
     The held total is one least-squares fit of RSS + kernel memory (machine-wide, as measured:
@@ -148,11 +148,11 @@ def derive_noise_floor(runs: list[Run]) -> NoiseFloor:
 
 def derive_idle(runs: list[Run]) -> IdleTable:
     """Per idle kind: RSS, kernel memory, tracemalloc and start time per unit; thread ceiling."""
-    table: IdleTable = {}
+    found: dict[str, dict[str, Any]] = {}
     for r in runs:
         if r["scenario"] != catalog.IDLE.name:
             continue
-        entry = table.setdefault(r["model"], {})
+        entry = found.setdefault(r["model"], {})
         params = r["params"]
         mode = params["mode"]
         if r["status"] != "ok":
@@ -179,7 +179,7 @@ def derive_idle(runs: list[Run]) -> IdleTable:
             entry["tracemalloc_count"] = idle["count"]
         else:
             entry |= _idle_slope(idle)
-    return table
+    return {kind: IdleEntry(**fields) for kind, fields in found.items()}
 
 
 def _ceiling(idle: IdleDocument, processes: int) -> ThreadCeiling:

@@ -28,7 +28,7 @@ from bench.results import (
 )
 from c10k import catalog
 from c10k.durations import Latency
-from c10k.quantity import Quantity, Unit
+from c10k.quantity import Quantity, Unit, value_of
 from c10k.stats import single_ratio
 
 # The figures a point records as a summary over its runs, by which models are ranked.
@@ -105,12 +105,12 @@ def _memory_highlights(tables: Mapping[str, object], scenario: str) -> MemoryHig
     """The memory fits side by side: total per connection, fitted range, largest plateau RSS."""
     entries = crawl_table(tables, scenario)
     fits = {m: entries[m].get("memory_per_connection") for m in catalog.model_order(list(entries))}
-    fitted = {m: f for m, f in fits.items() if f and f["rss_bytes"].slope.value is not None}
+    fitted = {m: f for m, f in fits.items() if f and f.rss_bytes.slope.value is not None}
     # A negative RSS slope is noise (tiny scale, or a point that did not count): no ranking.
     totals = {
-        m: _per_kib(f["total_bytes"])
+        m: _per_kib(f.total_bytes)
         for m, f in fitted.items()
-        if (slope := f["rss_bytes"].slope.value) is not None and slope > 0
+        if (slope := f.rss_bytes.slope.value) is not None and slope > 0
     }
     largest = {}
     for model, entry in entries.items():
@@ -125,9 +125,7 @@ def _memory_highlights(tables: Mapping[str, object], scenario: str) -> MemoryHig
     least = min(largest, key=lambda m: largest[m]) if largest else None
     return {
         "memory_total_kib": ranking(totals, False),
-        "fit_concurrencies": sorted(
-            {int(c) for f in fitted.values() for c in f.get("concurrencies") or []}
-        ),
+        "fit_concurrencies": sorted({int(c) for f in fitted.values() for c in f.concurrencies}),
         "largest_plateau_rss_mib": {
             "most": most,
             "most_mib": largest.get(most or ""),
@@ -213,10 +211,10 @@ def _c100k_model(entry: ModelTable) -> C100kModel:
     one, many = _rss_slope(alone), _rss_slope(across)
     # Net of the URLs each connection brings (a point with more pages per connection at each
     # process count): what the connection alone costs.
-    one_url = alone.get("per_url") if alone else None
-    many_url = across.get("per_url") if across else None
-    one_net = one_url["net_rss_bytes"] if one_url else None
-    many_net = many_url["net_rss_bytes"] if many_url else None
+    one_url = alone.per_url if alone else None
+    many_url = across.per_url if across else None
+    one_net = one_url.net_rss_bytes if one_url else None
+    many_net = many_url.net_rss_bytes if many_url else None
     ramp = held.get("ramp_s") if held else None
     return {
         "held": None if held is None else int(held["server_peak_in_flight"] or 0),
@@ -224,26 +222,22 @@ def _c100k_model(entry: ModelTable) -> C100kModel:
         "held_processes": None if held is None else held["processes"],
         "ramp_s": ramp.value if ramp else None,
         "one_process": one,
-        "one_process_concurrencies": alone.get("concurrencies") if alone else None,
-        "processes": across.get("processes") if across else None,
+        "one_process_concurrencies": alone.concurrencies if alone else None,
+        "processes": across.processes if across else None,
         "across_processes": many,
-        "across_processes_concurrencies": across.get("concurrencies") if across else None,
-        "ratio": _slope_ratio(_value(many), _value(one)),
+        "across_processes_concurrencies": across.concurrencies if across else None,
+        "ratio": _slope_ratio(value_of(many), value_of(one)),
         "one_process_net": one_net,
         "across_processes_net": many_net,
-        "one_process_url_bytes": one_url["bytes_per_url"].value if one_url else None,
-        "across_processes_url_bytes": many_url["bytes_per_url"].value if many_url else None,
-        "net_ratio": _slope_ratio(_value(many_net), _value(one_net)),
+        "one_process_url_bytes": one_url.bytes_per_url.value if one_url else None,
+        "across_processes_url_bytes": many_url.bytes_per_url.value if many_url else None,
+        "net_ratio": _slope_ratio(value_of(many_net), value_of(one_net)),
     }
-
-
-def _value(found: Quantity | None) -> float | None:
-    return None if found is None else found.value
 
 
 def _rss_slope(fit: MemoryFit | None) -> Quantity | None:
     """A memory fit's RSS slope (None without the fit)."""
-    return fit["rss_bytes"].slope if fit else None
+    return fit.rss_bytes.slope if fit else None
 
 
 def latency_sweep_highlights(table: Points) -> LatencySweepHighlights:
@@ -276,22 +270,22 @@ def idle_highlights(units: IdleTable) -> IdleHighlights:
     """The idle kinds compared: thread against task, cheapest and costliest coroutine, the
     most started, and the coroutine kinds from the slowest start rate to the fastest."""
     coroutines = [(k, units[k]) for k in catalog.COROUTINE_KINDS if k in units]
-    measured = [(k, u) for k, u in coroutines if u.get("rss_bytes_per_unit") is not None]
-    shown = [(k, u) for k, u in coroutines if u.get("rss_bytes_per_unit")]
-    started = [(k, u) for k, u in coroutines if u.get("count")]
+    measured = [(k, u) for k, u in coroutines if u.rss_bytes_per_unit is not None]
+    shown = [(k, u) for k, u in coroutines if u.rss_bytes_per_unit]
+    started = [(k, u) for k, u in coroutines if u.count]
 
     def total(unit: tuple[str, IdleEntry]) -> float:
-        return _value(unit[1].get("total_bytes_per_unit")) or 0.0
+        return value_of(unit[1].total_bytes_per_unit) or 0.0
 
     def rate(unit: tuple[str, IdleEntry]) -> float:
-        value = _value(unit[1].get("start_rate_per_s"))
+        value = value_of(unit[1].start_rate_per_s)
         return math.inf if value is None else float(value)
 
     def units_of(unit: tuple[str, IdleEntry]) -> int:
-        return unit[1].get("count") or 0
+        return unit[1].count or 0
 
-    thread_total = _value((units.get(catalog.THREAD.name) or {}).get("total_bytes_per_unit"))
-    task_total = _value((units.get(catalog.ASYNCIO_TASK.name) or {}).get("total_bytes_per_unit"))
+    thread_total = value_of(units.get(catalog.THREAD.name, IdleEntry()).total_bytes_per_unit)
+    task_total = value_of(units.get(catalog.ASYNCIO_TASK.name, IdleEntry()).total_bytes_per_unit)
     return {
         "thread_over_task": thread_total / task_total if thread_total and task_total else None,
         "cheapest_coroutine": min(shown, key=total)[0] if shown else None,

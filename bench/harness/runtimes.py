@@ -62,7 +62,7 @@ def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
     """Sleepy's fitted memory per connection (RSS and kernel), with its interval; a profile
     without a fit (quick) says so rather than leave the cell to read as a failed run."""
     return {
-        model: cell(fit["total_bytes"])
+        model: cell(fit.total_bytes)
         if (fit := entry.get("memory_per_connection")) is not None
         else {"value": None, "missing": NOT_FITTED}
         for model, entry in crawl_table(derived, SLEEPY).items()
@@ -72,9 +72,9 @@ def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
 def _idle_unit(derived: Derived) -> dict[str, Cell | None]:
     """Memory per idle unit (RSS and kernel), per idle kind."""
     return {
-        kind: cell(entry.get("total_bytes_per_unit"))
+        kind: cell(entry.total_bytes_per_unit)
         for kind, entry in idle_table(derived).items()
-        if "total_bytes_per_unit" in entry or "problems" in entry
+        if entry.total_bytes_per_unit is not None or entry.problems
     }
 
 
@@ -83,7 +83,7 @@ def _thread_ceiling(derived: Derived) -> dict[str, Cell | None]:
     entry = idle_table(derived).get(catalog.THREAD.name)
     if entry is None:
         return {}
-    ceiling = entry.get("max_threads")
+    ceiling = entry.max_threads
     if ceiling and ceiling.get("stopped_by") == "cap":  # the harness stopped first: no ceiling
         return {
             catalog.THREAD.name: {

@@ -85,20 +85,15 @@ def idle_lines(entries: IdleTable) -> list[str]:
     """The idle table: per kind, RSS, kernel and tracemalloc bytes per unit, start time."""
     out = ["idle units        RSS B/unit   R²     kernel B/unit  tracemalloc B  start µs"]
     for kind, e in entries.items():
-        kernel = sum(v or 0 for v in (e.get("kernel_bytes_per_unit") or {}).values())
+        kernel = sum(v or 0 for v in e.kernel_bytes_per_unit.values())
         out.append(
-            f"  {kind:<18} {_num(e.get('rss_bytes_per_unit')):>9}  "
-            f"{_num(e.get('rss_r2'), 3):>5}  {_num(kernel) if 'count' in e else '-':>12}  "
-            f"{_num(e.get('tracemalloc_bytes_per_unit')):>12}  "
-            f"{_num(e.get('start_us_per_unit'), 1):>8}"
-            + (
-                f"  [{e['problems'][0]['status']}: {e['problems'][0]['reason']}]"
-                if e.get("problems")
-                else ""
-            )
+            f"  {kind:<18} {_num(e.rss_bytes_per_unit):>9}  "
+            f"{_num(e.rss_r2, 3):>5}  {_num(kernel) if e.count is not None else '-':>12}  "
+            f"{_num(e.tracemalloc_bytes_per_unit):>12}  "
+            f"{_num(e.start_us_per_unit, 1):>8}"
+            + (f"  [{e.problems[0]['status']}: {e.problems[0]['reason']}]" if e.problems else "")
         )
-        if "max_threads" in e:
-            m = e["max_threads"]
+        if (m := e.max_threads) is not None:
             out.append(
                 f"    threads until failure: {m['count']:,} stopped by {m['stopped_by']}"
                 + (f" ({m['error']})" if m.get("error") else "")
@@ -129,21 +124,20 @@ def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
         if not entry["points"]:
             out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
         fit = entry.get("memory_per_connection")
-        if fit and fit["rss_bytes"].slope.value is not None:
-            held, peak = fit["rss_bytes"], fit["peak_rss_bytes"]
-            repeat, tcp = held.repeat, fit.get("kernel_tcp_bytes")
-            per_url = fit.get("per_url")
+        if fit and fit.rss_bytes.slope.value is not None:
+            held, peak = fit.rss_bytes, fit.peak_rss_bytes
+            repeat, tcp, per_url = held.repeat, fit.kernel_tcp_bytes, fit.per_url
             out.append(
                 f"  {model:<14} memory per connection held {_m(held.slope)}"
                 + (f" (a repeat run: {_num(repeat.low)}-{_num(repeat.high)})" if repeat else "")
-                + f" B (R² {_num(held.r2, 3)}, {fit['runs']} runs), "
-                f"check {_num(_percent(fit['check_gap']), 1)}%, "
+                + f" B (R² {_num(held.r2, 3)}, {fit.runs} runs), "
+                f"check {_num(_percent(fit.check_gap), 1)}%, "
                 f"peak {_num(peak.slope.value)} B (R² {_num(peak.r2, 3)}), "
-                f"C {fit['concurrencies']}"
+                f"C {fit.concurrencies}"
                 + (f", kernel TCP {_num(tcp.slope.value)} B" if tcp else "")
                 + (
-                    f", {_num(per_url['bytes_per_url'].value)} B per URL, net "
-                    f"{_num(per_url['net_rss_bytes'].value)} B"
+                    f", {_num(per_url.bytes_per_url.value)} B per URL, net "
+                    f"{_num(per_url.net_rss_bytes.value)} B"
                     if per_url
                     else ""
                 )

@@ -14,7 +14,7 @@ from datetime import datetime
 from bench.report.figures import (
     KIB,
     few_active_highlights,
-    memory_per_connection,
+    memory_fits,
     points,
     sleepy_highlights,
 )
@@ -111,11 +111,11 @@ def many_sleepy(document: Results) -> Workload:
 
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     entries = [
-        Entry(m, memory[m].total_bytes / KIB, _kib(memory[m].total_ci95))  # type: ignore[operator]
+        Entry(m, total.value / KIB, _kib(total.interval))
         for m in model_order(list(memory))
-        if m in MODELS and memory[m].total_bytes is not None
+        if m in MODELS and (fit := memory[m]) and (total := fit.total_bytes).value is not None
     ]
     where = f"{SLEEPY}'s fits (held: RSS + kernel)"
     return Workload(

@@ -7,12 +7,10 @@ import math
 from dataclasses import dataclass, field
 
 from bench.report.figures import (
-    NO_FIT,
     c100k_highlights,
-    crawl,
     harness_cost,
     largest_peak_in_flight,
-    memory_per_connection,
+    memory_fits,
     noise,
     points,
     sleepy_highlights,
@@ -86,26 +84,30 @@ MEMORY_HEADER = [
 def memory_rows(document: Results) -> list[list[str]]:
     """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
     independent check and its gap, the per-URL share and the net slope, the peak slope."""
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     rows = []
     for model in model_order(list(memory)):
         m = memory[model]
+        if m is None:
+            rows.append([model, "-", *["-"] * 11])
+            continue
         fitted = ", ".join(f"{c:,}" for c in m.concurrencies) or "-"
+        url, net = (m.per_url.bytes_per_url, m.per_url.net_rss_bytes) if m.per_url else (None, None)
         rows.append(
             [
                 model,
                 f"{fitted} ({m.runs})" if m.runs else fitted,
-                kib_interval(m.rss_bytes, m.rss_ci95),
-                kib_range(m.rss_repeat95, 2),
-                number(m.rss_r2, 3),
-                kib(m.check_bytes),
+                kib_interval(m.rss_bytes.slope),
+                kib_range(m.rss_bytes.repeat, 2),
+                number(m.rss_bytes.r2, 3),
+                kib(m.check_anon_bytes.slope.value),
                 percent_gap(m.check_gap),
-                kib(m.kernel_bytes),
-                kib_interval(m.total_bytes, m.total_ci95),
-                "-" if m.url_bytes is None else kib_interval(m.url_bytes, m.url_ci95, 2),
-                kib_interval(m.net_bytes, m.net_ci95),
-                kib(m.peak_bytes),
-                number(m.peak_r2, 3),
+                kib(m.kernel_bytes.slope.value),
+                kib_interval(m.total_bytes),
+                "-" if url is None or url.value is None else kib_interval(url, 2),
+                kib_interval(net),
+                kib(m.peak_rss_bytes.slope.value),
+                number(m.peak_rss_bytes.r2, 3),
             ]
         )
     return rows
@@ -138,11 +140,11 @@ def memory_section(document: Results) -> Section:
         f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
     )
     left_out = [
-        f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified"
-        + (f", {noisy} more ran in noisy rounds" if (noisy := p.get("noisy")) else "")
+        f"{model} at C {p.concurrency:,} ({p.verified} of {p.runs} verified"
+        + (f", {p.noisy} more ran in noisy rounds" if p.noisy else "")
         + ")"
-        for model, entry in crawl(document, catalog.SLEEPY.name).items()
-        for p in (entry.get("memory_per_connection") or NO_FIT).get("left_out") or []
+        for model, fit in memory_fits(document).items()
+        for p in (fit.left_out if fit else [])
     ]
     if left_out:
         lead += (
@@ -170,12 +172,8 @@ PAST_ONE_PROCESS_HEADER = [
 ]
 
 
-def _slope(found: Quantity | None) -> str:
-    return "-" if found is None else kib_interval(found.value, found.interval)
-
-
 def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
-    found = _slope(slope)
+    found = kib_interval(slope)
     over = ", ".join(f"{c:,}" for c in concurrencies or [])
     return f"{found} (C {over})" if over and found != "-" else found
 
@@ -195,8 +193,8 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
             _fitted(m["one_process"], m["one_process_concurrencies"]),
             _fitted(m["across_processes"], m["across_processes_concurrencies"]),
             times(m["ratio"]),
-            _slope(m["one_process_net"]),
-            _slope(m["across_processes_net"]),
+            kib_interval(m["one_process_net"]),
+            kib_interval(m["across_processes_net"]),
             times(m["net_ratio"]),
         ]
         for model, m in ((name, models[name]) for name in model_order(list(models)))

@@ -3,7 +3,7 @@ through the types bench.results declares for them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 from bench.results import (
@@ -15,7 +15,6 @@ from bench.results import (
     HarnessCost,
     IdleEntry,
     IdleHighlights,
-    IdleProblem,
     InstructionsTable,
     LatencySweepHighlights,
     MemoryFit,
@@ -32,7 +31,6 @@ from bench.results import (
 )
 from c10k import catalog
 from c10k.durations import Latency
-from c10k.quantity import Interval, Quantity
 
 KIB = 1024.0
 
@@ -213,133 +211,13 @@ def crossed_runs(document: Results, scenario: str) -> list[Problem]:
     return [p for p in problems(document, scenario) if p.status not in NEVER_MADE]
 
 
-# -- memory per connection (sleepy) ---------------------------------------------------------
+# -- memory per connection (sleepy), idle units ----------------------------------------------
 
 
-@dataclass(frozen=True)
-class MemoryPerConnection:
-    """Bytes per connection from the fits: held (plateau RSS, kernel beside it) and peak
-    (the whole run's peak RSS)."""
-
-    model: str
-    concurrencies: list[int]
-    rss_bytes: float | None
-    rss_r2: float | None
-    rss_intercept: float | None
-    kernel_bytes: float | None
-    total_bytes: float | None  # one fit of RSS + kernel (as measured) against C
-    points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
-    peak_bytes: float | None = None  # the slope of the runs' peak RSS
-    peak_r2: float | None = None
-    peak_ci95: Interval | None = None
-    runs: int | None = None  # runs fitted (each an independent process)
-    rss_ci95: Interval | None = None  # the RSS slope's 95% interval, over the runs
-    rss_repeat95: Interval | None = None  # where a repeat run's slope should fall (95%)
-    total_ci95: Interval | None = None  # that fit's 95% interval, over the runs
-    check_bytes: float | None = None  # the independent check: smaps_rollup's anonymous slope
-    check_gap: float | None = None  # (check - RSS slope) / RSS slope
-    url_bytes: float | None = None  # bytes held per URL in the frontier
-    url_ci95: Interval | None = None
-    net_bytes: float | None = None  # per connection, net of the URLs it brings
-    net_ci95: Interval | None = None
-    urls_per_connection: float | None = None
-
-
-NO_FIT = cast(MemoryFit, {})  # a model without a memory fit (fewer than two points)
-
-
-def _of(found: Quantity | None) -> tuple[float | None, Interval | None]:
-    return (None, None) if found is None else (found.value, found.interval)
-
-
-def memory_per_connection(document: Results) -> dict[str, MemoryPerConnection]:
-    """Per model in sleepy: the RSS and kernel slopes and the plateau RSS points."""
-    result: dict[str, MemoryPerConnection] = {}
-    for model, entry in crawl(document, catalog.SLEEPY.name).items():
-        fit = entry.get("memory_per_connection")
-        points = [
-            (int(p["concurrency"]), rss_kib)
-            for p in entry.get("points") or []
-            if (rss_kib := _of(p.get("plateau_rss_kib"))[0]) is not None
-        ]
-        if fit is None:
-            result[model] = MemoryPerConnection(model, [], None, None, None, None, None, points)
-            continue
-        rss, peak, per_url = fit["rss_bytes"], fit["peak_rss_bytes"], fit["per_url"]
-        total, total_ci95 = _of(fit["total_bytes"])
-        url, url_ci95 = _of(per_url["bytes_per_url"] if per_url else None)
-        net, net_ci95 = _of(per_url["net_rss_bytes"] if per_url else None)
-        result[model] = MemoryPerConnection(
-            model=model,
-            concurrencies=[int(c) for c in fit["concurrencies"]],
-            rss_bytes=rss.slope.value,
-            rss_r2=rss.r2,
-            rss_intercept=rss.intercept,
-            kernel_bytes=fit["kernel_bytes"].slope.value,
-            total_bytes=total,
-            points_rss_kib=points,
-            peak_bytes=peak.slope.value,
-            peak_r2=peak.r2,
-            peak_ci95=peak.slope.interval,
-            runs=fit["runs"],
-            rss_ci95=rss.slope.interval,
-            rss_repeat95=rss.repeat,
-            total_ci95=total_ci95,
-            check_bytes=fit["check_anon_bytes"].slope.value,
-            check_gap=fit["check_gap"],
-            url_bytes=url,
-            url_ci95=url_ci95,
-            net_bytes=net,
-            net_ci95=net_ci95,
-            urls_per_connection=per_url["urls_per_connection"] if per_url else None,
-        )
-    return result
-
-
-# -- idle units ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IdleUnit:
-    kind: str
-    count: int | None
-    rss_bytes: float | None
-    rss_r2: float | None
-    kernel_bytes: float | None  # KernelStack + Slab + PageTables per unit, as measured
-    total_bytes: float | None  # RSS + kernel per unit, one fit over the run's steps
-    total_ci95: Interval | None
-    tracemalloc_bytes: float | None
-    seconds_to_start_all: float | None
-    start_rate_per_s: float | None
-    start_rate_ci95: Interval | None
-    rss_kib_at_count: float | None
-    max_threads: ThreadCeiling | None
-    problems: list[IdleProblem]
-    max_threads_machine: ThreadCeiling | None = None  # several processes at once (C5)
-
-
-def idle_units(document: Results) -> dict[str, IdleUnit]:
-    """Per idle kind: per-unit costs, units reached and the thread ceiling."""
-    return {
-        kind: IdleUnit(
-            kind=kind,
-            count=entry.get("count"),
-            rss_bytes=entry.get("rss_bytes_per_unit"),
-            rss_r2=entry.get("rss_r2"),
-            kernel_bytes=entry.get("kernel_total_bytes_per_unit"),
-            total_bytes=_of(entry.get("total_bytes_per_unit"))[0],
-            total_ci95=_of(entry.get("total_bytes_per_unit"))[1],
-            tracemalloc_bytes=entry.get("tracemalloc_bytes_per_unit"),
-            seconds_to_start_all=entry.get("seconds_to_start_all"),
-            start_rate_per_s=_of(entry.get("start_rate_per_s"))[0],
-            start_rate_ci95=_of(entry.get("start_rate_per_s"))[1],
-            rss_kib_at_count=entry.get("rss_kib_at_count"),
-            max_threads=entry.get("max_threads"),
-            problems=list(entry.get("problems") or []),
-            max_threads_machine=entry.get("max_threads_machine"),
-        )
-        for kind, entry in idle_entries(document).items()
-    }
+def memory_fits(document: Results) -> dict[str, MemoryFit | None]:
+    """Per model in sleepy: its memory fit (None: fewer than two points held)."""
+    table = crawl(document, catalog.SLEEPY.name)
+    return {model: entry.get("memory_per_connection") for model, entry in table.items()}
 
 
 def idle_entries(document: Results) -> dict[str, IdleEntry]:
@@ -366,8 +244,8 @@ def failed_slope_runs(document: Results) -> dict[str, list[tuple[int, str, str |
     return {
         kind: [
             (int(p["count"] or 0), p["status"], p.get("reason"))
-            for p in unit.problems
+            for p in entry.problems
             if p.get("mode") == "slope"
         ]
-        for kind, unit in idle_units(document).items()
+        for kind, entry in idle_entries(document).items()
     }

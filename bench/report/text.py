@@ -23,12 +23,12 @@ def kib(value_bytes: float | None, digits: int = 1) -> str:
     return f"{value_bytes / KIB:,.{digits}f} KiB"
 
 
-def kib_interval(value_bytes: float | None, interval: Interval | None, digits: int = 1) -> str:
+def kib_interval(found: Quantity | None, digits: int = 1) -> str:
     """Bytes as KiB with their interval: '12.5 [11.9, 13.1] KiB'; the figure alone without
     an interval, '-' without a figure."""
-    scaled = None if interval is None else interval.scaled(1 / KIB)
-    kibs = None if value_bytes is None else value_bytes / KIB
-    return with_interval(kibs, scaled, lambda v: number(v, digits), why="", unit=" KiB")
+    kibs = None if found is None else found.scaled(1 / KIB, "KiB")
+    value, interval = (None, None) if kibs is None else (kibs.value, kibs.interval)
+    return with_interval(value, interval, lambda v: number(v, digits), why="", unit=" KiB")
 
 
 def kib_range(interval: Interval | None, digits: int = 1) -> str:

@@ -14,10 +14,14 @@ from dataclasses import fields, is_dataclass
 from typing import Any
 
 from bench.results.identity import Block, PointKey
+from bench.results.tables import IdleEntry, LeftOut, MemoryFit, PerUrl
 from c10k.durations import Latency
 from c10k.quantity import Fit, Interval, Quantity, Spread
 
-TYPES: tuple[type, ...] = (Quantity, Spread, Fit, Latency, PointKey, Block)
+TYPES: tuple[type, ...] = (
+    *(Quantity, Spread, Fit, Latency, PointKey, Block),
+    *(MemoryFit, PerUrl, LeftOut, IdleEntry),
+)
 _BY_FIELDS = {frozenset(f.name for f in fields(cls)): cls for cls in TYPES}
 
 

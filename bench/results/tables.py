@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
 from c10k.durations import Latency
@@ -74,7 +75,10 @@ class Point(PointBusy):
     ramp_s: NotRequired[Quantity | None]
 
 
-class PerUrl(TypedDict):
+@dataclass(frozen=True)
+class PerUrl:
+    """Bytes per URL held in the frontier, apart from bytes per connection (net of them)."""
+
     runs: int
     bytes_per_url: Quantity
     net_rss_bytes: Quantity
@@ -82,7 +86,8 @@ class PerUrl(TypedDict):
     gross_rss_bytes: float | None
 
 
-class LeftOut(TypedDict):
+@dataclass(frozen=True)
+class LeftOut:
     """A point a memory fit left out: its quiet runs that verified, of those that ran, and
     the runs of noisy rounds beside them (they count in nothing)."""
 
@@ -90,26 +95,28 @@ class LeftOut(TypedDict):
     pages: int
     verified: int
     runs: int
-    noisy: NotRequired[int]
+    noisy: int = 0
 
 
-class MemoryFit(TypedDict):
-    """memory_per_connection: bytes per connection, fitted over every run."""
+@dataclass(frozen=True)
+class MemoryFit:
+    """memory_per_connection: bytes per connection, fitted over every run (kernel_tcp_bytes
+    and uss_bytes None where no run sampled them)."""
 
     from_concurrency: int
     concurrencies: list[int]
     runs: int
     rss_bytes: Fit
     peak_rss_bytes: Fit
-    kernel_tcp_bytes: NotRequired[Fit]
-    uss_bytes: NotRequired[Fit]
     check_anon_bytes: Fit
     check_gap: float | None
     kernel_bytes: Fit
     total_bytes: Quantity
     per_url: PerUrl | None
-    left_out: NotRequired[list[LeftOut]]
-    processes: NotRequired[int]  # memory_across_processes: the fit's process count
+    kernel_tcp_bytes: Fit | None = None
+    uss_bytes: Fit | None = None
+    left_out: list[LeftOut] = field(default_factory=list)
+    processes: int = 1  # memory_across_processes: the fit's process count
 
 
 class ModelTable(TypedDict):
@@ -145,24 +152,26 @@ class IdleProblem(TypedDict):
     reason: str | None
 
 
-class IdleEntry(TypedDict, total=False):
-    """derived.idle.<kind>: a slope run's figures, the traced run's, the thread ceilings."""
+@dataclass(frozen=True)
+class IdleEntry:
+    """derived.idle.<kind>: a slope run's figures (None without one), the traced run's, the
+    thread ceilings (None where not started until failure) and the runs that did not count."""
 
-    count: int
-    rss_bytes_per_unit: float | None
-    rss_r2: float | None
-    kernel_bytes_per_unit: dict[str, float | None]
-    kernel_total_bytes_per_unit: float
-    total_bytes_per_unit: Quantity | None
-    start_us_per_unit: float | None
-    seconds_to_start_all: float
-    start_rate_per_s: Quantity | None
-    rss_kib_at_count: float
-    tracemalloc_bytes_per_unit: float | None
-    tracemalloc_count: int
-    max_threads: ThreadCeiling
-    max_threads_machine: ThreadCeiling
-    problems: list[IdleProblem]
+    count: int | None = None
+    rss_bytes_per_unit: float | None = None
+    rss_r2: float | None = None
+    kernel_bytes_per_unit: dict[str, float | None] = field(default_factory=dict)
+    kernel_total_bytes_per_unit: float | None = None
+    total_bytes_per_unit: Quantity | None = None
+    start_us_per_unit: float | None = None
+    seconds_to_start_all: float | None = None
+    start_rate_per_s: Quantity | None = None
+    rss_kib_at_count: float | None = None
+    tracemalloc_bytes_per_unit: float | None = None
+    tracemalloc_count: int | None = None
+    max_threads: ThreadCeiling | None = None
+    max_threads_machine: ThreadCeiling | None = None
+    problems: list[IdleProblem] = field(default_factory=list)
 
 
 IdleTable = dict[str, IdleEntry]  # idle kind -> its entry

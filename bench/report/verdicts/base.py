@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, is_dataclass, replace
 from typing import Any
 
 from bench.report.figures import KIB
@@ -230,10 +230,15 @@ class Need:
             if isinstance(key, int):
                 node = node[key] if isinstance(node, list) and len(node) > key else None
             else:
-                node = node.get(key) if isinstance(node, Mapping) else None
+                node = node.get(key) if isinstance(node, Mapping) else _field(node, key)
             if node is None or (isinstance(node, Quantity) and node.value is None):
                 return False
         return True
+
+
+def _field(node: object, key: str) -> object:
+    """A typed value's field (bench.results' dataclasses), None for anything else."""
+    return getattr(node, key, None) if is_dataclass(node) else None
 
 
 def lacking(document: Mapping[str, Any], needs: tuple[Need, ...]) -> Need | None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Literal
 
 from bench.report.figures import (
-    MemoryPerConnection,
     Problem,
     comparisons,
     few_active_highlights,
-    memory_per_connection,
+    memory_fits,
     problems,
 )
 from bench.report.text import kib_interval, percent, quantity_text, span
@@ -36,7 +35,7 @@ from bench.report.verdicts.base import (
     profile_name,
     verdict,
 )
-from bench.results import AsyncioVsThreads, Look, PairedComparison, Results
+from bench.results import AsyncioVsThreads, Look, MemoryFit, PairedComparison, Results
 from c10k import catalog
 from c10k.quantity import T_95, Quantity
 
@@ -208,22 +207,23 @@ def _close_mode_beside(document: Results) -> str:
     )
 
 
-def memory_outcome(mine: MemoryPerConnection, theirs: MemoryPerConnection) -> str:
+def memory_outcome(mine: MemoryFit, theirs: MemoryFit) -> str:
     """Less memory per connection than the other model, on the two fits' intervals:
     REPRODUCED when they lie apart with mine below, CONTRADICTED when apart with mine above,
     INCONCLUSIVE when they overlap, FROM_ONE_RUN when one fit has no interval."""
-    if mine.total_ci95 is None or theirs.total_ci95 is None:
+    low, high = mine.total_bytes.interval, theirs.total_bytes.interval
+    if low is None or high is None:
         return FROM_ONE_RUN
-    if mine.total_ci95.high < theirs.total_ci95.low:
+    if low.high < high.low:
         return REPRODUCED
-    if mine.total_ci95.low > theirs.total_ci95.high:
+    if low.low > high.high:
         return CONTRADICTED
     return INCONCLUSIVE
 
 
-def _held(memory: MemoryPerConnection) -> str:
+def _held(memory: MemoryFit) -> str:
     fitted = ", ".join(f"{c:,}" for c in memory.concurrencies)
-    return f"{kib_interval(memory.total_bytes, memory.total_ci95)} (fitted over C {fitted})"
+    return f"{kib_interval(memory.total_bytes)} (fitted over C {fitted})"
 
 
 def _asyncio_failed_later(document: Results, at: int) -> Problem | None:
@@ -256,8 +256,9 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     found = comparisons(document)["asyncio_vs_threads_sleepy_keep_alive"]
     assert found is not None
     concurrency = found["concurrency"]
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     mine, theirs = memory[ASYNCIO], memory[THREADS]
+    assert mine is not None and theirs is not None
     failed_there = [
         p
         for p in _crawler_failures(document, THREADS, SLEEPY_KEEP_ALIVE)
