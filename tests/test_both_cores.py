@@ -180,9 +180,9 @@ def test_the_block_gives_each_answer_and_the_c_core_over_the_pure_one() -> None:
     assert answers[CALLBACKS, C, "3.14"]["processes"] == 2
     (ratio,) = block["core_ratios"]
     assert (ratio["model"], ratio["runtime"], ratio["processes"]) == (CALLBACKS, "3.14", 2)
-    assert ratio["concurrency"] == 64 and ratio["pages_per_s_rounds"] == 3
-    assert ratio["pages_per_s"] == pytest.approx(2.0)
-    assert ratio["cpu_us_per_page"] == pytest.approx(0.5)
+    assert ratio["concurrency"] == 64 and ratio["pages_per_s"].n == 3
+    assert ratio["pages_per_s"].value == pytest.approx(2.0)
+    assert ratio["cpu_us_per_page"].value == pytest.approx(0.5)
 
 
 def test_no_block_without_the_scenario() -> None:

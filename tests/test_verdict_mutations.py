@@ -36,12 +36,6 @@ class Judged:
     edges: tuple[tuple[float, str, str], ...]
     counted: bool = False  # a count: no interval
 
-    @property
-    def interval(self) -> Path_:
-        """Where runtimes.json (C8) records the figure's interval: beside it."""
-        *head, last = self.value
-        return (*head, f"{last}_ci95")
-
 
 R, C, WITHIN_NOISE = v.REPRODUCED, v.CONTRADICTED, v.INCONCLUSIVE
 COMPARISONS = ("derived", "comparisons")
@@ -148,11 +142,9 @@ def moved(claim: str, value: float, interval: tuple[float, float] | None) -> v.V
     """The claim's verdict with its judged figure set to value (and its interval)."""
     found, where = _fresh(), JUDGED[claim]
     document = _document(found, where.role)
-    if where.counted or where.role == FREE_THREADING:
+    if where.counted:
         put(document, where.value, value)
-    if where.role == FREE_THREADING:
-        put(document, where.interval, None if interval is None else list(interval))
-    elif not where.counted:  # a quantity of results.json: its value and interval together
+    else:  # a quantity: its value and interval together
         bounds = None if interval is None else Interval(*interval)
         update(document, where.value, lambda q: replace(q, value=value, interval=bounds))
     return judge(found, claim)

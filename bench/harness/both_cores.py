@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.analysis.ratios import point_ratio
-from bench.harness.cells import Cell, cell, listed_ratio
+from bench.harness.cells import Cell, cell
 from bench.results import Point
 from c10k import catalog
 from c10k.fits import replicated_fit
@@ -79,8 +79,7 @@ def _core_ratio(
     }
     for figure in ("pages_per_s", "cpu_us_per_page"):
         ratio = point_ratio(top_c, top_pure, figure)
-        found[figure], found[f"{figure}_ci95"] = listed_ratio(ratio)
-        found[f"{figure}_rounds"] = ratio.n if ratio else 0
+        found[figure] = ratio.quantity() if ratio else None
     return found
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from c10k.quantity import Quantity
-from c10k.stats import Ratio
 
 Cell = dict[str, Any]  # {"value", "ci95", "at"} or {"value": None, "missing": why}
 
@@ -19,12 +18,3 @@ def cell(found: Quantity | float | None, at: int | None = None) -> Cell | None:
     if not isinstance(value, int | float):
         return None
     return {"value": float(value), "ci95": interval.as_list() if interval else None, "at": at}
-
-
-def listed_ratio(ratio: Ratio | None) -> tuple[float | None, list[float] | None]:
-    """A ratio paired by round as runtimes.json records it: its value and its 95% interval
-    (None for one round)."""
-    if ratio is None:
-        return None, None
-    interval = ratio.quantity().interval
-    return ratio.value, (interval.as_list() if interval else None)

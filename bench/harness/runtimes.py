@@ -10,7 +10,7 @@ from typing import Any
 from bench.analysis.points import scenario_points
 from bench.analysis.ratios import Figure, point_ratio
 from bench.harness.both_cores import both_cores
-from bench.harness.cells import Cell, cell, listed_ratio
+from bench.harness.cells import Cell, cell
 from bench.results import (
     RUNTIMES_SCHEMA,
     Derived,
@@ -227,8 +227,7 @@ def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any
         row: dict[str, Any] = {"concurrency": int(point["concurrency"])}
         for figure in RATIO_FIGURES:
             ratio = point_ratio(point, other, figure)
-            row[figure], row[f"{figure}_ci95"] = listed_ratio(ratio)
-            row[f"{figure}_rounds"] = ratio.n if ratio else 0
+            row[figure] = ratio.quantity() if ratio else None
             if ratio is not None:
                 kept[figure].append(ratio)
         points.append(row)
@@ -236,10 +235,7 @@ def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any
         return None
     found: dict[str, Any] = {"points": points, "concurrencies": [p["concurrency"] for p in points]}
     for figure, ratios in kept.items():
-        quantity = ratio_quantity(ratios) if ratios else None
-        interval = quantity.interval if quantity else None
-        found[figure] = quantity.value if quantity else None
-        found[f"{figure}_ci95"] = interval.as_list() if interval else None
+        found[figure] = ratio_quantity(ratios) if ratios else None
     return found
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from bench.report.figures import KIB, Problem
 from bench.report.ties import Entry, words
 from bench.results import Ranking
-from c10k.quantity import T_95, Interval, Quantity
+from c10k.quantity import Interval, Quantity
 
 
 def finite(value: Any) -> bool:
@@ -81,22 +81,15 @@ def _listed(found: Any) -> Interval | None:
     return Interval(float(found[0]), float(found[1]))
 
 
-def recorded_ratio(found: Mapping[str, Any], key: str) -> Quantity:
-    """A ratio of runtimes.json (a document of its own, not results.json's quantities):
-    found[key] with its interval beside it, found[key_ci95], as a quantity."""
-    rounds = found.get(f"{key}_rounds") or 0
-    return Quantity(found.get(key), _listed(found.get(f"{key}_ci95")), T_95, rounds, "ratio")
-
-
 def ratio_text(
     found: Mapping[str, Any],
     key: str,
     shown: Callable[[float], str] = times,
     why: str = "1 run per point",
 ) -> str:
-    """runtimes.json's found[key] with its interval found[key_ci95]: '1.22x [1.00x,
-    1.49x]', or why it has none ('1.22x (1 run per point, no interval)')."""
-    return quantity_text(recorded_ratio(found, key), shown, why)
+    """runtimes.json's ratio found[key] with its interval: '1.22x [1.00x, 1.49x]', or why it
+    has none ('1.22x (1 run per point, no interval)'); '-' without one."""
+    return quantity_text(found.get(key), shown, why)
 
 
 def at_point(found: Mapping[str, Any] | None, shown: Callable[[float], str]) -> str:

@@ -98,6 +98,18 @@ def load(path: Path) -> Results:
         raise ValueError(f"{path} is not a readable {found} file ({exc!r})") from None
 
 
+def load_runtimes(path: Path) -> dict[str, Any]:
+    """A --pythons run's runtimes.json, its figures typed as results.json's are; ValueError
+    with a one-line reason when it is not one."""
+    try:
+        document = codec.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not readable JSON: {exc}") from None
+    if not isinstance(document, dict) or document.get("schema") != RUNTIMES_SCHEMA:
+        raise ValueError(f"{path} is not a {RUNTIMES_SCHEMA} file")
+    return document
+
+
 def underived(path: Path) -> str:
     """Why a report cannot be drawn from a file migrated from an older schema, in one line."""
     return (

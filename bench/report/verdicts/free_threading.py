@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.report.text import ratio_text, recorded_ratio
+from bench.report.text import ratio_text
 from bench.report.verdicts.base import (
     CLAIMS,
     MANY_LINKS_KEEP_ALIVE,
@@ -49,7 +49,7 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
         f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round",
     )
     label = f"{THREADS} on {pair['free_threaded']}:"
-    judged = judged_ratio(recorded_ratio(found, "pages_per_s"), label)
+    judged = judged_ratio(found.get("pages_per_s"), label)
     if against:
         on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
         why = (
