@@ -11,6 +11,7 @@ import pytest
 
 from bench.analysis.derive import fit_thresholds
 from bench.analysis.paired import compared_models
+from bench.harness import cli as bench_cli
 from bench.harness import costs
 from bench.harness import plan as sc
 from bench.harness.commands import crawl_argv
@@ -62,9 +63,9 @@ def test_every_profile_fits_its_budget(profile: str) -> None:
     conditional rounds are what a comparison the first look does not decide may add, up to
     the cap)."""
     here = harness_runtime()
-    models, _ = sc.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
+    models, _ = bench_cli.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
     plan = sc.build_plan(PROFILE_TABLE[profile], models, sc.SCENARIOS)
-    skipped = sc.unavailable_here(models)
+    skipped = bench_cli.unavailable_here(models)
     least = sc.plan_estimate_s(plan, conditional=False, skipped=skipped)
     assert least <= PROFILE_TABLE[profile].budget_s
 
@@ -463,7 +464,7 @@ def test_c100k_holds_100000_connections_within_each_processs_and_addresss_limits
 
 
 def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None:
-    models, left = sc.plan_models(sc.ALL_CRAWLERS, {"3.11": "3.11.7"})
+    models, left = bench_cli.plan_models(sc.ALL_CRAWLERS, {"3.11": "3.11.7"})
     interpreters = catalog.INTERPRETERS.name
     assert interpreters not in models
     assert left == [{"model": interpreters, "needs": "3.14", "runtimes": ["3.11"]}]
@@ -474,7 +475,7 @@ def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None
     # Planned when some runtime of the run can run it (--pythons 3.11,3.14: the 3.11 lane
     # skips it), and on that runtime alone.
     for runtimes in ({"3.11": "3.11.7", "3.14": "3.14.0"}, {"3.14t": "3.14.0"}):
-        models, left = sc.plan_models(sc.ALL_CRAWLERS, runtimes)
+        models, left = bench_cli.plan_models(sc.ALL_CRAWLERS, runtimes)
         assert interpreters in models and left == []
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal, cast
 
@@ -13,7 +13,6 @@ from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.site import ServeOptions
 from bench.results import (
     Block,
-    LeftOutModel,
     PointKey,
     Run,
     RunParams,
@@ -330,34 +329,6 @@ def _crawl_run(
 def crawl_label(scenario: str, model: str, key: PointKey, kind: str, rep: int) -> str:
     """A crawl run's id, for people: 'sleepy/asyncio/c1000/s3/measured2'."""
     return f"{scenario}/{model}/{key.label}/{kind}{rep}"
-
-
-def plan_models(
-    models: Sequence[str], runtimes: Mapping[str, str]
-) -> tuple[list[str], list[LeftOutModel]]:
-    """The models the plan holds, and those it leaves out: the ones no runtime of the run
-    (tag -> CPython version, "3.11.7") can run, by the catalog's NeedsPython, each with the
-    version it needs."""
-    versions = [(int(v.split(".")[0]), int(v.split(".")[1])) for v in runtimes.values()]
-    left: list[LeftOutModel] = [
-        {"model": name, "needs": ".".join(map(str, needs.version)), "runtimes": list(runtimes)}
-        for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None
-        and (needs := crawler.python) is not None
-        and not any(needs.runs_on(version) for version in versions)
-    ]
-    out = {entry["model"] for entry in left}
-    return [name for name in models if name not in out], left
-
-
-def unavailable_here(models: Sequence[str]) -> frozenset[str]:
-    """The crawlers whose modules the harness's own interpreter misses: their runs are
-    skipped, and cost the plan nothing."""
-    return frozenset(
-        name
-        for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
-    )
 
 
 def plan_estimate_s(
