@@ -5,17 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
-from c10k.stats import (
-    CONFIDENCE,
-    Interval,
-    as_record,
-    mean,
-    stdev,
-    t_factor,
-    welch_satterthwaite_df,
-)
+from c10k.quantity import FIT, Fit, Interval, Quantity, Unit, known
+from c10k.stats import CONFIDENCE, mean, stdev, t_factor, welch_satterthwaite_df
 
 
 @dataclass(frozen=True)
@@ -34,8 +26,10 @@ class LinearFit:
     # freedom): what "does the next run agree?" asks is this one.
     slope_repeat95: Interval | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return as_record(self)
+    def recorded(self, unit: Unit = "bytes") -> Fit:
+        """The fit as the results document holds it: its slope a quantity over n points."""
+        slope = Quantity(known(self.slope), self.slope_ci95, FIT, self.n, unit)
+        return Fit(slope, known(self.intercept), known(self.r2), self.slope_repeat95)
 
 
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:

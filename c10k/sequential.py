@@ -23,7 +23,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from c10k.stats import Interval, mean, stdev, t_quantile
+from c10k.quantity import Interval
+from c10k.stats import mean, stdev, t_quantile
 
 LOOKS: tuple[int, ...] = (3, 5, 8, 12)
 ALPHA = 0.05

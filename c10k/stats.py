@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
+
+from c10k.quantity import T_95, Interval, Quantity, Spread, Unit, known
 
 # A coefficient of variation above this marks a figure as noisy (design: 5%; docs/results.md).
 CV_FLAG = 0.05
@@ -67,40 +68,19 @@ def coefficient_of_variation(values: Sequence[float]) -> float:
     return stdev(values) / abs(centre)
 
 
-@dataclass(frozen=True)
-class Summary:
-    """Median, spread and 95% interval of repeated measurements of one figure."""
-
-    n: int
-    median: float
-    minimum: float
-    maximum: float
-    iqr: float
-    cv: float
-    noisy: bool  # cv above CV_FLAG
-    mean: float = math.nan
-    ci95: Interval | None = None  # the t-interval of the mean; None for fewer than 2 values
-
-    def as_dict(self) -> dict[str, Any]:
-        return as_record(self, {"minimum": "min", "maximum": "max"})
-
-
-def summarize(values: Sequence[float]) -> Summary:
-    """Median, min, max, IQR, CV, mean and 95% t-interval of the finite values; noisy if
-    CV > CV_FLAG."""
+def summarize(values: Sequence[float], unit: Unit) -> Quantity:
+    """The median of the finite values with the 95% t-interval of their mean, and their
+    spread (min, max, IQR, CV; noisy if CV > CV_FLAG)."""
     finite = [v for v in values if math.isfinite(v)]
     cv = coefficient_of_variation(finite)
-    return Summary(
-        n=len(finite),
-        median=median(finite),
-        minimum=min(finite) if finite else math.nan,
-        maximum=max(finite) if finite else math.nan,
-        iqr=iqr(finite),
-        cv=cv,
+    spread = Spread(
+        minimum=min(finite) if finite else None,
+        maximum=max(finite) if finite else None,
+        iqr=known(iqr(finite)),
+        cv=known(cv),
         noisy=bool(len(finite) > 1 and math.isfinite(cv) and cv > CV_FLAG),
-        mean=mean(finite),
-        ci95=t_interval(finite),
     )
+    return Quantity(known(median(finite)), t_interval(finite), T_95, len(finite), unit, spread)
 
 
 # -- 95% intervals ------------------------------------------------------------------------------
@@ -112,34 +92,6 @@ def summarize(values: Sequence[float]) -> Summary:
 # mean; the median is shown as the figure because one slow run moves it less. Ratios of two
 # models use the runs paired by round (rep k of both ran next to each other) on a log scale,
 # so the interval of a ratio is never negative and a drift shared by the pair cancels.
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A closed interval [low, high]: where a figure lies with 95% confidence."""
-
-    low: float
-    high: float
-
-    def as_list(self) -> list[float]:
-        return [self.low, self.high]
-
-    def scaled(self, factor: float) -> Interval:
-        """The interval of the figure times a positive factor."""
-        return Interval(self.low * factor, self.high * factor)
-
-
-def recorded_interval(found: Any) -> Interval | None:
-    """An interval as results.json records it: [low, high] (a summary's `ci95`, a ratio's
-    `<figure>_ci95`), or None when it is missing, null or not two finite numbers."""
-    if isinstance(found, dict):
-        found = found.get("ci95")
-    if not isinstance(found, list | tuple) or len(found) != 2:
-        return None
-    low, high = found
-    if not all(isinstance(v, int | float) and math.isfinite(v) for v in (low, high)):
-        return None
-    return Interval(float(low), float(high))
 
 
 def _continued_fraction(a: float, b: float, x: float) -> float:
@@ -245,9 +197,10 @@ class Ratio:
     def value(self) -> float:
         return math.exp(self.log_mean)
 
-    def interval(self, confidence: float = CONFIDENCE) -> Interval | None:
-        """The paired t-interval on the log scale, taken back: None for one round."""
-        return combined_ratio([self], confidence)[1]
+    def quantity(self) -> Quantity:
+        """The ratio with its paired t-interval on the log scale, taken back (none for one
+        round)."""
+        return ratio_quantity([self])
 
 
 def paired_ratio(numerator: Mapping[int, float], denominator: Mapping[int, float]) -> Ratio | None:
@@ -298,16 +251,22 @@ def combined_ratio(
     return value, Interval(math.exp(centre - half), math.exp(centre + half))
 
 
+def ratio_quantity(ratios: Sequence[Ratio], confidence: float = CONFIDENCE) -> Quantity:
+    """combined_ratio as a quantity: over n rounds, the fewest any of its ratios had."""
+    value, interval = combined_ratio(ratios, confidence)
+    return Quantity(value, interval, T_95, min(r.n for r in ratios), "ratio")
+
+
 def median_interval(intervals: Sequence[Interval | None]) -> Interval | None:
     """The interval of a median of k figures, from theirs: [median of the lows, median of the
     highs]. The median moves with each figure, so it lies inside whenever every interval
     holds its figure; with each interval at 1 - alpha/k (Bonferroni), all hold at once with
     at least 1 - alpha: give them at that level for a 1 - alpha interval of the median.
     None when one figure has no interval."""
-    known = [i for i in intervals if i is not None]
-    if not known or len(known) < len(intervals):
+    found = [i for i in intervals if i is not None]
+    if not found or len(found) < len(intervals):
         return None
-    return Interval(median([i.low for i in known]), median([i.high for i in known]))
+    return Interval(median([i.low for i in found]), median([i.high for i in found]))
 
 
 def relative_gap(value: float | None, reference: float | None) -> float | None:
@@ -317,29 +276,3 @@ def relative_gap(value: float | None, reference: float | None) -> float | None:
     if not (math.isfinite(value) and math.isfinite(reference)):
         return None
     return (value - reference) / abs(reference)
-
-
-def finite_or_none(value: float) -> float | None:
-    """JSON has no NaN: undefined figures are written as null."""
-    return value if math.isfinite(value) else None
-
-
-def as_record(figures: Any, keys: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """A dataclass of figures as results.json records it: every field in order, under its
-    name (or its entry in KEYS), a float NaN as null and an Interval as [low, high]."""
-    record: dict[str, Any] = {}
-    for name in (f.name for f in fields(figures)):
-        value = getattr(figures, name)
-        if isinstance(value, Interval):
-            value = value.as_list()
-        elif isinstance(value, float):
-            value = finite_or_none(value)
-        record[(keys or {}).get(name, name)] = value
-    return record
-
-
-def recorded_median(summary: dict[str, Any] | None) -> float | None:
-    """The median of a Summary as results.json records it (`as_dict()`), or None."""
-    if not summary or summary.get("median") is None:
-        return None
-    return float(summary["median"])

@@ -10,15 +10,15 @@ import socket
 import struct
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from c10k.durations import NO_LATENCY, Latency
 from server.counters import Stats
 from server.site import Site
-from server.specs import Latency
 
 # Tries counted per path for the latency draw; forgotten past this many paths.
 _MAX_TRACKED_PATHS = 1_000_000
@@ -67,7 +67,8 @@ def make_listener(
 class Delivery:
     """How responses are delivered: latency before each, body bandwidth, hang duration, backlog."""
 
-    latency: Latency = field(default_factory=lambda: Latency("fixed"))
+    latency: Latency = NO_LATENCY
+    seed: int = 0  # the site's seed: the latency's draws follow it
     # False: the root page answers at once and only the other pages wait their latency (a
     # sleepy site's hub, which would otherwise hold every crawl up by one latency).
     root_latency: bool = True
@@ -167,7 +168,7 @@ class SiteHandler:
         if len(self._tries) >= _MAX_TRACKED_PATHS:
             self._tries.clear()
         self._tries[path] = n + 1
-        return latency.delay(path, n)
+        return latency.delay(path, n, self.delivery.seed)
 
     async def _trickle(
         self,

@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import Any, NoReturn
 
-from c10k.durations import parse_duration
+from c10k.durations import parse_duration, parse_latency
 from c10k.system import raise_open_files_limit
 from server.app import Delivery, SiteHandler, listen_backlog
 from server.counters import Stats
@@ -26,12 +26,7 @@ from server.serve import (
 )
 from server.site import Site
 from server.site_params import FAULT_KINDS, PRESETS, SHAPES, SLOT_KINDS, SiteParams
-from server.specs import (
-    parse_faults,
-    parse_latency,
-    parse_size,
-    parse_size_range,
-)
+from server.specs import parse_faults, parse_size, parse_size_range
 
 PROG = "c10k serve"
 DEFAULT_HOST = "127.0.0.1"
@@ -202,7 +197,8 @@ def parse_options(argv: list[str]) -> Options:
     try:
         params = site_params(args)
         delivery = Delivery(
-            latency=parse_latency(args.latency, params.seed),
+            latency=parse_latency(args.latency),
+            seed=params.seed,
             root_latency=not args.root_now,
             bandwidth=parse_size(args.bandwidth),
             hang=parse_duration(args.hang),
@@ -315,7 +311,7 @@ def run(opts: Options) -> None:
         + (f", {p.parts} parts" if p.parts > 1 else "")
         + "), "
         f"{opts.workers} worker(s), latency {opts.delivery.latency.kind} "
-        f"mean {opts.delivery.latency.mean():g}s"
+        f"mean {opts.delivery.latency.mean_s:g}s"
     )
 
     def ready(port: int) -> None:

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from bench.analysis import derive as analysis
-from bench.results import Environment, Run
+from bench.results import SCHEMA_V2, Environment, MemoryFit, Run, migrate
+from c10k.durations import Latency, parse_latency
+from c10k.quantity import FIT, T_95, Fit, Interval, Quantity, Unit
 
 # What every record holds as the harness writes it, where a hand-made run leaves it out.
 RECORD_DEFAULTS: dict[str, Any] = {"block": None, "again": 0, "noisy": False}
 
 
 def runs_of(found: Sequence[Mapping[str, Any]]) -> list[Run]:
-    """Hand-made run records as the typed runs of a results document (the fields a test
-    does not care about as a run outside any paired round has them)."""
-    return cast(list[Run], [RECORD_DEFAULTS | dict(run) for run in found])
+    """Hand-made run records, written as a /2 file held them (latencies as text, the point
+    in the id), as the typed runs of a results document: read through the one migration
+    (the fields a test does not care about as a run outside any paired round has them)."""
+    runs = [{"id": ""} | RECORD_DEFAULTS | copy.deepcopy(dict(run)) for run in found]
+    migrate({"schema": SCHEMA_V2, "runs": [run for run in runs if "point" not in run]})
+    return cast(list[Run], runs)
 
 
 def derive(
@@ -59,3 +66,58 @@ def crawl_record(
         "server": {"saturated": False},
         "verification": {"server_peak_in_flight": concurrency},
     }
+
+
+# -- hand-made derived figures, in the types derive gives them --------------------------------
+
+
+def quantity(
+    value: float | None,
+    interval: tuple[float, float] | list[float] | None = None,
+    unit: Unit = "pages/s",
+    n: int = 3,
+    method: str = T_95,
+) -> Quantity:
+    """A figure with its interval (none: one run)."""
+    return Quantity(value, None if interval is None else Interval(*interval), method, n, unit)
+
+
+def line(
+    slope: float | None,
+    r2: float | None = 1.0,
+    interval: tuple[float, float] | list[float] | None = None,
+    repeat: tuple[float, float] | list[float] | None = None,
+) -> Fit:
+    """A least-squares line of bytes against C."""
+    slope_q = quantity(slope, interval, "bytes", 3, FIT)
+    return Fit(slope_q, 0.0, r2, None if repeat is None else Interval(*repeat))
+
+
+def memory_fit(
+    rss: float | None,
+    interval: tuple[float, float] | list[float] | None = None,
+    total: float | None = None,
+    total_interval: tuple[float, float] | list[float] | None = None,
+    concurrencies: Sequence[int] = (1000, 10_000),
+    **rest: Any,
+) -> MemoryFit:
+    """A memory_per_connection fit of `rss` bytes per connection (total: RSS + kernel, rss
+    without one); the other fields as a fit without them has them, or as given in rest."""
+    total = rss if total is None else total
+    fit = MemoryFit(
+        from_concurrency=min(concurrencies),
+        concurrencies=list(concurrencies),
+        runs=2 * len(concurrencies),
+        rss_bytes=line(rss, 0.99, interval),
+        peak_rss_bytes=line(None, None),
+        check_anon_bytes=line(None, None),
+        check_gap=None,
+        kernel_bytes=line(0.0),
+        total_bytes=quantity(total, total_interval, "bytes", 3, FIT),
+        per_url=None,
+    )
+    return replace(fit, **rest)
+
+
+def latency(text: str) -> Latency:
+    return parse_latency(text)

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import pytest
 
-from bench.analysis.points import point_key
+from bench.analysis.points import group_of
 from bench.harness import plan as sc
 from bench.harness.both_cores import both_cores
 from bench.harness.commands import crawl_argv
@@ -19,8 +19,9 @@ from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.both_cores import ABSENT, COMMAND, NOTE, both_cores_blocks
 from bench.report.layout import Table
 from bench.report.runtimes import runtimes_markdown
-from bench.results import Results, Run, RuntimeRecord
+from bench.results import Results, RuntimeRecord
 from c10k import catalog
+from tests.recorded import latency, quantity, runs_of
 
 BOTH = catalog.BOTH_CORES.name
 PURE, C = catalog.CORE_PURE, catalog.CORE_C
@@ -101,9 +102,8 @@ def test_the_crawl_command_asks_for_the_points_core() -> None:
 
 def test_a_run_without_a_core_is_the_c_core() -> None:
     params = {"concurrency": 8, "processes": 1, "server": {"latency": "0", "pages": 300}}
-    old = cast(Run, {"params": params})
-    new = cast(Run, {"params": params | {"core": PURE}})
-    assert point_key(old)[-1] == C and point_key(new)[-1] == PURE
+    old, new = runs_of([{"params": params}, {"params": params | {"core": PURE}}])
+    assert group_of(old)[-1] == C and group_of(new)[-1] == PURE
 
 
 def point(c: int, core: str, rates: list[float], rss_kib: list[float], **more: Any) -> Any:
@@ -115,9 +115,9 @@ def point(c: int, core: str, rates: list[float], rss_kib: list[float], **more: A
         "concurrency": c,
         "processes": more.get("processes", 1),
         "core": core,
-        "latency": "0",
-        "pages_per_s": {"median": sorted(rates)[1], "ci95": [min(rates), max(rates)]},
-        "cpu_us_per_page": {"median": 1e6 / sorted(rates)[1]},
+        "latency": latency("0"),
+        "pages_per_s": quantity(sorted(rates)[1], [min(rates), max(rates)]),
+        "cpu_us_per_page": quantity(1e6 / sorted(rates)[1], unit="us/page"),
         "rounds": rounds,
         **more,
     }
@@ -180,9 +180,9 @@ def test_the_block_gives_each_answer_and_the_c_core_over_the_pure_one() -> None:
     assert answers[CALLBACKS, C, "3.14"]["processes"] == 2
     (ratio,) = block["core_ratios"]
     assert (ratio["model"], ratio["runtime"], ratio["processes"]) == (CALLBACKS, "3.14", 2)
-    assert ratio["concurrency"] == 64 and ratio["pages_per_s_rounds"] == 3
-    assert ratio["pages_per_s"] == pytest.approx(2.0)
-    assert ratio["cpu_us_per_page"] == pytest.approx(0.5)
+    assert ratio["concurrency"] == 64 and ratio["pages_per_s"].n == 3
+    assert ratio["pages_per_s"].value == pytest.approx(2.0)
+    assert ratio["cpu_us_per_page"].value == pytest.approx(0.5)
 
 
 def test_no_block_without_the_scenario() -> None:

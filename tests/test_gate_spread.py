@@ -252,7 +252,7 @@ def test_counted_crawls_go_one_page_at_a_time_with_a_pinned_heap(
     for variable in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_"):
         assert env[variable] == "131072"
     # Every answer of the counted site is late, the root's too: the crawler always waits.
-    assert support.COUNTED.site.latency == "20ms" and support.COUNTED.site.root_latency
+    assert support.COUNTED.site.latency.text == "20ms" and support.COUNTED.site.root_latency
     assert support.COUNTED.site.shape == support.DEEP.site.shape == "deep"
 
 

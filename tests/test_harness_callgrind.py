@@ -50,7 +50,7 @@ def test_a_part_without_a_summary_fails_the_count(tmp_path: Path) -> None:
         callgrind.read_count(out_file, pages=10)
 
 
-SITE = ServeOptions(pages=20, links=5, shape="deep", latency="0")
+SITE = ServeOptions(pages=20, links=5, shape="deep")
 
 
 def counted(model: str) -> PlannedRun:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -20,8 +20,9 @@ from bench.harness.site import ServeOptions, Server
 from bench.interpreter import python_command
 from bench.results import Busy, CrawlDocument, HarnessShare, Run
 from c10k import catalog
+from c10k.durations import Latency
 from tests.planned import measured_crawl
-from tests.recorded import crawl_record, derive
+from tests.recorded import crawl_record, derive, runs_of
 
 # Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
 pytestmark = pytest.mark.xdist_group("machine")
@@ -214,7 +215,7 @@ def crawl_run(
         run["busy"] = run_busy
     if harness is not None:
         run["harness"] = harness
-    return cast(Run, run)
+    return runs_of([run])[0]
 
 
 def test_a_points_cpu_bound_side_is_that_of_its_median_shares() -> None:
@@ -245,7 +246,7 @@ def test_a_run_that_lost_reads_of_the_servers_cpu_decides_no_side_nor_saturation
     # C6 leaves out a point no run of which could tell, and keeps one its other runs decide.
     c6 = Comparison("C6", "t", "few-active", "pages_per_s", ("a",), "b", (0.5, 0.95), True)
     assert shared_points({"a": [alone], "b": [beside]}, c6) == []
-    assert shared_points({"a": [beside], "b": [beside]}, c6) == [(10, "0")]
+    assert shared_points({"a": [beside], "b": [beside]}, c6) == [(10, Latency("fixed"))]
 
 
 # -- memory per connection, held and peak --------------------------------------------------
@@ -259,11 +260,10 @@ def test_peak_is_the_slope_of_the_peak_rss_held_that_of_the_plateau() -> None:
     ]
     points = [crawl_point([r]) for r in runs]
     fit = memory_per_connection(points, 1000, runs)
-    assert fit["rss_bytes"]["slope"] == pytest.approx(10 * 1024)
-    assert fit["peak_rss_bytes"]["slope"] == pytest.approx(30 * 1024)
-    assert fit["peak_rss_bytes"]["r2"] == pytest.approx(1.0)
-    assert fit["peak_rss_bytes"]["n"] == 3
-    assert "cross_check" not in fit
+    assert fit.rss_bytes.slope.value == pytest.approx(10 * 1024)
+    assert fit.peak_rss_bytes.slope.value == pytest.approx(30 * 1024)
+    assert fit.peak_rss_bytes.r2 == pytest.approx(1.0)
+    assert fit.peak_rss_bytes.slope.n == 3
 
 
 def test_peak_leaves_out_the_points_the_held_fit_leaves_out() -> None:
@@ -272,7 +272,7 @@ def test_peak_leaves_out_the_points_the_held_fit_leaves_out() -> None:
     ]
     points = [crawl_point([r]) for r in runs]
     fit = memory_per_connection(points, 1000, runs)
-    assert fit["peak_rss_bytes"]["n"] == 2 and fit["concurrencies"] == [1000, 3000]
+    assert fit.peak_rss_bytes.slope.n == 2 and fit.concurrencies == [1000, 3000]
 
 
 # -- the harness's own cost ------------------------------------------------------------------
@@ -300,7 +300,7 @@ def test_no_harness_figures_recorded_give_no_cost() -> None:
 
 # -- a pinned run, for real ------------------------------------------------------------------
 
-SITE = ServeOptions(pages=30, links=5, shape="deep", latency="0")
+SITE = ServeOptions(pages=30, links=5, shape="deep")
 
 
 @pytest.fixture(scope="module")

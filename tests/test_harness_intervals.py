@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from bench import results
+from bench.analysis import derive as analysis
 from c10k import catalog, sequential, stats
+from c10k.quantity import PAIRED_ROUNDS, Quantity
 from tests.recorded import crawl_record, derive
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -22,9 +24,15 @@ THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 def interval_of(ratio: stats.Ratio | None) -> list[float]:
     """A ratio's interval as results.json lists it (the test fails when it has none)."""
     assert ratio is not None
-    interval = ratio.interval()
+    interval = ratio.quantity().interval
     assert interval is not None
     return interval.as_list()
+
+
+def ci(found: Quantity | None) -> list[float] | None:
+    """A quantity's interval as a list (None without one)."""
+    assert found is not None
+    return None if found.interval is None else found.interval.as_list()
 
 
 def crawl_run(
@@ -79,9 +87,9 @@ def test_each_point_has_its_median_interval_and_runs_by_round() -> None:
     point = derived[FEW_ACTIVE][THREADS]["points"][0]
     expected = stats.t_interval([1000.0, 1100.0, 900.0])
     assert expected is not None
-    assert point["pages_per_s"]["median"] == 1000.0
-    assert point["pages_per_s"]["ci95"] == pytest.approx(expected.as_list())
-    assert point["cpu_us_per_page"]["ci95"] == [500.0, 500.0]
+    assert point["pages_per_s"].value == 1000.0
+    assert ci(point["pages_per_s"]) == pytest.approx(expected.as_list())
+    assert ci(point["cpu_us_per_page"]) == [500.0, 500.0]
     # The warm-up is not a round: only measured ok runs count.
     assert [r["round"] for r in point["rounds"]] == [0, 1, 2]
     assert [r["pages_per_s"] for r in point["rounds"]] == [1000.0, 1100.0, 900.0]
@@ -92,11 +100,11 @@ def test_pairing_by_round_cancels_a_drift_both_models_saw() -> None:
     derived = derive(few_active_runs([1000.0, 1400.0, 700.0], [800.0, 1120.0, 560.0]), {})
     found = derived["comparisons"]["event_loop_vs_threads"]
     asyncio = found["models"][ASYNCIO]
-    assert asyncio["pages_per_s"] == pytest.approx(0.8)
-    assert asyncio["pages_per_s_ci95"] == pytest.approx([0.8, 0.8])
-    assert found["median_pages_per_s_ci95"] == pytest.approx([0.8, 0.8])
+    assert asyncio["pages_per_s"].value == pytest.approx(0.8)
+    assert ci(asyncio["pages_per_s"]) == pytest.approx([0.8, 0.8])
+    assert ci(found["median_pages_per_s"]) == pytest.approx([0.8, 0.8])
     # Each model's own interval is wide: the drift is in it.
-    low, high = derived[FEW_ACTIVE][ASYNCIO]["points"][0]["pages_per_s"]["ci95"]
+    low, high = ci(derived[FEW_ACTIVE][ASYNCIO]["points"][0]["pages_per_s"]) or [1.0, 1.0]
     assert high / low > 2
 
 
@@ -105,8 +113,8 @@ def test_a_ratio_is_the_geometric_mean_of_the_rounds_with_the_log_t_interval() -
     asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
     ratio = stats.paired_ratio({0: 0.7, 1: 0.8, 2: 0.9}, {0: 1.0, 1: 1.0, 2: 1.0})
     assert ratio is not None
-    assert asyncio["pages_per_s"] == pytest.approx(ratio.value)
-    assert asyncio["pages_per_s_ci95"] == pytest.approx(interval_of(ratio))
+    assert asyncio["pages_per_s"].value == pytest.approx(ratio.value)
+    assert ci(asyncio["pages_per_s"]) == pytest.approx(interval_of(ratio))
 
 
 def test_rounds_without_a_partner_are_left_out() -> None:
@@ -118,7 +126,7 @@ def test_rounds_without_a_partner_are_left_out() -> None:
     ratio = stats.paired_ratio({0: 800.0, 2: 900.0}, {0: 1000.0, 2: 1000.0})
     assert ratio is not None
     asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
-    assert asyncio["pages_per_s"] == pytest.approx(ratio.value)
+    assert asyncio["pages_per_s"].value == pytest.approx(ratio.value)
 
 
 def test_runs_of_a_file_from_before_rounds_pair_by_repetition_once_migrated() -> None:
@@ -126,18 +134,18 @@ def test_runs_of_a_file_from_before_rounds_pair_by_repetition_once_migrated() ->
     gives each measured crawl its repetition as its round."""
     runs = few_active_runs([1000.0, 1400.0, 700.0], [800.0, 1120.0, 560.0], with_round=False)
     old = {"schema": results.SCHEMA_V1, "environment": {}, "runs": runs, "derived": {}}
-    derived = derive(results.migrate_v1(old)["runs"], {})
+    derived = analysis.derive(results.migrate(old)["runs"], {})
     asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
-    assert asyncio["pages_per_s_ci95"] == pytest.approx([0.8, 0.8])
+    assert ci(asyncio["pages_per_s"]) == pytest.approx([0.8, 0.8])
 
 
 def test_one_round_has_a_ratio_and_no_interval() -> None:
     derived = derive(few_active_runs([1000.0], [800.0]), {})
     asyncio = derived["comparisons"]["event_loop_vs_threads"]["models"][ASYNCIO]
-    assert asyncio["pages_per_s"] == pytest.approx(0.8)
-    assert asyncio["pages_per_s_ci95"] is None
-    assert derived["comparisons"]["event_loop_vs_threads"]["median_pages_per_s_ci95"] is None
-    assert derived[FEW_ACTIVE][ASYNCIO]["points"][0]["pages_per_s"]["ci95"] is None
+    assert asyncio["pages_per_s"].value == pytest.approx(0.8)
+    assert ci(asyncio["pages_per_s"]) is None
+    assert ci(derived["comparisons"]["event_loop_vs_threads"]["median_pages_per_s"]) is None
+    assert ci(derived[FEW_ACTIVE][ASYNCIO]["points"][0]["pages_per_s"]) is None
 
 
 def test_uvloop_speedup_has_an_interval_per_pair() -> None:
@@ -148,13 +156,14 @@ def test_uvloop_speedup_has_an_interval_per_pair() -> None:
     pair = derive(runs, {})["comparisons"]["uvloop"]["pairs"][0]
     expected = stats.paired_ratio({0: 1000.0, 1: 1100.0, 2: 900.0}, {0: 500.0, 1: 500.0, 2: 500.0})
     assert expected is not None
-    assert pair["cpu_per_page_speedup"] == pytest.approx(expected.value)
+    assert pair["cpu_per_page_speedup"].value == pytest.approx(expected.value)
     # Three rounds are the stopping rule's first look: its interval is the look's (98.75%).
-    look = expected.interval(sequential.look_confidence())
+    look = stats.combined_ratio([expected], sequential.look_confidence())[1]
     assert look is not None
-    assert pair["cpu_per_page_speedup_ci95"] == pytest.approx(look.as_list())
-    assert pair["look"]["rounds"] == 3 and pair["look"]["confidence"] == pytest.approx(0.9875)
-    assert pair["pages_per_s_ratio_ci95"] == pytest.approx([900 / 800, 900 / 800])
+    assert ci(pair["cpu_per_page_speedup"]) == pytest.approx(look.as_list())
+    assert pair["cpu_per_page_speedup"].method == PAIRED_ROUNDS.format(0.9875)
+    assert pair["look"]["ratio"].n == 3
+    assert ci(pair["pages_per_s_ratio"]) == pytest.approx([900 / 800, 900 / 800])
 
 
 def test_fraction_of_ideal_and_the_sleepy_ratio_have_intervals() -> None:
@@ -170,16 +179,16 @@ def test_fraction_of_ideal_and_the_sleepy_ratio_have_intervals() -> None:
     interval = stats.t_interval(plateau)
     assert interval is not None
     ideal = 100 / 2.0
-    assert point["fraction_of_ideal_ci95"] == pytest.approx(interval.scaled(1 / ideal).as_list())
+    assert ci(point["fraction_of_ideal"]) == pytest.approx(interval.scaled(1 / ideal).as_list())
     found = derived["comparisons"]["asyncio_vs_threads_sleepy"]
-    assert found["asyncio_fraction_of_ideal_ci95"] == point["fraction_of_ideal_ci95"]
-    assert found["threads_fraction_of_ideal_ci95"] is not None
+    assert found["asyncio_fraction_of_ideal"] == point["fraction_of_ideal"]
+    assert ci(found["threads_fraction_of_ideal"]) is not None
     ratio = stats.paired_ratio(
         dict(enumerate(plateau)), {k: 300 / (w - 2.0) for k, w in enumerate((4.0, 4.5, 5.0))}
     )
     assert ratio is not None
-    assert found["asyncio_over_threads"] == pytest.approx(ratio.value)
-    assert found["asyncio_over_threads_ci95"] == pytest.approx(interval_of(ratio))
+    assert found["asyncio_over_threads"].value == pytest.approx(ratio.value)
+    assert ci(found["asyncio_over_threads"]) == pytest.approx(interval_of(ratio))
 
 
 def test_the_event_loops_median_interval_takes_each_models_at_a_bonferroni_level() -> None:
@@ -196,11 +205,12 @@ def test_the_event_loops_median_interval_takes_each_models_at_a_bonferroni_level
         runs += [crawl_run(FEW_ACTIVE, model, rep, found[rep]) for model, found in rates.items()]
     found = derive(runs, {})["comparisons"]["event_loop_vs_threads"]
     models = found["models"]
-    each_95 = [stats.Interval(*models[m]["pages_per_s_ci95"]) for m in models]
+    each_95 = [models[m]["pages_per_s"].interval for m in models]
     assert len(models) == 3
     narrow = stats.median_interval(each_95)
     assert narrow is not None
-    low, high = found["median_pages_per_s_ci95"]
+    median = found["median_pages_per_s"]
+    low, high = ci(median) or [0.0, 0.0]
     # Wider than the median of the 95% intervals: each model's is at 1 - 5%/3.
     assert low < narrow.low and high > narrow.high
-    assert low <= found["median_pages_per_s"] <= high
+    assert low <= (median.value or 0.0) <= high

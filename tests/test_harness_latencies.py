@@ -20,6 +20,7 @@ from bench.harness.shapes import sleepy_timeout_s
 from bench.report.conditions import cores_section
 from bench.results import ServerCost, ServerProbe
 from c10k import catalog
+from c10k.durations import Latency
 
 MEMORY = LatencyRule()
 # The dev VM's cost (µs): a connection as a wave of 10,000 opens, a request at its core.
@@ -76,13 +77,15 @@ def probe(ramp_s: float, ramp_cpu_s: float | None, cpu_s: float) -> ServerProbe:
 def test_the_cost_is_each_probes_ramp_and_cpu_over_the_share_of_a_core_it_had() -> None:
     # A server held to 35% of a core: the same CPU a request, three times the wall time.
     probes = [probe(4.9, 1.7, 2.3), probe(4.7, 1.65, 2.2), probe(5.0, 1.75, 2.4)]
-    cost = latencies.server_cost(probes, 10_000, "2s", "callbacks")
+    cost = latencies.server_cost(probes, 10_000, Latency("fixed", 2.0), "callbacks")
     assert cost["connect_us"] == pytest.approx(490.0)
     assert cost["connect_us_range"] == pytest.approx([470.0, 500.0])
     assert cost["share"] == pytest.approx(0.35, abs=0.01)
     assert cost["request_us"] == pytest.approx(2.3 / 10_001 / (1.7 / 4.9) * 1e6)
     # Its CPU not sampled (a server on another host): a whole core assumed.
-    remote = latencies.server_cost([probe(1.6, None, 2.2)], 10_000, "2s", "callbacks")
+    remote = latencies.server_cost(
+        [probe(1.6, None, 2.2)], 10_000, Latency("fixed", 2.0), "callbacks"
+    )
     assert remote["share"] == 1.0 and remote["request_us"] == pytest.approx(2.2 / 10_001 * 1e6)
 
 
@@ -95,7 +98,7 @@ def test_the_cpu_between_two_times_is_read_off_the_samples() -> None:
 def cost(connect_us: float, request_us: float) -> ServerCost:
     return {
         "connections": 10_000,
-        "latency": "2s",
+        "latency": Latency("fixed", 2.0),
         "model": "callbacks",
         "probes": [],
         "connect_us": connect_us,
@@ -109,7 +112,7 @@ def cost(connect_us: float, request_us: float) -> ServerCost:
 
 def latency_of(plan: list[Any], scenario: str, concurrency: int) -> set[tuple[str, float]]:
     return {
-        (r.point.server.latency, r.params["timeout_s"])
+        (r.point.server.latency.text, r.params["timeout_s"])
         for r in plan
         if r.scenario == scenario and r.point and r.point.concurrency == concurrency
     }
@@ -121,10 +124,10 @@ def test_the_plan_runs_each_point_at_its_chosen_latency_and_scales_its_timeout()
     plan = build_plan(slow, ["asyncio"], list(SCENARIOS))
     keep_alive = catalog.SLEEPY_KEEP_ALIVE.name
     assert latency_of(plan, catalog.SLEEPY.name, 1000) == {("2s", 30.0)}
-    assert latency_of(plan, catalog.SLEEPY.name, 10_000) == {("10s", sleepy_timeout_s("10s"))}
+    assert latency_of(plan, catalog.SLEEPY.name, 10_000) == {("10s", sleepy_timeout_s(10.0))}
     assert latency_of(plan, keep_alive, 10_000) == {("10s", 100.0), ("30s", 300.0)}
     judged = [p for p in record["points"] if p["judges_throughput"]]
-    assert [(p["scenario"], p["written"], p["latency"]) for p in judged] == [
+    assert [(p["scenario"], p["written"].text, p["latency"].text) for p in judged] == [
         (keep_alive, "10s", "30s")
     ]
     assert record["cost"] is not None and record["error"] is None
@@ -168,7 +171,7 @@ def test_the_probes_cost_feeds_the_plan_and_the_results_record_the_choice(
         args, session.profile, session.plan, tmp_path, harness, ["c10k"], session.pinning
     )
     recorded = lane.store.document["profile"]["latencies"]
-    assert {(p["concurrency"], p["latency"]) for p in recorded["points"]} == {
+    assert {(p["concurrency"], p["latency"].text) for p in recorded["points"]} == {
         (1000, "2s"),
         (3000, "2s"),
         (10_000, "10s"),

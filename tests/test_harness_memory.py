@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from bench.results import LeftOut, MemoryFit
 from c10k import catalog, probes
 from c10k.fits import replicated_fit
+from c10k.quantity import Fit
 from tests.recorded import crawl_record, derive
 
 SLEEPY, ASYNCIO = catalog.SLEEPY.name, catalog.ASYNCIO.name
@@ -63,9 +65,9 @@ def sleepy_run(
     }
 
 
-def memory(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def memory(runs: list[dict[str, Any]]) -> MemoryFit:
     found = derive(runs, {SLEEPY: 1000})
-    fit: dict[str, Any] = found[SLEEPY][ASYNCIO]["memory_per_connection"]
+    fit: MemoryFit = found[SLEEPY][ASYNCIO]["memory_per_connection"]
     return fit
 
 
@@ -81,11 +83,12 @@ def test_the_slope_is_fitted_over_every_run_with_an_interval_that_holds_the_scat
     ]
     fit = memory(runs)
     gross = PER_CONNECTION + 2 * PER_URL
-    assert fit["runs"] == 9 and fit["rss_bytes"]["n"] == 9
-    low, high = fit["rss_bytes"]["slope_ci95"]
-    assert low < gross < high and low < fit["rss_bytes"]["slope"] < high
+    slope = fit.rss_bytes.slope
+    assert fit.runs == 9 and slope.n == 9 and slope.interval is not None
+    low, high = slope.interval.low, slope.interval.high
+    assert low < gross < high and low < (slope.value or 0.0) < high
     assert high - low < 0.05 * gross  # 9 runs with 0.3 MB of scatter: a narrow interval
-    assert fit["total_bytes_ci95"] == [low, high]  # no kernel memory in these runs
+    assert fit.total_bytes.interval == slope.interval  # no kernel memory in these runs
 
 
 def test_a_kernel_that_freed_memory_lowers_the_total_fitted_as_one_over_the_same_runs() -> None:
@@ -98,19 +101,19 @@ def test_a_kernel_that_freed_memory_lowers_the_total_fitted_as_one_over_the_same
         for c in BASE_POINTS
     ]
     fit = memory(runs)
-    kernel = fit["kernel_bytes"]
-    assert kernel["slope"] == pytest.approx(-2 * KIB)
-    assert kernel["slope_ci95"][1] < 0  # wholly below zero: recorded as measured
+    kernel = fit.kernel_bytes.slope
+    assert kernel.value == pytest.approx(-2 * KIB)
+    assert kernel.interval is not None and kernel.interval.high < 0  # recorded as measured
     held = replicated_fit(
         [float(r["params"]["concurrency"]) for r in runs],
         [KIB * (r["plateau"]["rss_kib"] + r["plateau"]["slab_kib"] - 50_000) for r in runs],
     )
-    assert fit["total_bytes"] == pytest.approx(fit["rss_bytes"]["slope"] + kernel["slope"])
-    assert fit["total_bytes"] == pytest.approx(held.slope)
-    assert held.slope_ci95 is not None
-    assert fit["total_bytes_ci95"] == pytest.approx(held.slope_ci95.as_list())
-    low, high = fit["rss_bytes"]["slope_ci95"]
-    assert fit["total_bytes_ci95"][1] - fit["total_bytes_ci95"][0] > high - low
+    total, rss = fit.total_bytes, fit.rss_bytes.slope
+    assert total.value == pytest.approx((rss.value or 0.0) + (kernel.value or 0.0))
+    assert total.value == pytest.approx(held.slope)
+    assert total.interval == held.slope_ci95 and total.interval is not None
+    assert rss.interval is not None
+    assert total.interval.high - total.interval.low > rss.interval.high - rss.interval.low
 
 
 def test_more_scatter_between_runs_gives_a_wider_interval() -> None:
@@ -120,8 +123,9 @@ def test_more_scatter_between_runs_gives_a_wider_interval() -> None:
             for rep in range(3)
             for c in BASE_POINTS
         ]
-        low, high = memory(runs)["rss_bytes"]["slope_ci95"]
-        return float(high - low)
+        fit: Fit = memory(runs).rss_bytes
+        assert fit.slope.interval is not None
+        return fit.slope.interval.high - fit.slope.interval.low
 
     assert width(10.0) == pytest.approx(10 * width(1.0))
 
@@ -136,11 +140,9 @@ def test_a_point_most_of_whose_runs_failed_is_left_out_of_the_fit_and_named() ->
     runs += [sleepy_run(10_000, 2, 0, noise=5e6), failed(sleepy_run(10_000, 2, 1))]
     runs += [failed(sleepy_run(10_000, 2, 2), "failed-verification")]
     fit = memory(runs)
-    assert fit["concurrencies"] == [1000, 3000] and fit["runs"] == 4
-    assert fit["rss_bytes"]["slope"] == pytest.approx(PER_CONNECTION + 2 * PER_URL)
-    assert fit["left_out"] == [
-        {"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3, "noisy": 0}
-    ]
+    assert fit.concurrencies == [1000, 3000] and fit.runs == 4
+    assert fit.rss_bytes.slope.value == pytest.approx(PER_CONNECTION + 2 * PER_URL)
+    assert fit.left_out == [LeftOut(10_000, 20_000, 1, 3, 0)]
 
 
 def test_a_point_none_of_whose_runs_verified_is_named_as_left_out_too() -> None:
@@ -149,10 +151,8 @@ def test_a_point_none_of_whose_runs_verified_is_named_as_left_out_too() -> None:
     runs += [failed(sleepy_run(10_000, 2, rep)) for rep in range(4)]
     runs += [failed(sleepy_run(10_000, 2, 4), "failed-verification")]
     fit = memory(runs)
-    assert fit["concurrencies"] == [1000, 3000] and fit["runs"] == 4
-    assert fit["left_out"] == [
-        {"concurrency": 10_000, "pages": 20_000, "verified": 0, "runs": 5, "noisy": 0}
-    ]
+    assert fit.concurrencies == [1000, 3000] and fit.runs == 4
+    assert fit.left_out == [LeftOut(10_000, 20_000, 0, 5, 0)]
 
 
 def test_a_point_whose_runs_all_ran_in_noisy_rounds_is_named_with_them() -> None:
@@ -160,9 +160,7 @@ def test_a_point_whose_runs_all_ran_in_noisy_rounds_is_named_with_them() -> None
     runs = [sleepy_run(c, 2, rep) for rep in range(2) for c in (1000, 3000)]
     runs += [failed(sleepy_run(10_000, 2, rep)) | {"noisy": True} for rep in range(2)]
     fit = memory(runs)
-    assert fit["left_out"] == [
-        {"concurrency": 10_000, "pages": 20_000, "verified": 0, "runs": 0, "noisy": 2}
-    ]
+    assert fit.left_out == [LeftOut(10_000, 20_000, 0, 0, 2)]
 
 
 def test_a_point_that_held_in_most_of_its_runs_stays_in_the_fit() -> None:
@@ -170,8 +168,8 @@ def test_a_point_that_held_in_most_of_its_runs_stays_in_the_fit() -> None:
     runs += [sleepy_run(10_000, 2, rep) for rep in range(2)]
     runs += [failed(sleepy_run(10_000, 2, 2)), sleepy_run(100, 2, 0) | {"status": "skipped"}]
     fit = memory(runs)
-    assert fit["concurrencies"] == [1000, 3000, 10_000] and fit["runs"] == 6
-    assert "left_out" not in fit
+    assert fit.concurrencies == [1000, 3000, 10_000] and fit.runs == 6
+    assert fit.left_out == []
 
 
 def test_the_per_url_share_is_told_apart_by_a_point_with_more_pages_per_connection() -> None:
@@ -183,27 +181,27 @@ def test_the_per_url_share_is_told_apart_by_a_point_with_more_pages_per_connecti
     assert [p["pages"] for p in found["points"]] == [2001, 6001, 20_001]
     assert [p["pages"] for p in found["url_points"]] == [12_001]
     fit = found["memory_per_connection"]
-    assert fit["rss_bytes"]["slope"] == pytest.approx(PER_CONNECTION + 2 * PER_URL)
-    per_url = fit["per_url"]
-    assert per_url["bytes_per_url"] == pytest.approx(PER_URL)
-    assert per_url["net_rss_bytes"] == pytest.approx(PER_CONNECTION)
-    assert per_url["urls_per_connection"] == 2
-    assert per_url["runs"] == 8
+    assert fit.rss_bytes.slope.value == pytest.approx(PER_CONNECTION + 2 * PER_URL)
+    per_url = fit.per_url
+    assert per_url.bytes_per_url.value == pytest.approx(PER_URL)
+    assert per_url.net_rss_bytes.value == pytest.approx(PER_CONNECTION)
+    assert per_url.urls_per_connection == 2
+    assert per_url.runs == 8
 
 
 def test_without_a_point_of_more_pages_the_per_url_share_is_not_claimed() -> None:
     fit = memory([sleepy_run(c, 2) for c in BASE_POINTS])
-    assert fit["per_url"] is None
-    assert fit["rss_bytes"]["slope"] == pytest.approx(PER_CONNECTION + 2 * PER_URL)
+    assert fit.per_url is None
+    assert fit.rss_bytes.slope.value == pytest.approx(PER_CONNECTION + 2 * PER_URL)
 
 
 def test_the_check_reports_its_gap_from_the_slope() -> None:
     agree = memory([sleepy_run(c, 2) for c in BASE_POINTS])
-    assert agree["check_anon_bytes"]["slope"] == pytest.approx(agree["rss_bytes"]["slope"])
-    assert agree["check_gap"] == pytest.approx(0.0, abs=1e-9)
+    assert agree.check_anon_bytes.slope.value == pytest.approx(agree.rss_bytes.slope.value)
+    assert agree.check_gap == pytest.approx(0.0, abs=1e-9)
     gross = PER_CONNECTION + 2 * PER_URL
     apart = memory([sleepy_run(c, 2, anon_offset=-0.2 * gross) for c in BASE_POINTS])
-    assert apart["check_gap"] == pytest.approx(-0.2)
+    assert apart.check_gap == pytest.approx(-0.2)
 
 
 def partitioned(run: dict[str, Any], processes: int, extra_per_connection: float) -> dict[str, Any]:
@@ -229,16 +227,16 @@ def test_c100k_fits_one_process_and_several_apart_and_compares_them() -> None:
     found = derive(one + six, {c100k: 1000})
     entry = found[c100k][ASYNCIO]
     gross = PER_CONNECTION + 2 * PER_URL
-    assert entry["memory_per_connection"]["rss_bytes"]["slope"] == pytest.approx(gross)
-    assert entry["memory_per_connection"]["concurrencies"] == list(BASE_POINTS)
+    assert entry["memory_per_connection"].rss_bytes.slope.value == pytest.approx(gross)
+    assert entry["memory_per_connection"].concurrencies == list(BASE_POINTS)
     [across] = entry["memory_across_processes"]
-    assert across["processes"] == 6
-    assert across["concurrencies"] == [10_000, 30_000, 60_000, 100_000]
-    assert across["rss_bytes"]["slope"] == pytest.approx(gross + 900.0)
-    assert across["per_url"]["bytes_per_url"] == pytest.approx(PER_URL)
-    assert across["per_url"]["net_rss_bytes"] == pytest.approx(PER_CONNECTION + 900.0)
-    per_url = entry["memory_per_connection"]["per_url"]
-    assert per_url["net_rss_bytes"] == pytest.approx(PER_CONNECTION)
+    assert across.processes == 6
+    assert across.concurrencies == [10_000, 30_000, 60_000, 100_000]
+    assert across.rss_bytes.slope.value == pytest.approx(gross + 900.0)
+    assert across.per_url.bytes_per_url.value == pytest.approx(PER_URL)
+    assert across.per_url.net_rss_bytes.value == pytest.approx(PER_CONNECTION + 900.0)
+    per_url = entry["memory_per_connection"].per_url
+    assert per_url.net_rss_bytes.value == pytest.approx(PER_CONNECTION)
     assert [(p["concurrency"], p["processes"]) for p in entry["url_points"]] == [
         (3000, 1),
         (30_000, 6),

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import asdict
 from typing import cast
 
 import pytest
 
 from bench.analysis.derive import fit_thresholds
 from bench.analysis.paired import compared_models
-from bench.analysis.points import mean_latency
+from bench.harness import cli as bench_cli
 from bench.harness import costs
 from bench.harness import plan as sc
 from bench.harness.commands import crawl_argv
@@ -23,9 +22,10 @@ from bench.harness.session import harness_runtime
 from bench.harness.shapes import both_cores_points, past_one_process_points
 from bench.harness.site import ServeOptions
 from bench.interpreter import python_command
-from bench.results import Results
+from bench.results import Block, Results
 from bench.results.words import left_out_text
 from c10k import catalog, sequential
+from c10k.durations import Latency, parse_latency
 
 # The profiles that measure every claim; free-threading measures C8 alone (its own test).
 CLAIM_PROFILES = tuple(p for p in PROFILES if p != "free-threading")
@@ -63,9 +63,9 @@ def test_every_profile_fits_its_budget(profile: str) -> None:
     conditional rounds are what a comparison the first look does not decide may add, up to
     the cap)."""
     here = harness_runtime()
-    models, _ = sc.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
+    models, _ = bench_cli.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
     plan = sc.build_plan(PROFILE_TABLE[profile], models, sc.SCENARIOS)
-    skipped = sc.unavailable_here(models)
+    skipped = bench_cli.unavailable_here(models)
     least = sc.plan_estimate_s(plan, conditional=False, skipped=skipped)
     assert least <= PROFILE_TABLE[profile].budget_s
 
@@ -145,7 +145,7 @@ def test_a_round_runs_every_model_at_every_point_of_its_server_back_to_back() ->
     warmups = [r for r in plan if r.kind == "warmup"]
     assert plan[: len(warmups)] == warmups  # every warm-up before the first round
     assert all(r.round is None and r.block is None for r in warmups)
-    blocks: dict[str, list[sc.PlannedRun]] = {}
+    blocks: dict[Block, list[sc.PlannedRun]] = {}
     for run in plan[len(warmups) :]:
         assert run.block is not None
         blocks.setdefault(run.block, []).append(run)
@@ -166,7 +166,7 @@ def test_the_order_within_a_round_is_shuffled_per_round_by_the_seed() -> None:
     profile, models = PROFILE_TABLE["default"], list(sc.ALL_MODELS)
 
     def orders(seed: int) -> list[list[str]]:
-        found: dict[str | None, list[str]] = {}
+        found: dict[Block | None, list[str]] = {}
         plan = sc.build_plan(profile, models, ["few-active"], order_seed=seed)
         for run in plan:
             if run.kind == "measured" and run.params["concurrency"] == 1:
@@ -198,12 +198,12 @@ def test_the_c10k_point_is_judged_by_paired_rounds_of_its_own_models() -> None:
     """sleepy-keep-alive: the CPU-bound view at 2 s, and C 10,000 at 10 s, where the server
     has room, for the threads and the stackless event loops, in paired rounds."""
     plan = _measured(plan_of("default"), "sleepy-keep-alive")
-    judged = [r for r in plan if r.params["server"]["latency"] == "10s"]
+    judged = [r for r in plan if r.params["server"]["latency"] == Latency("fixed", 10.0)]
     assert {r.params["concurrency"] for r in judged} == {10_000}
     assert {r.model for r in judged} == set(C10K_MODELS)
     assert {r.round for r in judged if not r.conditional} == {0, 1, 2}
     assert max(r.round for r in judged if r.round is not None) == sequential.LOOKS[-1] - 1
-    viewed = {r.params["concurrency"] for r in plan if r.params["server"]["latency"] == "2s"}
+    viewed = {r.params["concurrency"] for r in plan if r.params["server"]["latency"].text == "2s"}
     assert viewed == {1000, 3000, 10_000}
     assert all(not r.params["server"]["root_latency"] for r in plan)  # the hub at once
 
@@ -267,18 +267,19 @@ def test_filters_select_models_and_scenarios() -> None:
     [("0", 0.0), ("50ms", 0.05), ("2s", 2.0), ("250us", 250e-6), ("uniform:10ms..30ms", 0.02)],
 )
 def test_mean_latency(spec: str, seconds: float) -> None:
-    assert mean_latency(spec) == pytest.approx(seconds)
+    assert parse_latency(spec).mean_s == pytest.approx(seconds)
 
 
 def test_mean_latency_of_lognormal_is_above_its_median() -> None:
-    assert mean_latency("lognormal:50ms,0.5") == pytest.approx(0.05 * 1.1331, rel=1e-3)
+    assert parse_latency("lognormal:50ms,0.5").mean_s == pytest.approx(0.05 * 1.1331, rel=1e-3)
     with pytest.raises(ValueError):
-        mean_latency("pareto:1s")
+        parse_latency("pareto:1s")
 
 
 def test_server_argv() -> None:
-    config = ServeOptions(pages=10, links=0, shape="wide", latency="2s", faults="500=0.1")
+    config = ServeOptions(pages=10, shape="wide", latency=Latency("fixed", 2.0), faults="500=0.1")
     argv = config.argv()
+    assert argv[argv.index("--latency") + 1] == "2s"
     assert argv[argv.index("--pages") + 1] == "10"
     assert argv[argv.index("--faults") + 1] == "500=0.1"
     assert "--bandwidth" not in argv and "--parts" not in argv
@@ -287,15 +288,15 @@ def test_server_argv() -> None:
 
 
 def test_the_points_of_several_processes_serve_a_part_to_each() -> None:
-    for point in past_one_process_points((100,), "1s", processes=3):
+    for point in past_one_process_points((100,), 1.0, processes=3):
         assert point.server.parts == point.server.addresses == point.processes == 3
     for point in both_cores_points(300, 200, (8,), workers=2):
         assert point.server.parts == 2
 
 
 def test_serve_options_keep_the_keys_results_json_records() -> None:
-    # results.json holds asdict(options) as params.server: its keys and order are the schema.
-    options = asdict(ServeOptions(pages=10))
+    # results.json holds the options' fields as params.server: its keys and order are the schema.
+    options = sc.run_params(CrawlPoint(ServeOptions(pages=10), 1))["server"]
     assert list(options) == [
         "pages",
         "links",
@@ -315,7 +316,7 @@ def test_serve_options_keep_the_keys_results_json_records() -> None:
         "links": 10,
         "shape": "deep",
         "seed": 1,
-        "latency": "0",
+        "latency": Latency("fixed"),
         "bandwidth": None,
         "faults": None,
         "workers": 1,
@@ -353,7 +354,7 @@ def test_crawl_argv_shares_the_crawl_only_among_several_processes() -> None:
 
 
 def test_a_point_of_several_processes_is_recorded_and_told_apart() -> None:
-    site = ServeOptions(pages=60, links=0, shape="wide", latency="200ms", addresses=2)
+    site = ServeOptions(pages=60, links=0, shape="wide", latency=Latency("fixed", 0.2), addresses=2)
     plain, shared = CrawlPoint(site, concurrency=30), CrawlPoint(site, 30, processes=3)
     assert sc.run_params(plain)["processes"] == 1
     assert sc.run_params(shared)["processes"] == 3
@@ -366,7 +367,7 @@ def test_a_point_of_several_processes_is_recorded_and_told_apart() -> None:
 
 
 def test_several_processes_start_more_interpreters_and_ramp_side_by_side() -> None:
-    site = ServeOptions(pages=10_000, links=0, shape="wide", latency="0")
+    site = ServeOptions(pages=10_000, links=0, shape="wide")
     model = catalog.THREADS
     plain, shared = CrawlPoint(site, 10_000), CrawlPoint(site, 10_000, processes=4)
     ramp = 10_000 * costs.THREAD_CEILING_S_PER_THREAD
@@ -380,9 +381,9 @@ def test_a_site_is_charged_a_hang_tail_only_when_it_has_a_hanging_page() -> None
     """Timeouts at the end of the crawl, when the server places a hanging page at all."""
 
     def tail(pages: int, faults: str) -> float:
-        site = ServeOptions(pages=pages, shape="deep", latency="0", faults=faults)
+        site = ServeOptions(pages=pages, shape="deep", latency=Latency("fixed"), faults=faults)
         point = CrawlPoint(site, 10, timeout_s=2.0, max_tries=3)
-        plain = CrawlPoint(ServeOptions(pages=pages, shape="deep", latency="0"), 10)
+        plain = CrawlPoint(ServeOptions(pages=pages, shape="deep", latency=Latency("fixed")), 10)
         return point.estimate_s("callbacks") - plain.estimate_s("callbacks")
 
     assert tail(1000, "reset=0.05") == pytest.approx(0.0)
@@ -477,7 +478,7 @@ def test_c100k_holds_100000_connections_within_each_processs_and_addresss_limits
 
 
 def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None:
-    models, left = sc.plan_models(sc.ALL_CRAWLERS, {"3.11": "3.11.7"})
+    models, left = bench_cli.plan_models(sc.ALL_CRAWLERS, {"3.11": "3.11.7"})
     interpreters = catalog.INTERPRETERS.name
     assert interpreters not in models
     assert left == [{"model": interpreters, "needs": "3.14", "runtimes": ["3.11"]}]
@@ -488,7 +489,7 @@ def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None
     # Planned when some runtime of the run can run it (--pythons 3.11,3.14: the 3.11 lane
     # skips it), and on that runtime alone.
     for runtimes in ({"3.11": "3.11.7", "3.14": "3.14.0"}, {"3.14t": "3.14.0"}):
-        models, left = sc.plan_models(sc.ALL_CRAWLERS, runtimes)
+        models, left = bench_cli.plan_models(sc.ALL_CRAWLERS, runtimes)
         assert interpreters in models and left == []
 
 

@@ -22,6 +22,7 @@ from bench.harness.recipes import _record_server, run_crawl
 from bench.harness.sampler import Sampler, read_process, read_rollups, read_tree
 from bench.harness.site import ServeOptions, Server, SiteClient
 from c10k import catalog
+from c10k.durations import parse_latency
 from c10k.system import read_line
 from tests.server_helpers import wait_for
 
@@ -238,7 +239,15 @@ def test_a_server_on_several_addresses_takes_a_block_of_its_own() -> None:
 # -- a partitioned crawl through the harness, for real ----------------------------------------
 
 PARTITIONED = CrawlPoint(
-    ServeOptions(pages=60, links=0, shape="wide", latency="200ms", addresses=2, workers=2, parts=2),
+    ServeOptions(
+        pages=60,
+        links=0,
+        shape="wide",
+        latency=parse_latency("200ms"),
+        addresses=2,
+        workers=2,
+        parts=2,
+    ),
     concurrency=30,
     processes=2,
     check_peak=True,

@@ -1,5 +1,5 @@
 """results.json: schema version, atomic writes, NaN as null, a store saved after each run,
-and the one migration of a /1 file."""
+and the one migration of a /1 or /2 file."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 
 from bench import results
 from c10k import catalog
+from c10k.durations import Latency
 
-DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_write_atomic_writes_json_and_leaves_no_temporary_file(tmp_path: Path) -> None:
@@ -43,7 +44,7 @@ def test_store_saves_after_every_run_and_on_finish(tmp_path: Path) -> None:
     store.set_derived(cast(results.Derived, {"few-active": {}}))
     store.finish("interrupted")
     saved = results.load(store.path)
-    assert saved["schema"] == "c10k-bench-results/2"
+    assert saved["schema"] == "c10k-bench-results/3"
     assert saved["status"] == "interrupted" and saved["finished_at"]
     assert saved["derived"] == {"few-active": {}}
 
@@ -68,9 +69,10 @@ def test_the_store_writes_the_file_write_atomic_writes(tmp_path: Path) -> None:
     [
         ({"schema": "something-else/9"}, "schema 'something-else/9'"),
         ([1, 2], "schema 'list'"),
-        ({"schema": "c10k-bench-results/3", "runs": [], "derived": {}}, "schema"),
+        ({"schema": "c10k-bench-results/4", "runs": [], "derived": {}}, "schema"),
         ({"schema": "c10k-bench-results/2", "derived": {}}, "no runs list"),
-        ({"schema": "c10k-bench-results/1", "runs": []}, "no runs list"),
+        ({"schema": "c10k-bench-results/3", "runs": [], "derived": []}, "no derived section"),
+        ({"schema": "c10k-bench-results/1", "runs": []}, "not a readable"),
     ],
 )
 def test_load_refuses_what_is_no_results_file(tmp_path: Path, content: Any, reason: str) -> None:
@@ -112,7 +114,7 @@ def _v1_document() -> dict[str, Any]:
 
 
 def test_migrate_v1_fills_every_field_added_since_with_what_older_harnesses_did() -> None:
-    document = results.migrate_v1(_v1_document())
+    document = results.migrate(_v1_document())
     assert document["schema"] == results.SCHEMA
     assert document["environment"]["server"] == {"remote": False, "ssh": None, "host": None}
     measured, warmup, idle = document["runs"]
@@ -125,8 +127,7 @@ def test_migrate_v1_fills_every_field_added_since_with_what_older_harnesses_did(
     assert set(samples) == set(results.SAMPLE_FIELDS)
     assert samples["processes"] == [1, 1, 1] and samples["anon_kib"] == [None, None, None]
     assert samples["fds"] == [5, 105, 105]  # what was recorded stays
-    sleepy = cast(results.SleepyHighlights, document["derived"]["highlights"][catalog.SLEEPY.name])
-    assert sleepy["latency_p50_ms"] is None
+    assert "derived" not in document  # derive computes it afresh
 
 
 def test_migrate_v1_keeps_the_fields_a_newer_v1_file_has() -> None:
@@ -135,7 +136,7 @@ def test_migrate_v1_keeps_the_fields_a_newer_v1_file_has() -> None:
     crawl["round"] = 0
     crawl["params"]["processes"] = 4
     crawl["samples"]["processes"] = [1, 5, 5]
-    migrated = results.migrate_v1(newer)
+    migrated = results.migrate(newer)
     run = migrated["runs"][0]
     assert run["round"] == 0 and run["params"]["processes"] == 4
     assert run["samples"]["processes"] == [1, 5, 5]
@@ -148,10 +149,32 @@ def test_load_reads_a_v1_file_through_the_migration(tmp_path: Path) -> None:
     assert loaded["schema"] == results.SCHEMA and loaded["runs"][0]["round"] == 2
 
 
-def test_the_recorded_v1_test_files_load_as_v2() -> None:
-    for name in ("report-failures.json", "report-partial.json"):
-        document = results.load(DATA / name)
-        assert document["schema"] == results.SCHEMA
-        crawls = [r for r in document["runs"] if "concurrency" in r["params"]]
-        assert crawls and all(r["params"]["processes"] == 1 for r in crawls)
-        assert all("round" in r for r in document["runs"])
+def test_a_v2_file_is_read_with_typed_identities_and_latencies_and_no_derived() -> None:
+    """The /2 -> /3 migration parses each id once: a crawl's point, a round's block, a
+    sentinel kept as a wait (its block from its id); each latency in seconds."""
+    crawl = _v1_crawl(id="sleepy/asyncio/c100/p3/pure/s4/measured2-again1", round=2, again=1)
+    crawl |= {"block": "sleepy/s4/round2", "noisy": False}
+    wait: dict[str, Any] = {"id": "sleepy/s4/round2/cpu-loop-again1-wait2"}
+    wait |= {"scenario": catalog.SLEEPY.name}
+    wait |= {"model": "cpu-loop", "kind": "sentinel", "repetition": 2, "round": 2, "params": {}}
+    wait |= {"block": None, "again": 1, "noisy": True, "waited_s": 5.0, "status": "ok"}
+    old = {"schema": results.SCHEMA_V2, "environment": {}, "runs": [crawl, wait], "derived": {}}
+    document = results.migrate(old)
+    assert "derived" not in document
+    measured, waited = document["runs"]
+    assert measured["point"] == results.PointKey(100, 3, "pure", 4)
+    assert measured["block"] == results.Block("sleepy", 4, 2) == waited["block"]
+    assert (measured["wait"], waited["wait"], waited["point"]) == (0, 2, None)
+    assert measured["params"]["server"]["latency"] == Latency("fixed", 2.0)
+
+
+def test_every_id_of_the_committed_samples_is_its_typed_identitys_label() -> None:
+    for path in (ROOT / "reports" / "results.json", ROOT / "reports" / "c100k" / "results.json"):
+        for run in results.load(path)["runs"]:
+            if run["point"] is not None:
+                planned = f"{run['scenario']}/{run['model']}/{run['point'].label}/"
+                planned += f"{run['kind']}{run['repetition']}"
+                assert run["id"] == results.run_label(planned, run["again"], run["wait"])
+            if run["kind"] == "sentinel" and run["block"] is not None:
+                planned = f"{run['block'].label}/{run['model']}"
+                assert run["id"] == results.run_label(planned, run["again"], run["wait"])

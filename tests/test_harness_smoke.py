@@ -12,6 +12,7 @@ import pytest
 
 from bench.harness.heap import PINNED_MALLOC
 from bench.interpreter import python_command
+from bench.results import SCHEMA
 from tests.server_helpers import wait_for
 
 # Pins CPUs, loads the machine or changes its limits: one xdist worker runs these (tox.ini).
@@ -38,7 +39,7 @@ def test_quick_profile_for_one_model_and_scenario(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     document = json.loads((tmp_path / "results.json").read_text())
-    assert document["schema"] == "c10k-bench-results/2"
+    assert document["schema"] == SCHEMA
     assert document["status"] == "complete"
     assert document["environment"]["limits"]["RLIMIT_NOFILE"]["hard"]
     every = document["runs"]

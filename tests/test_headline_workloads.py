@@ -8,12 +8,12 @@ from bench.report.answer import Workload, realistic_site
 from bench.report.charts_glance import headline_caption
 from bench.report.ties import Entry
 from bench.results import Results
-from c10k.stats import Interval
+from c10k.quantity import Interval
+from tests.recorded import quantity
 
 
 def _point(site: str, concurrency: int, pages_per_s: float) -> dict[str, Any]:
-    summary = {"n": 1, "median": pages_per_s, "ci95": None}
-    return {"site": site, "concurrency": concurrency, "pages_per_s": summary}
+    return {"site": site, "concurrency": concurrency, "pages_per_s": quantity(pages_per_s, n=1)}
 
 
 def _document(points: dict[str, list[dict[str, Any]]]) -> Results:

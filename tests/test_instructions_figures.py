@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -13,7 +13,7 @@ from bench.report.page import markdown
 from bench.report.verdicts import verdicts
 from bench.results import Results
 from c10k import catalog
-from tests.recorded import derive
+from tests.recorded import derive, runs_of
 
 DATA = Path(__file__).parent / "data"
 # Instructions per page of each counted run: the core's share is easy to check by hand.
@@ -56,7 +56,7 @@ def counted_runs() -> list[dict[str, Any]]:
 
 def test_each_model_gets_its_count_and_the_core_share() -> None:
     table = derive(counted_runs(), {})[catalog.INSTRUCTIONS.name]
-    assert table[catalog.THREADS.name]["instructions_per_page"]["median"] == 800_000.0
+    assert table[catalog.THREADS.name]["instructions_per_page"].value == 800_000.0
     assert table[catalog.THREADS.name]["core_share"] == pytest.approx(0.5)
     assert table[catalog.CALLBACKS.name]["core_share"] == pytest.approx(0.625)
     assert "core_share" not in table[catalog.CORE_REPLAY]
@@ -89,7 +89,7 @@ def test_ratios_for_the_event_loop_and_uvloop_claims() -> None:
 def with_counts() -> Results:
     """A recorded quick run (few-active and the rest) with the counted runs added."""
     document = results.load(DATA / "report-failures.json")
-    document["runs"] += cast(list[results.Run], counted_runs())
+    document["runs"] += runs_of(counted_runs())
     document["derived"] = derive_document(document)
     return document
 

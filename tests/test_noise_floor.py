@@ -15,7 +15,7 @@ from bench.harness.commands import loop_argv
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.summary import summary_table
 from bench.report.conditions import noise_floor_text
-from bench.results import Results
+from bench.results import Block, Results
 from c10k import catalog
 from impls.tools import cpu_loop
 from impls.tools.cpu_loop import parse_links
@@ -82,7 +82,7 @@ def test_the_floor_is_left_out_when_its_scenario_is() -> None:
 
 def test_every_sampled_round_starts_with_its_sentinel_on_the_crawlers_cpus() -> None:
     plan = sc.build_plan(PROFILE_TABLE["default"], sc.ALL_MODELS, sc.SCENARIOS)
-    blocks: dict[str, list[sc.PlannedRun]] = {}
+    blocks: dict[Block, list[sc.PlannedRun]] = {}
     for run in plan:
         if run.block is not None:
             blocks.setdefault(run.block, []).append(run)
@@ -97,14 +97,15 @@ def test_the_floor_summarises_the_runs_that_ended_ok() -> None:
     runs = [loop_run(0, 0.200), loop_run(1, 0.220), loop_run(2, 0.0, "crashed"), loop_run(3, 0.210)]
     floor = derive_noise_floor(runs_of(runs))
     assert floor["runs"] == 3
-    assert floor["cpu_s"]["median"] == pytest.approx(0.210)
-    assert floor["cpu_s"]["cv"] == pytest.approx(0.01 / 0.210, rel=1e-6)
+    cpu = floor["cpu_s"]
+    assert cpu.value == pytest.approx(0.210) and cpu.spread is not None
+    assert cpu.spread.cv == pytest.approx(0.01 / 0.210, rel=1e-6)
     assert derive(runs, {})[catalog.NOISE_FLOOR.name] == floor
 
 
 def test_the_report_and_the_summary_give_the_floor() -> None:
     runs = [loop_run(0, 0.100), loop_run(1, 0.120)]
-    document = cast(Results, {"runs": runs, "derived": derive(runs, {})})
+    document = cast(Results, {"runs": runs_of(runs), "derived": derive(runs, {})})
     sentence = noise_floor_text(document)
     assert "2 fresh processes" in sentence and "100-120 ms" in sentence
     assert "CV 12.9%" in sentence  # stdev 0.01414 / mean 0.110

@@ -24,9 +24,9 @@ from bench.harness import session as harness_session
 from bench.harness.plan import PlannedRun, base_record, build_plan, ended, runs_at
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.site import ServeOptions
-from bench.results import Point, Results, Run, crawl_table
+from bench.results import Block, Point, Results, Run, crawl_table
 from c10k import catalog, probes
-from tests.recorded import runs_of
+from tests.recorded import latency, runs_of
 
 THREADS, ASYNCIO, GEVENT = catalog.THREADS.name, catalog.ASYNCIO.name, catalog.GEVENT.name
 
@@ -42,7 +42,7 @@ def allowance_s(fake: Profile, server: int = 0) -> float:
     """What the noisy rounds of the server's rounds may take running again."""
     plan = build_plan(fake, [THREADS, ASYNCIO], ["few-active"], 3)
     allowances = rounds.again_allowances(rounds.always_run(plan), fake.again_share)
-    return allowances[f"few-active/s{server}"]
+    return allowances["few-active", server]
 
 
 class FakeServer:
@@ -201,7 +201,7 @@ def test_a_servers_noisy_rounds_run_again_within_its_share_of_their_planned_time
     again = {(r["round"], r["again"]) for r in document["runs"] if r["again"]}
     assert again == {(0, 1), (0, 2)}
     spent = 2 * (2 * machine.crawl_elapsed_s + 0.25)  # two rounds again: 2 crawls, a sentinel
-    assert rounds.again_seconds(document, "few-active/s0") == pytest.approx(spent)
+    assert rounds.again_seconds(document, ("few-active", 0)) == pytest.approx(spent)
 
 
 def test_one_servers_noisy_rounds_do_not_spend_another_servers_allowance(
@@ -214,11 +214,11 @@ def test_one_servers_noisy_rounds_do_not_spend_another_servers_allowance(
     machine.crawl_elapsed_s = allowance_s(fake, 0) / 3
     document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
     again = [r for r in document["runs"] if r["again"]]
-    servers = {rounds.server_rounds(r["block"] or "") for r in again}
-    assert servers == {"few-active/s0", "few-active/s1"}
+    servers = {r["block"].rounds for r in again if r["block"] is not None}
+    assert servers == {("few-active", 0), ("few-active", 1)}
     for server in sorted(servers):
         spent = rounds.again_seconds(document, server)
-        assert spent >= allowance_s(fake, int(server[-1])), server  # it ran until it was spent
+        assert spent >= allowance_s(fake, server[1]), server  # it ran until it was spent
 
 
 @pytest.fixture
@@ -242,9 +242,10 @@ def test_a_round_waits_for_a_quiet_machine_before_it_starts(
         "few-active/s0/round1/cpu-loop-wait1",
         "few-active/s0/round1/cpu-loop-wait2",
     ]
-    assert all(r["block"] is None and r["noisy"] for r in waits)
+    assert [r["wait"] for r in waits] == [1, 2]
+    assert all(r["block"] == Block("few-active", 0, 1) and r["noisy"] for r in waits)
     # the round started once the machine was quiet: nothing of it is noisy or ran again
-    rounds_ = [r for r in runs if r["block"] is not None]
+    rounds_ = [r for r in runs if r["block"] is not None and not r["wait"]]
     assert not any(r["noisy"] or r["again"] for r in rounds_)
     counted = document["derived"]["rounds"]["few-active"]
     assert counted == {"rounds": 2, "noisy": 0, "again": 0, "waited": 1, "waited_s": 10.0}
@@ -259,7 +260,9 @@ def test_once_the_session_has_waited_its_allowance_a_noisy_round_runs_and_runs_a
     fake = replace(profile(), quiet_wait_s=7.0)  # one full pause and a part of one
     document = bench(tmp_path, fake, session_loops=[0.2, 0.2, 0.2])
     assert pauses == [rounds.QUIET_PAUSE_S, 2.0]
-    zero = [r for r in document["runs"] if r["round"] == 0 and r["block"] is not None]
+    zero = [
+        r for r in document["runs"] if r["round"] == 0 and r["block"] is not None and not r["wait"]
+    ]
     assert [r["again"] for r in zero if r["noisy"]] == [0, 0, 0]  # it ran noisy, then again
     assert [r["again"] for r in zero if not r["noisy"]] == [1, 1, 1]
     counted = document["derived"]["rounds"]["few-active"]
@@ -353,7 +356,7 @@ def test_a_point_that_failed_twice_is_not_made_up(
 def _point(concurrency: int, by_round: dict[int, float], figure: str = "pages_per_s") -> Point:
     return {  # type: ignore[typeddict-item]  # what the comparison reads of a point
         "concurrency": concurrency,
-        "latency": "0",
+        "latency": latency("0"),
         "server_saturated_runs": 0,
         "rounds": [{"round": r, figure: v} for r, v in by_round.items()],
     }
@@ -366,7 +369,7 @@ def test_a_round_of_c6_is_the_median_over_the_event_loops_of_each_ones_mean_log_
         table[model] = [_point(1, {0: 100 * factor, 1: 100.0}), _point(10, {0: 200 * factor})]
     c6 = Comparison("C6", "t", "few-active", "pages_per_s", loops, THREADS, (0.5, 0.95))
     points = shared_points(table, c6)
-    assert points == [(1, "0"), (10, "0")]
+    assert points == [(1, latency("0")), (10, latency("0"))]
     # round 1 lacks C 10 for every loop: only round 0 is complete
     assert round_ratios(table, c6, points) == pytest.approx({0: math.log(0.8)})
 
@@ -397,7 +400,8 @@ def test_the_cap_counts_every_round_a_comparisons_models_ran_at_its_points() -> 
             run(ASYNCIO, 5, at=(1_000, "2s")),  # another point
         ]
     )
-    assert rounds_seen(runs, c7, [(10_000, "10s")]) == {"rounds": 3, "noisy": 2, "again": 1}
+    found = rounds_seen(runs, c7, [(10_000, latency("10s"))])
+    assert found == {"rounds": 3, "noisy": 2, "again": 1}
 
 
 def test_a_ceiling_keeps_a_model_out_past_it() -> None:
@@ -411,8 +415,9 @@ def test_round_counts_count_each_round_once_and_its_noise() -> None:
     def run(block: str, again: int, noisy: bool) -> dict[str, Any]:
         return {"scenario": "s", "block": block, "again": again, "noisy": noisy}
 
+    a, b = "s/s0/round0", "s/s0/round1"
     found = round_counts(
-        runs_of([run("a", 0, False), run("a", 0, False), run("b", 0, True), run("b", 1, False)])
+        runs_of([run(a, 0, False), run(a, 0, False), run(b, 0, True), run(b, 1, False)])
     )
     assert found == {"s": {"rounds": 3, "noisy": 1, "again": 1}}
 
@@ -444,7 +449,8 @@ def test_a_comparison_whose_model_failed_twice_stops_its_conditional_rounds() ->
         for m in models
     ]
     failed: Any = [
-        {"id": f"few-active/{THREADS}/c4/r{n}", "kind": "measured", "status": "timeout"}
+        {"scenario": "few-active", "model": THREADS, "point": None, "params": {}}
+        | {"id": f"few-active/{THREADS}/c4/r{n}", "kind": "measured", "status": "timeout"}
         for n in (0, 1)
     ]
     # Not judged yet, but threads will not run again: more rounds cannot judge it.
@@ -469,7 +475,7 @@ def test_a_conditional_round_runs_only_the_models_of_the_comparisons_still_open(
 
 
 def test_a_round_past_the_repetitions_holds_only_the_models_a_comparison_needs() -> None:
-    point = CrawlPoint(ServeOptions(pages=10, latency="10s"), concurrency=100)
+    point = CrawlPoint(ServeOptions(pages=10, latency=latency("10s")), concurrency=100)
     sleepy = Scenario(catalog.SLEEPY_KEEP_ALIVE, points=(point,), repetitions=3, cap=5)
     fake = Profile("fake", "one C10K-like point", 60.0, 0.1, (sleepy,))
     models = [THREADS, ASYNCIO, catalog.CALLBACKS.name, catalog.TRIO.name]

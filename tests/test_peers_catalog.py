@@ -10,6 +10,7 @@ import pytest
 
 from bench import interpreter
 from bench.analysis import derive as derive_module
+from bench.harness import cli as bench_cli
 from bench.harness import plan as sc
 from bench.harness.profiles import PROFILE_TABLE
 from bench.harness.session import harness_runtime
@@ -57,9 +58,9 @@ def test_the_plan_runs_a_peer_only_in_its_scenarios_and_up_to_its_ceiling() -> N
 def test_the_default_run_with_the_peer_fits_its_budget() -> None:
     profile = PROFILE_TABLE["default"]
     here = harness_runtime()
-    models, _ = sc.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
+    models, _ = bench_cli.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
     plan = sc.build_plan(profile, models, sc.SCENARIOS)
-    skipped = sc.unavailable_here(models) - {catalog.SCRAPY.name}
+    skipped = bench_cli.unavailable_here(models) - {catalog.SCRAPY.name}
     assert sc.plan_estimate_s(plan, conditional=False, skipped=skipped) <= profile.budget_s
 
 

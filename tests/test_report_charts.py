@@ -25,10 +25,11 @@ from bench.report.charts_memory import (
     chart_memory_per_connection,
     chart_plateau_rss,
 )
-from bench.report.figures import KIB, memory_per_connection
+from bench.report.figures import KIB, memory_fits
 from bench.results import Results
 from c10k import catalog
 from c10k.catalog import MODELS
+from c10k.quantity import Fit
 
 DATA = Path(__file__).parent / "data"
 
@@ -56,11 +57,12 @@ def test_memory_compares_held_with_peak_of_one_definition(document: Results) -> 
     with drawing():
         chart = chart_memory_per_connection(document)
     left, right = chart.figure.axes[:2]
-    memory = memory_per_connection(document)
-    fitted = [m for m in memory.values() if m.rss_bytes is not None]
+    memory = memory_fits(document)
+    fitted = [m for m in memory.values() if m and m.rss_bytes.slope.value is not None]
     bars = sorted(round(p.get_width(), 6) for p in left.patches if isinstance(p, Rectangle))
-    expected = [max(0.0, m.rss_bytes or 0.0) / KIB for m in fitted]
-    expected += [max(0.0, m.peak_bytes) / KIB for m in fitted if m.peak_bytes is not None]
+    held = [m.rss_bytes.slope.value for m in fitted]
+    peak = [m.peak_rss_bytes.slope.value for m in fitted]
+    expected = [max(0.0, v) / KIB for v in held + peak if v is not None]
     # Left: RSS slopes only, held and peak; no kernel part beside a figure that has none.
     assert bars == sorted(round(v, 6) for v in expected)
     # No per-idle-unit line (the chapter's 50 or 3 KiB per thread or coroutine) on either side.
@@ -74,7 +76,7 @@ def test_each_fit_is_drawn_through_many_points_on_its_line(document: Results) ->
     with drawing():
         chart = chart_plateau_rss(document)
     (ax,) = chart.figure.axes
-    memory = {m.model: m for m in memory_per_connection(document).values() if m.rss_bytes}
+    memory = {k: m for k, m in memory_fits(document).items() if m and m.rss_bytes.slope.value}
     fits = [ln for ln in ax.lines if np.asarray(ln.get_xdata()).size == FIT_SAMPLES]
     assert len(fits) == len(memory)
     for line in fits:
@@ -84,10 +86,14 @@ def test_each_fit_is_drawn_through_many_points_on_its_line(document: Results) ->
             for m in memory.values()
             if m.concurrencies
             and min(m.concurrencies) == pytest.approx(xs[0])
-            and np.allclose(ys, ((m.rss_intercept or 0) + (m.rss_bytes or 0) * xs) / KIB / KIB)
+            and np.allclose(ys, _line(m.rss_bytes, xs) / KIB / KIB)
         )
         assert xs[-1] == pytest.approx(max(m.concurrencies))
     plt.close(chart.figure)
+
+
+def _line(fit: Fit, xs: Any) -> Any:
+    return (fit.intercept or 0) + (fit.slope.value or 0) * xs
 
 
 def test_idle_units_are_dots_on_the_log_axis_not_stacked_bars(document: Results) -> None:

@@ -3,6 +3,7 @@ harness's cost, on crafted derived figures and on a recorded run given those fig
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -13,25 +14,14 @@ from bench.harness import cores
 from bench.report import conditions
 from bench.report.page import write_report
 from bench.report.tables import environment_rows
-from bench.results import PinningRecord, Results
-from tests.recorded import derive
+from bench.results import LeftOut, PerUrl, PinningRecord, Results
+from tests.recorded import derive, latency, line, memory_fit, quantity
 
 DATA = Path(__file__).parent / "data"
 
 
-def fit(slope: float, r2: float = 1.0) -> dict[str, Any]:
-    return {"n": 3, "slope": slope, "intercept": 0.0, "r2": r2}
-
-
-def point(
-    concurrency: int, latency: str = "0", mean_latency_s: float = 0.0, **figures: Any
-) -> dict[str, Any]:
-    return {
-        "concurrency": concurrency,
-        "latency": latency,
-        "mean_latency_s": mean_latency_s,
-        "site": "deep",
-    } | figures
+def point(concurrency: int, at: str = "0", **figures: Any) -> dict[str, Any]:
+    return {"concurrency": concurrency, "latency": latency(at), "site": "deep"} | figures
 
 
 def document(derived: dict[str, Any], pinning: PinningRecord | None = None) -> Results:
@@ -43,13 +33,14 @@ def test_memory_rows_put_held_and_peak_side_by_side() -> None:
     sleepy = {
         "asyncio": {
             "points": [],
-            "memory_per_connection": {
-                "concurrencies": [1000, 10000],
-                "rss_bytes": fit(13 * 1024, 0.998),
-                "kernel_bytes": fit(4 * 1024),
-                "total_bytes": 17 * 1024,
-                "peak_rss_bytes": fit(25 * 1024, 0.97),
-            },
+            "memory_per_connection": memory_fit(
+                13 * 1024,
+                total=17 * 1024,
+                rss_bytes=line(13 * 1024, 0.998),
+                kernel_bytes=line(4 * 1024),
+                peak_rss_bytes=line(25 * 1024, 0.97),
+                runs=0,
+            ),
         }
     }
     (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
@@ -57,7 +48,7 @@ def test_memory_rows_put_held_and_peak_side_by_side() -> None:
     held = [row[i] for i in (2, 4, 7, 8)]
     assert held == ["13.0 KiB", "0.998", "4.0 KiB", "17.0 KiB"]
     assert row[-2:] == ["25.0 KiB", "0.970"]
-    # A file from before the intervals, the check and the per-URL share: no figures for them.
+    # A fit from one run per point, without the check and the per-URL share.
     assert [row[i] for i in (3, 5, 6, 9, 10)] == ["-", "-", "-", "-", "-"]
 
 
@@ -65,25 +56,27 @@ def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> Non
     sleepy = {
         "asyncio": {
             "points": [],
-            "memory_per_connection": {
-                "concurrencies": [1000, 3000, 10000],
-                "runs": 9,
-                "rss_bytes": fit(12.5 * 1024, 0.999)
-                | {"slope_ci95": [11.9 * 1024, 13.1 * 1024]}
-                | {"slope_repeat95": [11.65 * 1024, 13.35 * 1024]},
-                "kernel_bytes": fit(4 * 1024),
-                "total_bytes": 16.5 * 1024,
-                "total_bytes_ci95": [15.9 * 1024, 17.1 * 1024],
-                "check_anon_bytes": fit(12.25 * 1024),
-                "check_gap": -0.02,
-                "per_url": {
-                    "bytes_per_url": 0.5 * 1024,
-                    "bytes_per_url_ci95": [0.25 * 1024, 0.75 * 1024],
-                    "net_rss_bytes": 11.5 * 1024,
-                    "net_rss_bytes_ci95": [11.0 * 1024, 12.0 * 1024],
-                },
-                "peak_rss_bytes": fit(25 * 1024, 0.97),
-            },
+            "memory_per_connection": memory_fit(
+                12.5 * 1024,
+                total=16.5 * 1024,
+                total_interval=[15.9 * 1024, 17.1 * 1024],
+                concurrencies=[1000, 3000, 10000],
+                runs=9,
+                rss_bytes=line(
+                    12.5 * 1024, 0.999, [11.9 * 1024, 13.1 * 1024], [11.65 * 1024, 13.35 * 1024]
+                ),
+                kernel_bytes=line(4 * 1024),
+                check_anon_bytes=line(12.25 * 1024),
+                check_gap=-0.02,
+                per_url=PerUrl(
+                    runs=12,
+                    bytes_per_url=quantity(0.5 * 1024, [0.25 * 1024, 0.75 * 1024], "bytes"),
+                    net_rss_bytes=quantity(11.5 * 1024, [11.0 * 1024, 12.0 * 1024], "bytes"),
+                    urls_per_connection=2.0,
+                    gross_rss_bytes=12.5 * 1024,
+                ),
+                peak_rss_bytes=line(25 * 1024, 0.97),
+            ),
         }
     }
     (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
@@ -95,21 +88,21 @@ def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> Non
 
 
 def test_a_fit_from_before_peak_shows_no_peak() -> None:
-    sleepy = {"threads": {"points": [], "memory_per_connection": {"rss_bytes": fit(24_000)}}}
+    sleepy = {"threads": {"points": [], "memory_per_connection": memory_fit(24_000)}}
     (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
     assert row[-2:] == ["-", "-"]
 
 
 def test_the_memory_section_names_a_point_left_out_of_a_fit() -> None:
-    left_out = [{"concurrency": 10_000, "pages": 20_000, "verified": 1, "runs": 3}]
-    threads: dict[str, Any] = {"rss_bytes": fit(23_000)}
-    sleepy = {
+    threads = memory_fit(23_000)
+    sleepy: dict[str, Any] = {
         "threads": {"points": [], "memory_per_connection": threads},
-        "asyncio": {"points": [], "memory_per_connection": {"rss_bytes": fit(10_000)}},
+        "asyncio": {"points": [], "memory_per_connection": memory_fit(10_000)},
     }
     (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
     assert "Left out" not in lead
-    threads["left_out"] = left_out
+    left_out = [LeftOut(concurrency=10_000, pages=20_000, verified=1, runs=3)]
+    sleepy["threads"]["memory_per_connection"] = replace(threads, left_out=left_out)
     (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
     assert lead.endswith("threads at C 10,000 (1 of 3 verified).")
     assert "asyncio at" not in lead
@@ -140,8 +133,8 @@ def test_a_latency_sweep_is_headed_by_its_latencies() -> None:
     sweep = {
         "threads": {
             "points": [
-                point(100, "10ms", 0.01, cpu_bound="neither", crawler_busy=0.5, server_busy=0.5),
-                point(100, "0", 0.0, cpu_bound="both", crawler_busy=0.9, server_busy=0.9),
+                point(100, "10ms", cpu_bound="neither", crawler_busy=0.5, server_busy=0.5),
+                point(100, "0", cpu_bound="both", crawler_busy=0.9, server_busy=0.9),
             ]
         }
     }

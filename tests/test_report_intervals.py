@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, cast
 
@@ -9,17 +10,19 @@ import pytest
 from matplotlib.container import ErrorbarContainer
 
 from bench import results
+from bench.analysis import derive as analysis
 from bench.harness.summary import summary_table
+from bench.report import cli
 from bench.report.charts_crawl import chart_few_active
 from bench.report.figures import few_active_highlights
 from bench.report.text import cell
 from bench.report.verdicts import verdicts
-from bench.results import SCHEMA, FigureSummary, Results
+from bench.results import SCHEMA, SCHEMA_V2, Results
 from c10k import catalog
-from tests.recorded import derive
+from c10k.quantity import Quantity
+from tests.recorded import derive, quantity, runs_of
 from tests.test_harness_intervals import few_active_runs
 
-DATA = Path(__file__).parent / "data"
 FEW_ACTIVE, ASYNCIO = catalog.FEW_ACTIVE.name, catalog.ASYNCIO.name
 
 
@@ -28,7 +31,7 @@ def document_of(runs: list[dict[str, Any]]) -> Results:
         "schema": SCHEMA,
         "status": "complete",
         "profile": {"name": "default"},
-        "runs": runs,
+        "runs": runs_of(runs),
         "derived": derive(runs, {}),
     }
     return cast(Results, found)
@@ -55,17 +58,17 @@ def test_points_of_one_run_have_no_bar() -> None:
 @pytest.mark.parametrize(
     ("summary", "digits", "scale", "expected"),
     [
-        ({"n": 3, "median": 734.2, "ci95": [701.4, 760.0]}, 0, 1.0, "734 [701, 760]"),
-        ({"n": 3, "median": 0.0123, "ci95": [0.011, 0.0131]}, 1, 1000.0, "12.3 [11.0, 13.1]"),
-        ({"n": 1, "median": 734.2, "ci95": None}, 0, 1.0, "734"),
-        ({"n": 3, "median": 734.2}, 0, 1.0, "734"),  # written before intervals
+        (quantity(734.2, [701.4, 760.0]), 0, 1.0, "734 [701, 760]"),
+        (quantity(0.0123, [0.011, 0.0131], "s"), 1, 1000.0, "12.3 [11.0, 13.1]"),
+        (quantity(734.2, None, n=1), 0, 1.0, "734"),
+        (quantity(None, None, n=0), 0, 1.0, "-"),
         (None, 0, 1.0, "-"),
     ],
 )
 def test_a_table_cell_shows_the_median_and_its_interval(
-    summary: dict[str, Any] | None, digits: int, scale: float, expected: str
+    summary: Quantity | None, digits: int, scale: float, expected: str
 ) -> None:
-    assert cell(cast(FigureSummary | None, summary), digits, scale) == expected
+    assert cell(summary, digits, scale) == expected
 
 
 def test_the_bench_summary_shows_intervals_and_flags_a_cv_over_five_percent() -> None:
@@ -79,15 +82,22 @@ def test_the_bench_summary_shows_intervals_and_flags_a_cv_over_five_percent() ->
     assert " 800 [780,820]" in asyncio
 
 
-def test_an_older_results_file_renders_and_says_how_to_get_intervals() -> None:
-    document = results.load(DATA / "report-failures.json")
-    found = verdicts(document)
-    assert "python -m bench.analysis.derive adds them" in found["C6"].measured
-    # The same runs, derived again: the intervals are there.
-    document["derived"] = derive(document["runs"], {"sleepy": 0}, document.get("environment"))
-    again = verdicts(document)
-    assert "before intervals" not in again["C6"].measured
-    assert "(1 run per point, no interval)" in again["C6"].measured  # quick: one run each
+def test_a_file_of_an_older_schema_asks_for_derive_then_renders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A /2 file is read through the migration, which drops its derived section: the report
+    says in one line how to derive it again, and draws it once derived."""
+    path = tmp_path / "results.json"
+    profile = {"name": "quick", "definition": {"scenarios": []}}
+    old = {"schema": SCHEMA_V2, "status": "complete", "profile": profile, "environment": {}}
+    path.write_text(json.dumps(old | {"runs": [], "derived": {"few-active": {}}}))
+    assert cli.main([str(path), "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and f"run python -m bench.analysis.derive {path}" in error
+    assert analysis.main([str(path)]) == 0
+    assert json.loads(path.read_text())["schema"] == SCHEMA
+    found = verdicts(results.load(path))
+    assert found["C6"].verdict == "not measured"
 
 
 def test_rankings_carry_each_models_interval_into_the_captions() -> None:
@@ -96,7 +106,9 @@ def test_rankings_carry_each_models_interval_into_the_captions() -> None:
     assert highlighted is not None and highlighted["pages_per_s"] is not None
     found = highlighted["pages_per_s"]
     assert found["best"] == "threads" and found["worst"] == ASYNCIO
-    assert found["intervals"]["threads"] == pytest.approx([1000 - 248.4, 1000 + 248.4], abs=0.1)
+    interval = found["values"]["threads"].interval
+    assert interval is not None
+    assert interval.as_list() == pytest.approx([1000 - 248.4, 1000 + 248.4], abs=0.1)
     caption = chart_few_active(document).interpretation
     assert "highest: threads 1,000 [752, 1,248] pages/s; lowest: asyncio 500 [488, 512]" in caption
     assert "(2.00x apart)" in caption

@@ -163,9 +163,10 @@ def test_cli_writes_beside_the_results_by_default(
     [
         (None, "no results file at"),
         ("{not json", "is not readable JSON"),
-        (json.dumps({"schema": "other/1"}), "is not a c10k-bench-results/2 results file"),
-        (json.dumps([1, 2]), "is not a c10k-bench-results/2 results file"),
-        (json.dumps({"schema": SCHEMA, "runs": {}}), "has no runs list or derived section"),
+        (json.dumps({"schema": "other/1"}), "is not a c10k-bench-results/3 results file"),
+        (json.dumps([1, 2]), "is not a c10k-bench-results/3 results file"),
+        (json.dumps({"schema": SCHEMA, "runs": {}}), "has no runs list"),
+        (json.dumps({"schema": SCHEMA, "runs": []}), "has no derived section"),
     ],
 )
 def test_cli_refuses_a_missing_or_invalid_file_in_one_line(

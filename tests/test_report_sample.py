@@ -12,7 +12,7 @@ import pytest
 from bench.report import sources
 from bench.report.page import markdown
 from bench.report.verdicts import rulings
-from bench.report.verdicts.base import FIT, MEDIAN_OF, PAIRED_ROUNDS, T_95
+from c10k.quantity import FIT, MEDIAN_OF, PAIRED_ROUNDS, T_95
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every way an interval is made, as the report names it (docs/intervals.md).

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from bench import results
 from bench.report import cli, sources
 from bench.report import verdicts as v
 from bench.results import SCHEMA
@@ -28,8 +29,7 @@ WINNING = {2: [1500.0, 1510.0, 1490.0], 8: [3000.0, 3030.0, 2970.0]}  # 3.14t 1.
 
 
 def write(path: Path, document: Mapping[str, Any]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document), encoding="utf-8")
+    results.write_atomic(path, document)
     return path
 
 

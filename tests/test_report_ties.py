@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.report.ties import Entry, names, overlaps, standing, words
-from c10k.stats import Interval
+from c10k.quantity import Interval
 
 
 def entry(name: str, value: float, low: float | None = None, high: float | None = None) -> Entry:

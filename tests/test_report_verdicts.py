@@ -13,8 +13,10 @@ import pytest
 from bench.analysis.derive import derive_idle
 from bench.analysis.overview import overview
 from bench.report import verdicts as v
-from bench.results import SCHEMA, Environment, Results
-from tests.recorded import runs_of
+from bench.results import SCHEMA, Environment, IdleEntry, Results
+from c10k.quantity import FIT
+from tests.recorded import latency as latency_of
+from tests.recorded import memory_fit, quantity, runs_of
 
 KIB = 1024.0
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,18 +41,19 @@ def document(
             "ephemeral_ports_per_destination": 28_232,
         },
     }
-    runs = runs or []
+    typed = runs_of(runs or [])
     tables = dict(derived or {})
-    idle_runs = [r for r in runs if r["scenario"] == "idle"]
-    if idle_runs:
-        tables["idle"] = derive_idle(runs_of(idle_runs)) | tables.get("idle", {})
-    across: Any = overview(tables, runs_of(runs), cast(Environment, environment))
+    idle = {kind: IdleEntry(**entry) for kind, entry in tables.get("idle", {}).items()}
+    idle_runs = [r for r in typed if r["scenario"] == "idle"]
+    if idle_runs or idle:
+        tables["idle"] = derive_idle(idle_runs) | idle
+    across: Any = overview(tables, typed, cast(Environment, environment))
     found = {
         "schema": SCHEMA,
         "status": "complete",
         "profile": {"name": "default"},
         "environment": environment,
-        "runs": runs,
+        "runs": typed,
         "derived": tables | across,
     }
     return cast(Results, found)
@@ -75,11 +78,9 @@ def idle_kind(
         "rss_r2": 0.999,
         "kernel_bytes_per_unit": {"KernelStack": kernel, "Slab": 0.0, "PageTables": 0.0},
         "kernel_total_bytes_per_unit": kernel,
-        "total_bytes_per_unit": total,
-        "total_bytes_per_unit_ci95": around(total),
+        "total_bytes_per_unit": quantity(total, around(total), "bytes", 6, FIT),
         "seconds_to_start_all": seconds,
-        "start_rate_per_s": rate,
-        "start_rate_per_s_ci95": around(rate),
+        "start_rate_per_s": quantity(rate, around(rate), "per-second", 6, FIT),
         "rss_kib_at_count": 50_000,
     }
 
@@ -121,8 +122,8 @@ def asyncio_tasks(count: int, seconds: float = 1.0) -> Results:
     return document({"idle": {"asyncio-task": idle_kind(1e3, count=count, seconds=seconds)}})
 
 
-def summary(value: float) -> dict[str, Any]:
-    return {"n": 3, "median": value, "min": value, "max": value, "iqr": 0.0, "cv": 0.0}
+def summary(value: float) -> Any:
+    return quantity(value)
 
 
 def point(
@@ -138,7 +139,8 @@ def point(
     p: dict[str, Any] = {
         "concurrency": concurrency,
         "processes": 1,
-        "latency": latency,
+        "core": "c",
+        "latency": latency_of(latency),
         "pages": 600,
         "runs": 3,
         "pages_per_s": summary(pages_per_s),
@@ -151,7 +153,7 @@ def point(
         "server_peak_in_flight": concurrency,
     }
     if fraction is not None:
-        p["fraction_of_ideal"] = fraction
+        p["fraction_of_ideal"] = quantity(fraction, unit="share")
         p["ideal_pages_per_s"] = concurrency / 2.0
     if rounds:
         count = len(next(iter(rounds.values())))
@@ -185,13 +187,11 @@ def sleepy(
         model: {
             "runs_by_status": {"ok": 1},
             "points": [point(concurrency, 100.0, latency="2s", fraction=fraction)],
-            "memory_per_connection": {
-                "from_concurrency": 1000,
-                "concurrencies": [1000, concurrency],
-                "rss_bytes": {"n": 2, "slope": slope, "intercept": 1e7, "r2": 0.99},
-                "total_bytes": slope,
-                "total_bytes_ci95": interval or (slope and [slope * 0.99, slope * 1.01]),
-            },
+            "memory_per_connection": memory_fit(
+                slope,
+                total_interval=interval or ([slope * 0.99, slope * 1.01] if slope else None),
+                concurrencies=[1000, concurrency],
+            ),
         }
     }
 
@@ -557,8 +557,8 @@ def test_the_figure_of_a_ratio_names_what_it_is_over() -> None:
 
 
 def test_an_interval_names_the_method_that_made_it() -> None:
-    from bench.report.verdicts.base import FIT, PAIRED_ROUNDS, Judged, figure_text
-    from c10k.stats import Interval
+    from bench.report.verdicts.base import Judged, figure_text
+    from c10k.quantity import FIT, PAIRED_ROUNDS, Interval
 
     looked = Judged(
         0.86, Interval(0.79, 0.93), label="event loops", method=PAIRED_ROUNDS.format(0.9875)
@@ -614,12 +614,13 @@ def test_an_idle_kinds_memory_is_one_fit_of_rss_and_kernel_as_measured() -> None
     }
     run = idle_run("asyncio-task", 50_000, "ok") | {"idle": idle}
     entry = derive_idle(runs_of([run]))["asyncio-task"]
-    assert entry["kernel_total_bytes_per_unit"] == -256.0
-    assert entry["total_bytes_per_unit"] == pytest.approx(2048.0 - 256.0)
-    total = entry["total_bytes_per_unit"]
-    low, high = entry["total_bytes_per_unit_ci95"] or (0.0, 0.0)
-    assert total is not None and low <= total <= high
-    assert entry["start_rate_per_s"] == pytest.approx(50_000.0)
+    assert entry.kernel_total_bytes_per_unit == -256.0
+    total = entry.total_bytes_per_unit
+    assert total is not None and total.value == pytest.approx(2048.0 - 256.0)
+    assert total.interval is not None
+    assert total.interval.low <= (total.value or 0.0) <= total.interval.high
+    rate = entry.start_rate_per_s
+    assert rate is not None and rate.value == pytest.approx(50_000.0)
 
 
 def test_the_answer_line_counts_each_outcome() -> None:

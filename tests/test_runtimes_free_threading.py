@@ -11,7 +11,8 @@ import pytest
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report import verdicts as v
 from bench.report.runtimes import runtimes_markdown
-from bench.results import Results
+from bench.results import IdleEntry, Results
+from tests.recorded import latency, quantity
 
 HEAVY, FEW = "many-links-keep-alive", "few-active"
 
@@ -25,9 +26,9 @@ def point(concurrency: int, pages_per_s: list[float], cpu: list[float]) -> dict[
     ]
     return {
         "concurrency": concurrency,
-        "latency": "0",
-        "pages_per_s": {"median": sorted(r["pages_per_s"] for r in rounds)[len(rounds) // 2]},
-        "cpu_us_per_page": {"median": cpu[0]},
+        "latency": latency("0"),
+        "pages_per_s": quantity(sorted(r["pages_per_s"] for r in rounds)[len(rounds) // 2]),
+        "cpu_us_per_page": quantity(cpu[0], unit="us/page"),
         "rounds": rounds,
     }
 
@@ -61,7 +62,7 @@ def results(
         "derived": {
             FEW: {"threads": {"points": points}},
             HEAVY: {"threads": {"points": points}},
-            "idle": {"thread": {"total_bytes_per_unit": idle_bytes}},
+            "idle": {"thread": IdleEntry(total_bytes_per_unit=quantity(idle_bytes, unit="bytes"))},
         },
     }
 
@@ -107,14 +108,14 @@ def test_a_pair_gives_per_point_and_combined_ratios_paired_by_round() -> None:
     assert heavy["concurrencies"] == [2, 8]
     at_two = heavy["points"][0]
     # Round k over round k: 1500/1000, 1500/1010, 1500/990; their geometric mean.
-    assert at_two["pages_per_s"] == pytest.approx(1500 / (1000 * 1010 * 990) ** (1 / 3))
-    assert at_two["pages_per_s_rounds"] == 3
-    low, high = at_two["pages_per_s_ci95"]
-    assert low < at_two["pages_per_s"] < high
-    assert heavy["points"][1]["pages_per_s"] == pytest.approx(1.5)  # every round exactly 1.5x
-    assert heavy["pages_per_s"] == pytest.approx((at_two["pages_per_s"] * 1.5) ** 0.5)
-    assert heavy["cpu_us_per_page"] == pytest.approx(1000 / 800)
-    assert heavy["pages_per_s_ci95"][0] < heavy["pages_per_s"] < heavy["pages_per_s_ci95"][1]
+    two = at_two["pages_per_s"]
+    assert two.value == pytest.approx(1500 / (1000 * 1010 * 990) ** (1 / 3))
+    assert two.n == 3 and two.interval.low < two.value < two.interval.high
+    assert heavy["points"][1]["pages_per_s"].value == pytest.approx(1.5)  # every round 1.5x
+    combined = heavy["pages_per_s"]
+    assert combined.value == pytest.approx((two.value * 1.5) ** 0.5)
+    assert heavy["cpu_us_per_page"].value == pytest.approx(1000 / 800)
+    assert combined.interval.low < combined.value < combined.interval.high
     assert FEW in pair["models"]["threads"]
     assert pair["idle_thread_bytes"]["gil"]["value"] == 9e4
     assert pair["idle_thread_bytes"]["free_threaded"]["value"] == 1.1e5
@@ -126,8 +127,8 @@ def test_a_pair_gives_per_point_and_combined_ratios_paired_by_round() -> None:
 def test_a_missing_round_pairs_only_the_rounds_both_have() -> None:
     found = side_by_side({2: [1500.0, None, 1500.0], 8: [3000.0, 3030.0, 2970.0]})  # type: ignore[list-item]
     at_two = found["free_threading"][0]["models"]["threads"][HEAVY]["points"][0]
-    assert at_two["pages_per_s_rounds"] == 2
-    assert at_two["pages_per_s"] == pytest.approx(1500 / (1000 * 990) ** 0.5)
+    assert at_two["pages_per_s"].n == 2
+    assert at_two["pages_per_s"].value == pytest.approx(1500 / (1000 * 990) ** 0.5)
 
 
 def test_no_pair_unless_the_same_version_differs_in_the_gil() -> None:

@@ -4,6 +4,7 @@ the runtime; `--pythons`' side-by-side table from two results documents."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,7 +18,8 @@ from bench.harness.points import IdleSpec
 from bench.harness.recipes import run_idle, run_loop
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.runtimes import runtimes_markdown
-from bench.results import Results
+from bench.results import IdleEntry, Results, ThreadCeiling
+from tests.recorded import memory_fit, quantity
 
 
 @pytest.fixture
@@ -70,7 +72,7 @@ def point(concurrency: int, **figures: Any) -> dict[str, Any]:
 
 def results(pages_per_s: float, cpu: float, total_bytes: float) -> dict[str, Any]:
     """A small results document: few-active at C 1 and 8, sleepy at C 10,000, idle."""
-    summary = {"median": pages_per_s, "ci95": [pages_per_s - 10, pages_per_s + 10]}
+    summary = quantity(pages_per_s, [pages_per_s - 10, pages_per_s + 10])
     return {
         "status": "complete",
         "profile": {
@@ -81,8 +83,8 @@ def results(pages_per_s: float, cpu: float, total_bytes: float) -> dict[str, Any
             "few-active": {
                 "threads": {
                     "points": [
-                        point(1, pages_per_s={"median": 1.0}, cpu_us_per_page={"median": 1.0}),
-                        point(8, pages_per_s=summary, cpu_us_per_page={"median": cpu}),
+                        point(1, pages_per_s=quantity(1.0), cpu_us_per_page=quantity(1.0)),
+                        point(8, pages_per_s=summary, cpu_us_per_page=quantity(cpu)),
                     ]
                 },
                 "asyncio": {"points": []},
@@ -90,18 +92,20 @@ def results(pages_per_s: float, cpu: float, total_bytes: float) -> dict[str, Any
             "sleepy": {
                 "threads": {
                     "points": [
-                        point(1000, fraction_of_ideal=0.99),
-                        point(10_000, fraction_of_ideal=0.5, fraction_of_ideal_ci95=[0.4, 0.6]),
+                        point(1000, fraction_of_ideal=quantity(0.99, unit="share")),
+                        point(10_000, fraction_of_ideal=quantity(0.5, [0.4, 0.6], "share")),
                     ],
-                    "memory_per_connection": {
-                        "total_bytes": total_bytes,
-                        "total_bytes_ci95": [total_bytes - 1024, total_bytes + 1024],
-                    },
+                    "memory_per_connection": memory_fit(
+                        total_bytes, total_interval=[total_bytes - 1024, total_bytes + 1024]
+                    ),
                 }
             },
             "idle": {
-                "thread": {"total_bytes_per_unit": 10240.0, "max_threads": {"count": 21000}},
-                "asyncio-task": {"total_bytes_per_unit": 1024.0},
+                "thread": IdleEntry(
+                    total_bytes_per_unit=quantity(10240.0, unit="bytes"),
+                    max_threads=cast(ThreadCeiling, {"count": 21000}),
+                ),
+                "asyncio-task": IdleEntry(total_bytes_per_unit=quantity(1024.0, unit="bytes")),
             },
         },
     }
@@ -153,7 +157,9 @@ def test_a_profile_without_a_fit_or_a_ceiling_says_so(tmp_path: Path) -> None:
     why they are empty, not that a run failed, and a capped count is no ceiling."""
     document = results(500, 300, 8192)
     del document["derived"]["sleepy"]["threads"]["memory_per_connection"]
-    document["derived"]["idle"]["thread"]["max_threads"] = {"count": 500, "stopped_by": "cap"}
+    capped = cast(ThreadCeiling, {"count": 500, "stopped_by": "cap"})
+    idle = document["derived"]["idle"]
+    idle["thread"] = replace(idle["thread"], max_threads=capped)
     outcomes = [runtime_outcome(runtime("3.12"), tmp_path / "3.12", cast(Results, document), None)]
     table = compare_runtimes(outcomes, ["3.12"])
     memory = table["figures"]["memory_per_connection_bytes"]["rows"]["threads"]["3.12"]

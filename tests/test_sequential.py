@@ -7,8 +7,8 @@ import random
 
 import pytest
 
+from c10k.quantity import Interval
 from c10k.sequential import LOOKS, decides, is_precise, judge, look_at, look_confidence, stopped
-from c10k.stats import Interval
 
 
 def test_each_look_spends_an_equal_share_of_the_five_percent() -> None:

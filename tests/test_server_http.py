@@ -10,11 +10,11 @@ import urllib.request
 
 import pytest
 
+from c10k.durations import parse_latency
 from server.app import Delivery
 from server.cli import parse_options
 from server.site import Site
 from server.site_params import FAULT_OUTCOMES, SiteParams
-from server.specs import parse_latency
 from tests.server_helpers import (
     SteppedClock,
     get_json,

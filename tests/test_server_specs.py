@@ -6,8 +6,8 @@ import statistics
 
 import pytest
 
-from c10k.durations import parse_duration
-from server.specs import parse_faults, parse_latency, parse_size
+from c10k.durations import duration_text, parse_duration, parse_latency
+from server.specs import parse_faults, parse_size
 
 
 @pytest.mark.parametrize(
@@ -32,10 +32,10 @@ def test_fixed_latency() -> None:
 
 
 def test_latency_draws_are_deterministic_per_path_and_try() -> None:
-    lat = parse_latency("exp:50ms", seed=1)
-    assert lat.delay("/p/1/", 0) == parse_latency("exp:50ms", seed=1).delay("/p/1/", 0)
-    assert lat.delay("/p/1/", 0) != lat.delay("/p/1/", 1)
-    assert lat.delay("/p/1/", 0) != parse_latency("exp:50ms", seed=2).delay("/p/1/", 0)
+    lat = parse_latency("exp:50ms")
+    assert lat.delay("/p/1/", 0, 1) == parse_latency("exp:50ms").delay("/p/1/", 0, 1)
+    assert lat.delay("/p/1/", 0, 1) != lat.delay("/p/1/", 1, 1)
+    assert lat.delay("/p/1/", 0, 1) != lat.delay("/p/1/", 0, 2)
 
 
 @pytest.mark.parametrize(
@@ -43,15 +43,23 @@ def test_latency_draws_are_deterministic_per_path_and_try() -> None:
     [("uniform:10ms..100ms", 0.055), ("exp:50ms", 0.05), ("lognormal:50ms,0.5", 0.05 * 1.1331)],
 )
 def test_latency_distributions(spec: str, mean: float) -> None:
-    lat = parse_latency(spec, seed=3)
-    draws = [lat.delay(f"/p/{i}/", 0) for i in range(20_000)]
+    lat = parse_latency(spec)
+    draws = [lat.delay(f"/p/{i}/", 0, 3) for i in range(20_000)]
     assert statistics.fmean(draws) == pytest.approx(mean, rel=0.05)
-    assert lat.mean() == pytest.approx(mean, rel=0.001)
+    assert lat.mean_s == pytest.approx(mean, rel=0.001)
     assert min(draws) >= 0
     if spec.startswith("uniform"):
         assert min(draws) >= 0.01 and max(draws) <= 0.1
     if spec.startswith("lognormal"):
         assert statistics.median(draws) == pytest.approx(0.05, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    "spec", ["0", "10ms", "100ms", "1s", "2s", "60s", "uniform:10ms..100ms", "lognormal:50ms,0.5"]
+)
+def test_a_latency_is_written_as_it_was_given(spec: str) -> None:
+    assert parse_latency(spec).text == spec
+    assert parse_duration(duration_text(0.25)) == 0.25
 
 
 def test_faults() -> None:

@@ -5,17 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from bench.analysis.highlights import sleepy_highlights
+from tests.recorded import latency, quantity
 
 
-def point(latency: str, seconds: float, fraction: float) -> dict[str, Any]:
+def point(at: str, seconds: float, fraction: float) -> dict[str, Any]:
     return {
         "concurrency": 10_000,
-        "latency": latency,
-        "mean_latency_s": seconds,
-        "fraction_of_ideal": fraction,
-        "fraction_of_ideal_ci95": [fraction - 0.01, fraction + 0.01],
-        "latency_p50_s": {"median": seconds},
-        "latency_p99_s": {"median": seconds},
+        "latency": latency(at),
+        "fraction_of_ideal": quantity(fraction, [fraction - 0.01, fraction + 0.01], "share"),
+        "latency_p50_s": quantity(seconds, unit="s"),
+        "latency_p99_s": quantity(seconds, unit="s"),
         "server_peak_in_flight": 10_000,
     }
 
@@ -31,14 +30,16 @@ def test_the_largest_concurrency_is_read_at_its_longest_latency_only() -> None:
         }
     }
     found = sleepy_highlights(derived, "sleepy-keep-alive")
-    assert found["judged_latency"] == "10s"
-    assert found["latencies"] == ["10s", "2s"]
+    assert found["judged_latency"] == latency("10s")
+    assert found["latencies"] == [latency("10s"), latency("2s")]
     shares = found["percent_of_ideal"]
     assert shares is not None
-    assert shares["values"] == {"asyncio": 80.0, "threads": 40.0}
+    assert {m: q.value for m, q in shares["values"].items()} == {"asyncio": 80.0, "threads": 40.0}
+    assert shares["values"]["asyncio"].unit == "percent"
     assert found["no_verified_run_at_largest"] == []
     assert found["latency_p50_ms"] is not None
-    assert found["latency_p50_ms"]["values"] == {"asyncio": 10_000.0, "threads": 10_000.0}
+    p50 = {m: q.value for m, q in found["latency_p50_ms"]["values"].items()}
+    assert p50 == {"asyncio": 10_000.0, "threads": 10_000.0}
 
 
 def test_a_model_without_a_verified_run_at_the_judged_point_is_named() -> None:

@@ -12,6 +12,7 @@ from bench.report.charts_crawl import chart_sleepy_keep_alive_throughput
 from bench.report.figures import crossed_runs
 from bench.results import Results
 from c10k import catalog
+from tests.recorded import latency, quantity
 
 SCENARIO = catalog.SLEEPY_KEEP_ALIVE.name
 
@@ -19,9 +20,8 @@ SCENARIO = catalog.SLEEPY_KEEP_ALIVE.name
 def _point(concurrency: int, latency_s: float, pages_per_s: float) -> dict[str, Any]:
     return {
         "concurrency": concurrency,
-        "latency": f"{latency_s:g}s",
-        "mean_latency_s": latency_s,
-        "plateau_pages_per_s": {"n": 1, "median": pages_per_s, "ci95": None},
+        "latency": latency(f"{latency_s:g}s"),
+        "plateau_pages_per_s": quantity(pages_per_s, n=1),
         "ideal_pages_per_s": concurrency / latency_s,
         "server_saturated_runs": 0,
     }
@@ -35,8 +35,7 @@ def _problem(model: str, status: str, concurrency: int) -> dict[str, Any]:
         "status": status,
         "reason": "why",
         "concurrency": concurrency,
-        "latency": "2s",
-        "mean_latency_s": 2.0,
+        "latency": latency("2s"),
         "pages_per_s": 300.0 if status != "skipped" else None,
         "plateau_rss_kib": None,
         "cpu_us_per_page": None,

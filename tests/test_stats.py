@@ -8,6 +8,7 @@ import random
 import pytest
 
 from c10k import fits, stats
+from c10k.quantity import T_95, Interval, Spread
 
 
 def test_median_odd_even_and_empty() -> None:
@@ -29,23 +30,30 @@ def test_iqr_and_single_value() -> None:
     assert stats.iqr([7.0]) == 0.0
 
 
+def spread(values: list[float]) -> Spread:
+    found = stats.summarize(values, "s").spread
+    assert found is not None
+    return found
+
+
 def test_cv_and_noisy_flag() -> None:
-    steady = stats.summarize([100.0, 101.0, 99.0])
+    steady = spread([100.0, 101.0, 99.0])
     assert steady.cv == pytest.approx(0.01)
     assert not steady.noisy
-    noisy = stats.summarize([100.0, 150.0, 60.0])
-    assert noisy.cv > stats.CV_FLAG
+    noisy = spread([100.0, 150.0, 60.0])
+    assert noisy.cv is not None and noisy.cv > stats.CV_FLAG
     assert noisy.noisy
-    single = stats.summarize([5.0])
+    single = spread([5.0])
     assert single.cv == 0.0 and not single.noisy
     assert math.isnan(stats.coefficient_of_variation([0.0, 0.0]))
 
 
-def test_summarize_ignores_non_finite_and_serialises_nan_as_none() -> None:
-    summary = stats.summarize([1.0, math.nan, 3.0])
-    assert summary.n == 2 and summary.median == 2.0
-    empty = stats.summarize([]).as_dict()
-    assert empty["median"] is None and empty["n"] == 0 and empty["noisy"] is False
+def test_summarize_ignores_non_finite_and_holds_nan_as_none() -> None:
+    summary = stats.summarize([1.0, math.nan, 3.0], "s")
+    assert summary.n == 2 and summary.value == 2.0 and summary.unit == "s"
+    empty = stats.summarize([], "s")
+    assert empty.value is None and empty.n == 0 and empty.interval is None
+    assert empty.spread == Spread(None, None, None, None, False)
 
 
 def test_linear_fit_exact_line() -> None:
@@ -66,7 +74,7 @@ def test_linear_fit_degenerate_cases() -> None:
     assert math.isnan(fits.linear_fit([2.0, 2.0], [1.0, 3.0]).slope)
     flat = fits.linear_fit([1.0, 2.0, 3.0], [5.0, 5.0, 5.0])
     assert flat.slope == 0.0 and flat.r2 == 1.0
-    assert fits.linear_fit([1.0], [2.0]).as_dict()["slope"] is None
+    assert fits.linear_fit([1.0], [2.0]).recorded().slope.value is None
     with pytest.raises(ValueError):
         fits.linear_fit([1.0, 2.0], [1.0])
 
@@ -112,32 +120,26 @@ def test_t_interval_needs_two_values_and_zero_spread_is_a_point() -> None:
     assert stats.t_interval([5.0]) is None
     assert stats.t_interval([]) is None
     assert stats.t_interval([5.0, math.nan]) is None
-    assert stats.t_interval([4.0, 4.0, 4.0]) == stats.Interval(4.0, 4.0)
+    assert stats.t_interval([4.0, 4.0, 4.0]) == Interval(4.0, 4.0)
 
 
-def test_summary_records_mean_and_interval_as_a_pair() -> None:
-    recorded = stats.summarize([1.0, 2.0, 3.0]).as_dict()
-    assert recorded["mean"] == 2.0
-    low, high = recorded["ci95"]
-    assert low == pytest.approx(2 - 4.302652729911275 / math.sqrt(3))
-    assert high == pytest.approx(2 + 4.302652729911275 / math.sqrt(3))
-    assert stats.recorded_interval(recorded) == stats.Interval(low, high)
-    single = stats.summarize([7.0]).as_dict()
-    assert single["ci95"] is None and stats.recorded_interval(single) is None
-
-
-def test_recorded_interval_reads_only_two_finite_numbers() -> None:
-    assert stats.recorded_interval([1, 2.5]) == stats.Interval(1.0, 2.5)
-    assert stats.recorded_interval(None) is None
-    assert stats.recorded_interval({"median": 3.0}) is None  # an old results file
-    assert stats.recorded_interval([1.0, None]) is None
-    assert stats.recorded_interval([1.0]) is None
+def test_a_summary_is_the_median_with_the_t_interval_of_the_mean() -> None:
+    found = stats.summarize([1.0, 2.0, 4.0], "pages/s")
+    assert found.value == 2.0 and found.method == T_95 and found.n == 3
+    assert found.interval is not None
+    assert found.interval.low == pytest.approx(
+        7 / 3 - 4.302652729911275 * math.sqrt(7 / 3) / math.sqrt(3)
+    )
+    assert found.interval.high == pytest.approx(
+        7 / 3 + 4.302652729911275 * math.sqrt(7 / 3) / math.sqrt(3)
+    )
+    assert stats.summarize([7.0], "pages/s").interval is None
 
 
 def test_noisy_flag_is_five_percent() -> None:
     assert stats.CV_FLAG == 0.05
-    assert stats.summarize([100.0, 106.0, 94.0]).noisy  # CV 6%
-    assert not stats.summarize([100.0, 104.0, 96.0]).noisy  # CV 4%
+    assert spread([100.0, 106.0, 94.0]).noisy  # CV 6%
+    assert not spread([100.0, 104.0, 96.0]).noisy  # CV 4%
 
 
 def test_paired_ratio_pairs_by_round() -> None:
@@ -145,7 +147,7 @@ def test_paired_ratio_pairs_by_round() -> None:
     assert ratio is not None
     assert ratio.n == 2  # rounds 0 and 1; 2 and 3 have no partner
     assert ratio.value == pytest.approx(2.0)
-    interval = ratio.interval()
+    interval = ratio.quantity().interval
     assert interval is not None and interval.as_list() == pytest.approx([2.0, 2.0])
     assert stats.paired_ratio({0: 1.0}, {1: 1.0}) is None
     assert stats.paired_ratio({0: 0.0}, {0: 1.0}) is None
@@ -157,7 +159,7 @@ def test_paired_ratio_interval_is_the_t_interval_of_the_log_ratios() -> None:
     logs = [math.log(2.0), math.log(3.0), math.log(4.0)]
     expected = stats.t_interval(logs)
     assert expected is not None
-    interval = ratio.interval()
+    interval = ratio.quantity().interval
     assert interval is not None
     assert ratio.value == pytest.approx(math.exp(stats.mean(logs)))  # geometric mean: 24^(1/3)
     assert interval.low == pytest.approx(math.exp(expected.low))
@@ -168,9 +170,10 @@ def test_paired_ratio_interval_is_the_t_interval_of_the_log_ratios() -> None:
 def test_one_round_has_a_value_and_no_interval() -> None:
     ratio = stats.paired_ratio({0: 3.0}, {0: 2.0})
     assert ratio is not None and ratio.value == pytest.approx(1.5)
-    assert ratio.interval() is None
+    assert ratio.quantity().interval is None
     single = stats.single_ratio(3.0, 2.0)
-    assert single is not None and single.value == pytest.approx(1.5) and single.interval() is None
+    assert single is not None and single.value == pytest.approx(1.5)
+    assert single.quantity().interval is None
     assert stats.single_ratio(3.0, 0.0) is None
 
 
@@ -193,11 +196,9 @@ def test_combined_ratio_is_the_geometric_mean_with_welch_degrees_of_freedom() ->
 
 
 def test_median_interval_takes_the_median_of_each_bound() -> None:
-    found = stats.median_interval(
-        [stats.Interval(0.7, 0.9), stats.Interval(0.8, 1.2), stats.Interval(0.5, 1.0)]
-    )
-    assert found == stats.Interval(0.7, 1.0)
-    assert stats.median_interval([stats.Interval(0.7, 0.9), None]) is None
+    found = stats.median_interval([Interval(0.7, 0.9), Interval(0.8, 1.2), Interval(0.5, 1.0)])
+    assert found == Interval(0.7, 1.0)
+    assert stats.median_interval([Interval(0.7, 0.9), None]) is None
     assert stats.median_interval([]) is None
 
 
@@ -211,13 +212,13 @@ def test_linear_fit_slope_interval() -> None:
     assert noisy.slope_ci95 is not None
     assert noisy.slope_ci95.low == pytest.approx(0.9 - half)
     assert noisy.slope_ci95.high == pytest.approx(0.9 + half)
-    assert fits.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_ci95"] is None
+    assert fits.linear_fit([1.0, 2.0], [1.0, 3.0]).recorded().slope.interval is None
     # Where a second run's slope should fall: √2 times as wide, about the same slope.
     assert noisy.slope_repeat95 is not None
     assert noisy.slope_repeat95.as_list() == pytest.approx(
         [0.9 - math.sqrt(2) * half, 0.9 + math.sqrt(2) * half]
     )
-    assert fits.linear_fit([1.0, 2.0], [1.0, 3.0]).as_dict()["slope_repeat95"] is None
+    assert fits.linear_fit([1.0, 2.0], [1.0, 3.0]).recorded().repeat is None
 
 
 def test_a_repeat_runs_slope_falls_in_the_repeat_interval_95_percent_of_the_time() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from bench.report import verdicts as v
 from bench.report.figures import KIB
 from bench.report.sources import C100K, FREE_THREADING, MAIN, Sources
 from bench.report.verdicts.base import CLAIMS
+from c10k.quantity import Interval
 
 ROOT = Path(__file__).resolve().parent.parent
 Path_ = tuple[str | int, ...]
@@ -34,11 +35,6 @@ class Judged:
     value: Path_
     edges: tuple[tuple[float, str, str], ...]
     counted: bool = False  # a count: no interval
-
-    @property
-    def interval(self) -> Path_:
-        *head, last = self.value
-        return (*head, f"{last}_ci95")
 
 
 R, C, WITHIN_NOISE = v.REPRODUCED, v.CONTRADICTED, v.INCONCLUSIVE
@@ -102,22 +98,38 @@ def _document(found: Sources, role: str) -> dict[str, Any]:
     return held  # type: ignore[return-value]
 
 
+def _child(node: Any, key: str | int) -> Any:
+    return getattr(node, str(key)) if is_dataclass(node) else node[key]
+
+
 def _parent(document: Any, path: Path_) -> tuple[Any, str | int]:
     node = document
     for key in path[:-1]:
-        node = node[key]
+        node = _child(node, key)
     return node, path[-1]
 
 
+def update(node: Any, path: Path_, change: Callable[[Any], Any]) -> Any:
+    """node with the value at path changed; a typed value on the way (a frozen dataclass) is
+    replaced by its changed copy."""
+    key, rest = path[0], path[1:]
+    new = update(_child(node, key), rest, change) if rest else change(_child(node, key))
+    if is_dataclass(node):
+        return replace(node, **{str(key): new})  # type: ignore[type-var]
+    node[key] = new
+    return node
+
+
 def put(document: Any, path: Path_, value: Any) -> None:
-    node, key = _parent(document, path)
-    node[key] = value
+    update(document, path, lambda _: value)
 
 
 def take_away(document: Any, path: Path_) -> None:
     node, key = _parent(document, path)
     if isinstance(node, list):
         node.clear()
+    elif is_dataclass(node):
+        put(document, path, None)
     else:
         node.pop(key, None)
 
@@ -130,9 +142,11 @@ def moved(claim: str, value: float, interval: tuple[float, float] | None) -> v.V
     """The claim's verdict with its judged figure set to value (and its interval)."""
     found, where = _fresh(), JUDGED[claim]
     document = _document(found, where.role)
-    put(document, where.value, value)
-    if not where.counted:
-        put(document, where.interval, None if interval is None else list(interval))
+    if where.counted:
+        put(document, where.value, value)
+    else:  # a quantity: its value and interval together
+        bounds = None if interval is None else Interval(*interval)
+        update(document, where.value, lambda q: replace(q, value=value, interval=bounds))
     return judge(found, claim)
 
 
@@ -239,7 +253,7 @@ def test_the_verdict_follows_the_interval_against_the_band(
 
 
 def _memory(model: str) -> Path_:
-    return ("derived", "sleepy", model, "memory_per_connection", "total_bytes_ci95")
+    return ("derived", "sleepy", model, "memory_per_connection", "total_bytes")
 
 
 @pytest.mark.parametrize(
@@ -255,7 +269,8 @@ def test_c7_judges_memory_on_the_two_fits_intervals(
     asyncio: tuple[float, float] | None, expected: str
 ) -> None:
     found = _fresh()
-    put(_document(found, MAIN), _memory("asyncio"), None if asyncio is None else list(asyncio))
+    bounds = None if asyncio is None else Interval(*asyncio)
+    update(_document(found, MAIN), _memory("asyncio"), lambda q: replace(q, interval=bounds))
     assert judge(found, "C7").verdict == expected
 
 

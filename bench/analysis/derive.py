@@ -15,16 +15,15 @@ from bench.analysis.busy import harness_cost
 from bench.analysis.memory import add_memory_fits
 from bench.analysis.overview import overview
 from bench.analysis.points import (
-    PointKey,
+    Group,
     attempts,
     crawl_point,
+    group_of,
     measured_ok,
-    point_key,
     runs_by_status,
     sort_key,
     split_url_points,
 )
-from bench.analysis.summaries import listed, summary_of
 from bench.results import (
     CrawlTable,
     Derived,
@@ -33,6 +32,7 @@ from bench.results import (
     IdleDocument,
     IdleEntry,
     IdleTable,
+    InstructionsEntry,
     InstructionsTable,
     ModelTable,
     NoiseFloor,
@@ -43,12 +43,12 @@ from bench.results import (
     Run,
     ScenarioTable,
     ThreadCeiling,
-    summary_median,
     with_tables,
 )
 from c10k import catalog, probes
 from c10k.fits import linear_fit
-from c10k.stats import Interval, finite_or_none
+from c10k.quantity import FIT, Interval, Quantity
+from c10k.stats import summarize
 
 
 def derive_crawl_scenario(
@@ -58,11 +58,11 @@ def derive_crawl_scenario(
     models = sorted({r["model"] for r in runs if r["scenario"] == scenario})
     table: CrawlTable = {}
     for model in models:
-        groups: dict[PointKey, list[Run]] = defaultdict(list)
+        groups: dict[Group, list[Run]] = defaultdict(list)
         for r in valid:
             if r["model"] == model:
-                groups[point_key(r)].append(r)
-        base, extra = list(groups), list[PointKey]()
+                groups[group_of(r)].append(r)
+        base, extra = list(groups), list[Group]()
         if fit_min_concurrency is not None:
             base, extra = split_url_points(groups)
         points = [crawl_point(groups[key]) for key in sorted(base, key=sort_key)]
@@ -86,7 +86,7 @@ def derive_crawl_scenario(
     return table
 
 
-def _idle_slope(idle: IdleDocument) -> IdleEntry:
+def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
     """The figures of one idle slope run: per-unit costs, their totals, how fast units started.
 
     The held total is one least-squares fit of RSS + kernel memory (machine-wide, as measured:
@@ -99,18 +99,19 @@ def _idle_slope(idle: IdleDocument) -> IdleEntry:
     held = linear_fit(units, [_held_bytes(p) for p in steps])
     start = linear_fit(units, [p["elapsed_s"] for p in steps])
     rss, last = per_unit["rss_bytes"], steps[-1]
+    start_rate = 1 / start.slope if start.slope > 0 else None
     return {
         "count": idle["count"],
         "rss_bytes_per_unit": rss,
         "rss_r2": per_unit["rss_r2"],
         "kernel_bytes_per_unit": kernel_parts,
         "kernel_total_bytes_per_unit": sum(v for v in kernel_parts.values() if _finite(v)),
-        "total_bytes_per_unit": finite_or_none(held.slope),
-        "total_bytes_per_unit_ci95": listed(held.slope_ci95),
+        "total_bytes_per_unit": held.recorded().slope,
         "start_us_per_unit": per_unit["start_us"],
         "seconds_to_start_all": last["elapsed_s"],
-        "start_rate_per_s": 1 / start.slope if start.slope > 0 else None,
-        "start_rate_per_s_ci95": listed(_inverse(start.slope_ci95)),
+        "start_rate_per_s": Quantity(
+            start_rate, _inverse(start.slope_ci95), FIT, start.n, "per-second"
+        ),
         "rss_kib_at_count": last["rss_kib"],
     }
 
@@ -140,18 +141,18 @@ def derive_noise_floor(runs: list[Run]) -> NoiseFloor:
     ]
     return {
         "runs": len(loops),
-        "cpu_s": summary_of([loop["cpu_s"] for loop in loops]),
-        "wall_s": summary_of([loop["wall_s"] for loop in loops]),
+        "cpu_s": summarize([loop["cpu_s"] for loop in loops], "s"),
+        "wall_s": summarize([loop["wall_s"] for loop in loops], "s"),
     }
 
 
 def derive_idle(runs: list[Run]) -> IdleTable:
     """Per idle kind: RSS, kernel memory, tracemalloc and start time per unit; thread ceiling."""
-    table: IdleTable = {}
+    found: dict[str, dict[str, Any]] = {}
     for r in runs:
         if r["scenario"] != catalog.IDLE.name:
             continue
-        entry = table.setdefault(r["model"], {})
+        entry = found.setdefault(r["model"], {})
         params = r["params"]
         mode = params["mode"]
         if r["status"] != "ok":
@@ -178,7 +179,7 @@ def derive_idle(runs: list[Run]) -> IdleTable:
             entry["tracemalloc_count"] = idle["count"]
         else:
             entry |= _idle_slope(idle)
-    return table
+    return {kind: IdleEntry(**fields) for kind, fields in found.items()}
 
 
 def _ceiling(idle: IdleDocument, processes: int) -> ThreadCeiling:
@@ -211,8 +212,8 @@ def derive_instructions(runs: list[Run]) -> InstructionsTable:
             params = counted[0]["params"]
             table[model].update(
                 {
-                    "instructions_per_page": summary_of(
-                        [r["instructions"]["per_page"] for r in counted]
+                    "instructions_per_page": summarize(
+                        [r["instructions"]["per_page"] for r in counted], "instructions/page"
                     ),
                     "pages": counted[0]["instructions"]["pages"],
                     "startup_instructions": counted[0]["instructions"]["startup_ir"],
@@ -220,13 +221,18 @@ def derive_instructions(runs: list[Run]) -> InstructionsTable:
                     "site_pages": params["server"]["pages"],
                 }
             )
-    replay = table.get(catalog.CORE_REPLAY)
-    core = summary_median(replay.get("instructions_per_page")) if replay else None
+    core = _per_page(table.get(catalog.CORE_REPLAY))
     for model, entry in table.items():
-        mine = summary_median(entry.get("instructions_per_page"))
+        mine = _per_page(entry)
         if model != catalog.CORE_REPLAY and core and mine:
             entry["core_share"] = core / mine
     return table
+
+
+def _per_page(entry: InstructionsEntry | None) -> float | None:
+    """An entry's median instructions per page; None without a counted run."""
+    found = entry.get("instructions_per_page") if entry else None
+    return found.value if found else None
 
 
 def fit_thresholds(document: Results) -> dict[str, int]:
@@ -287,10 +293,10 @@ def derive_peers(runs: list[Run], fit_min: Mapping[str, int]) -> dict[str, PeerE
             entry["not_run"] = mine[0].get("reason")
         for scenario in dict.fromkeys(r["scenario"] for r in mine):
             table = derive_crawl_scenario(mine, scenario, fit_min.get(scenario))[name]
-            groups: dict[PointKey, list[Run]] = defaultdict(list)
+            groups: dict[Group, list[Run]] = defaultdict(list)
             for r in mine:
                 if r["scenario"] == scenario and r.get("params"):
-                    groups[point_key(r)].append(r)
+                    groups[group_of(r)].append(r)
             by_point = [
                 _peer_point(key, group)
                 for key, group in sorted(groups.items(), key=lambda kv: sort_key(kv[0]))
@@ -300,7 +306,7 @@ def derive_peers(runs: list[Run], fit_min: Mapping[str, int]) -> dict[str, PeerE
     return peers
 
 
-def _peer_point(key: PointKey, group: list[Run]) -> PeerPoint:
+def _peer_point(key: Group, group: list[Run]) -> PeerPoint:
     """A peer's point: its runs by status, verified or not, and their deviations summed."""
     server = group[0]["params"]["server"]
     return {

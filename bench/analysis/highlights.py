@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Literal
 
-from bench.analysis.points import Points, mean_latency, scenario_points
+from bench.analysis.points import Points, scenario_points
 from bench.results import (
     C100kHighlights,
     C100kModel,
@@ -15,7 +16,6 @@ from bench.results import (
     IdleEntry,
     IdleHighlights,
     IdleTable,
-    Interval,
     LatencyEnd,
     LatencySweepHighlights,
     MemoryFit,
@@ -25,10 +25,11 @@ from bench.results import (
     Ranking,
     SleepyHighlights,
     crawl_table,
-    summary_median,
 )
 from c10k import catalog
-from c10k.stats import recorded_interval, single_ratio
+from c10k.durations import Latency
+from c10k.quantity import Quantity, Unit, value_of
+from c10k.stats import single_ratio
 
 # The figures a point records as a summary over its runs, by which models are ranked.
 Ranked = Literal["pages_per_s", "cpu_us_per_page", "latency_p50_s", "latency_p99_s"]
@@ -41,13 +42,9 @@ def largest_concurrency(table: Points) -> int:
     return max((p["concurrency"] for entries in table.values() for p in entries), default=0)
 
 
-def ranking(
-    values: dict[str, float],
-    higher_is_better: bool,
-    intervals: dict[str, Interval | None] | None = None,
-) -> Ranking | None:
-    """The best and worst model of a figure, and by what factor they differ (None: no values);
-    with each model's 95% interval beside its value when the figure has one."""
+def ranking(quantities: dict[str, Quantity], higher_is_better: bool) -> Ranking | None:
+    """The best and worst model of a figure, and by what factor they differ (None: no values)."""
+    values = {m: q.value or 0.0 for m, q in quantities.items()}
     if not values:
         return None
     ordered = sorted(values, key=lambda m: values[m], reverse=higher_is_better)
@@ -55,19 +52,18 @@ def ranking(
     factor = None
     if worst != best and values[best] > 0 and values[worst] > 0:
         factor = max(values[best], values[worst]) / min(values[best], values[worst])
-    found: Ranking = {
+    return {
         "higher_is_better": higher_is_better,
-        "values": values,
+        "values": quantities,
         "best": best,
         "worst": worst,
         "factor": factor,
     }
-    if intervals is not None:
-        found["intervals"] = intervals
-    return found
 
 
-def _where(field: Literal["concurrency", "latency"], value: int | str) -> Callable[[Point], bool]:
+def _where(
+    field: Literal["concurrency", "latency"], value: int | Latency
+) -> Callable[[Point], bool]:
     """The points whose field has this value."""
     return lambda point: bool(point[field] == value)
 
@@ -78,18 +74,16 @@ def _ranked(
     key: Ranked,
     higher_is_better: bool,
     scale: float = 1.0,
+    unit: Unit | None = None,
 ) -> Ranking | None:
-    """A ranking of each model's median of summary `key` (times scale) at the chosen point
+    """A ranking of each model's summary `key` (times scale, in unit) at the chosen point
     (the last when there are more), with its 95% interval."""
-    values: dict[str, float] = {}
-    intervals: dict[str, Interval | None] = {}
+    values: dict[str, Quantity] = {}
     for model, entries in table.items():
         for p in entries:
             if chosen(p):
-                values[model] = (summary_median(p[key]) or 0.0) * scale
-                found = recorded_interval(p[key])
-                intervals[model] = None if found is None else found.scaled(scale).as_list()
-    return ranking(values, higher_is_better, intervals)
+                values[model] = p[key].scaled(scale, unit or p[key].unit)
+    return ranking(values, higher_is_better)
 
 
 def few_active_highlights(table: Points) -> FewActiveHighlights:
@@ -101,7 +95,7 @@ def few_active_highlights(table: Points) -> FewActiveHighlights:
         "largest_concurrency": top,
         "pages_per_s": _ranked(table, at_top, "pages_per_s", True),
         "cpu_us_per_page": _ranked(table, at_top, "cpu_us_per_page", False),
-        "latency_p99_ms": _ranked(table, at_top, "latency_p99_s", False, 1000.0),
+        "latency_p99_ms": _ranked(table, at_top, "latency_p99_s", False, 1000.0, "ms"),
         "threads_pages": threads[0]["pages"] if threads else None,
         "threads_most_runs_per_point": max((p["runs"] for p in threads), default=0),
     }
@@ -111,34 +105,27 @@ def _memory_highlights(tables: Mapping[str, object], scenario: str) -> MemoryHig
     """The memory fits side by side: total per connection, fitted range, largest plateau RSS."""
     entries = crawl_table(tables, scenario)
     fits = {m: entries[m].get("memory_per_connection") for m in catalog.model_order(list(entries))}
-    fitted = {m: f for m, f in fits.items() if f and _rss_slope(f)[0] is not None}
+    fitted = {m: f for m, f in fits.items() if f and f.rss_bytes.slope.value is not None}
     # A negative RSS slope is noise (tiny scale, or a point that did not count): no ranking.
     totals = {
-        m: (f.get("total_bytes") or 0.0) / KIB
+        m: _per_kib(f.total_bytes)
         for m, f in fitted.items()
-        if (slope := _rss_slope(f)[0]) is not None and slope > 0
-    }
-    intervals = {
-        m: None if found is None else found.scaled(1 / KIB).as_list()
-        for m in totals
-        for found in [recorded_interval(fitted[m].get("total_bytes_ci95"))]
+        if (slope := f.rss_bytes.slope.value) is not None and slope > 0
     }
     largest = {}
     for model, entry in entries.items():
         rss = [
             median
             for p in entry.get("points") or []
-            if (summary := p.get("plateau_rss_kib")) and (median := summary["median"]) is not None
+            if (summary := p.get("plateau_rss_kib")) and (median := summary.value) is not None
         ]
         if rss:
             largest[model] = float(rss[-1]) / KIB
     most = max(largest, key=lambda m: largest[m]) if largest else None
     least = min(largest, key=lambda m: largest[m]) if largest else None
     return {
-        "memory_total_kib": ranking(totals, False, intervals),
-        "fit_concurrencies": sorted(
-            {int(c) for f in fitted.values() for c in f.get("concurrencies") or []}
-        ),
+        "memory_total_kib": ranking(totals, False),
+        "fit_concurrencies": sorted({int(c) for f in fitted.values() for c in f.concurrencies}),
         "largest_plateau_rss_mib": {
             "most": most,
             "most_mib": largest.get(most or ""),
@@ -158,38 +145,41 @@ def sleepy_highlights(tables: Mapping[str, object], scenario: str = SLEEPY) -> S
     table = scenario_points(tables, scenario)
     top = largest_concurrency(table)
     at_top = [p for entries in table.values() for p in entries if p["concurrency"] == top]
-    longest = max(at_top, key=lambda p: p.get("mean_latency_s") or 0.0, default=None)
-    latency = None if longest is None else str(longest.get("latency"))
+    longest = max(at_top, key=lambda p: p["latency"].mean_s, default=None)
+    latency = None if longest is None else longest["latency"]
 
     def judged(point: Point) -> bool:
-        return bool(point["concurrency"] == top and str(point.get("latency")) == latency)
+        return bool(point["concurrency"] == top and point["latency"] == latency)
 
-    shares = [
-        (m, p)
+    percent = {
+        m: fraction.scaled(100.0, "percent")
         for m, entries in table.items()
         for p in entries
-        if judged(p) and p.get("fraction_of_ideal") is not None
-    ]
-    percent = {m: 100.0 * (p.get("fraction_of_ideal") or 0.0) for m, p in shares}
-    intervals = {
-        m: None if found is None else found.scaled(100.0).as_list()
-        for m, p in shares
-        for found in [recorded_interval(p.get("fraction_of_ideal_ci95"))]
+        if judged(p) and (fraction := p.get("fraction_of_ideal")) is not None
     }
     peaks = (int(p["server_peak_in_flight"] or 0) for e in table.values() for p in e)
     return {
         "largest_concurrency": top,
         "judged_latency": latency,
-        "percent_of_ideal": ranking(percent, True, intervals),
+        "percent_of_ideal": ranking(percent, True),
         "no_verified_run_at_largest": sorted(
             m for m, entries in table.items() if any(map(judged, entries)) and m not in percent
         ),
-        "latencies": sorted({str(p["latency"]) for e in table.values() for p in e}),
-        "latency_p50_ms": _ranked(table, judged, "latency_p50_s", False, 1000.0),
-        "latency_p99_ms": _ranked(table, judged, "latency_p99_s", False, 1000.0),
+        "latencies": sorted({p["latency"] for e in table.values() for p in e}, key=_text),
+        "latency_p50_ms": _ranked(table, judged, "latency_p50_s", False, 1000.0, "ms"),
+        "latency_p99_ms": _ranked(table, judged, "latency_p99_s", False, 1000.0, "ms"),
         "largest_peak_in_flight": max(peaks, default=0),
         **_memory_highlights(tables, scenario),
     }
+
+
+def _text(latency: Latency) -> str:
+    return latency.text
+
+
+def _per_kib(bytes_: Quantity) -> Quantity:
+    """A figure in bytes as KiB (its value divided, as every KiB figure is)."""
+    return replace(bytes_.scaled(1 / KIB, "KiB"), value=(bytes_.value or 0.0) / KIB)
 
 
 def _slope_ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -218,62 +208,52 @@ def _c100k_model(entry: ModelTable) -> C100kModel:
     alone = entry.get("memory_per_connection")
     several = entry.get("memory_across_processes")
     across = several[-1] if several else None  # the most processes
-    one, one_ci95 = _rss_slope(alone)
-    many, many_ci95 = _rss_slope(across)
-    one_net, one_net_ci95, one_url = _net_slopes(alone)
-    many_net, many_net_ci95, many_url = _net_slopes(across)
+    one, many = _rss_slope(alone), _rss_slope(across)
+    # Net of the URLs each connection brings (a point with more pages per connection at each
+    # process count): what the connection alone costs.
+    one_url = alone.per_url if alone else None
+    many_url = across.per_url if across else None
+    one_net = one_url.net_rss_bytes if one_url else None
+    many_net = many_url.net_rss_bytes if many_url else None
+    ramp = held.get("ramp_s") if held else None
     return {
         "held": None if held is None else int(held["server_peak_in_flight"] or 0),
         "held_concurrency": None if held is None else held["concurrency"],
         "held_processes": None if held is None else held["processes"],
-        "ramp_s": None if held is None else summary_median(held.get("ramp_s")),
-        "one_process_bytes": one,
-        "one_process_ci95": one_ci95,
-        "one_process_concurrencies": alone.get("concurrencies") if alone else None,
-        "processes": across.get("processes") if across else None,
-        "across_processes_bytes": many,
-        "across_processes_ci95": many_ci95,
-        "across_processes_concurrencies": across.get("concurrencies") if across else None,
-        "ratio": _slope_ratio(many, one),
-        # Net of the URLs each connection brings (a point with more pages per
-        # connection at each process count): what the connection alone costs.
-        "one_process_net_bytes": one_net,
-        "one_process_net_ci95": one_net_ci95,
-        "across_processes_net_bytes": many_net,
-        "across_processes_net_ci95": many_net_ci95,
-        "one_process_url_bytes": one_url,
-        "across_processes_url_bytes": many_url,
-        "net_ratio": _slope_ratio(many_net, one_net),
+        "ramp_s": ramp.value if ramp else None,
+        "one_process": one,
+        "one_process_concurrencies": alone.concurrencies if alone else None,
+        "processes": across.processes if across else None,
+        "across_processes": many,
+        "across_processes_concurrencies": across.concurrencies if across else None,
+        "ratio": _slope_ratio(value_of(many), value_of(one)),
+        "one_process_net": one_net,
+        "across_processes_net": many_net,
+        "one_process_url_bytes": one_url.bytes_per_url.value if one_url else None,
+        "across_processes_url_bytes": many_url.bytes_per_url.value if many_url else None,
+        "net_ratio": _slope_ratio(value_of(many_net), value_of(one_net)),
     }
 
 
-def _rss_slope(fit: MemoryFit | None) -> tuple[float | None, Interval | None]:
-    """A memory fit's RSS slope and its interval (None, None without the fit)."""
-    rss = fit.get("rss_bytes") if fit else None
-    return (rss.get("slope"), rss.get("slope_ci95")) if rss else (None, None)
-
-
-def _net_slopes(fit: MemoryFit | None) -> tuple[float | None, Interval | None, float | None]:
-    """A memory fit's bytes per connection net of its URLs, their interval, bytes per URL."""
-    per_url = fit.get("per_url") if fit else None
-    if not per_url:
-        return None, None, None
-    found = per_url.get("net_rss_bytes"), per_url.get("net_rss_bytes_ci95")
-    return *found, per_url.get("bytes_per_url")
+def _rss_slope(fit: MemoryFit | None) -> Quantity | None:
+    """A memory fit's RSS slope (None without the fit)."""
+    return fit.rss_bytes.slope if fit else None
 
 
 def latency_sweep_highlights(table: Points) -> LatencySweepHighlights:
     """At the lowest and the highest latency: best and worst pages/s, best share of C/L."""
-    latencies = sorted({p["latency"] for e in table.values() for p in e}, key=mean_latency)
+    latencies = sorted({p["latency"] for e in table.values() for p in e}, key=lambda k: k.mean_s)
     ends = [latencies[0], latencies[-1]] if len(latencies) > 1 else latencies
     by_latency: list[LatencyEnd] = []
     for latency in ends:
         rate = _ranked(table, _where("latency", latency), "pages_per_s", True)
         fractions = [
-            float(fraction)
+            fraction.value
             for e in table.values()
             for p in e
-            if p["latency"] == latency and (fraction := p.get("fraction_of_ideal"))
+            if p["latency"] == latency
+            and (fraction := p.get("fraction_of_ideal"))
+            and fraction.value
         ]
         by_latency.append(
             {
@@ -290,22 +270,22 @@ def idle_highlights(units: IdleTable) -> IdleHighlights:
     """The idle kinds compared: thread against task, cheapest and costliest coroutine, the
     most started, and the coroutine kinds from the slowest start rate to the fastest."""
     coroutines = [(k, units[k]) for k in catalog.COROUTINE_KINDS if k in units]
-    measured = [(k, u) for k, u in coroutines if u.get("rss_bytes_per_unit") is not None]
-    shown = [(k, u) for k, u in coroutines if u.get("rss_bytes_per_unit")]
-    started = [(k, u) for k, u in coroutines if u.get("count")]
+    measured = [(k, u) for k, u in coroutines if u.rss_bytes_per_unit is not None]
+    shown = [(k, u) for k, u in coroutines if u.rss_bytes_per_unit]
+    started = [(k, u) for k, u in coroutines if u.count]
 
     def total(unit: tuple[str, IdleEntry]) -> float:
-        return float(unit[1].get("total_bytes_per_unit") or 0.0)
+        return value_of(unit[1].total_bytes_per_unit) or 0.0
 
     def rate(unit: tuple[str, IdleEntry]) -> float:
-        value = unit[1].get("start_rate_per_s")
+        value = value_of(unit[1].start_rate_per_s)
         return math.inf if value is None else float(value)
 
     def units_of(unit: tuple[str, IdleEntry]) -> int:
-        return unit[1].get("count") or 0
+        return unit[1].count or 0
 
-    thread_total = (units.get(catalog.THREAD.name) or {}).get("total_bytes_per_unit")
-    task_total = (units.get(catalog.ASYNCIO_TASK.name) or {}).get("total_bytes_per_unit")
+    thread_total = value_of(units.get(catalog.THREAD.name, IdleEntry()).total_bytes_per_unit)
+    task_total = value_of(units.get(catalog.ASYNCIO_TASK.name, IdleEntry()).total_bytes_per_unit)
     return {
         "thread_over_task": thread_total / task_total if thread_total and task_total else None,
         "cheapest_coroutine": min(shown, key=total)[0] if shown else None,

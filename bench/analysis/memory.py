@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import Literal, cast
+from dataclasses import replace
+from typing import Literal
 
 from bench.analysis.plateau import run_plateau
-from bench.analysis.points import PointKey, crawl_of, crawl_point, kernel_delta_kib, sort_key
-from bench.analysis.summaries import fit_of, listed
-from bench.results import Fit, LeftOut, MemoryFit, ModelTable, PerUrl, Point, Run
+from bench.analysis.points import Group, crawl_of, crawl_point, kernel_delta_kib, sort_key
+from bench.results import LeftOut, MemoryFit, ModelTable, PerUrl, Point, Run
 from c10k.fits import plane_fit, replicated_fit
+from c10k.quantity import FIT, Fit, Quantity
 from c10k.stats import relative_gap
 
 
@@ -56,7 +57,7 @@ def _fit_runs(runs: list[Run], figure: Callable[[Run], float | None]) -> Fit:
     an independent process, so the slope's interval holds the scatter from run to run, each
     concurrency's own when every one ran more than once."""
     pairs = [(r["params"]["concurrency"], y) for r in runs if (y := figure(r)) is not None]
-    return fit_of(replicated_fit([float(c) for c, _ in pairs], [y for _, y in pairs]))
+    return replicated_fit([float(c) for c, _ in pairs], [y for _, y in pairs]).recorded()
 
 
 def _per_url(runs: list[Run], rss_slope: float | None) -> PerUrl | None:
@@ -73,15 +74,13 @@ def _per_url(runs: list[Run], rss_slope: float | None) -> PerUrl | None:
     if not math.isfinite(fit.slope_z):
         return None
     base = [p / c for c, p, _ in rows]
-    return {
-        "runs": fit.n,
-        "bytes_per_url": fit.slope_z,
-        "bytes_per_url_ci95": listed(fit.slope_z_ci95),
-        "net_rss_bytes": fit.slope_x,
-        "net_rss_bytes_ci95": listed(fit.slope_x_ci95),
-        "urls_per_connection": min(base),
-        "gross_rss_bytes": rss_slope,
-    }
+    return PerUrl(
+        runs=fit.n,
+        bytes_per_url=Quantity(fit.slope_z, fit.slope_z_ci95, FIT, fit.n, "bytes"),
+        net_rss_bytes=Quantity(fit.slope_x, fit.slope_x_ci95, FIT, fit.n, "bytes"),
+        urls_per_connection=min(base),
+        gross_rss_bytes=rss_slope,
+    )
 
 
 def memory_per_connection(
@@ -96,44 +95,38 @@ def memory_per_connection(
     chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
     fitted = [r for r in runs if r["params"]["concurrency"] >= min_concurrency and run_plateau(r)]
     fit = _fit_runs(fitted, lambda r: _plateau_bytes(r, "rss_kib"))
-    # The fields in the order docs/results.md lists them, the optional ones among them.
-    result: dict[str, object] = {
-        "from_concurrency": min_concurrency,
-        "concurrencies": [p["concurrency"] for p in chosen],
-        "runs": len(fitted),
-        "rss_bytes": fit,
-        "peak_rss_bytes": _fit_runs(fitted, _peak_bytes),
-    }
     tcp = _fit_runs(fitted, _tcp_bytes)
     uss = _fit_runs(fitted, lambda r: _plateau_bytes(r, "uss_kib"))
-    result |= {"kernel_tcp_bytes": tcp} if tcp["slope"] is not None else {}
-    result |= {"uss_bytes": uss} if uss["slope"] is not None else {}
     check = _fit_runs(fitted, lambda r: _plateau_bytes(r, "anon_kib"))
-    result["check_anon_bytes"] = check
-    result["check_gap"] = relative_gap(check["slope"], fit["slope"])
-    # Every kernel field sampled (stacks, slab, page tables, TCP), over the same runs.
-    kernel = _fit_runs(fitted, _kernel_bytes)
-    result["kernel_bytes"] = kernel
-    # One fit of each run's RSS + kernel: its interval holds both figures' scatter.
-    total = _fit_runs(fitted, _held_bytes)
-    result["total_bytes"] = total["slope"]
-    result["total_bytes_ci95"] = total["slope_ci95"]
-    slope = fit["slope"]
     per_url_runs = fitted + [
         r for r in url_runs or [] if r["params"]["concurrency"] >= min_concurrency
     ]
-    result["per_url"] = _per_url(per_url_runs, slope) if url_runs else None
-    return cast(MemoryFit, result)
+    return MemoryFit(
+        from_concurrency=min_concurrency,
+        concurrencies=[p["concurrency"] for p in chosen],
+        runs=len(fitted),
+        rss_bytes=fit,
+        peak_rss_bytes=_fit_runs(fitted, _peak_bytes),
+        check_anon_bytes=check,
+        check_gap=relative_gap(check.slope.value, fit.slope.value),
+        # Every kernel field sampled (stacks, slab, page tables, TCP), over the same runs.
+        kernel_bytes=_fit_runs(fitted, _kernel_bytes),
+        # One fit of each run's RSS + kernel: its interval holds both figures' scatter.
+        total_bytes=_fit_runs(fitted, _held_bytes).slope,
+        per_url=_per_url(per_url_runs, fit.slope.value) if url_runs else None,
+        kernel_tcp_bytes=tcp if tcp.slope.value is not None else None,
+        uss_bytes=uss if uss.slope.value is not None else None,
+    )
 
 
 def add_memory_fits(
     entry: ModelTable,
-    groups: dict[PointKey, list[Run]],
-    base: list[PointKey],
-    extra: list[PointKey],
+    groups: dict[Group, list[Run]],
+    base: list[Group],
+    extra: list[Group],
     fit_min_concurrency: int,
-    tried: Counter[PointKey],
-    noisy: Counter[PointKey],
+    tried: Counter[Group],
+    noisy: Counter[Group],
 ) -> None:
     """The entry's memory_per_connection, over one process's points; and, for the points
     that several processes crawled (c100k), memory_across_processes: one per process count, over
@@ -143,7 +136,7 @@ def add_memory_fits(
     nothing)."""
     held = {k for k in groups if _held(len(groups[k]), tried[k])}
 
-    def of(keys: list[PointKey], processes: int) -> list[PointKey]:
+    def of(keys: list[Group], processes: int) -> list[Group]:
         return [k for k in keys if k[3] == processes]
 
     def fit(processes: int) -> MemoryFit:
@@ -157,22 +150,17 @@ def add_memory_fits(
         )
         # Every point that ran, so that one whose runs all failed (or were noisy) is named too.
         left_out = sorted(set(of(list(tried + noisy), processes)) - held, key=sort_key)
-        if left_out:
-            found["left_out"] = [
-                LeftOut(
-                    concurrency=k[0],
-                    pages=k[2],
-                    verified=len(groups.get(k, [])),
-                    runs=tried[k],
-                    noisy=noisy[k],
-                )
-                for k in left_out
-            ]
-        return found
+        return replace(
+            found,
+            processes=processes,
+            left_out=[
+                LeftOut(k[0], k[2], len(groups.get(k, [])), tried[k], noisy[k]) for k in left_out
+            ],
+        )
 
     counts = sorted({k[3] for k in base if k in held})
     fewest = counts[0] if counts else 1
     entry["memory_per_connection"] = fit(fewest)
-    across = [cast(MemoryFit, {"processes": p, **fit(p)}) for p in counts if p != fewest]
+    across = [fit(p) for p in counts if p != fewest]
     if across:
         entry["memory_across_processes"] = across

@@ -13,7 +13,7 @@ from bench.analysis.highlights import (
 )
 from bench.analysis.paired import fold_looks, paired_comparisons, round_counts
 from bench.analysis.plateau import run_plateau
-from bench.analysis.points import mean_latency, scenario_points
+from bench.analysis.points import scenario_points
 from bench.analysis.ratios import (
     asyncio_vs_threads,
     event_loop_vs_threads,
@@ -45,7 +45,6 @@ def not_counted(runs: list[Run]) -> list[NotCounted]:
         params = run.get("params") or {}
         crawl = run.get("crawl") or {}
         server = params.get("server")
-        latency = server.get("latency") if server else None
         found.append(
             {
                 "run_id": str(run.get("id")),
@@ -54,8 +53,7 @@ def not_counted(runs: list[Run]) -> list[NotCounted]:
                 "status": str(run.get("status")),
                 "reason": str(run.get("reason") or run.get("status")),
                 "concurrency": params.get("concurrency"),
-                "latency": latency,
-                "mean_latency_s": mean_latency(latency or "0"),
+                "latency": server["latency"] if server else None,
                 "pages_per_s": crawl.get("pages_per_s"),
                 "plateau_rss_kib": run_plateau(run).get("rss_kib"),
                 "cpu_us_per_page": crawl.get("cpu_us_per_page"),

@@ -7,10 +7,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bench.analysis.busy import server_bound
-from bench.analysis.points import Points, mean_latency, point_key, ran, scenario_points
+from bench.analysis.points import Points, ran, scenario_points
 from bench.analysis.ratios import Figure
-from bench.results import Comparisons, Look, PairedComparison, Point, RoundCounts, Run
+from bench.results import Block, Comparisons, Look, PairedComparison, Point, RoundCounts, Run
 from c10k import catalog, claims, sequential
+from c10k.durations import Latency
+from c10k.quantity import PAIRED_ROUNDS, Quantity
 from c10k.stats import median
 
 FEW_ACTIVE, SLEEPY_KEEP_ALIVE = catalog.FEW_ACTIVE.name, catalog.SLEEPY_KEEP_ALIVE.name
@@ -89,13 +91,17 @@ def compared_models(scenario: str) -> frozenset[str]:
     return frozenset().union(*(c.models for c in comparisons() if c.scenario == scenario))
 
 
-PointId = tuple[int, str]  # concurrency and latency
+PointId = tuple[int, Latency]  # concurrency and latency
+
+
+def _order(key: PointId) -> tuple[int, float]:
+    return key[0], key[1].mean_s
 
 
 def judged_point(table: Points) -> PointId | None:
     """The scenario's point with the most connections, at the longest latency among them."""
     keys = {(p["concurrency"], p["latency"]) for points in table.values() for p in points}
-    return max(keys, key=lambda k: (k[0], mean_latency(k[1])), default=None)
+    return max(keys, key=_order, default=None)
 
 
 def _by_point(table: Points, model: str) -> dict[PointId, Point]:
@@ -120,7 +126,7 @@ def shared_points(table: Points, comparison: Comparison) -> list[PointId]:
         keys = {top} & keys if top is not None else set()
     if comparison.skip_saturated:
         keys = {k for k in keys if not any(server_bound(e[k]) for e in each)}
-    return sorted(keys, key=lambda k: (k[0], mean_latency(k[1])))
+    return sorted(keys, key=_order)
 
 
 def round_ratios(
@@ -149,15 +155,9 @@ def round_ratios(
 def _look(found: sequential.Look | None) -> Look | None:
     if found is None:
         return None
-    interval = found.interval
-    return {
-        "rounds": found.rounds,
-        "value": found.value,
-        "ci": None if interval is None else interval.as_list(),
-        "confidence": sequential.look_confidence(),
-        "decided": found.decided,
-        "precise": found.precise,
-    }
+    method = PAIRED_ROUNDS.format(sequential.look_confidence())
+    ratio = Quantity(found.value, found.interval, method, found.rounds, "ratio")
+    return {"ratio": ratio, "decided": found.decided, "precise": found.precise}
 
 
 def rounds_seen(
@@ -174,7 +174,7 @@ def rounds_seen(
         and r["kind"] == "measured"
         and r["model"] in comparison.models
         and ran(r)
-        and point_key(r)[:2] in wanted
+        and (r["params"]["concurrency"], r["params"]["server"]["latency"]) in wanted
     }
     return {
         "rounds": len({round_ for round_, _ in attempts}),
@@ -238,20 +238,13 @@ def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> 
             continue
         if found["claim"] == "C6":
             target = comparisons["event_loop_vs_threads"]
-            target["median_pages_per_s"], target["median_pages_per_s_ci95"] = (
-                look["value"],
-                look["ci"],
-            )
-            target["look"] = look
+            target["median_pages_per_s"], target["look"] = look["ratio"], look
         elif found["claim"] == "C9" and (loops := comparisons["uvloop"]) is not None:
             for pair in loops["pairs"]:
                 if [pair["plain"], pair["fast"]] == [*found["numerators"], found["denominator"]]:
-                    pair["cpu_per_page_speedup"] = look["value"]
-                    pair["cpu_per_page_speedup_ci95"] = look["ci"]
-                    pair["look"] = look
+                    pair["cpu_per_page_speedup"], pair["look"] = look["ratio"], look
         elif found["claim"] == "C7" and (c7 := comparisons["asyncio_vs_threads_sleepy_keep_alive"]):
-            c7["asyncio_over_threads"], c7["asyncio_over_threads_ci95"] = look["value"], look["ci"]
-            c7["look"] = look
+            c7["asyncio_over_threads"], c7["look"] = look["ratio"], look
 
 
 def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
@@ -259,16 +252,16 @@ def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
     again (a noisy round's second run counts as a round of its own); and where rounds waited
     for a quiet machine before they started, how many and for how long in all."""
     found: dict[str, RoundCounts] = {}
-    seen: set[tuple[str | None, int]] = set()
-    waited: set[str] = set()  # the rounds that waited, by their sentinel's id (with -again<n>)
+    seen: set[tuple[Block | None, int]] = set()
+    waited: set[tuple[Block | None, int]] = set()  # the rounds that waited: block and again
     for run in runs:
         block = run["block"]
-        if block is None and "waited_s" in run:
+        if run["wait"]:
             counts = found.setdefault(run["scenario"], {"rounds": 0, "noisy": 0, "again": 0})
-            if (sentinel := run["id"].rsplit("-wait", 1)[0]) not in waited:
-                waited.add(sentinel)
+            if (block, run["again"]) not in waited:
+                waited.add((block, run["again"]))
                 counts["waited"] = counts.get("waited", 0) + 1
-            counts["waited_s"] = counts.get("waited_s", 0.0) + run["waited_s"]
+            counts["waited_s"] = counts.get("waited_s", 0.0) + run.get("waited_s", 0.0)
             continue
         if block is None or (block, run["again"]) in seen:
             continue

@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from bench.analysis.busy import add_point_busy, server_cpu_lost
 from bench.analysis.plateau import run_plateau
-from bench.analysis.summaries import summary_of
 from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
-from c10k import catalog, probes
-from c10k.durations import parse_duration
-from c10k.stats import median, recorded_interval
+from c10k import probes
+from c10k.durations import Latency
+from c10k.stats import median, summarize
 
 Points = dict[str, list[Point]]  # model -> its verified points in one scenario
-
-
-def mean_latency(spec: str) -> float:
-    """The mean of a server latency SPEC (fixed, uniform:a..b, exp:m, lognormal:median,sigma)."""
-    kind, _, rest = spec.partition(":")
-    if not rest:
-        return parse_duration(spec)
-    if kind == "uniform":
-        low, _, high = rest.partition("..")
-        return (parse_duration(low) + parse_duration(high)) / 2
-    if kind == "exp":
-        return parse_duration(rest)
-    if kind == "lognormal":
-        centre, _, sigma = rest.partition(",")
-        return parse_duration(centre) * math.exp(float(sigma or 0) ** 2 / 2)
-    raise ValueError(f"unknown latency spec: {spec!r}")
 
 
 def measured_ok(runs: Iterable[Run], scenario: str) -> list[Run]:
@@ -46,16 +29,12 @@ def measured_ok(runs: Iterable[Run], scenario: str) -> list[Run]:
     ]
 
 
-# A crawl point's identity: concurrency, latency, pages, crawler processes and core.
-PointKey = tuple[int, str, int, int, str]
+# What a scenario's figures group runs by: concurrency, latency, pages, crawler processes
+# and core.
+Group = tuple[int, Latency, int, int, str]
 
 
-def run_core(run: Run) -> str:
-    """The crawler core a run's crawl used (a file from before `--core`: the C core)."""
-    return run["params"].get("core") or catalog.CORE_C
-
-
-def point_key(run: Run) -> PointKey:
+def group_of(run: Run) -> Group:
     params = run["params"]
     server = params["server"]
     return (
@@ -63,7 +42,7 @@ def point_key(run: Run) -> PointKey:
         server["latency"],
         server["pages"],
         params["processes"],
-        run_core(run),
+        params["core"],
     )
 
 
@@ -84,13 +63,11 @@ def ran(run: Run) -> bool:
     return run["status"] not in ("skipped", "not-run")
 
 
-def attempts(
-    runs: Iterable[Run], scenario: str, model: str, noisy: bool = False
-) -> Counter[PointKey]:
+def attempts(runs: Iterable[Run], scenario: str, model: str, noisy: bool = False) -> Counter[Group]:
     """Per point, the measured runs that ran and may count (verified or not; a noisy
     round's run counts in nothing); with noisy, the runs of noisy rounds instead."""
     return Counter(
-        point_key(r) for r in _measured(runs, scenario, model) if ran(r) and r["noisy"] == noisy
+        group_of(r) for r in _measured(runs, scenario, model) if ran(r) and r["noisy"] == noisy
     )
 
 
@@ -141,23 +118,22 @@ def crawl_point(runs: list[Run]) -> Point:
     crawls = [crawl_of(r) for r in runs]
     params = runs[0]["params"]
     server = params["server"]
-    latency = mean_latency(server["latency"])
+    latency = server["latency"].mean_s
     wide = latency > 0 and server["shape"] == "wide"
     root_latency = latency if server["root_latency"] else 0.0
     figures: Point = {
         "site": server.get("preset") or server["shape"],
         "concurrency": params["concurrency"],
         "processes": params["processes"],
-        "core": run_core(runs[0]),
+        "core": params["core"],
         "latency": server["latency"],
-        "mean_latency_s": latency,
         "pages": crawls[0]["pages"],
         "runs": len(runs),
-        "pages_per_s": summary_of([c["pages_per_s"] or 0.0 for c in crawls]),
-        "cpu_us_per_page": summary_of([c["cpu_us_per_page"] or 0.0 for c in crawls]),
-        "latency_p50_s": summary_of([c["latency_s"]["p50"] for c in crawls]),
-        "latency_p99_s": summary_of([c["latency_s"]["p99"] for c in crawls]),
-        "max_rss_kib": summary_of([float(c["max_rss_kib"]) for c in crawls]),
+        "pages_per_s": summarize([c["pages_per_s"] or 0.0 for c in crawls], "pages/s"),
+        "cpu_us_per_page": summarize([c["cpu_us_per_page"] or 0.0 for c in crawls], "us/page"),
+        "latency_p50_s": summarize([c["latency_s"]["p50"] for c in crawls], "s"),
+        "latency_p99_s": summarize([c["latency_s"]["p99"] for c in crawls], "s"),
+        "max_rss_kib": summarize([float(c["max_rss_kib"]) for c in crawls], "KiB"),
         "server_saturated_runs": sum(
             1 for r in runs if r["server"]["saturated"] and not server_cpu_lost(r)
         ),
@@ -218,12 +194,10 @@ def _add_plateau_rate(
     plateau = [rate for c in crawls if (rate := _plateau_rate(c, root_latency)) is not None]
     ideal = figures["concurrency"] / latency
     figures["ideal_pages_per_s"] = ideal
-    figures["plateau_pages_per_s"] = summary_of(plateau)
-    median = figures["plateau_pages_per_s"]["median"]
-    figures["fraction_of_ideal"] = median / ideal if median else None
-    interval = recorded_interval(figures["plateau_pages_per_s"])
-    figures["fraction_of_ideal_ci95"] = (
-        interval.scaled(1 / ideal).as_list() if interval and median else None
+    found = figures["plateau_pages_per_s"] = summarize(plateau, "pages/s")
+    fraction = found.scaled(1 / ideal, "share")
+    figures["fraction_of_ideal"] = (
+        replace(fraction, value=found.value / ideal) if found.value else None
     )
 
 
@@ -231,27 +205,25 @@ def _add_plateau_memory(figures: Point, runs: list[Run]) -> None:
     """The runs' plateau memory: kernel, RSS, USS and TCP buffers, and the ramp to it."""
     kernel = [d for d in (kernel_delta_kib(r) for r in runs) if d is not None]
     if kernel:
-        figures["plateau_kernel_delta_kib"] = summary_of(kernel)
+        figures["plateau_kernel_delta_kib"] = summarize(kernel, "KiB")
     plateaus = [run_plateau(r) for r in runs]
     rss = [float(rss) for p in plateaus if (rss := p.get("rss_kib")) is not None]
     if not rss:
         return
-    figures["plateau_rss_kib"] = summary_of(rss)
+    figures["plateau_rss_kib"] = summarize(rss, "KiB")
     uss = [float(uss) for p in plateaus if (uss := p.get("uss_kib")) is not None]
-    figures["plateau_uss_kib"] = summary_of(uss) if uss else None
+    figures["plateau_uss_kib"] = summarize(uss, "KiB") if uss else None
     tcp = [
         float(tcp - r["kernel_before"]["sockstat"].get("mem_kib", 0))
         for p, r in zip(plateaus, runs, strict=True)
         if (tcp := p.get("tcp_mem_kib")) is not None
     ]
-    figures["plateau_tcp_mem_delta_kib"] = summary_of(tcp) if tcp else None
+    figures["plateau_tcp_mem_delta_kib"] = summarize(tcp, "KiB") if tcp else None
     ramps = [float(ramp) for p in plateaus if (ramp := p.get("ramp_s")) is not None]
-    figures["ramp_s"] = summary_of(ramps) if ramps else None
+    figures["ramp_s"] = summarize(ramps, "s") if ramps else None
 
 
-def split_url_points(
-    groups: dict[PointKey, list[Run]],
-) -> tuple[list[PointKey], list[PointKey]]:
+def split_url_points(groups: dict[Group, list[Run]]) -> tuple[list[Group], list[Group]]:
     """Per concurrency (and processes), the point with the fewest pages is the scenario's own;
     one with more pages per connection at the same C only measures the per-URL share."""
     fewest: dict[tuple[int, int], int] = {}
@@ -261,8 +233,8 @@ def split_url_points(
     return base, [k for k in groups if k[2] != fewest[k[0], k[3]]]
 
 
-def sort_key(key: PointKey) -> tuple[int, int, float, int, str]:
-    return key[3], key[0], mean_latency(key[1]), key[2], key[4]
+def sort_key(key: Group) -> tuple[int, int, float, int, str]:
+    return key[3], key[0], key[1].mean_s, key[2], key[4]
 
 
 def scenario_points(tables: Mapping[str, object], scenario: str) -> Points:

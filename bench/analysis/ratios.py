@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from bench.analysis.busy import server_bound
-from bench.analysis.points import Points, mean_latency, scenario_points
-from bench.analysis.summaries import listed
+from bench.analysis.points import Points, scenario_points
 from bench.results import (
     AsyncioVsThreads,
     EventLoopVsThreads,
@@ -17,17 +16,16 @@ from bench.results import (
     Point,
     UvloopComparison,
     UvloopPair,
-    summary_median,
 )
 from c10k import catalog
+from c10k.quantity import MEDIAN_OF, Quantity
 from c10k.stats import (
     CONFIDENCE,
-    Interval,
     Ratio,
-    combined_ratio,
     median,
     median_interval,
     paired_ratio,
+    ratio_quantity,
     single_ratio,
 )
 
@@ -53,8 +51,10 @@ def point_ratio(top: Point, bottom: Point, figure: Figure) -> Ratio | None:
     found = paired_ratio(_by_round(top, figure), _by_round(bottom, figure))
     if found is not None:
         return found
-    a, b = summary_median(top.get(figure)), summary_median(bottom.get(figure))
-    return None if a is None or b is None else single_ratio(a, b)
+    a, b = top.get(figure), bottom.get(figure)
+    if a is None or b is None or a.value is None or b.value is None:
+        return None
+    return single_ratio(a.value, b.value)
 
 
 def ratio_over_points(
@@ -64,9 +64,10 @@ def ratio_over_points(
     figure: Figure,
     skip_saturated: bool = False,
     confidence: float = CONFIDENCE,
-) -> tuple[float | None, Interval | None, list[int]]:
-    """Geometric mean over shared points of figure(numerator) / figure(denominator), its
-    interval at the confidence (None when a point has one round) and the concurrencies used.
+) -> tuple[Quantity | None, list[int]]:
+    """Geometric mean over shared points of figure(numerator) / figure(denominator), with
+    its interval at the confidence (none when a point has one round), and the concurrencies
+    used.
 
     Points where the test server was CPU-bound for either model (or no run could tell) are
     left out when skip_saturated: their pages/s is the server's, not the crawler's.
@@ -76,7 +77,8 @@ def ratio_over_points(
         for name in (numerator, denominator)
     }
     ratios, used = [], []
-    for key in sorted(set(by_key[numerator]) & set(by_key[denominator])):
+    shared = set(by_key[numerator]) & set(by_key[denominator])
+    for key in sorted(shared, key=lambda k: (k[0], k[1].mean_s)):
         a, b = by_key[numerator][key], by_key[denominator][key]
         if skip_saturated and (server_bound(a) or server_bound(b)):
             continue
@@ -85,10 +87,7 @@ def ratio_over_points(
             continue
         ratios.append(ratio)
         used.append(int(key[0]))
-    if not ratios:
-        return None, None, used
-    value, interval = combined_ratio(ratios, confidence)
-    return value, interval, used
+    return (ratio_quantity(ratios, confidence) if ratios else None), used
 
 
 def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
@@ -98,30 +97,31 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
     models: dict[str, ModelRatios] = {}
     used_all: list[int] = []
     for model in (m.name for m in catalog.MODELS.values() if m.event_loop):
-        ratio, interval, used = ratio_over_points(
-            table, model, THREADS, "pages_per_s", skip_saturated=True
-        )
+        ratio, used = ratio_over_points(table, model, THREADS, "pages_per_s", skip_saturated=True)
         if ratio is None:
             continue
         used_all += used
-        cpu, cpu_interval, _ = ratio_over_points(table, model, THREADS, "cpu_us_per_page")
-        models[model] = {
-            "pages_per_s": ratio,
-            "pages_per_s_ci95": listed(interval),
-            "cpu_us_per_page": cpu,
-            "cpu_us_per_page_ci95": listed(cpu_interval),
-            "concurrencies": used,
-        }
+        cpu, _ = ratio_over_points(table, model, THREADS, "cpu_us_per_page")
+        models[model] = {"pages_per_s": ratio, "cpu_us_per_page": cpu, "concurrencies": used}
     each = 1 - (1 - CONFIDENCE) / max(len(models), 1)  # Bonferroni over the k models
     wide = [
-        ratio_over_points(table, m, THREADS, "pages_per_s", skip_saturated=True, confidence=each)[1]
+        found.interval
         for m in models
+        if (found := ratio_over_points(table, m, THREADS, "pages_per_s", True, each)[0])
     ]
     ratios = [m["pages_per_s"] for m in models.values()]
+    values = [r.value for r in ratios if r.value is not None]
     return {
         "models": models,
-        "median_pages_per_s": median(ratios) if ratios else None,
-        "median_pages_per_s_ci95": listed(median_interval(wide)),
+        "median_pages_per_s": Quantity(
+            median(values),
+            median_interval(wide),
+            MEDIAN_OF.format(len(ratios)),
+            min(r.n for r in ratios),
+            "ratio",
+        )
+        if ratios
+        else None,
         "concurrencies": sorted(set(used_all)),
     }
 
@@ -133,7 +133,8 @@ def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
 
     def per_page(model: str) -> float | None:
         entry = table.get(model)
-        return summary_median(entry.get("instructions_per_page")) if entry else None
+        found = entry.get("instructions_per_page") if entry else None
+        return found.value if found else None
 
     threads = per_page(THREADS)
     event_loop = {
@@ -159,17 +160,15 @@ def uvloop_speedups(tables: Mapping[str, object]) -> UvloopComparison | None:
         table = scenario_points(tables, scenario)
         pairs: list[UvloopPair] = []
         for plain, fast in ((a.name, b.name) for a, b in catalog.LOOP_PAIRS):
-            speedup, interval, used = ratio_over_points(table, plain, fast, "cpu_us_per_page")
+            speedup, used = ratio_over_points(table, plain, fast, "cpu_us_per_page")
             if speedup is not None:
-                rate, rate_interval, _ = ratio_over_points(table, fast, plain, "pages_per_s")
+                rate, _ = ratio_over_points(table, fast, plain, "pages_per_s")
                 pairs.append(
                     {
                         "plain": plain,
                         "fast": fast,
                         "cpu_per_page_speedup": speedup,
-                        "cpu_per_page_speedup_ci95": listed(interval),
                         "pages_per_s_ratio": rate,
-                        "pages_per_s_ratio_ci95": listed(rate_interval),
                         "concurrencies": used,
                     }
                 )
@@ -185,7 +184,7 @@ def asyncio_vs_threads(table: Points) -> AsyncioVsThreads | None:
     mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
     if not mine:
         return None
-    top = max(mine, key=lambda p: (p["concurrency"], mean_latency(p["latency"])))
+    top = max(mine, key=lambda p: (p["concurrency"], p["latency"].mean_s))
     theirs = [
         p
         for p in table.get(THREADS, [])
@@ -194,20 +193,14 @@ def asyncio_vs_threads(table: Points) -> AsyncioVsThreads | None:
     ]
     other = theirs[0] if theirs else None
     ratio = point_ratio(top, other, "plateau_pages_per_s") if other else None
+    fraction = top.get("fraction_of_ideal")
+    assert fraction is not None
     return {
         "concurrency": int(top["concurrency"]),
         "latency": top["latency"],
         "pages": top["pages"],
-        "asyncio_fraction_of_ideal": _fraction(top),
-        "asyncio_fraction_of_ideal_ci95": top.get("fraction_of_ideal_ci95"),
-        "threads_fraction_of_ideal": _fraction(other) if other else None,
-        "threads_fraction_of_ideal_ci95": other.get("fraction_of_ideal_ci95") if other else None,
-        "asyncio_over_threads": ratio.value if ratio else None,
-        "asyncio_over_threads_ci95": listed(ratio.interval()) if ratio else None,
+        "asyncio_fraction_of_ideal": fraction,
+        "threads_fraction_of_ideal": other.get("fraction_of_ideal") if other else None,
+        "asyncio_over_threads": ratio.quantity() if ratio else None,
         "server_ideal_load": top.get("server_ideal_load"),
     }
-
-
-def _fraction(point: Point) -> float:
-    """The fraction of C/L of a point that has one."""
-    return float(point.get("fraction_of_ideal") or 0.0)

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.analysis.ratios import point_ratio
-from bench.harness.cells import Cell, cell, listed_ratio
-from bench.results import Point, summary_median
+from bench.harness.cells import Cell, cell
+from bench.results import Point
 from c10k import catalog
 from c10k.fits import replicated_fit
 
@@ -19,7 +19,7 @@ AnswerKey = tuple[str, str, int]
 
 
 def _key(model: str, point: Point) -> AnswerKey:
-    return model, point.get("core") or catalog.CORE_C, int(point.get("processes", 1))
+    return model, point["core"], point["processes"]
 
 
 def peak_rss_slope(points: Sequence[Point]) -> Cell:
@@ -36,7 +36,7 @@ def peak_rss_slope(points: Sequence[Point]) -> Cell:
     if len(concurrencies) < 2:
         return {"value": None, "missing": "peak RSS at fewer than two concurrencies"}
     fit = replicated_fit([c for c, _ in pairs], [y for _, y in pairs])
-    found = cell(fit.slope, fit.slope_ci95.as_list() if fit.slope_ci95 else None) or {}
+    found = cell(fit.recorded().slope) or {}
     return found | {"concurrencies": concurrencies, "runs": len(pairs)}
 
 
@@ -44,7 +44,6 @@ def _answer(outcome: dict[str, Any], key: AnswerKey, points: list[Point]) -> dic
     """One answer on one runtime: pages/s at its largest concurrency, memory per connection."""
     model, core, processes = key
     top = max(points, key=lambda p: p["concurrency"])
-    pages = top.get("pages_per_s")
     return {
         "model": model,
         "runtime": outcome["tag"],
@@ -53,7 +52,7 @@ def _answer(outcome: dict[str, Any], key: AnswerKey, points: list[Point]) -> dic
         "core": core,
         "processes": processes,
         "interpreters": top.get("interpreters"),
-        "pages_per_s": cell(summary_median(pages), pages, top["concurrency"]),
+        "pages_per_s": cell(top["pages_per_s"], top["concurrency"]),
         "memory_per_connection_bytes": peak_rss_slope(points),
     }
 
@@ -80,8 +79,7 @@ def _core_ratio(
     }
     for figure in ("pages_per_s", "cpu_us_per_page"):
         ratio = point_ratio(top_c, top_pure, figure)
-        found[figure], found[f"{figure}_ci95"] = listed_ratio(ratio)
-        found[f"{figure}_rounds"] = ratio.n if ratio else 0
+        found[figure] = ratio.quantity() if ratio else None
     return found
 
 

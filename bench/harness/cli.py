@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -17,8 +17,6 @@ from bench.harness.plan import (
     SCENARIOS,
     PlannedRun,
     build_plan,
-    plan_models,
-    unavailable_here,
 )
 from bench.harness.points import Profile
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
@@ -28,10 +26,39 @@ from bench.harness.runner import PROJECT_DIR, run_lanes
 from bench.harness.server_cost import probe_estimate_s, probe_text
 from bench.harness.session import harness_runtime, new_lane, start_session, stderr_line
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
-from bench.results import RuntimeRecord
+from bench.results import LeftOutModel, RuntimeRecord
 from bench.results.words import left_out_text
 from bench.runtimes.discover import NoSuchRuntime, resolve
 from bench.runtimes.venvs import PrepareFailed, prepare, project_checkout
+from c10k import catalog
+
+
+def plan_models(
+    models: Sequence[str], runtimes: Mapping[str, str]
+) -> tuple[list[str], list[LeftOutModel]]:
+    """The models the plan holds, and those it leaves out: the ones no runtime of the run
+    (tag -> CPython version, "3.11.7") can run, by the catalog's NeedsPython, each with the
+    version it needs."""
+    versions = [(int(v.split(".")[0]), int(v.split(".")[1])) for v in runtimes.values()]
+    left: list[LeftOutModel] = [
+        {"model": name, "needs": ".".join(map(str, needs.version)), "runtimes": list(runtimes)}
+        for name in models
+        if (crawler := catalog.CRAWLERS.get(name)) is not None
+        and (needs := crawler.python) is not None
+        and not any(needs.runs_on(version) for version in versions)
+    ]
+    out = {entry["model"] for entry in left}
+    return [name for name in models if name not in out], left
+
+
+def unavailable_here(models: Sequence[str]) -> frozenset[str]:
+    """The crawlers whose modules the harness's own interpreter misses: their runs are
+    skipped, and cost the plan nothing."""
+    return frozenset(
+        name
+        for name in models
+        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
+    )
 
 
 def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:

@@ -9,6 +9,7 @@ from statistics import median
 from bench.harness.points import CrawlPoint, LatencyRule, Profile
 from bench.harness.shapes import sleepy_timeout_s
 from bench.results import LatencyChoices, LatencyPoint, ServerCost, ServerProbe
+from c10k.durations import Latency
 
 # The latencies a point may take, shortest first; past the last, the last (rule not met).
 LADDER_S = (2.0, 5.0, 10.0, 20.0, 30.0, 40.0, 60.0)
@@ -66,7 +67,7 @@ def cpu_between(samples: list[tuple[float, float]], start: float, end: float) ->
 
 
 def server_cost(
-    probes: list[ServerProbe], connections: int, latency: str, model: str
+    probes: list[ServerProbe], connections: int, latency: Latency, model: str
 ) -> ServerCost:
     """The probes' figures, each the median over them with its [min, max]: the server's wall
     time per connection over the ramp, the share of a core it had there, and its CPU per
@@ -105,7 +106,7 @@ def with_latencies(
             return point
         c = point.concurrency
         found = choose_latency(c, cost["connect_us"] / 1e6, cost["request_us"] / 1e6, rule)
-        latency = f"{found.latency_s:g}s"
+        latency = Latency("fixed", found.latency_s)
         points.append(
             {
                 "scenario": scenario,
@@ -120,7 +121,7 @@ def with_latencies(
             }
         )
         server = replace(point.server, latency=latency)
-        return replace(point, server=server, timeout_s=sleepy_timeout_s(latency))
+        return replace(point, server=server, timeout_s=sleepy_timeout_s(found.latency_s))
 
     each = tuple(
         replace(s, points=tuple(chosen(s.name, p) for p in s.points)) for s in profile.scenarios

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal, cast
 
@@ -11,7 +11,15 @@ from bench.analysis.paired import compared_models
 from bench.harness.costs import CPU_LOOP_S, SERVER_START_S
 from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.site import ServeOptions
-from bench.results import LeftOutModel, Run, RunParams, RunStatus, SiteParams, utc_now
+from bench.results import (
+    Block,
+    PointKey,
+    Run,
+    RunParams,
+    RunStatus,
+    SiteParams,
+    utc_now,
+)
 from c10k import catalog
 
 ALL_MODELS: tuple[str, ...] = tuple(catalog.MODELS)
@@ -48,8 +56,16 @@ class PlannedRun:
     # The paired round the run belongs to: every model of a scenario at the points of one
     # server, back to back in a shuffled order, after the round's sentinel (kind "sentinel":
     # the fixed CPU loop, which says whether the machine was quiet). None: no round.
-    block: str | None = None
+    block: Block | None = None
     conditional: bool = False  # a round past the minimum: run while a comparison is open
+
+    @property
+    def key(self) -> PointKey | None:
+        """A crawl's point, as its record names it; None for other runs."""
+        point = self.point
+        if point is None:
+            return None
+        return PointKey(point.concurrency, point.processes, point.core, self.server_key)
 
     @property
     def timeout_s(self) -> float:
@@ -67,7 +83,7 @@ def run_params(point: CrawlPoint, keep_alive: bool = False) -> RunParams:
         "processes": point.processes,
         "core": point.core,
         "interpreters": point.interpreters,
-        "server": cast(SiteParams, asdict(point.server)),
+        "server": cast(SiteParams, dict(vars(point.server))),
     }
 
 
@@ -79,6 +95,7 @@ def base_record(run: PlannedRun) -> Run:
         "model": run.model,
         "kind": run.kind,
         "repetition": run.repetition,
+        "point": run.key,
         "round": run.round,
         "params": run.params,
         "estimate_s": run.estimate_s,
@@ -87,6 +104,7 @@ def base_record(run: PlannedRun) -> Run:
         "reason": "no result",
         "block": run.block,
         "again": 0,
+        "wait": 0,
         "noisy": False,
     }
 
@@ -142,7 +160,7 @@ def _cpu_loop(
     run_id: str,
     kind: Literal["measured", "sentinel"],
     repetition: int,
-    block: str | None = None,
+    block: Block | None = None,
     conditional: bool = False,
 ) -> PlannedRun:
     """A run of the fixed CPU loop; in a block, its sentinel (of the round `repetition`)."""
@@ -207,13 +225,13 @@ def _round_runs(
     plan: list[PlannedRun] = []
     compared = compared_models(scenario.name)
     for r in range(max(rounds_at(scenario, p)[1] for p in points)):
-        block = f"{scenario.name}/s{key}/round{r}"
+        block = Block(scenario.name, key, r)
         runs = [
             _crawl_run(scenario, model, "measured", r, point, key, block, r >= minimum)
             for point in points
             for minimum, cap in [rounds_at(scenario, point)]
             if r < cap
-            for model in _round_order(scenario, point, models, f"{order_seed}:{block}")
+            for model in _round_order(scenario, point, models, f"{order_seed}:{block.label}")
             if r < repetitions_of(model, cap) and (r < minimum or model in compared)
         ]
         if runs and not scenario.counted:  # a count under callgrind does not feel the noise
@@ -245,9 +263,10 @@ def _round_order(
     return here
 
 
-def _sentinel_run(scenario: Scenario, r: int, block: str, conditional: bool) -> PlannedRun:
+def _sentinel_run(scenario: Scenario, r: int, block: Block, conditional: bool) -> PlannedRun:
     """The fixed CPU loop before a round, on the crawler's CPUs: was the machine quiet?"""
-    return _cpu_loop(scenario, f"{block}/{catalog.CPU_LOOP}", "sentinel", r, block, conditional)
+    label = f"{block.label}/{catalog.CPU_LOOP}"
+    return _cpu_loop(scenario, label, "sentinel", r, block, conditional)
 
 
 def runs_at(crawler: str, scenario: str, concurrency: int, processes: int = 1) -> bool:
@@ -281,18 +300,15 @@ def _crawl_run(
     rep: int,
     point: CrawlPoint,
     key: int,
-    block: str | None = None,
+    block: Block | None = None,
     conditional: bool = False,
 ) -> PlannedRun:
     """One crawl run of the plan, in its scenario's connection mode; a measured one is round
     `rep` at its point, in the round `block`."""
     counted, keep_alive = scenario.counted, scenario.about.keep_alive
-    # Two points may differ only in their processes or their core: the id tells them apart
-    # (a plain crawl's id has neither part).
-    processes = f"/p{point.processes}" if point.processes > 1 else ""
-    core = f"/{point.core}" if point.core != catalog.CORE_C else ""
+    where = PointKey(point.concurrency, point.processes, point.core, key)
     return PlannedRun(
-        id=f"{scenario.name}/{model}/c{point.concurrency}{processes}{core}/s{key}/{kind}{rep}",
+        id=crawl_label(scenario.name, model, where, kind, rep),
         scenario=scenario.name,
         model=model,
         kind=kind,
@@ -310,32 +326,9 @@ def _crawl_run(
     )
 
 
-def plan_models(
-    models: Sequence[str], runtimes: Mapping[str, str]
-) -> tuple[list[str], list[LeftOutModel]]:
-    """The models the plan holds, and those it leaves out: the ones no runtime of the run
-    (tag -> CPython version, "3.11.7") can run, by the catalog's NeedsPython, each with the
-    version it needs."""
-    versions = [(int(v.split(".")[0]), int(v.split(".")[1])) for v in runtimes.values()]
-    left: list[LeftOutModel] = [
-        {"model": name, "needs": ".".join(map(str, needs.version)), "runtimes": list(runtimes)}
-        for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None
-        and (needs := crawler.python) is not None
-        and not any(needs.runs_on(version) for version in versions)
-    ]
-    out = {entry["model"] for entry in left}
-    return [name for name in models if name not in out], left
-
-
-def unavailable_here(models: Sequence[str]) -> frozenset[str]:
-    """The crawlers whose modules the harness's own interpreter misses: their runs are
-    skipped, and cost the plan nothing."""
-    return frozenset(
-        name
-        for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
-    )
+def crawl_label(scenario: str, model: str, key: PointKey, kind: str, rep: int) -> str:
+    """A crawl run's id, for people: 'sleepy/asyncio/c1000/s3/measured2'."""
+    return f"{scenario}/{model}/{key.label}/{kind}{rep}"
 
 
 def plan_estimate_s(

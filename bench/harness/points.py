@@ -6,7 +6,6 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Literal, cast
 
-from bench.analysis.points import mean_latency
 from bench.harness.costs import (
     CALLGRIND_SLOWDOWN,
     CONNECT_S,
@@ -84,7 +83,7 @@ class CrawlPoint:
     def estimate_s(self, model: str) -> float:
         """Expected seconds for one run: start, then the slower of waiting and computing."""
         urls = self.server.urls_estimate
-        latency = mean_latency(self.server.latency)
+        latency = self.server.latency.mean_s
         if self.server.shape == "wide":  # the root, then waves of C (the root at once: none)
             root = 1 if self.server.root_latency else 0
             generations = root + math.ceil((urls - 1) / self.concurrency)

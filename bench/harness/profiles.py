@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bench.analysis.points import mean_latency
 from bench.harness.points import IdleSpec, LatencyRule, Profile, Scenario
 from bench.harness.shapes import (
     both_cores_points,
@@ -46,9 +45,9 @@ MEMORY_POINT = LatencyRule()
 THROUGHPUT_POINT = LatencyRule(judges_throughput=True)
 
 
-def from_written(latency: str) -> LatencyRule:
+def from_written(latency_s: float) -> LatencyRule:
     """A point's rule that never chooses a latency shorter than the one written for it."""
-    return LatencyRule(least_s=mean_latency(latency))
+    return LatencyRule(least_s=latency_s)
 
 
 # Paired rounds run until the comparison decides, up to the stopping rule's last look.
@@ -73,11 +72,11 @@ PROFILE_TABLE: dict[str, Profile] = {
             few_active=few_active_points(150, (4,)),
             few_reps=1,
             few_warmups=0,
-            sleepy=sleepy_points((20, 100), "100ms", waves=2),
+            sleepy=sleepy_points((20, 100), 0.1, waves=2),
             sleepy_reps=1,
             few_active_keep_alive=few_active_points(150, (4,)),
-            sleepy_keep_alive=sleepy_points((100,), "100ms", waves=2),
-            sweep=sweep_points(20, ("0", "50ms"), target_s=0.1),
+            sleepy_keep_alive=sleepy_points((100,), 0.1, waves=2),
+            sweep=sweep_points(20, (0.0, 0.05), target_s=0.1),
             sweep_reps=1,
             realistic=(realistic_point(100, 20, timeout_s=0.5), docs_point(40, 100, 16)),
             realistic_reps=1,
@@ -108,28 +107,28 @@ PROFILE_TABLE: dict[str, Profile] = {
             # (docs/notes/2026-11-25-one-spread-per-point.md). The plateau is the first
             # wave's wait, so one wave measures it; a second point at C 3,000 with three
             # waves tells the memory held per URL apart.
-            sleepy=sleepy_points((1000, 3000), "2s", 1, repetitions=2, choice=MEMORY_POINT)
-            + sleepy_points((10_000,), "2s", waves=1, repetitions=3, choice=MEMORY_POINT)
-            + per_url_point(3000, "2s", waves=3, choice=MEMORY_POINT),
+            sleepy=sleepy_points((1000, 3000), 2.0, 1, repetitions=2, choice=MEMORY_POINT)
+            + sleepy_points((10_000,), 2.0, waves=1, repetitions=3, choice=MEMORY_POINT)
+            + per_url_point(3000, 2.0, waves=3, choice=MEMORY_POINT),
             sleepy_reps=1,
             few_active_keep_alive=few_active_points(300, (1, 10, 64)),
             # At 2 s, 10,000 connections ask the pinned server for about 0.95 of its core: the
             # CPU-bound view. C7 is judged at 10 s, where they ask for about a fifth of it
             # (docs/notes/2026-11-26-c10k-point.md).
-            sleepy_keep_alive=sleepy_points((1000, 3000), "2s", waves=2, choice=MEMORY_POINT)
+            sleepy_keep_alive=sleepy_points((1000, 3000), 2.0, waves=2, choice=MEMORY_POINT)
             + sleepy_points(
-                (10_000,), "2s", waves=2, models=NO_THREAD_PER_WORKER, choice=MEMORY_POINT
+                (10_000,), 2.0, waves=2, models=NO_THREAD_PER_WORKER, choice=MEMORY_POINT
             )
             + sleepy_points(
                 (10_000,),
-                "10s",
+                10.0,
                 waves=1,
                 repetitions=3,
                 cap=CAP,
                 models=C10K_MODELS,
                 choice=THROUGHPUT_POINT,
             ),
-            sweep=sweep_points(100, ("0", "10ms", "100ms", "1s"), target_s=0.4),
+            sweep=sweep_points(100, (0.0, 0.01, 0.1, 1.0), target_s=0.4),
             sweep_reps=1,
             realistic=(realistic_point(2000, 100), docs_point(500, 300, 16)),
             realistic_reps=1,
@@ -159,16 +158,14 @@ PROFILE_TABLE: dict[str, Profile] = {
             few_active=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
             few_reps=5,
             few_warmups=1,
-            sleepy=sleepy_points(FULL_SLEEPY, "2s", waves=3, workers=2, choice=MEMORY_POINT)
-            + sleepy_points((2500,), "2s", waves=6, workers=2, choice=MEMORY_POINT),
+            sleepy=sleepy_points(FULL_SLEEPY, 2.0, waves=3, workers=2, choice=MEMORY_POINT)
+            + sleepy_points((2500,), 2.0, waves=6, workers=2, choice=MEMORY_POINT),
             sleepy_reps=3,
             few_active_keep_alive=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
             sleepy_keep_alive=sleepy_points(
-                FULL_SLEEPY, "2s", waves=3, workers=2, choice=MEMORY_POINT
+                FULL_SLEEPY, 2.0, waves=3, workers=2, choice=MEMORY_POINT
             ),
-            sweep=sweep_points(
-                100, ("0", "5ms", "10ms", "20ms", "50ms", "100ms", "300ms", "1s"), target_s=2.0
-            ),
+            sweep=sweep_points(100, (0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0), target_s=2.0),
             sweep_reps=3,
             realistic=(
                 realistic_point(5000, 100),
@@ -179,13 +176,13 @@ PROFILE_TABLE: dict[str, Profile] = {
             instructions=few_active_points(300, (16,)),
             # One process up to 10,000 connections (its open files allow 20,000), then six
             # processes up to 100,000: a slope at each scale, from the same site and mode.
-            c100k=sleepy_points((1000, 3000, 10_000), "10s", 2, choice=from_written("10s"))
-            + past_one_process_points((10_000,), "10s", 6, choice=from_written("10s"))
-            + past_one_process_points((30_000, 60_000), "40s", 6, choice=from_written("40s"))
-            + past_one_process_points((100_000,), "60s", 6, choice=from_written("60s"))
+            c100k=sleepy_points((1000, 3000, 10_000), 10.0, 2, choice=from_written(10.0))
+            + past_one_process_points((10_000,), 10.0, 6, choice=from_written(10.0))
+            + past_one_process_points((30_000, 60_000), 40.0, 6, choice=from_written(40.0))
+            + past_one_process_points((100_000,), 60.0, 6, choice=from_written(60.0))
             # The per-URL share of both fits: the same C with twice the pages per connection.
-            + per_url_point(3000, "10s", waves=4, choice=from_written("10s"))
-            + past_one_process_points((30_000,), "40s", 6, 4, choice=from_written("40s")),
+            + per_url_point(3000, 10.0, waves=4, choice=from_written(10.0))
+            + past_one_process_points((30_000,), 40.0, 6, 4, choice=from_written(40.0)),
         ),
     ),
 }

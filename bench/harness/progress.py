@@ -115,8 +115,9 @@ class Progress:
         """A line of its own: the round of this sentinel waits for the machine to quiet."""
         if self.tty:
             self.stream.write("\r\033[K")
+        where = run.block.label if run.block else run.id
         self.stream.write(
-            f"{run.block or run.id}: the machine is noisy; waiting {pause_s:.0f} s "
+            f"{where}: the machine is noisy; waiting {pause_s:.0f} s "
             f"({_clock(max(0.0, left_s))} of waiting left in the session)\n"
         )
         self.stream.flush()

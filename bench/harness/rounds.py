@@ -7,8 +7,8 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from bench.analysis.paired import Comparison, comparisons
-from bench.harness.plan import PlannedRun
-from bench.results import Results, Run
+from bench.harness.plan import PlannedRun, crawl_label
+from bench.results import Block, PointKey, Results, Run
 from c10k.sequential import NOISY_SHARE
 
 LOOPS_BEFORE_JUDGING = 3  # the session's loops a sentinel is judged against, at least
@@ -74,29 +74,29 @@ class QuietWait:
         return pause
 
 
-def wait_id(run_id: str, wait: int) -> str:
-    """The id of a round's noisy sentinel kept as its wait-th wait for quiet."""
-    return f"{run_id}-wait{wait}"
+# A scenario's rounds at one server (Block.rounds).
+Rounds = tuple[str, int]
+# Where a run ran: its scenario, its model and its crawl point (an idle run: its mode and count).
+Place = tuple[str, str, PointKey | None, object, object]
 
 
-def point_of(run_id: str) -> str:
-    """A crawl run's point: its id without its last part ('measured3', 'measured3-again1')."""
-    return run_id.rsplit("/", 1)[0]
+def place(run: PlannedRun) -> Place:
+    return run.scenario, run.model, run.key, run.params.get("mode"), run.params.get("count")
 
 
-def again_id(run_id: str, again: int) -> str:
-    """The id of a run of a round that runs again, for the again-th time."""
-    return f"{run_id}-again{again}"
+def recorded_place(run: Run) -> Place:
+    params = run["params"]
+    return run["scenario"], run["model"], run["point"], params.get("mode"), params.get("count")
 
 
 def known_failures(document: Results, run: PlannedRun) -> list[str]:
     """The statuses of this point's earlier measured runs that timed out or failed
     verification, once there are FAILURES_BEFORE_NOT_RUN of them; else []."""
-    point = point_of(run.id)
+    here = place(run)
     failed = [
         r["status"]
         for r in document["runs"]
-        if r["kind"] == "measured" and r["status"] in FAILED_STATUSES and point_of(r["id"]) == point
+        if r["kind"] == "measured" and r["status"] in FAILED_STATUSES and recorded_place(r) == here
     ]
     return failed if len(failed) >= FAILURES_BEFORE_NOT_RUN else []
 
@@ -117,7 +117,7 @@ def open_comparisons(document: Results, scenario: str, models: Collection[str]) 
 def runs_needed(
     documents: Sequence[Results],
     runs: Sequence[PlannedRun],
-    always: Mapping[str, Sequence[PlannedRun]] | None = None,
+    always: Mapping[Rounds, Sequence[PlannedRun]] | None = None,
 ) -> list[PlannedRun]:
     """What of a block runs: all of it, unless it is a conditional round. That runs its
     sentinel and the models of the comparisons judged in its scenario that are still open
@@ -132,25 +132,25 @@ def runs_needed(
         for comparison in open_comparisons(d, runs[0].scenario, running):
             wanted |= comparison.models
     compared = [run for run in runs if run.kind != "sentinel" and run.model in wanted]
-    held = {point_of(run.id) for run in compared}
+    held = {place(run) for run in compared}
     made_up = make_up_runs(documents, runs, always or {})
-    short = [run for run in made_up if point_of(run.id) not in held]
+    short = [run for run in made_up if place(run) not in held]
     if not compared and not short:
         return []
     return [run for run in runs if run.kind == "sentinel"] + compared + short
 
 
-def quiet_runs(document: Results) -> Counter[str]:
+def quiet_runs(document: Results) -> Counter[Place]:
     """Each point's measured runs in rounds that were not noisy, however they ended."""
     return Counter(
-        point_of(r["id"]) for r in document["runs"] if r["kind"] == "measured" and not r["noisy"]
+        recorded_place(r) for r in document["runs"] if r["kind"] == "measured" and not r["noisy"]
     )
 
 
 def make_up_runs(
     documents: Sequence[Results],
     runs: Sequence[PlannedRun],
-    always: Mapping[str, Sequence[PlannedRun]],
+    always: Mapping[Rounds, Sequence[PlannedRun]],
 ) -> list[PlannedRun]:
     """A conditional round's runs that make up for noisy rounds: one of each point of its
     server that has fewer quiet runs than the rounds it always runs, in some runtime's
@@ -159,15 +159,16 @@ def make_up_runs(
     block, round_ = runs[0].block, runs[0].round
     if block is None or round_ is None:
         return []
-    minimum: dict[str, list[PlannedRun]] = {}
-    for run in always.get(server_rounds(block), ()):
+    minimum: dict[Place, list[PlannedRun]] = {}
+    for run in always.get(block.rounds, ()):
         if run.kind == "measured":
-            minimum.setdefault(point_of(run.id), []).append(run)
+            minimum.setdefault(place(run), []).append(run)
     quiet = [quiet_runs(d) for d in documents]
-    held = {point_of(run.id): run for run in runs if run.kind == "measured"}
+    held = {place(run): run for run in runs if run.kind == "measured"}
     made_up: list[PlannedRun] = []
     for point, planned in minimum.items():
         last = planned[-1]
+        assert last.key is not None  # the measured runs of a round are crawls
         if any(
             counted[point] < len(planned) and not known_failures(d, last)
             for d, counted in zip(documents, quiet, strict=True)
@@ -176,7 +177,7 @@ def make_up_runs(
                 held.get(point)
                 or replace(
                     last,
-                    id=f"{point}/{last.kind}{round_}",
+                    id=crawl_label(last.scenario, last.model, last.key, last.kind, round_),
                     repetition=round_,
                     round=round_,
                     block=block,
@@ -186,27 +187,23 @@ def make_up_runs(
     return made_up
 
 
-def server_rounds(block: str) -> str:
-    """The rounds a round belongs to: its scenario's at one server ('sleepy/s3/round2' ->
-    'sleepy/s3')."""
-    return block.rsplit("/", 1)[0]
-
-
-def always_run(plan: Sequence[PlannedRun]) -> dict[str, list[PlannedRun]]:
+def always_run(plan: Sequence[PlannedRun]) -> dict[Rounds, list[PlannedRun]]:
     """The runs of each server's rounds that run whatever the comparisons say (not
-    conditional), in plan order: 'sleepy/s3' -> its runs."""
-    found: dict[str, list[PlannedRun]] = {}
+    conditional), in plan order: ('sleepy', 3) -> its runs."""
+    found: dict[Rounds, list[PlannedRun]] = {}
     for run in plan:
         if run.block is not None and not run.conditional:
-            found.setdefault(server_rounds(run.block), []).append(run)
+            found.setdefault(run.block.rounds, []).append(run)
     return found
 
 
-def again_allowances(always: Mapping[str, Sequence[PlannedRun]], share: float) -> dict[str, float]:
+def again_allowances(
+    always: Mapping[Rounds, Sequence[PlannedRun]], share: float
+) -> dict[Rounds, float]:
     """The wall seconds each server's noisy rounds may take running again: share of the
     planned time of its rounds that always run (always_run; its conditional ones may not run
     at all). Rounds with no sentinel (counted under callgrind) are never noisy and have none."""
-    allowances: dict[str, float] = {}
+    allowances: dict[Rounds, float] = {}
     for rounds, runs in always.items():
         judged = {run.block for run in runs if run.kind == "sentinel"}
         if judged:
@@ -215,17 +212,20 @@ def again_allowances(always: Mapping[str, Sequence[PlannedRun]], share: float) -
     return allowances
 
 
-def again_seconds(document: Results, rounds: str) -> float:
-    """The wall seconds the re-runs of a server's rounds ('sleepy/s3') have taken so far."""
+def again_seconds(document: Results, rounds: Rounds) -> float:
+    """The wall seconds the re-runs of a server's rounds have taken so far (a sentinel kept
+    as a wait for quiet ran outside them)."""
     return sum(
         r.get("elapsed_s") or 0.0
         for r in document["runs"]
-        if r.get("again") and r["block"] is not None and server_rounds(r["block"]) == rounds
+        if r["again"] and not r["wait"] and r["block"] is not None and r["block"].rounds == rounds
     )
 
 
-def again_allowed(documents: Sequence[Results], block: str, allowances: dict[str, float]) -> bool:
+def again_allowed(
+    documents: Sequence[Results], block: Block, allowances: dict[Rounds, float]
+) -> bool:
     """Whether a noisy round may run again: the re-runs of its server's rounds so far took
     less than their allowance in every runtime's results."""
-    rounds = server_rounds(block)
+    rounds = block.rounds
     return max(again_seconds(d, rounds) for d in documents) < allowances.get(rounds, 0.0)

@@ -25,23 +25,17 @@ from bench.harness.rounds import (
     QuietWait,
     again_allowances,
     again_allowed,
-    again_id,
     always_run,
     blocks,
     known_failures,
     runs_needed,
     sentinel_noisy,
-    wait_id,
 )
 from bench.harness.session import Lane
 from bench.harness.site import Server, ServerError, SiteClient
 from bench.harness.ssh_server import SiteHost, SshServer
 from bench.harness.summary import summary_table
-from bench.results import (
-    Run,
-    RuntimeRecord,
-    Status,
-)
+from bench.results import Run, RuntimeRecord, Status, run_label
 from c10k.system import raise_open_files_limit
 
 # The checkout each runtime's venv installs (editable): the one this harness runs from.
@@ -222,7 +216,7 @@ def _run_block(
             records = run_once()
         for lane, record in records:
             if again:
-                record["id"], record["again"] = again_id(run.id, again), again
+                record["id"], record["again"] = run_label(run.id, again, 0), again
             record["noisy"] = noisy and ran(record)
             lane.store.add_run(record)
             progress.finished(run, record["status"])
@@ -255,7 +249,6 @@ def _quiet_sentinel(
     While it is (and the loop ran) and the session may still wait, the round waits: the
     noisy sentinels are saved as a wait, outside the round, and the loop runs again after
     a pause. Not saved yet: the sentinel that ends the waiting."""
-    sentinel_id = again_id(run.id, again) if again else run.id
     wait = 0
     while True:
         records = run_once()
@@ -266,8 +259,12 @@ def _quiet_sentinel(
             return records, noisy
         wait += 1
         for lane, record in records:
-            record["id"], record["again"] = wait_id(sentinel_id, wait), again
-            record["block"], record["noisy"], record["waited_s"] = None, True, pause
+            record["id"], record["again"], record["wait"] = (
+                run_label(run.id, again, wait),
+                again,
+                wait,
+            )
+            record["noisy"], record["waited_s"] = True, pause
             lane.store.add_run(record)
         progress.waiting(run, pause, waiting.left_s)
         sleep(pause)

@@ -10,7 +10,7 @@ from typing import Any
 from bench.analysis.points import scenario_points
 from bench.analysis.ratios import Figure, point_ratio
 from bench.harness.both_cores import both_cores
-from bench.harness.cells import Cell, cell, listed_ratio
+from bench.harness.cells import Cell, cell
 from bench.results import (
     RUNTIMES_SCHEMA,
     Derived,
@@ -18,10 +18,9 @@ from bench.results import (
     Results,
     crawl_table,
     idle_table,
-    summary_median,
 )
 from c10k import catalog
-from c10k.stats import Ratio, combined_ratio
+from c10k.stats import Ratio, ratio_quantity
 
 C10K = 10_000  # the sleepy point the C10K throughput is read at (else the largest there is)
 FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog.IDLE.name
@@ -40,8 +39,7 @@ def _few_active(figure: Figure) -> Callable[[Derived], dict[str, Cell | None]]:
         found: dict[str, Cell | None] = {}
         for model, points in table.items():
             at_top = [p for p in points if p["concurrency"] == top]
-            summary = at_top[0].get(figure) if at_top else None
-            found[model] = cell(summary_median(summary), summary, top) if summary else None
+            found[model] = cell(at_top[0].get(figure), top) if at_top else None
         return found
 
     return read
@@ -53,15 +51,7 @@ def _c10k_share(derived: Derived) -> dict[str, Cell | None]:
     for model, points in scenario_points(derived, SLEEPY).items():
         wide = [p for p in points if p.get("fraction_of_ideal") is not None]
         at = [p for p in wide if p["concurrency"] == C10K] or wide[-1:]
-        found[model] = (
-            cell(
-                at[0].get("fraction_of_ideal"),
-                at[0].get("fraction_of_ideal_ci95"),
-                at[0]["concurrency"],
-            )
-            if at
-            else None
-        )
+        found[model] = cell(at[0].get("fraction_of_ideal"), at[0]["concurrency"]) if at else None
     return found
 
 
@@ -72,7 +62,7 @@ def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
     """Sleepy's fitted memory per connection (RSS and kernel), with its interval; a profile
     without a fit (quick) says so rather than leave the cell to read as a failed run."""
     return {
-        model: cell(fit.get("total_bytes"), fit.get("total_bytes_ci95"))
+        model: cell(fit.total_bytes)
         if (fit := entry.get("memory_per_connection")) is not None
         else {"value": None, "missing": NOT_FITTED}
         for model, entry in crawl_table(derived, SLEEPY).items()
@@ -82,9 +72,9 @@ def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
 def _idle_unit(derived: Derived) -> dict[str, Cell | None]:
     """Memory per idle unit (RSS and kernel), per idle kind."""
     return {
-        kind: cell(entry.get("total_bytes_per_unit"))
+        kind: cell(entry.total_bytes_per_unit)
         for kind, entry in idle_table(derived).items()
-        if "total_bytes_per_unit" in entry or "problems" in entry
+        if entry.total_bytes_per_unit is not None or entry.problems
     }
 
 
@@ -93,7 +83,7 @@ def _thread_ceiling(derived: Derived) -> dict[str, Cell | None]:
     entry = idle_table(derived).get(catalog.THREAD.name)
     if entry is None:
         return {}
-    ceiling = entry.get("max_threads")
+    ceiling = entry.max_threads
     if ceiling and ceiling.get("stopped_by") == "cap":  # the harness stopped first: no ceiling
         return {
             catalog.THREAD.name: {
@@ -237,8 +227,7 @@ def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any
         row: dict[str, Any] = {"concurrency": int(point["concurrency"])}
         for figure in RATIO_FIGURES:
             ratio = point_ratio(point, other, figure)
-            row[figure], row[f"{figure}_ci95"] = listed_ratio(ratio)
-            row[f"{figure}_rounds"] = ratio.n if ratio else 0
+            row[figure] = ratio.quantity() if ratio else None
             if ratio is not None:
                 kept[figure].append(ratio)
         points.append(row)
@@ -246,9 +235,7 @@ def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any
         return None
     found: dict[str, Any] = {"points": points, "concurrencies": [p["concurrency"] for p in points]}
     for figure, ratios in kept.items():
-        value, interval = combined_ratio(ratios) if ratios else (None, None)
-        found[figure] = value
-        found[f"{figure}_ci95"] = interval.as_list() if interval else None
+        found[figure] = ratio_quantity(ratios) if ratios else None
     return found
 
 

@@ -19,6 +19,7 @@ from bench.harness.site import Server, ServerError, SiteClient
 from bench.harness.ssh_server import SiteHost, SshServer
 from bench.results import ServerCost, ServerProbe
 from c10k import catalog
+from c10k.durations import Latency
 from c10k.system import raise_open_files_limit
 
 # A probe is one wave of a sleepy site, a connection per fetch: every connection opens and
@@ -26,7 +27,7 @@ from c10k.system import raise_open_files_limit
 PROBE_MODEL = catalog.CALLBACKS.name  # its ramp is the quickest: the server sets the pace
 # The ladder's shortest rung: a ramp that outlasts it is timed with the first responses in
 # it, longer than alone, and the rule then asks for a longer rung anyway.
-PROBE_LATENCY = f"{LADDER_S[0]:g}s"
+PROBE_LATENCY = Latency("fixed", LADDER_S[0])
 PROBE_REPEATS = 5  # the ramp varies by a tenth either way: the median of five chooses
 PROBE_MOST = 10_000  # connections of a probe: the largest point that chooses, up to this
 PROBE_TIMEOUT_S = 120.0  # one probe crawl is killed past it
@@ -36,13 +37,13 @@ POLL_S = 0.01  # the server's CPU is read this often during a probe crawl
 def _probe_point(connections: int) -> CrawlPoint:
     """The point a probe crawls: one wave of min(connections, PROBE_MOST) connections."""
     most = min(connections, PROBE_MOST)
-    return CrawlPoint(sleepy_site(most, PROBE_LATENCY), concurrency=most)
+    return CrawlPoint(sleepy_site(most, PROBE_LATENCY.a), concurrency=most)
 
 
 def probe_text(connections: int) -> str:
     """'3 crawls of 10,000 connections at L 1s': the probe for points of up to connections."""
     most = _probe_point(connections).concurrency
-    return f"{PROBE_REPEATS} crawls of {most:,} connections at L {PROBE_LATENCY}"
+    return f"{PROBE_REPEATS} crawls of {most:,} connections at L {PROBE_LATENCY.text}"
 
 
 def probe_estimate_s(connections: int) -> float:
@@ -92,7 +93,7 @@ def probe_once(server: SiteClient, connections: int, cpus: Collection[int] | Non
         server.root,
         PROBE_MODEL,
         connections,
-        timeout_s=sleepy_timeout_s(PROBE_LATENCY),
+        timeout_s=sleepy_timeout_s(PROBE_LATENCY.a),
         remote=server.remote,
     )
     try:

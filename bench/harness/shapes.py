@@ -4,22 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bench.analysis.points import mean_latency
 from bench.harness.costs import SWEEP_CPU_PER_PAGE_S
 from bench.harness.points import CrawlPoint, IdleSpec, LatencyRule, Scenario
 from bench.harness.site import ServeOptions
 from c10k import catalog
+from c10k.durations import Latency
+
+# The realistic sites' latency: lognormal, median 50 ms, sigma 0.5.
+REALISTIC_LATENCY = Latency("lognormal", 0.05, 0.5)
 
 
-def sleepy_timeout_s(latency: str) -> float:
+def sleepy_timeout_s(latency_s: float) -> float:
     """A sleepy point's --timeout: generous, as when the machine saturates, fetches wait long
     in queues (kernel and loop); a timeout would add retries and blur the throughput."""
-    return max(30.0, 10 * mean_latency(latency))
+    return max(30.0, 10 * latency_s)
 
 
 def sleepy_points(
     concurrencies: Sequence[int],
-    latency: str,
+    latency_s: float,
     waves: int,
     workers: int = 1,
     repetitions: int | None = None,
@@ -34,9 +37,9 @@ def sleepy_points(
     session's start by `choice` (None: as written)."""
     return tuple(
         CrawlPoint(
-            sleepy_site(waves * c, latency, workers=workers),
+            sleepy_site(waves * c, latency_s, workers=workers),
             concurrency=c,
-            timeout_s=sleepy_timeout_s(latency),
+            timeout_s=sleepy_timeout_s(latency_s),
             check_peak=True,
             repetitions=repetitions,
             cap=cap,
@@ -47,14 +50,14 @@ def sleepy_points(
     )
 
 
-def sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) -> ServeOptions:
+def sleepy_site(pages: int, latency_s: float, workers: int = 1, addresses: int = 1) -> ServeOptions:
     """A sleepy site: a wide site of `pages` pages after a root that answers at once; in as
     many parts as it has addresses (one per process crawling it)."""
     return ServeOptions(
         pages=pages,
         links=0,
         shape="wide",
-        latency=latency,
+        latency=Latency("fixed", latency_s),
         workers=workers,
         addresses=addresses,
         root_latency=False,
@@ -64,7 +67,7 @@ def sleepy_site(pages: int, latency: str, workers: int = 1, addresses: int = 1) 
 
 def past_one_process_points(
     concurrencies: Sequence[int],
-    latency: str,
+    latency_s: float,
     processes: int,
     waves: int = 2,
     choice: LatencyRule | None = None,
@@ -76,9 +79,9 @@ def past_one_process_points(
     the ramp (about 38 s to open 100,000 connections on the 2-core dev VM)."""
     return tuple(
         CrawlPoint(
-            sleepy_site(waves * c, latency, workers=processes, addresses=processes),
+            sleepy_site(waves * c, latency_s, workers=processes, addresses=processes),
             concurrency=c,
-            timeout_s=sleepy_timeout_s(latency),
+            timeout_s=sleepy_timeout_s(latency_s),
             check_peak=True,
             processes=processes,
             choice=choice,
@@ -88,26 +91,27 @@ def past_one_process_points(
 
 
 def per_url_point(
-    concurrency: int, latency: str, waves: int, choice: LatencyRule | None = None
+    concurrency: int, latency_s: float, waves: int, choice: LatencyRule | None = None
 ) -> tuple[CrawlPoint, ...]:
     """A sleepy point with more pages per connection than the scenario's own at the same C:
     derive tells the memory held per URL apart from the memory held per connection by it."""
-    return sleepy_points((concurrency,), latency, waves, choice=choice)
+    return sleepy_points((concurrency,), latency_s, waves, choice=choice)
 
 
 def sweep_points(
-    concurrency: int, latencies: Sequence[str], target_s: float
+    concurrency: int, latencies_s: Sequence[float], target_s: float
 ) -> tuple[CrawlPoint, ...]:
     """Fixed concurrency, latency varied; pages sized so each run lasts about target_s."""
     points = []
-    for latency in latencies:
-        mean = mean_latency(latency)
+    for latency_s in latencies_s:
         by_cpu = int(target_s / SWEEP_CPU_PER_PAGE_S)
-        by_wait = int(concurrency * target_s / mean) if mean > 0 else by_cpu
+        by_wait = int(concurrency * target_s / latency_s) if latency_s > 0 else by_cpu
         pages = max(3 * concurrency, min(by_cpu, by_wait))
         points.append(
             CrawlPoint(
-                ServeOptions(pages=pages, links=0, shape="wide", latency=latency),
+                ServeOptions(
+                    pages=pages, links=0, shape="wide", latency=Latency("fixed", latency_s)
+                ),
                 concurrency=concurrency,
             )
         )
@@ -115,7 +119,7 @@ def sweep_points(
 
 
 def few_active_points(pages: int, concurrencies: Sequence[int]) -> tuple[CrawlPoint, ...]:
-    server = ServeOptions(pages=pages, links=10, shape="deep", latency="0")
+    server = ServeOptions(pages=pages, links=10, shape="deep")
     return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
 
 
@@ -124,7 +128,7 @@ def many_links_points(
 ) -> tuple[CrawlPoint, ...]:
     """The few-active shape with `links` links a page: the crawler's CPU per page (parsing,
     link extraction, the frontier) several times the server's, so the crawler limits."""
-    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0")
+    server = ServeOptions(pages=pages, links=links, shape="deep")
     return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
 
 
@@ -135,7 +139,7 @@ def both_cores_points(
     cores" on the pure core, each on the build it belongs to: subinterpreters and
     `--processes` on a GIL build, threads on a free-threaded one; and `--processes` on the C
     core beside them, for what the C-accelerated core buys."""
-    server = ServeOptions(pages=pages, links=links, shape="deep", latency="0", parts=workers)
+    server = ServeOptions(pages=pages, links=links, shape="deep", parts=workers)
     pure, gil_only, free_only = catalog.CORE_PURE, False, True
 
     def answer(
@@ -240,7 +244,7 @@ def realistic_point(pages: int, concurrency: int, timeout_s: float = 1.0) -> Cra
             pages=pages,
             links=10,
             shape="deep",
-            latency="lognormal:50ms,0.5",
+            latency=REALISTIC_LATENCY,
             bandwidth="256KiB",
             faults=REALISTIC_FAULTS,
         ),
@@ -259,7 +263,7 @@ def docs_point(pages: int, links: int, concurrency: int) -> CrawlPoint:
             links=links,
             shape="docs",
             seed=0,
-            latency="lognormal:50ms,0.5",
+            latency=REALISTIC_LATENCY,
             preset="docs",
         ),
         concurrency=concurrency,

@@ -20,6 +20,7 @@ import psutil
 from bench.harness.cores import this_thread_on
 from bench.harness.processes import STDERR_TAIL, STOP_GRACE_S, track, untrack
 from bench.interpreter import python_command
+from c10k.durations import NO_LATENCY, Latency
 from c10k.system import read_line, stop_process
 
 SERVER_READY_S = 60.0  # a large site's manifest is built before the server says it is ready
@@ -42,7 +43,7 @@ class ServeOptions:
     links: int = 10
     shape: Literal["deep", "wide", "docs"] = "deep"
     seed: int = 1
-    latency: str = "0"
+    latency: Latency = NO_LATENCY
     bandwidth: str | None = None
     faults: str | None = None
     workers: int = 1
@@ -67,7 +68,7 @@ class ServeOptions:
     def argv(self) -> list[str]:
         args = ["--preset", self.preset] if self.preset is not None else []
         args += ["--pages", str(self.pages), "--links", str(self.links), "--shape", self.shape]
-        args += ["--seed", str(self.seed), "--latency", self.latency]
+        args += ["--seed", str(self.seed), "--latency", self.latency.text]
         args += ["--workers", str(self.workers)]
         if not self.root_latency:
             args.append("--root-now")

@@ -6,10 +6,8 @@ import math
 
 from bench.results import (
     CrawlTable,
-    FigureSummary,
     IdleTable,
     InstructionsTable,
-    Interval,
     Results,
     crawl_table,
     idle_table,
@@ -17,7 +15,8 @@ from bench.results import (
     noise_floor,
 )
 from c10k import catalog
-from c10k.stats import CV_FLAG, recorded_interval
+from c10k.quantity import Quantity
+from c10k.stats import CV_FLAG
 
 
 def _num(value: float | None, digits: int = 0, scale: float = 1.0) -> str:
@@ -30,27 +29,17 @@ def _percent(fraction: float | None) -> float | None:
     return None if fraction is None else 100 * fraction
 
 
-def _m(figure: FigureSummary | None, digits: int = 0, scale: float = 1.0) -> str:
-    """A summary's median and 95% interval, '734 [701,760]' (the median alone for one run),
+def _m(figure: Quantity | None, digits: int = 0, scale: float = 1.0, after: str = "") -> str:
+    """A figure's value and 95% interval, '734 [701,760]' (the value alone for one run),
     marked '~' when its CV is over CV_FLAG."""
-    if not figure or figure.get("median") is None:
+    if not figure or figure.value is None:
         return "-"
-    text = ("~" if figure.get("noisy") else "") + _num(figure["median"], digits, scale)
-    interval = recorded_interval(figure)
-    if interval is None:
+    noisy = figure.spread is not None and figure.spread.noisy
+    text = ("~" if noisy else "") + _num(figure.value, digits, scale) + after
+    found = figure.interval
+    if found is None:
         return text
-    return f"{text} [{_num(interval.low, digits, scale)},{_num(interval.high, digits, scale)}]"
-
-
-def _share(fraction: float | None, interval: Interval | None) -> str:
-    """A fraction of C/L as a percentage with its interval, '41% [38,44]'; '-' without one."""
-    if not fraction:
-        return "-"
-    found = recorded_interval(interval)
-    text = _num(fraction, 0, 100) + "%"
-    return (
-        text if found is None else f"{text} [{_num(found.low, 0, 100)},{_num(found.high, 0, 100)}]"
-    )
+    return f"{text} [{_num(found.low, digits, scale)},{_num(found.high, digits, scale)}]"
 
 
 def summary_table(document: Results) -> str:
@@ -69,12 +58,13 @@ def summary_table(document: Results) -> str:
             out += ["", *crawl_lines(scenario, crawl_table(derived, scenario))]
     if catalog.INSTRUCTIONS.name in derived:
         out += ["", *instruction_lines(instructions_table(derived))]
-    if (floor := noise_floor(derived)) and floor["cpu_s"]["n"]:
+    if (floor := noise_floor(derived)) and floor["cpu_s"].n:
         cpu = floor["cpu_s"]
         out += [
             "",
-            f"noise floor: a fixed CPU loop in {cpu['n']} fresh processes, median "
-            f"{_num(cpu['median'], 0, 1000)} ms of CPU, CV {_num(cpu['cv'], 1, 100)}%",
+            f"noise floor: a fixed CPU loop in {cpu.n} fresh processes, median "
+            f"{_num(cpu.value, 0, 1000)} ms of CPU, "
+            f"CV {_num(cpu.spread.cv if cpu.spread else None, 1, 100)}%",
         ]
     if cost := derived.get("harness_cost"):
         out += [
@@ -95,20 +85,15 @@ def idle_lines(entries: IdleTable) -> list[str]:
     """The idle table: per kind, RSS, kernel and tracemalloc bytes per unit, start time."""
     out = ["idle units        RSS B/unit   R²     kernel B/unit  tracemalloc B  start µs"]
     for kind, e in entries.items():
-        kernel = sum(v or 0 for v in (e.get("kernel_bytes_per_unit") or {}).values())
+        kernel = sum(v or 0 for v in e.kernel_bytes_per_unit.values())
         out.append(
-            f"  {kind:<18} {_num(e.get('rss_bytes_per_unit')):>9}  "
-            f"{_num(e.get('rss_r2'), 3):>5}  {_num(kernel) if 'count' in e else '-':>12}  "
-            f"{_num(e.get('tracemalloc_bytes_per_unit')):>12}  "
-            f"{_num(e.get('start_us_per_unit'), 1):>8}"
-            + (
-                f"  [{e['problems'][0]['status']}: {e['problems'][0]['reason']}]"
-                if e.get("problems")
-                else ""
-            )
+            f"  {kind:<18} {_num(e.rss_bytes_per_unit):>9}  "
+            f"{_num(e.rss_r2, 3):>5}  {_num(kernel) if e.count is not None else '-':>12}  "
+            f"{_num(e.tracemalloc_bytes_per_unit):>12}  "
+            f"{_num(e.start_us_per_unit, 1):>8}"
+            + (f"  [{e.problems[0]['status']}: {e.problems[0]['reason']}]" if e.problems else "")
         )
-        if "max_threads" in e:
-            m = e["max_threads"]
+        if (m := e.max_threads) is not None:
             out.append(
                 f"    threads until failure: {m['count']:,} stopped by {m['stopped_by']}"
                 + (f" ({m['error']})" if m.get("error") else "")
@@ -130,8 +115,8 @@ def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
             bound = p.get("cpu_bound") or ("server" if p["server_saturated_runs"] else None)
             flag = f"  CPU-bound: {bound}" if bound in ("crawler", "server", "both") else ""
             out.append(
-                f"  {model:<19} {p['concurrency']:>6} {p['latency']:>8} {_m(rate):>21} "
-                f"{_share(ideal, p.get('fraction_of_ideal_ci95')):>14} "
+                f"  {model:<19} {p['concurrency']:>6} {p['latency'].text:>8} {_m(rate):>21} "
+                f"{_m(ideal, 0, 100, '%'):>14} "
                 f"{_m(p['cpu_us_per_page']):>21} {_m(p['latency_p50_s'], 1, 1e3):>21} "
                 f"{_m(p['latency_p99_s'], 1, 1e3):>21} {_m(rss, 1, 1 / 1024):>21}  "
                 f"{p['runs']}{flag}"
@@ -139,27 +124,20 @@ def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
         if not entry["points"]:
             out.append(f"  {model:<14} no valid run: {entry['runs_by_status']}")
         fit = entry.get("memory_per_connection")
-        if fit and fit["rss_bytes"]["slope"] is not None:
-            peak = fit.get("peak_rss_bytes")
-            interval = fit["rss_bytes"].get("slope_ci95")
-            repeat = fit["rss_bytes"].get("slope_repeat95")
-            per_url = fit.get("per_url")
+        if fit and fit.rss_bytes.slope.value is not None:
+            held, peak = fit.rss_bytes, fit.peak_rss_bytes
+            repeat, tcp, per_url = held.repeat, fit.kernel_tcp_bytes, fit.per_url
             out.append(
-                f"  {model:<14} memory per connection held {_num(fit['rss_bytes']['slope'])}"
-                + (f" [{_num(interval[0])}, {_num(interval[1])}]" if interval else "")
-                + (f" (a repeat run: {_num(repeat[0])}-{_num(repeat[1])})" if repeat else "")
-                + f" B (R² {_num(fit['rss_bytes']['r2'], 3)}, {fit.get('runs', '-')} runs), "
-                f"check {_num(_percent(fit.get('check_gap')), 1)}%, "
-                f"peak {_num(peak.get('slope') if peak else None)} B "
-                f"(R² {_num(peak.get('r2') if peak else None, 3)}), C {fit['concurrencies']}"
+                f"  {model:<14} memory per connection held {_m(held.slope)}"
+                + (f" (a repeat run: {_num(repeat.low)}-{_num(repeat.high)})" if repeat else "")
+                + f" B (R² {_num(held.r2, 3)}, {fit.runs} runs), "
+                f"check {_num(_percent(fit.check_gap), 1)}%, "
+                f"peak {_num(peak.slope.value)} B (R² {_num(peak.r2, 3)}), "
+                f"C {fit.concurrencies}"
+                + (f", kernel TCP {_num(tcp.slope.value)} B" if tcp else "")
                 + (
-                    f", kernel TCP {_num(fit['kernel_tcp_bytes']['slope'])} B"
-                    if fit.get("kernel_tcp_bytes")
-                    else ""
-                )
-                + (
-                    f", {_num(per_url['bytes_per_url'])} B per URL, net "
-                    f"{_num(per_url['net_rss_bytes'])} B"
+                    f", {_num(per_url.bytes_per_url.value)} B per URL, net "
+                    f"{_num(per_url.net_rss_bytes.value)} B"
                     if per_url
                     else ""
                 )

@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from bench.report.figures import (
     KIB,
     few_active_highlights,
-    memory_per_connection,
+    memory_fits,
     points,
     sleepy_highlights,
 )
@@ -32,10 +31,10 @@ from bench.report.verdicts import (
     REPRODUCED,
     Ruling,
 )
-from bench.results import Ranking, Results, summary_median
+from bench.results import Ranking, Results
 from c10k import catalog
 from c10k.catalog import MODELS
-from c10k.stats import Interval, recorded_interval
+from c10k.quantity import Interval, Quantity
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name
@@ -72,20 +71,18 @@ def _thousands(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def _entries(values: Mapping[str, float | None], intervals: Mapping[str, Any]) -> list[Entry]:
-    """Models only (no peer), in the catalog's order, with their recorded intervals."""
+def _entries(values: Mapping[str, Quantity]) -> list[Entry]:
+    """Models only (no peer), in the catalog's order, with their intervals."""
     return [
-        Entry(m, float(value), recorded_interval(intervals.get(m)))
+        Entry(m, float(value), values[m].interval)
         for m in model_order(list(values))
-        if m in MODELS and (value := values[m]) is not None
+        if m in MODELS and (value := values[m].value) is not None
     ]
 
 
 def _ranked(ranking: Ranking | None) -> list[Entry]:
     """A derived ranking's models (no peer) with their intervals; [] without a ranking."""
-    if ranking is None:
-        return []
-    return _entries(ranking["values"], ranking.get("intervals") or {})
+    return [] if ranking is None else _entries(ranking["values"])
 
 
 def few_busy(document: Results) -> Workload:
@@ -102,7 +99,9 @@ def many_sleepy(document: Results) -> Workload:
     scenario = SLEEPY_KEEP_ALIVE if sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
     found = sleepy_highlights(document, scenario)
     ranking = found["percent_of_ideal"] if found else None
-    latency = (found.get("judged_latency") or ", ".join(found["latencies"])) if found else ""
+    judged = found["judged_latency"] if found else None
+    every = ", ".join(k.text for k in found["latencies"]) if found else ""
+    latency = judged.text if judged else every
     where = f"{scenario}, C {found['largest_concurrency'] if found else 0:,}, L {latency}"
     entries = _ranked(ranking)
     return Workload(
@@ -112,11 +111,11 @@ def many_sleepy(document: Results) -> Workload:
 
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     entries = [
-        Entry(m, memory[m].total_bytes / KIB, _kib(memory[m].total_ci95))  # type: ignore[operator]
+        Entry(m, total.value / KIB, _kib(total.interval))
         for m in model_order(list(memory))
-        if m in MODELS and memory[m].total_bytes is not None
+        if m in MODELS and (fit := memory[m]) and (total := fit.total_bytes).value is not None
     ]
     where = f"{SLEEPY}'s fits (held: RSS + kernel)"
     return Workload(
@@ -140,13 +139,9 @@ def realistic_site(document: Results) -> Workload:
     }
     top = max((p["concurrency"] for found in table.values() for p in found), default=0)
     at_top = {m: next((p for p in f if p["concurrency"] == top), None) for m, f in table.items()}
-    values = {m: summary_median(p["pages_per_s"]) for m, p in at_top.items() if p}
-    intervals = {m: p["pages_per_s"] for m, p in at_top.items() if p}
-    found = {m: v for m, v in values.items() if v is not None}
+    values = {m: p["pages_per_s"] for m, p in at_top.items() if p}
     where = f"{REALISTIC} {site} site, C {top:,}"
-    return Workload(
-        "Realistic site", "pages/s", where, True, _entries(found, intervals), _thousands
-    )
+    return Workload("Realistic site", "pages/s", where, True, _entries(values), _thousands)
 
 
 def workloads(document: Results) -> list[Workload]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from bench.report.figures import (
     crossed_runs,
     few_active_highlights,
+    idle_entries,
     idle_highlights,
-    idle_units,
-    memory_per_connection,
+    memory_fits,
     points,
     sleepy_highlights,
     stopped_by_a_limit,
@@ -17,6 +17,7 @@ from bench.report.palette import model_order
 from bench.report.text import crossed_note, kib, kib_interval, number, percent_gap, rank
 from bench.results import Results, SleepyHighlights
 from c10k import catalog
+from c10k.quantity import value_of
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
@@ -97,16 +98,17 @@ def memory_fit_label(document: Results) -> str:
 
 
 def _memory_notes(document: Results) -> list[str]:
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     notes = []
     for model in model_order(list(memory)):
         m = memory[model]
-        if m.rss_bytes is None:
+        rss = m.rss_bytes.slope.value if m else None
+        if m is None or rss is None:
             notes.append(f"{model} has no fit (fewer than 2 verified points)")
             continue
-        if (m.rss_r2 or 0) < GOOD_FIT_R2:
-            notes.append(f"{model} R² {number(m.rss_r2, 2)}")
-        for part, value in (("RSS", m.rss_bytes), ("kernel", m.kernel_bytes or 0.0)):
+        if (m.rss_bytes.r2 or 0) < GOOD_FIT_R2:
+            notes.append(f"{model} R² {number(m.rss_bytes.r2, 2)}")
+        for part, value in (("RSS", rss), ("kernel", m.kernel_bytes.slope.value or 0.0)):
             if value < 0:
                 notes.append(f"{model}'s {part} slope is negative (noise), drawn as 0")
     return notes
@@ -122,33 +124,32 @@ def memory_per_connection_caption(document: Results) -> str:
     )
     threads = catalog.THREADS.name
     if totals and threads in totals["values"]:
+        cost = totals["values"][threads].value or 0.0
         text += (
-            f" Threads cost {totals['values'][threads]:,.1f} KiB per connection against the "
-            f"chapter's 50 KiB per thread."
+            f" Threads cost {cost:,.1f} KiB per connection against the chapter's 50 KiB per thread."
         )
-    memory = memory_per_connection(document)
+    memory = {m: fit for m, fit in memory_fits(document).items() if fit}
     held = [
-        f"{m} {kib_interval(memory[m].rss_bytes, memory[m].rss_ci95)}"
-        + (
-            f" (check {percent_gap(memory[m].check_gap)})"
-            if memory[m].check_gap is not None
-            else ""
-        )
+        f"{m} {kib_interval(fit.rss_bytes.slope)}"
+        + (f" (check {percent_gap(fit.check_gap)})" if fit.check_gap is not None else "")
         for m in model_order(list(memory))
-        if memory[m].rss_bytes is not None
+        if (fit := memory[m]).rss_bytes.slope.value is not None
     ]
     if held:
         text += f" RSS slopes with their 95% intervals over the runs: {', '.join(held)}."
     per_url = [
-        f"{m} {kib_interval(memory[m].url_bytes, memory[m].url_ci95, 2)} per URL, "
-        f"{kib_interval(memory[m].net_bytes, memory[m].net_ci95)} per connection net of them"
+        f"{m} {kib_interval(fit.per_url.bytes_per_url, 2)} per URL, "
+        f"{kib_interval(fit.per_url.net_rss_bytes)} per connection net of them"
         for m in model_order(list(memory))
-        if memory[m].url_bytes is not None
+        if (fit := memory[m]).per_url and fit.per_url.bytes_per_url.value is not None
     ]
     if per_url:
         text += f" Per URL held in the frontier: {'; '.join(per_url)}."
-    peak = {m: memory[m].peak_bytes for m in model_order(list(memory))}
-    peaks = [f"{m} {kib(value)}" for m, value in peak.items() if value]
+    peaks = [
+        f"{m} {kib(fit.peak_rss_bytes.slope.value)}"
+        for m in model_order(list(memory))
+        if (fit := memory[m]).peak_rss_bytes.slope.value
+    ]
     if peaks:
         text += f" Peak (the slope of each run's peak RSS, to provision): {', '.join(peaks)}."
     notes = _memory_notes(document)
@@ -158,11 +159,11 @@ def memory_per_connection_caption(document: Results) -> str:
 
 
 def plateau_rss_caption(document: Results) -> str:
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     slopes = {
-        m: f"{kib(memory[m].rss_bytes)}/conn (R² {number(memory[m].rss_r2, 3)})"
+        m: f"{kib(fit.rss_bytes.slope.value)}/conn (R² {number(fit.rss_bytes.r2, 3)})"
         for m in model_order(list(memory))
-        if memory[m].rss_bytes is not None
+        if (fit := memory[m]) and fit.rss_bytes.slope.value is not None
     }
     text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
     found = sleepy_highlights(document, SLEEPY)
@@ -177,24 +178,25 @@ def plateau_rss_caption(document: Results) -> str:
 
 
 def _idle_parts(document: Results) -> list[str]:
-    units, found = idle_units(document), idle_highlights(document)
+    units, found = idle_entries(document), idle_highlights(document)
     thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
-    if thread and thread.total_bytes:
+    if thread and (thread_total := value_of(thread.total_bytes_per_unit)):
         parts.append(
-            f"An idle thread costs {kib(thread.total_bytes)} (RSS {kib(thread.rss_bytes)} + "
-            f"kernel {kib(thread.kernel_bytes)})"
+            f"An idle thread costs {kib(thread_total)} (RSS {kib(thread.rss_bytes_per_unit)} + "
+            f"kernel {kib(thread.kernel_total_bytes_per_unit)})"
         )
-        if task and task.total_bytes and found and found["thread_over_task"]:
-            parts[-1] += (
-                f", {found['thread_over_task']:,.0f}x an asyncio task ({kib(task.total_bytes, 2)})"
-            )
-    if found and found["cheapest_coroutine"] and found["most_started_coroutine"]:
-        cheapest = units[found["cheapest_coroutine"]]
-        parts.append(f"the cheapest unit is a {cheapest.kind} at {kib(cheapest.total_bytes, 2)}")
-        most = units[found["most_started_coroutine"]]
+        task_total = value_of(task.total_bytes_per_unit) if task else None
+        if task_total and found and found["thread_over_task"]:
+            times = found["thread_over_task"]
+            parts[-1] += f", {times:,.0f}x an asyncio task ({kib(task_total, 2)})"
+    if found and (cheapest := found["cheapest_coroutine"]) and found["most_started_coroutine"]:
+        total = value_of(units[cheapest].total_bytes_per_unit)
+        parts.append(f"the cheapest unit is a {cheapest} at {kib(total, 2)}")
+        most = found["most_started_coroutine"]
         parts.append(
-            f"{most.count or 0:,} {most.kind}s started in {number(most.seconds_to_start_all, 2)} s"
+            f"{units[most].count or 0:,} {most}s started in "
+            f"{number(units[most].seconds_to_start_all, 2)} s"
         )
     if thread and thread.max_threads:
         ceiling = thread.max_threads
@@ -215,8 +217,8 @@ def idle_units_caption(document: Results) -> str:
 
 def _at_latency(found: SleepyHighlights) -> str:
     """' and L = 10s' where the largest C ran at several latencies (the longest is read)."""
-    latency = found.get("judged_latency")
-    return f" and L = {latency}" if latency and len(found["latencies"]) > 1 else ""
+    latency = found["judged_latency"]
+    return f" and L = {latency.text}" if latency and len(found["latencies"]) > 1 else ""
 
 
 def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
@@ -233,7 +235,8 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
     if missing and shares:
         text += f" No verified run at C = {top_c:,} for {', '.join(missing)}."
     if found["latency_p50_ms"]:
-        nominal = found.get("judged_latency") or ", ".join(found["latencies"])
+        judged = found["judged_latency"]
+        nominal = judged.text if judged else ", ".join(k.text for k in found["latencies"])
         text += (
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
@@ -279,7 +282,7 @@ def latency_sweep_caption(document: Results) -> str:
     texts = []
     found = sweep_highlights(document)
     for end in found["by_latency"] if found else []:
-        line = f"at latency {end['latency']}: {rank(end['pages_per_s'], 'pages/s')}"
+        line = f"at latency {end['latency'].text}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
         texts.append(line)

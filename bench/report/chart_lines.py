@@ -13,9 +13,10 @@ from matplotlib.transforms import offset_copy
 from bench.report.chart_kit import crossed, model_line
 from bench.report.figures import Problem, crossed_runs, peer_points, points
 from bench.report.palette import model_order, style
-from bench.results import FigureSummary, Point, Results, summary_median
+from bench.results import Point, Results
 from c10k import catalog
-from c10k.stats import Interval, recorded_interval
+from c10k.durations import Latency
+from c10k.quantity import Interval, Quantity
 
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 BAR_DODGE_POINTS = 2.5  # how far apart the models' error bars at one x are drawn
@@ -92,19 +93,23 @@ def crawl_lines(
     ax: Axes,
     document: Results,
     scenario: str,
-    summary: Callable[[Point], FigureSummary | None],
+    summary: Callable[[Point], Quantity | None],
     x: Callable[[Point], float],
     problem_value: Callable[[Problem], float | None] | None,
     scale: float = 1.0,
-    latency: str | None = None,
+    latency: Latency | None = None,
 ) -> Lines:
     """One line per model through the medians of summary(point) times scale, with their 95%
     intervals as bars; hollow server-bound points; crossed runs that did not count. latency:
     only the
     points (and runs) at that server latency, so that no line joins two latencies."""
 
-    def at_latency(found: str | None) -> bool:
-        return latency is None or str(found) == latency
+    def at_latency(found: Latency | None) -> bool:
+        return latency is None or found == latency
+
+    def value(point: Point) -> float | None:
+        found = summary(point)
+        return None if found is None else found.value
 
     xs_all: list[float] = []
     ys_all: list[float] = []
@@ -112,18 +117,14 @@ def crawl_lines(
     # The models, then each peer as a reference line (its own marker and label).
     lines = points(document, scenario) | peer_points(document, scenario)
     for model in model_order(list(lines)):
-        entries = [
-            p
-            for p in lines[model]
-            if summary_median(summary(p)) is not None and at_latency(p.get("latency"))
-        ]
+        entries = [p for p in lines[model] if value(p) is not None and at_latency(p["latency"])]
         xs = [x(p) for p in entries]
-        ys = [float(summary_median(summary(p)) or 0.0) * scale for p in entries]
+        ys = [float(value(p) or 0.0) * scale for p in entries]
         xs_all += xs
         ys_all += ys
         if xs:
             model_line(ax, model, xs, ys)
-            intervals = [recorded_interval(summary(p)) for p in entries]
+            intervals = [found.interval if (found := summary(p)) else None for p in entries]
             scaled = [None if i is None else i.scaled(scale) for i in intervals]
             bars = error_bars(ax, model, xs, ys, scaled) or bars
         saturated = [
@@ -136,7 +137,8 @@ def crawl_lines(
         for p in crossed_runs(document, scenario):
             if p.concurrency is None or not at_latency(p.latency):
                 continue
-            px = float(p.concurrency) if scenario != LATENCY_SWEEP else p.mean_latency_s * 1000.0
+            sweep = scenario == LATENCY_SWEEP and p.latency is not None
+            px = p.latency.mean_s * 1000.0 if sweep and p.latency else float(p.concurrency)
             crossed(ax, p.model, [px], [problem_value(p)])
             xs_all.append(px)
     return Lines(xs_all, saturated_any, bars, ys_all)

@@ -32,8 +32,9 @@ from bench.report.figures import (
     sweep_highlights,
 )
 from bench.report.palette import model_order, style
-from bench.results import Point, Results, summary_median
+from bench.results import Point, Results
 from c10k import catalog
+from c10k.durations import Latency
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
@@ -46,17 +47,12 @@ def _concurrency(point: Point) -> float:
 
 
 def _latency_ms(point: Point) -> float:
-    return float(point["mean_latency_s"]) * 1000.0
+    return point["latency"].mean_s * 1000.0
 
 
-def _latencies(table: dict[str, list[Point]]) -> list[str]:
+def _latencies(table: dict[str, list[Point]]) -> list[Latency]:
     """The server latencies a scenario ran at, shortest first ('2s' before '10s')."""
-    by_seconds = {
-        str(p.get("latency")): float(p.get("mean_latency_s") or 0.0)
-        for e in table.values()
-        for p in e
-    }
-    return sorted(by_seconds, key=by_seconds.__getitem__)
+    return sorted({p["latency"] for e in table.values() for p in e}, key=lambda k: k.mean_s)
 
 
 def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
@@ -64,8 +60,8 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
     per server latency, so that no line joins points of two latencies."""
     name = f"{scenario}-throughput"
     table = points(document, scenario)
-    latencies = _latencies(table) or [""]
-    title, figure, axes = new_figure(name, 1, len(latencies))
+    latencies = _latencies(table)
+    title, figure, axes = new_figure(name, 1, max(len(latencies), 1))
     found = crossed_runs(document, scenario)
     if not table:
         no_data(axes[0], captions.no_data(scenario))
@@ -83,13 +79,13 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
             lambda p: p.pages_per_s,
             latency=latency,
         )
-        at = {m: [p for p in e if str(p.get("latency")) == latency] for m, e in table.items()}
+        at = {m: [p for p in e if p["latency"] == latency] for m, e in table.items()}
         ideal = plot_ideal(ax, at, _concurrency)
         log_if_wide(ax, drawn.xs)
         ticks_at(ax, sorted({float(p["concurrency"]) for e in at.values() for p in e}))
         y_scale(ax, drawn.ys + [y for _, y in ideal])
         judged_here = len(latencies) > 1 and latency == judged
-        ax.set_title(f"L = {latency}" + (" (the answer is read here)" if judged_here else ""),
+        ax.set_title(f"L = {latency.text}" + (" (the answer is read here)" if judged_here else ""),
                      fontsize=10)  # fmt: skip
         ax.set_xlabel("concurrency C")
         ax.xaxis.set_major_formatter(THOUSANDS)
@@ -217,7 +213,7 @@ def _instruction_counts(document: Results) -> tuple[float | None, dict[str, floa
     counts = {
         name: float(median)
         for name, entry in table.items()
-        if (median := summary_median(entry.get("instructions_per_page"))) is not None
+        if (found := entry.get("instructions_per_page")) and (median := found.value) is not None
     }
     return counts.pop(catalog.CORE_REPLAY, None), counts
 

@@ -24,19 +24,18 @@ from bench.report.chart_kit import (
 )
 from bench.report.figures import (
     KIB,
-    IdleUnit,
-    MemoryPerConnection,
     crossed_runs,
     failed_slope_runs,
-    idle_units,
-    memory_per_connection,
+    idle_entries,
+    memory_fits,
+    points,
     units_parked,
 )
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
-from bench.results import Results
+from bench.results import IdleEntry, MemoryFit, Results
 from c10k import catalog
-from c10k.stats import Interval
+from c10k.quantity import Interval, value_of
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
 CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB  # the chapter's numbers, as the verdicts hold them
@@ -68,42 +67,45 @@ def _value(ax: Axes, x: float, y: float, text: str) -> None:
     ax.text(x, y, f" {text}", va="center", fontsize=8)
 
 
-def _rss_row(ax: Axes, row: int, m: MemoryPerConnection) -> None:
+def _bar_end(value: float, interval: Interval | None) -> float:
+    """Where a bar's label goes: past the bar and its interval (in KiB)."""
+    return max(value, (interval.high / KIB) if interval else 0)
+
+
+def _rss_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held and peak RSS per connection of one model: the same definition, side by side."""
-    s = style(m.model)
-    held = max(0.0, m.rss_bytes or 0.0) / KIB
+    s = style(model)
+    held_fit, peak_fit = m.rss_bytes.slope, m.peak_rss_bytes.slope
+    held = max(0.0, held_fit.value or 0.0) / KIB
     ax.barh(row - BAR / 2, held, BAR, color=s.colour, edgecolor="black", linewidth=0.6)
-    _interval_bar(ax, row - BAR / 2, held, m.rss_ci95)
-    _value(
-        ax, max(held, (m.rss_ci95.high / KIB) if m.rss_ci95 else 0), row - BAR / 2, f"{held:,.1f}"
-    )
-    if m.peak_bytes is not None:
-        peak = max(0.0, m.peak_bytes) / KIB
+    _interval_bar(ax, row - BAR / 2, held, held_fit.interval)
+    _value(ax, _bar_end(held, held_fit.interval), row - BAR / 2, f"{held:,.1f}")
+    if peak_fit.value is not None:
+        peak = max(0.0, peak_fit.value) / KIB
         ax.barh(
             row + BAR / 2, peak, BAR, color=s.colour, alpha=PALE, edgecolor="black", linewidth=0.6
         )
-        _interval_bar(ax, row + BAR / 2, peak, m.peak_ci95)
-        top = max(peak, (m.peak_ci95.high / KIB) if m.peak_ci95 else 0)
-        _value(ax, top, row + BAR / 2, f"{peak:,.1f}")
+        _interval_bar(ax, row + BAR / 2, peak, peak_fit.interval)
+        _value(ax, _bar_end(peak, peak_fit.interval), row + BAR / 2, f"{peak:,.1f}")
 
 
-def _total_row(ax: Axes, row: int, m: MemoryPerConnection) -> None:
+def _total_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held per connection with the kernel's share: the RSS slope and the kernel slope on it."""
-    s = style(m.model)
-    rss = max(0.0, m.rss_bytes or 0.0) / KIB
-    kernel = max(0.0, m.kernel_bytes or 0.0) / KIB
+    s = style(model)
+    rss = max(0.0, m.rss_bytes.slope.value or 0.0) / KIB
+    kernel = max(0.0, m.kernel_bytes.slope.value or 0.0) / KIB
     ax.barh(row, rss, 2 * BAR, color=s.colour, edgecolor="black", linewidth=0.6)
     ax.barh(row, kernel, 2 * BAR, left=rss, color=KERNEL_GREY, edgecolor="black", linewidth=0.6)
     total = rss + kernel
-    _interval_bar(ax, row, total, m.total_ci95)
-    _value(ax, max(total, (m.total_ci95.high / KIB) if m.total_ci95 else 0), row, f"{total:,.1f}")
+    _interval_bar(ax, row, total, m.total_bytes.interval)
+    _value(ax, _bar_end(total, m.total_bytes.interval), row, f"{total:,.1f}")
 
 
 def chart_memory_per_connection(document: Results) -> Chart:
     """Per model, left: held and peak RSS per connection (the same definition, RSS slopes);
     right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     models = model_order(list(memory))
     title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(models)), sharey=True)
     if not memory:
@@ -112,11 +114,11 @@ def chart_memory_per_connection(document: Results) -> Chart:
         return Chart(name, title, figure, captions.not_run(SLEEPY))
     for row, model in enumerate(models):
         m = memory[model]
-        if m.rss_bytes is None:
+        if m is None or m.rss_bytes.slope.value is None:
             left.text(0, row, " no fit (fewer than 2 verified points)", va="center", fontsize=8)
             continue
-        _rss_row(left, row, m)
-        _total_row(right, row, m)
+        _rss_row(left, row, model, m)
+        _total_row(right, row, model, m)
     left.set_yticks(range(len(models)), models)
     left.invert_yaxis()
     left.set_title("RSS per connection: held and peak", fontsize=10)
@@ -134,15 +136,16 @@ def chart_memory_per_connection(document: Results) -> Chart:
     return Chart(name, title, figure, captions.memory_per_connection_caption(document))
 
 
-def _fit_line(ax: Axes, m: MemoryPerConnection, log_x: bool) -> None:
+def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
     """The least-squares line of plateau RSS against C over its fitted range, drawn through
     many x so that it is the fit on a log axis too (a straight line there bends)."""
-    if m.rss_bytes is None or m.rss_intercept is None or not m.concurrencies:
+    slope, intercept = (m.rss_bytes.slope.value, m.rss_bytes.intercept) if m else (None, None)
+    if m is None or slope is None or intercept is None or not m.concurrencies:
         return
     low, high = float(min(m.concurrencies)), float(max(m.concurrencies))
     xs = np.geomspace(low, high, FIT_SAMPLES) if log_x else np.linspace(low, high, FIT_SAMPLES)
-    ys = (m.rss_intercept + m.rss_bytes * xs) / KIB / KIB
-    s = style(m.model)
+    ys = (intercept + slope * xs) / KIB / KIB
+    s = style(model)
     ax.plot(xs, ys, color=s.colour, linestyle=s.linestyle, linewidth=1.4)
 
 
@@ -150,24 +153,30 @@ def chart_plateau_rss(document: Results) -> Chart:
     """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
     title, figure, (ax,) = new_figure(name)
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     found = crossed_runs(document, SLEEPY)
     if not memory:
         no_data(ax, captions.no_data(SLEEPY))
         return Chart(name, title, figure, captions.not_run(SLEEPY))
-    all_x = [float(c) for m in memory.values() for c, _ in m.points_rss_kib]
+    plateaus = {
+        model: [
+            (float(p["concurrency"]), plateau.value / KIB)
+            for p in found_points
+            if (plateau := p.get("plateau_rss_kib")) and plateau.value is not None
+        ]
+        for model, found_points in points(document, SLEEPY).items()
+    }
+    all_x = [c for xy in plateaus.values() for c, _ in xy]
     all_x += [float(p.concurrency) for p in found if p.concurrency is not None]
     log_if_wide(ax, all_x)
     log_x = ax.get_xscale() == "log"
     for model in model_order(list(memory)):
-        m = memory[model]
         s = style(model)
-        xs = [float(c) for c, _ in m.points_rss_kib]
-        ys = [r / KIB for _, r in m.points_rss_kib]
+        xs, ys = [c for c, _ in plateaus[model]], [mib for _, mib in plateaus[model]]
         ax.plot(
             xs, ys, linestyle="none", marker=s.marker, color=s.colour, markersize=7, label=model
         )
-        _fit_line(ax, m, log_x)
+        _fit_line(ax, model, memory[model], log_x)
     for p in found:
         if p.concurrency is not None:
             rss = p.plateau_rss_kib / KIB if p.plateau_rss_kib else None
@@ -189,17 +198,18 @@ IDLE_MARKERS = {
 }
 
 
-def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleUnit]) -> None:
+def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleEntry]) -> None:
     """Left: per idle kind, RSS + kernel per unit (filled) and each part (hollow), on a log
     axis: dots, not bars, so no length is read off a log scale."""
     for row, kind in enumerate(kinds):
         unit = units.get(kind)
-        if unit is None or unit.rss_bytes is None:
+        if unit is None or unit.rss_bytes_per_unit is None:
             ax.text(0.02, row, " not measured", va="center", transform=ax.get_yaxis_transform())
             continue
         s = style(kind)
-        total = (unit.total_bytes or unit.rss_bytes) / KIB
-        parts = {"RSS": unit.rss_bytes / KIB, "kernel": (unit.kernel_bytes or 0.0) / KIB}
+        total = (value_of(unit.total_bytes_per_unit) or unit.rss_bytes_per_unit) / KIB
+        kernel = unit.kernel_total_bytes_per_unit or 0.0
+        parts = {"RSS": unit.rss_bytes_per_unit / KIB, "kernel": kernel / KIB}
         parts["total"] = total  # drawn last, over a part of the same size
         for part, value in parts.items():
             if value < total * VISIBLE_SHARE:  # a part too small to matter (kernel: noise)
@@ -221,7 +231,7 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleUnit]) -> None
     ax.set_title("memory per idle unit", fontsize=10)
 
 
-def _thread_ceilings(ax: Axes, row: int, unit: IdleUnit | None) -> None:
+def _thread_ceilings(ax: Axes, row: int, unit: IdleEntry | None) -> None:
     """The threads started until failure, in one process (label above) and by several at once
     on the machine (label below), as bar ends."""
     if unit is None:
@@ -240,7 +250,7 @@ def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
     """Right: the units each kind parked (measured), failed runs crossed at the count they
     were asked for, and the threads started until failure in one process and on the machine."""
     units, failed, parked = (
-        idle_units(document),
+        idle_entries(document),
         failed_slope_runs(document),
         units_parked(document),
     )
@@ -266,7 +276,7 @@ def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
 def chart_idle_units(document: Results) -> Chart:
     """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
-    units = idle_units(document)
+    units = idle_entries(document)
     kinds = idle_order(list(units))
     title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(kinds) + 1), sharey=True)
     if not units:

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 from bench.report.figures import (
-    NO_FIT,
     c100k_highlights,
-    crawl,
     harness_cost,
     largest_peak_in_flight,
-    memory_per_connection,
+    memory_fits,
     noise,
     points,
     sleepy_highlights,
@@ -32,7 +29,8 @@ from bench.report.text import (
 from bench.results import Point, Results
 from bench.results.words import latencies_text
 from c10k import catalog
-from c10k.stats import recorded_interval
+from c10k.durations import Latency
+from c10k.quantity import Quantity
 
 
 @dataclass(frozen=True)
@@ -86,26 +84,30 @@ MEMORY_HEADER = [
 def memory_rows(document: Results) -> list[list[str]]:
     """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
     independent check and its gap, the per-URL share and the net slope, the peak slope."""
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     rows = []
     for model in model_order(list(memory)):
         m = memory[model]
+        if m is None:
+            rows.append([model, "-", *["-"] * 11])
+            continue
         fitted = ", ".join(f"{c:,}" for c in m.concurrencies) or "-"
+        url, net = (m.per_url.bytes_per_url, m.per_url.net_rss_bytes) if m.per_url else (None, None)
         rows.append(
             [
                 model,
                 f"{fitted} ({m.runs})" if m.runs else fitted,
-                kib_interval(m.rss_bytes, m.rss_ci95),
-                kib_range(m.rss_repeat95, 2),
-                number(m.rss_r2, 3),
-                kib(m.check_bytes),
+                kib_interval(m.rss_bytes.slope),
+                kib_range(m.rss_bytes.repeat, 2),
+                number(m.rss_bytes.r2, 3),
+                kib(m.check_anon_bytes.slope.value),
                 percent_gap(m.check_gap),
-                kib(m.kernel_bytes),
-                kib_interval(m.total_bytes, m.total_ci95),
-                "-" if m.url_bytes is None else kib_interval(m.url_bytes, m.url_ci95, 2),
-                kib_interval(m.net_bytes, m.net_ci95),
-                kib(m.peak_bytes),
-                number(m.peak_r2, 3),
+                kib(m.kernel_bytes.slope.value),
+                kib_interval(m.total_bytes),
+                "-" if url is None or url.value is None else kib_interval(url, 2),
+                kib_interval(net),
+                kib(m.peak_rss_bytes.slope.value),
+                number(m.peak_rss_bytes.r2, 3),
             ]
         )
     return rows
@@ -138,11 +140,11 @@ def memory_section(document: Results) -> Section:
         f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
     )
     left_out = [
-        f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified"
-        + (f", {noisy} more ran in noisy rounds" if (noisy := p.get("noisy")) else "")
+        f"{model} at C {p.concurrency:,} ({p.verified} of {p.runs} verified"
+        + (f", {p.noisy} more ran in noisy rounds" if p.noisy else "")
         + ")"
-        for model, entry in crawl(document, catalog.SLEEPY.name).items()
-        for p in (entry.get("memory_per_connection") or NO_FIT).get("left_out") or []
+        for model, fit in memory_fits(document).items()
+        for p in (fit.left_out if fit else [])
     ]
     if left_out:
         lead += (
@@ -170,8 +172,8 @@ PAST_ONE_PROCESS_HEADER = [
 ]
 
 
-def _fitted(slope: float | None, ci95: Any, concurrencies: list[int] | None) -> str:
-    found = kib_interval(slope, recorded_interval(ci95))
+def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
+    found = kib_interval(slope)
     over = ", ".join(f"{c:,}" for c in concurrencies or [])
     return f"{found} (C {over})" if over and found != "-" else found
 
@@ -188,25 +190,12 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
             number(m.get("held_concurrency")),
             number(m.get("held_processes")),
             "-" if m.get("ramp_s") is None else f"{m['ramp_s']:.0f} s",
-            _fitted(
-                m.get("one_process_bytes"),
-                m.get("one_process_ci95"),
-                m.get("one_process_concurrencies"),
-            ),
-            _fitted(
-                m.get("across_processes_bytes"),
-                m.get("across_processes_ci95"),
-                m.get("across_processes_concurrencies"),
-            ),
-            times(m.get("ratio")),
-            kib_interval(
-                m.get("one_process_net_bytes"), recorded_interval(m.get("one_process_net_ci95"))
-            ),
-            kib_interval(
-                m.get("across_processes_net_bytes"),
-                recorded_interval(m.get("across_processes_net_ci95")),
-            ),
-            times(m.get("net_ratio")),
+            _fitted(m["one_process"], m["one_process_concurrencies"]),
+            _fitted(m["across_processes"], m["across_processes_concurrencies"]),
+            times(m["ratio"]),
+            kib_interval(m["one_process_net"]),
+            kib_interval(m["across_processes_net"]),
+            times(m["net_ratio"]),
         ]
         for model, m in ((name, models[name]) for name in model_order(list(models)))
     ]
@@ -302,18 +291,19 @@ def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
     floor = noise(document)
     cpu = floor["cpu_s"] if floor else None
-    if not cpu or not cpu["n"] or cpu["min"] is None or cpu["max"] is None:
+    spread = cpu.spread if cpu else None
+    if not cpu or not spread or spread.minimum is None or spread.maximum is None:
         return "The noise floor (a fixed CPU loop in fresh processes) was not measured."
-    spread = (
-        f"; CV {percent(cpu['cv'], 1)} (every crawl figure with a CV near or under it is "
+    steady = (
+        f"; CV {percent(spread.cv, 1)} (every crawl figure with a CV near or under it is "
         "as steady as this machine allows)"
-        if cpu["n"] > 1
+        if cpu.n > 1
         else ""
     )
     return (
-        f"The noise floor: one fixed CPU-bound loop, run in {cpu['n']} fresh processes on the "
-        f"crawler's CPUs, took {cpu['min'] * 1000:.0f}-{cpu['max'] * 1000:.0f} ms of "
-        f"CPU (median {(cpu['median'] or 0.0) * 1000:.0f} ms){spread}."
+        f"The noise floor: one fixed CPU-bound loop, run in {cpu.n} fresh processes on the "
+        f"crawler's CPUs, took {spread.minimum * 1000:.0f}-{spread.maximum * 1000:.0f} ms of "
+        f"CPU (median {(cpu.value or 0.0) * 1000:.0f} ms){steady}."
     )
 
 
@@ -325,12 +315,12 @@ def _point_key(p: Point) -> TableKey:
     return (
         p.get("processes", 1),
         p["concurrency"],
-        p.get("mean_latency_s") or 0.0,
+        p["latency"].mean_s,
         p.get("site") or "",
     )
 
 
-def _label(key: TableKey, latency: str, keys: list[TableKey]) -> str:
+def _label(key: TableKey, latency: Latency, keys: list[TableKey]) -> str:
     """A point's column heading: only the parts that vary within the scenario."""
     processes, concurrency, _, site = key
     sites, latencies = {k[3] for k in keys}, {k[2] for k in keys}
@@ -338,7 +328,7 @@ def _label(key: TableKey, latency: str, keys: list[TableKey]) -> str:
     if len({k[1] for k in keys}) > 1 or len(latencies) == 1:
         parts.append(f"C {concurrency:,}")
     if len(latencies) > 1:
-        parts.append(f"L {latency}")
+        parts.append(f"L {latency.text}")
     if len({k[0] for k in keys}) > 1:
         parts.append(f"P {processes}")
     return " ".join(parts)

@@ -3,7 +3,7 @@ through the types bench.results declares for them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 from bench.results import (
@@ -12,17 +12,14 @@ from bench.results import (
     CrawlTable,
     Derived,
     FewActiveHighlights,
-    Fit,
     HarnessCost,
     IdleEntry,
     IdleHighlights,
-    IdleProblem,
     InstructionsTable,
     LatencySweepHighlights,
     MemoryFit,
     NoiseFloor,
     PeerEntry,
-    PerUrl,
     Point,
     Results,
     SleepyHighlights,
@@ -31,10 +28,9 @@ from bench.results import (
     idle_table,
     instructions_table,
     noise_floor,
-    summary_median,
 )
 from c10k import catalog
-from c10k.stats import Interval, recorded_interval
+from c10k.durations import Latency
 
 KIB = 1024.0
 
@@ -190,8 +186,7 @@ class Problem:
     status: str
     reason: str
     concurrency: int | None
-    latency: str | None
-    mean_latency_s: float
+    latency: Latency | None
     pages_per_s: float | None  # from its crawl document, when it produced one
     plateau_rss_kib: float | None
     cpu_us_per_page: float | None
@@ -216,126 +211,13 @@ def crossed_runs(document: Results, scenario: str) -> list[Problem]:
     return [p for p in problems(document, scenario) if p.status not in NEVER_MADE]
 
 
-# -- memory per connection (sleepy) ---------------------------------------------------------
+# -- memory per connection (sleepy), idle units ----------------------------------------------
 
 
-@dataclass(frozen=True)
-class MemoryPerConnection:
-    """Bytes per connection from the fits: held (plateau RSS, kernel beside it) and peak
-    (the whole run's peak RSS)."""
-
-    model: str
-    concurrencies: list[int]
-    rss_bytes: float | None
-    rss_r2: float | None
-    rss_intercept: float | None
-    kernel_bytes: float | None
-    total_bytes: float | None  # one fit of RSS + kernel (as measured) against C
-    points_rss_kib: list[tuple[int, float]] = field(default_factory=list)
-    peak_bytes: float | None = None  # the slope of the runs' peak RSS
-    peak_r2: float | None = None
-    peak_ci95: Interval | None = None
-    runs: int | None = None  # runs fitted (each an independent process)
-    rss_ci95: Interval | None = None  # the RSS slope's 95% interval, over the runs
-    rss_repeat95: Interval | None = None  # where a repeat run's slope should fall (95%)
-    total_ci95: Interval | None = None  # that fit's 95% interval, over the runs
-    check_bytes: float | None = None  # the independent check: smaps_rollup's anonymous slope
-    check_gap: float | None = None  # (check - RSS slope) / RSS slope
-    url_bytes: float | None = None  # bytes held per URL in the frontier
-    url_ci95: Interval | None = None
-    net_bytes: float | None = None  # per connection, net of the URLs it brings
-    net_ci95: Interval | None = None
-    urls_per_connection: float | None = None
-
-
-NO_FIT = cast(MemoryFit, {})  # a model without a memory fit (fewer than two points)
-NO_LINE = cast(Fit, {})
-
-
-def memory_per_connection(document: Results) -> dict[str, MemoryPerConnection]:
-    """Per model in sleepy: the RSS and kernel slopes and the plateau RSS points."""
-    result: dict[str, MemoryPerConnection] = {}
-    for model, entry in crawl(document, catalog.SLEEPY.name).items():
-        fit = entry.get("memory_per_connection") or NO_FIT
-        rss = fit.get("rss_bytes") or NO_LINE
-        kernel = fit.get("kernel_bytes") or NO_LINE
-        peak = fit.get("peak_rss_bytes") or NO_LINE
-        per_url = fit.get("per_url") or cast(PerUrl, {})
-        result[model] = MemoryPerConnection(
-            model=model,
-            concurrencies=[int(c) for c in fit.get("concurrencies") or []],
-            rss_bytes=rss.get("slope"),
-            rss_r2=rss.get("r2"),
-            rss_intercept=rss.get("intercept"),
-            kernel_bytes=kernel.get("slope"),
-            total_bytes=fit.get("total_bytes"),
-            points_rss_kib=[
-                (int(p["concurrency"]), rss_kib)
-                for p in entry.get("points") or []
-                if (rss_kib := summary_median(p.get("plateau_rss_kib"))) is not None
-            ],
-            peak_bytes=peak.get("slope"),
-            peak_r2=peak.get("r2"),
-            peak_ci95=recorded_interval(peak.get("slope_ci95")),
-            runs=fit.get("runs"),
-            rss_ci95=recorded_interval(rss.get("slope_ci95")),
-            rss_repeat95=recorded_interval(rss.get("slope_repeat95")),
-            total_ci95=recorded_interval(fit.get("total_bytes_ci95")),
-            check_bytes=(fit.get("check_anon_bytes") or NO_LINE).get("slope"),
-            check_gap=fit.get("check_gap"),
-            url_bytes=per_url.get("bytes_per_url"),
-            url_ci95=recorded_interval(per_url.get("bytes_per_url_ci95")),
-            net_bytes=per_url.get("net_rss_bytes"),
-            net_ci95=recorded_interval(per_url.get("net_rss_bytes_ci95")),
-            urls_per_connection=per_url.get("urls_per_connection"),
-        )
-    return result
-
-
-# -- idle units ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IdleUnit:
-    kind: str
-    count: int | None
-    rss_bytes: float | None
-    rss_r2: float | None
-    kernel_bytes: float | None  # KernelStack + Slab + PageTables per unit, as measured
-    total_bytes: float | None  # RSS + kernel per unit, one fit over the run's steps
-    total_ci95: Interval | None
-    tracemalloc_bytes: float | None
-    seconds_to_start_all: float | None
-    start_rate_per_s: float | None
-    start_rate_ci95: Interval | None
-    rss_kib_at_count: float | None
-    max_threads: ThreadCeiling | None
-    problems: list[IdleProblem]
-    max_threads_machine: ThreadCeiling | None = None  # several processes at once (C5)
-
-
-def idle_units(document: Results) -> dict[str, IdleUnit]:
-    """Per idle kind: per-unit costs, units reached and the thread ceiling."""
-    return {
-        kind: IdleUnit(
-            kind=kind,
-            count=entry.get("count"),
-            rss_bytes=entry.get("rss_bytes_per_unit"),
-            rss_r2=entry.get("rss_r2"),
-            kernel_bytes=entry.get("kernel_total_bytes_per_unit"),
-            total_bytes=entry.get("total_bytes_per_unit"),
-            total_ci95=recorded_interval(entry.get("total_bytes_per_unit_ci95")),
-            tracemalloc_bytes=entry.get("tracemalloc_bytes_per_unit"),
-            seconds_to_start_all=entry.get("seconds_to_start_all"),
-            start_rate_per_s=entry.get("start_rate_per_s"),
-            start_rate_ci95=recorded_interval(entry.get("start_rate_per_s_ci95")),
-            rss_kib_at_count=entry.get("rss_kib_at_count"),
-            max_threads=entry.get("max_threads"),
-            problems=list(entry.get("problems") or []),
-            max_threads_machine=entry.get("max_threads_machine"),
-        )
-        for kind, entry in idle_entries(document).items()
-    }
+def memory_fits(document: Results) -> dict[str, MemoryFit | None]:
+    """Per model in sleepy: its memory fit (None: fewer than two points held)."""
+    table = crawl(document, catalog.SLEEPY.name)
+    return {model: entry.get("memory_per_connection") for model, entry in table.items()}
 
 
 def idle_entries(document: Results) -> dict[str, IdleEntry]:
@@ -362,8 +244,8 @@ def failed_slope_runs(document: Results) -> dict[str, list[tuple[int, str, str |
     return {
         kind: [
             (int(p["count"] or 0), p["status"], p.get("reason"))
-            for p in unit.problems
+            for p in entry.problems
             if p.get("mode") == "slope"
         ]
-        for kind, unit in idle_units(document).items()
+        for kind, entry in idle_entries(document).items()
     }

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 from bench.report import both_cores as cores
 from bench.report.text import at_point, number, ratio_text
 from bench.report.verdicts import c8_free_threading
-from bench.results import RUNTIMES_MD, RUNTIMES_SCHEMA
+from bench.results import RUNTIMES_MD, load_runtimes
 
 KIB = 1024.0
 # figure -> (title, how a value is shown)
@@ -170,11 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     path = Path(args[0])
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        if document.get("schema") != RUNTIMES_SCHEMA:
-            raise ValueError(f"not a {RUNTIMES_SCHEMA} file")
-    except (OSError, ValueError, AttributeError) as exc:
-        sys.stderr.write(f"bench.report.runtimes: error: {path}: {exc}\n")
+        document = load_runtimes(path)
+    except ValueError as exc:
+        sys.stderr.write(f"bench.report.runtimes: error: {exc}\n")
         return 2
     (path.parent / RUNTIMES_MD).write_text(runtimes_markdown(document), encoding="utf-8")
     return 0

@@ -8,13 +8,12 @@ Only the files named on the command line count; `--sample` names the committed s
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
 from bench import results
-from bench.results import RUNTIMES_JSON, RUNTIMES_SCHEMA, Results
+from bench.results import RUNTIMES_JSON, Results
 from c10k import catalog
 
 MAIN, C100K, FREE_THREADING = "main", "c100k", "free-threading"
@@ -133,12 +132,7 @@ def _results_source(path: Path, document: Results) -> list[Source]:
 def _runtimes_source(path: Path) -> Source:
     """A --pythons run's runtimes.json, its profile and date read from its first runtime's
     results.json beside it (DIR/<tag>/results.json)."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not readable JSON: {exc}") from None
-    if not isinstance(document, dict) or document.get("schema") != RUNTIMES_SCHEMA:
-        raise ValueError(f"{path} is not a {RUNTIMES_SCHEMA} file")
+    document = results.load_runtimes(path)
     profile, started = "?", None
     for tag in document.get("tags") or []:
         beside = path.parent / str(tag) / results.FILENAME
@@ -164,6 +158,8 @@ def read(path: Path) -> list[Source]:
         beside = path.parent.parent / RUNTIMES_JSON  # DIR/<tag>/results.json of --pythons
         if beside.is_file():
             return [_runtimes_source(beside)]
+    if "derived" not in document:
+        raise ValueError(results.underived(path))
     return _results_source(path, document)
 
 

@@ -19,7 +19,7 @@ from bench.report.figures import (
 )
 from bench.report.palette import PEER_MARK, label, model_order
 from bench.report.text import cell, kib, number, plain
-from bench.results import Results, Run, summary_median
+from bench.results import Results, Run
 from bench.results.words import left_out_text
 from c10k import catalog
 from c10k.sequential import NOISY_SHARE
@@ -185,7 +185,7 @@ def instruction_rows(document: Results) -> list[list[str]]:
                 model,
                 f"{at:,}",
                 f"{entry.get('pages', 0):,}",
-                number(summary_median(entry["instructions_per_page"])),
+                number(entry["instructions_per_page"].value),
                 "-" if share is None else f"{share:.0%}",
                 cell(cpu_at.get((model, at))),
             ]
@@ -202,7 +202,7 @@ NOT_COUNTED_HEADER = ["scenario", "model", "point", "verified", "did not count",
 def _point_text(found: Problem) -> str:
     if found.concurrency is None:
         return "-"
-    return f"C {found.concurrency:,}" + (f", L {found.latency}" if found.latency else "")
+    return f"C {found.concurrency:,}" + (f", L {found.latency.text}" if found.latency else "")
 
 
 def _verified(document: Results, found: Problem) -> int:

@@ -8,8 +8,8 @@ from typing import Any
 
 from bench.report.figures import KIB, Problem
 from bench.report.ties import Entry, words
-from bench.results import FigureSummary, Ranking, summary_median
-from c10k.stats import Interval, recorded_interval
+from bench.results import Ranking
+from c10k.quantity import Interval, Quantity
 
 
 def finite(value: Any) -> bool:
@@ -23,12 +23,12 @@ def kib(value_bytes: float | None, digits: int = 1) -> str:
     return f"{value_bytes / KIB:,.{digits}f} KiB"
 
 
-def kib_interval(value_bytes: float | None, interval: Interval | None, digits: int = 1) -> str:
+def kib_interval(found: Quantity | None, digits: int = 1) -> str:
     """Bytes as KiB with their interval: '12.5 [11.9, 13.1] KiB'; the figure alone without
     an interval, '-' without a figure."""
-    scaled = None if interval is None else interval.scaled(1 / KIB)
-    kibs = None if value_bytes is None else value_bytes / KIB
-    return with_interval(kibs, scaled, lambda v: number(v, digits), why="", unit=" KiB")
+    kibs = None if found is None else found.scaled(1 / KIB, "KiB")
+    value, interval = (None, None) if kibs is None else (kibs.value, kibs.interval)
+    return with_interval(value, interval, lambda v: number(v, digits), why="", unit=" KiB")
 
 
 def kib_range(interval: Interval | None, digits: int = 1) -> str:
@@ -62,20 +62,34 @@ def percent(share: float | None, digits: int = 0) -> str:
     return "-" if share is None or not finite(share) else f"{share * 100:.{digits}f}%"
 
 
+def quantity_text(
+    found: Quantity | None, shown: Callable[[float], str] = times, why: str = "1 run per point"
+) -> str:
+    """A quantity with its interval: '1.22x [1.00x, 1.49x]', or why it has none ('1.22x (1
+    run per point, no interval)'); '-' without one."""
+    if found is None:
+        return "-"
+    return with_interval(found.value, found.interval, shown, why=f"{why}, no interval")
+
+
+def _listed(found: Any) -> Interval | None:
+    """An interval as runtimes.json records it, [low, high]; None when it is not one."""
+    if not isinstance(found, list | tuple) or len(found) != 2:
+        return None
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in found):
+        return None
+    return Interval(float(found[0]), float(found[1]))
+
+
 def ratio_text(
     found: Mapping[str, Any],
     key: str,
     shown: Callable[[float], str] = times,
     why: str = "1 run per point",
 ) -> str:
-    """found[key] with its interval found[key_ci95]: '1.22x [1.00x, 1.49x]', or why it has
-    none ('1.22x (1 run per point, no interval)')."""
-    if f"{key}_ci95" not in found:
-        why = "results written before intervals: python -m bench.analysis.derive adds them"
-    else:
-        why = f"{why}, no interval"
-    interval = recorded_interval(found.get(f"{key}_ci95"))
-    return with_interval(found.get(key), interval, shown, why=why)
+    """runtimes.json's ratio found[key] with its interval: '1.22x [1.00x, 1.49x]', or why it
+    has none ('1.22x (1 run per point, no interval)'); '-' without one."""
+    return quantity_text(found.get(key), shown, why)
 
 
 def at_point(found: Mapping[str, Any] | None, shown: Callable[[float], str]) -> str:
@@ -83,7 +97,7 @@ def at_point(found: Mapping[str, Any] | None, shown: Callable[[float], str]) -> 
     1,822] at C 64'; '- (why it is missing)' without a value."""
     if not found or found.get("value") is None:
         return f"- ({(found or {}).get('missing') or 'no verified run'})"
-    interval = recorded_interval(found.get("ci95"))
+    interval = _listed(found.get("ci95"))
     text = with_interval(found["value"], interval, shown, why="one run")
     return text + (f" at C {found['at']:,}" if found.get("at") else "")
 
@@ -109,17 +123,13 @@ def with_interval(
     return text + (f" ({method})" if method else "")
 
 
-def cell(summary: FigureSummary | None, digits: int = 0, scale: float = 1.0) -> str:
-    """A table cell: a summary's median and 95% interval, '734 [701, 760]'; the median alone
-    for one run (or a file written before intervals); '-' without a median."""
-    centre = summary_median(summary)
-    interval = recorded_interval(summary)
-    return with_interval(
-        None if centre is None else centre * scale,
-        None if interval is None else interval.scaled(scale),
-        lambda v: number(v, digits),
-        why="",
-    )
+def cell(found: Quantity | None, digits: int = 0, scale: float = 1.0) -> str:
+    """A table cell: a figure's value and 95% interval, '734 [701, 760]'; the value alone for
+    one run; '-' without a value."""
+    if found is None or found.value is None:
+        return "-"
+    interval = None if found.interval is None else found.interval.scaled(scale)
+    return with_interval(found.value * scale, interval, lambda v: number(v, digits), why="")
 
 
 def span(values: list[int]) -> str:
@@ -139,19 +149,13 @@ def plain(value: Any) -> str:
     return str(value)
 
 
-def ranking_entries(found: Ranking, digits_scale: float = 1.0) -> list[Entry]:
+def ranking_entries(found: Ranking) -> list[Entry]:
     """A derived ranking's values with their 95% intervals, as entries to tell apart."""
-    intervals = found.get("intervals") or {}
     return [
-        Entry(model, float(value) * digits_scale, _scaled(intervals.get(model), digits_scale))
-        for model, value in found["values"].items()
-        if finite(value)
+        Entry(model, q.value or 0.0, q.interval)
+        for model, q in found["values"].items()
+        if finite(q.value or 0.0)
     ]
-
-
-def _scaled(recorded: Any, factor: float) -> Interval | None:
-    interval = recorded_interval(recorded)
-    return None if interval is None else interval.scaled(factor)
 
 
 def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:

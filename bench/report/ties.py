@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from c10k.stats import Interval
+from c10k.quantity import Interval
 
 
 @dataclass(frozen=True)

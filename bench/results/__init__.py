@@ -1,4 +1,4 @@
-"""The results document `c10k-bench-results/2`: its types, its file and the /1 migration."""
+"""The results document `c10k-bench-results/3`: its types, its file and the one migration."""
 
 # Outside this package, every name is imported from `bench.results`; docs/results.md says
 # what each field means.
@@ -45,6 +45,7 @@ from bench.results.document import (
     SAMPLE_FIELDS,
     SCHEMA,
     SCHEMA_V1,
+    SCHEMA_V2,
     Busy,
     CrawlDocument,
     HarnessShare,
@@ -75,12 +76,15 @@ from bench.results.files import (
     RUNTIMES_SCHEMA,
     ResultsStore,
     load,
+    load_runtimes,
     new_document,
+    underived,
     utc_now,
     write_atomic,
 )
+from bench.results.identity import Block, PointKey, run_label
 from bench.results.migrate import (
-    migrate_v1,
+    migrate,
 )
 from bench.results.profile import (
     Environment,
@@ -100,14 +104,11 @@ from bench.results.profile import (
 from bench.results.tables import (
     CrawlTable,
     Deviations,
-    FigureSummary,
-    Fit,
     IdleEntry,
     IdleProblem,
     IdleTable,
     InstructionsEntry,
     InstructionsTable,
-    Interval,
     LeftOut,
     MemoryFit,
     ModelTable,
@@ -119,7 +120,6 @@ from bench.results.tables import (
     RunStatus,
     ScenarioTable,
     ThreadCeiling,
-    summary_median,
 )
 
 __all__ = [
@@ -130,7 +130,9 @@ __all__ = [
     "SAMPLE_FIELDS",
     "SCHEMA",
     "SCHEMA_V1",
+    "SCHEMA_V2",
     "AsyncioVsThreads",
+    "Block",
     "Busy",
     "C100kHighlights",
     "C100kModel",
@@ -142,8 +144,6 @@ __all__ = [
     "Environment",
     "EventLoopVsThreads",
     "FewActiveHighlights",
-    "FigureSummary",
-    "Fit",
     "HarnessCost",
     "HarnessShare",
     "Heap",
@@ -157,7 +157,6 @@ __all__ = [
     "Instructions",
     "InstructionsEntry",
     "InstructionsTable",
-    "Interval",
     "KernelBefore",
     "LargestPlateau",
     "Latencies",
@@ -186,6 +185,7 @@ __all__ = [
     "Plateau",
     "Point",
     "PointBusy",
+    "PointKey",
     "ProfileDefinition",
     "ProfileRecord",
     "Ranking",
@@ -220,10 +220,12 @@ __all__ = [
     "idle_table",
     "instructions_table",
     "load",
-    "migrate_v1",
+    "load_runtimes",
+    "migrate",
     "new_document",
     "noise_floor",
-    "summary_median",
+    "run_label",
+    "underived",
     "utc_now",
     "with_tables",
     "write_atomic",

@@ -10,19 +10,20 @@ from bench.results.tables import (
     Deviations,
     IdleTable,
     InstructionsTable,
-    Interval,
     ModelTable,
     NoiseFloor,
     RunStatus,
     ScenarioTable,
 )
 from c10k import catalog
+from c10k.durations import Latency
+from c10k.quantity import Quantity
 
 
 class PeerPoint(TypedDict):
     site: str
     concurrency: int
-    latency: str
+    latency: Latency
     runs_by_status: dict[str, int]
     deviations: Deviations
 
@@ -43,12 +44,11 @@ class NotCounted(TypedDict):
     status: RunStatus
     reason: str
     concurrency: int | None
-    latency: str | None
-    mean_latency_s: float
+    latency: Latency | None
     pages_per_s: float | None
     plateau_rss_kib: float | None
     cpu_us_per_page: float | None
-    noisy: NotRequired[bool]  # it ran in a noisy round (it would not have counted anyway)
+    noisy: bool  # it ran in a noisy round (it would not have counted anyway)
 
 
 class SocketCeiling(TypedDict):
@@ -65,13 +65,11 @@ class HarnessCost(TypedDict):
 
 
 class Look(TypedDict):
-    """A comparison judged after some paired rounds (c10k.sequential): its value (the
-    geometric mean of the per-round ratios) and interval at the look's confidence."""
+    """A comparison judged after some paired rounds (c10k.sequential): its ratio (the
+    geometric mean of the per-round ratios, over n rounds) and interval at the look's
+    confidence."""
 
-    rounds: int
-    value: float
-    ci: Interval | None
-    confidence: float
+    ratio: Quantity
     decided: bool  # no bound of the rule inside the interval
     precise: bool  # the interval within the rule's precision of the value
 
@@ -87,9 +85,9 @@ class PairedComparison(TypedDict):
     denominator: str
     bounds: list[float]
     concurrencies: list[int]
-    latencies: list[str]
+    latencies: list[Latency]
     per_round: dict[str, float]  # round -> the log ratio of that round (complete rounds)
-    round_counts: NotRequired[RoundCounts]  # the rounds at its points, as rounds_seen counts
+    round_counts: RoundCounts  # the rounds at its points, as rounds_seen counts
     look: Look | None  # the look it stopped at, or the last it reached; None before the first
     stopped: bool  # it needs no more rounds
     stopped_by: str | None  # "decided", "precise", "cap"; None while open
@@ -107,28 +105,23 @@ class RoundCounts(TypedDict):
 
 
 class ModelRatios(TypedDict):
-    pages_per_s: float
-    pages_per_s_ci95: Interval | None
-    cpu_us_per_page: float | None
-    cpu_us_per_page_ci95: Interval | None
+    pages_per_s: Quantity
+    cpu_us_per_page: Quantity | None
     concurrencies: list[int]
 
 
 class EventLoopVsThreads(TypedDict):
     models: dict[str, ModelRatios]
-    median_pages_per_s: float | None
-    median_pages_per_s_ci95: Interval | None
+    median_pages_per_s: Quantity | None  # the paired rounds' look where one was taken
     concurrencies: list[int]
-    look: NotRequired[Look]  # the paired rounds' judgement, whose value and interval these are
+    look: NotRequired[Look]  # the paired rounds' judgement, whose ratio that is
 
 
 class UvloopPair(TypedDict):
     plain: str
     fast: str
-    cpu_per_page_speedup: float
-    cpu_per_page_speedup_ci95: Interval | None
-    pages_per_s_ratio: float | None
-    pages_per_s_ratio_ci95: Interval | None
+    cpu_per_page_speedup: Quantity
+    pages_per_s_ratio: Quantity | None
     concurrencies: list[int]
     look: NotRequired[Look]  # the paired rounds' judgement of cpu_per_page_speedup
 
@@ -145,15 +138,12 @@ class InstructionRatios(TypedDict):
 
 class AsyncioVsThreads(TypedDict):
     concurrency: int
-    latency: str
+    latency: Latency
     pages: int
-    asyncio_fraction_of_ideal: float
-    asyncio_fraction_of_ideal_ci95: Interval | None
-    threads_fraction_of_ideal: float | None
-    threads_fraction_of_ideal_ci95: Interval | None
-    asyncio_over_threads: float | None
-    asyncio_over_threads_ci95: Interval | None
-    server_ideal_load: NotRequired[float | None]  # the share of its core C/L asks there
+    asyncio_fraction_of_ideal: Quantity
+    threads_fraction_of_ideal: Quantity | None
+    asyncio_over_threads: Quantity | None
+    server_ideal_load: float | None  # the share of its core C/L asks there
     look: NotRequired[Look]  # the paired rounds' judgement of asyncio_over_threads
 
 
@@ -163,18 +153,17 @@ class Comparisons(TypedDict):
     asyncio_vs_threads_sleepy: AsyncioVsThreads | None
     asyncio_vs_threads_sleepy_keep_alive: AsyncioVsThreads | None
     instructions: InstructionRatios | None
-    paired: NotRequired[list[PairedComparison]]
+    paired: list[PairedComparison]
 
 
 class Ranking(TypedDict):
     """The best and worst model of a figure, and by what factor they differ."""
 
     higher_is_better: bool
-    values: dict[str, float]
+    values: dict[str, Quantity]
     best: str
     worst: str
     factor: float | None
-    intervals: NotRequired[dict[str, Interval | None]]
 
 
 class IdleHighlights(TypedDict):
@@ -212,10 +201,10 @@ class MemoryHighlights(TypedDict):
 
 class SleepyHighlights(MemoryHighlights):
     largest_concurrency: int
-    judged_latency: NotRequired[str | None]  # the longest L at the largest C (older files: none)
+    judged_latency: Latency | None  # the longest L at the largest C
     percent_of_ideal: Ranking | None
     no_verified_run_at_largest: list[str]
-    latencies: list[str]
+    latencies: list[Latency]
     latency_p50_ms: Ranking | None
     latency_p99_ms: Ranking | None
     largest_peak_in_flight: int
@@ -226,18 +215,14 @@ class C100kModel(TypedDict):
     held_concurrency: int | None
     held_processes: int | None
     ramp_s: float | None
-    one_process_bytes: float | None
-    one_process_ci95: Interval | None
+    one_process: Quantity | None  # the RSS slope in one process
     one_process_concurrencies: list[int] | None
     processes: int | None
-    across_processes_bytes: float | None
-    across_processes_ci95: Interval | None
+    across_processes: Quantity | None  # the RSS slope across the most processes
     across_processes_concurrencies: list[int] | None
     ratio: float | None
-    one_process_net_bytes: float | None
-    one_process_net_ci95: Interval | None
-    across_processes_net_bytes: float | None
-    across_processes_net_ci95: Interval | None
+    one_process_net: Quantity | None  # the same, net of the URLs each connection brings
+    across_processes_net: Quantity | None
     one_process_url_bytes: float | None
     across_processes_url_bytes: float | None
     net_ratio: float | None
@@ -249,7 +234,7 @@ class C100kHighlights(TypedDict):
 
 
 class LatencyEnd(TypedDict):
-    latency: str
+    latency: Latency
     pages_per_s: Ranking | None
     best_fraction_of_ideal: float | None
 

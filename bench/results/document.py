@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 from bench.results.derived import Derived
+from bench.results.identity import Block, PointKey
 from bench.results.profile import Environment, PlanEntry, ProfileRecord, RuntimeRecord
 from bench.results.tables import Deviations, RunStatus
+from c10k.durations import Latency
 
-SCHEMA = "c10k-bench-results/2"
-SCHEMA_V1 = "c10k-bench-results/1"  # read through bench.results.migrate alone
+SCHEMA = "c10k-bench-results/3"
+# Older schemas, each read through bench.results.migrate alone.
+SCHEMA_V1, SCHEMA_V2 = "c10k-bench-results/1", "c10k-bench-results/2"
 Status = Literal["running", "complete", "interrupted"]
 RunKind = Literal["warmup", "measured", "sentinel"]
 
@@ -24,14 +27,14 @@ class SiteParams(TypedDict):
     links: int
     shape: str
     seed: int
-    latency: str
+    latency: Latency
     bandwidth: str | None
     faults: str | None
     workers: int
     preset: str | None
     addresses: int
     root_latency: bool  # False: the root answered at once (`c10k serve --root-now`)
-    parts: NotRequired[int]  # `c10k serve --parts`; absent in older files: 1
+    parts: int  # `c10k serve --parts`
 
 
 class RunParams(TypedDict, total=False):
@@ -257,22 +260,24 @@ class Run(TypedDict):
     """One record of runs[]: what the plan said, how it ended, what it measured (a run that
     never started, skipped or server-error, only what the plan said and the status)."""
 
-    id: str
+    id: str  # its label for people (bench.results.identity.run_label), never read back
     scenario: str
     model: str  # for idle runs, the idle kind
     kind: RunKind
     repetition: int
+    point: PointKey | None  # a crawl's point; None for other runs
     round: int | None  # measured crawls: the round at its point; None otherwise
     params: RunParams
     estimate_s: float
     started_at: str
     status: RunStatus
     reason: str | None
-    # The paired round the run belongs to (None: no round, or a sentinel kept as a wait), the
-    # how-many-th time it ran (a noisy round runs again), and whether its round was noisy (it
-    # then counts in nothing).
-    block: str | None
+    # The paired round the run belongs to (None: no round), the how-many-th time it ran (a
+    # noisy round runs again), the how-many-th wait for quiet a sentinel kept as one is (0:
+    # none), and whether its round was noisy (it then counts in nothing).
+    block: Block | None
     again: int
+    wait: int
     noisy: bool
     waited_s: NotRequired[float]  # a noisy sentinel kept as a wait: the pause that followed it
     runtime: NotRequired[RunRuntime]  # the run loop adds it to every record
@@ -298,7 +303,7 @@ class Run(TypedDict):
 
 
 class Results(TypedDict):
-    """The whole document, `c10k-bench-results/2`."""
+    """The whole document, `c10k-bench-results/3`."""
 
     schema: str
     status: Status
@@ -309,5 +314,5 @@ class Results(TypedDict):
     environment: Environment
     plan: list[PlanEntry]
     runs: list[Run]
-    derived: Derived
+    derived: NotRequired[Derived]  # absent in an older file until derive runs (its migration)
     runtime: NotRequired[RuntimeRecord]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import tempfile
 import time
@@ -12,9 +11,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from bench.results import codec
 from bench.results.derived import Derived
-from bench.results.document import SCHEMA, SCHEMA_V1, Results, Run, Status
-from bench.results.migrate import migrate_v1
+from bench.results.document import SCHEMA, SCHEMA_V1, SCHEMA_V2, Results, Run, Status
+from bench.results.migrate import migrate
 from bench.results.profile import Environment, PlanEntry, ProfileRecord
 
 FILENAME = "results.json"
@@ -48,30 +48,13 @@ def new_document(
     }
 
 
-def _clean(value: object) -> object:
-    """Replace NaN and infinities (not JSON) with None, recursively."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    return value
-
-
 def write_atomic(path: Path, document: Mapping[str, object]) -> None:
     """Write JSON to a temporary file beside path, fsync it, then rename it over path.
 
     A reader (or a crash, or Ctrl-C) sees either the old complete file or the new one,
     never a half-written file.
     """
-    _write_text_atomic(path, _json_text(_clean(document)))
-
-
-def _json_text(clean: object) -> str:
-    # Compact: the file is rewritten after every run and grows with the raw samples. One
-    # string at once, which json encodes in C (json.dump to a file encodes in Python).
-    return json.dumps(clean, separators=(",", ":"), allow_nan=False) + "\n"
+    _write_text_atomic(path, codec.dumps(codec.record(document)))
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
@@ -92,20 +75,47 @@ def _write_text_atomic(path: Path, text: str) -> None:
 
 
 def load(path: Path) -> Results:
-    """The results document at path, a /1 file migrated (migrate_v1); ValueError with a
-    one-line reason when it is not one."""
+    """The results document at path, an older file migrated (its derived section dropped:
+    underived); ValueError with a one-line reason when it is not one."""
     if not path.is_file():
         raise ValueError(f"no results file at {path} (run `c10k bench` first)")
     try:
-        document: Any = json.loads(path.read_text(encoding="utf-8"))
+        document: Any = codec.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is not readable JSON: {exc}") from None
     found = document.get("schema") if isinstance(document, dict) else type(document).__name__
-    if found not in (SCHEMA, SCHEMA_V1):
+    if found not in (SCHEMA, SCHEMA_V2, SCHEMA_V1):
         raise ValueError(f"{path} is not a {SCHEMA} results file (schema {found!r})")
-    if not isinstance(document.get("runs"), list) or not isinstance(document.get("derived"), dict):
-        raise ValueError(f"{path} has no runs list or derived section")
-    return migrate_v1(document) if found == SCHEMA_V1 else cast(Results, document)
+    if not isinstance(document.get("runs"), list):
+        raise ValueError(f"{path} has no runs list")
+    if found == SCHEMA:
+        if not isinstance(document.get("derived"), dict):
+            raise ValueError(f"{path} has no derived section")
+        return cast(Results, document)
+    try:
+        return migrate(document)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise ValueError(f"{path} is not a readable {found} file ({exc!r})") from None
+
+
+def load_runtimes(path: Path) -> dict[str, Any]:
+    """A --pythons run's runtimes.json, its figures typed as results.json's are; ValueError
+    with a one-line reason when it is not one."""
+    try:
+        document = codec.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not readable JSON: {exc}") from None
+    if not isinstance(document, dict) or document.get("schema") != RUNTIMES_SCHEMA:
+        raise ValueError(f"{path} is not a {RUNTIMES_SCHEMA} file")
+    return document
+
+
+def underived(path: Path) -> str:
+    """Why a report cannot be drawn from a file migrated from an older schema, in one line."""
+    return (
+        f"{path} has no derived figures (written by an older harness): "
+        f"run python -m bench.analysis.derive {path}"
+    )
 
 
 class ResultsStore:
@@ -135,9 +145,9 @@ class ResultsStore:
 
     def save(self) -> None:
         runs = self.document["runs"]
-        self._clean_runs += [_clean(run) for run in runs[len(self._clean_runs) :]]
+        self._clean_runs += [codec.record(run) for run in runs[len(self._clean_runs) :]]
         clean = {
-            key: self._clean_runs if key == "runs" else _clean(value)
+            key: self._clean_runs if key == "runs" else codec.record(value)
             for key, value in self.document.items()
         }
-        _write_text_atomic(self.path, _json_text(clean))
+        _write_text_atomic(self.path, codec.dumps(clean))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, NotRequired, TypedDict
 
+from c10k.durations import Latency
+
 
 class ScenarioDefinition(TypedDict, total=False):
     """One scenario of profile.definition: the catalog's entry beside the profile's runs."""
@@ -61,7 +63,7 @@ class ServerCost(TypedDict):
     median over the probes with its [min, max]."""
 
     connections: int
-    latency: str
+    latency: Latency
     model: str
     probes: list[ServerProbe]
     connect_us: float  # wall µs per connection accepted and its request begun (the ramp)
@@ -80,8 +82,8 @@ class LatencyPoint(TypedDict):
     concurrency: int
     pages: int
     judges_throughput: bool  # the rule asks (b) too
-    written: str  # the profile's latency: the dry run's, and the one used when not measured
-    latency: str  # the one the session ran
+    written: Latency  # the profile's latency: the dry run's, and the one used when not measured
+    latency: Latency  # the one the session ran
     ramp_share: float  # (a): C x connect_us over L
     load: float  # (b): C / L x request_us, the share of its core C/L asks of the server
     met: bool  # False: no rung of the ladder met the rule; the last one ran

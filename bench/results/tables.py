@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict, cast
+from dataclasses import dataclass, field
+from typing import Any, NotRequired, TypedDict
 
-from c10k.stats import recorded_median
+from c10k.durations import Latency
+from c10k.quantity import Fit, Quantity
 
-Interval = list[float]  # [low, high] of a 95% interval
 # ok; failed-verification; crashed; limit; usage-error; timeout; interrupted; server-error;
 # skipped; unavailable (docs/results.md, runs[].status)
 RunStatus = str
@@ -20,41 +21,11 @@ class Deviations(TypedDict):
     differences: dict[str, int]
 
 
-class FigureSummary(TypedDict):
-    """A figure over repetitions (c10k.stats.Summary as recorded)."""
-
-    n: int
-    median: float | None
-    min: float | None
-    max: float | None
-    iqr: float | None
-    cv: float | None
-    noisy: bool
-    mean: float | None
-    ci95: Interval | None
-
-
-def summary_median(summary: FigureSummary | None) -> float | None:
-    """A recorded summary's median, or None (no summary, or no finite value)."""
-    return recorded_median(cast(dict[str, Any] | None, summary))
-
-
-class Fit(TypedDict):
-    """A least-squares line (c10k.stats.LinearFit as recorded): the slope per unit of x."""
-
-    n: int
-    slope: float | None
-    intercept: float | None
-    r2: float | None
-    slope_ci95: Interval | None
-    slope_repeat95: Interval | None
-
-
 class RoundFigures(TypedDict):
     round: int
     pages_per_s: float | None
     cpu_us_per_page: float | None
-    max_rss_kib: NotRequired[float]  # the crawl's peak RSS (absent in older files)
+    max_rss_kib: float  # the crawl's peak RSS
     plateau_pages_per_s: NotRequired[float | None]  # wide sites with a latency
 
 
@@ -68,54 +39,55 @@ class PointBusy(TypedDict, total=False):
 
 
 class Point(PointBusy):
-    """One (model, point) of a crawl scenario over its valid runs."""
+    """One (model, point) of a crawl scenario over its valid runs: each figure the median over
+    them, with its 95% t-interval and spread."""
 
     site: str
     concurrency: int
     processes: int
-    core: NotRequired[str]  # the crawler core's variant (absent in older files: "c")
+    core: str  # the crawler core's variant (catalog.CORES)
     interpreters: NotRequired[int]  # the interpreters model's --interpreters, when given
-    latency: str
-    mean_latency_s: float
+    latency: Latency
     pages: int
     runs: int
-    pages_per_s: FigureSummary
-    cpu_us_per_page: FigureSummary
-    latency_p50_s: FigureSummary
-    latency_p99_s: FigureSummary
-    max_rss_kib: FigureSummary
+    pages_per_s: Quantity
+    cpu_us_per_page: Quantity
+    latency_p50_s: Quantity
+    latency_p99_s: Quantity
+    max_rss_kib: Quantity
     server_saturated_runs: int  # runs that saw the server CPU-bound
     server_unknown_runs: int  # runs that lost reads of the server's CPU: they decide nothing
     server_peak_in_flight: int
     rounds: list[RoundFigures]
     # wide sites with a latency
     ideal_pages_per_s: NotRequired[float]
-    plateau_pages_per_s: NotRequired[FigureSummary]
-    fraction_of_ideal: NotRequired[float | None]
-    fraction_of_ideal_ci95: NotRequired[Interval | None]
+    plateau_pages_per_s: NotRequired[Quantity]
+    fraction_of_ideal: NotRequired[Quantity | None]
     # the server's CPU per request (its whole run's CPU over its requests), and the share of
     # its core C/L asks of it at that cost: above about half, the point is server-bound
     server_cpu_us_per_request: NotRequired[float | None]
     server_ideal_load: NotRequired[float | None]
     # runs with a plateau (sleepy-style points)
-    plateau_kernel_delta_kib: NotRequired[FigureSummary]
-    plateau_rss_kib: NotRequired[FigureSummary]
-    plateau_uss_kib: NotRequired[FigureSummary | None]
-    plateau_tcp_mem_delta_kib: NotRequired[FigureSummary | None]
-    ramp_s: NotRequired[FigureSummary | None]
+    plateau_kernel_delta_kib: NotRequired[Quantity]
+    plateau_rss_kib: NotRequired[Quantity]
+    plateau_uss_kib: NotRequired[Quantity | None]
+    plateau_tcp_mem_delta_kib: NotRequired[Quantity | None]
+    ramp_s: NotRequired[Quantity | None]
 
 
-class PerUrl(TypedDict):
+@dataclass(frozen=True)
+class PerUrl:
+    """Bytes per URL held in the frontier, apart from bytes per connection (net of them)."""
+
     runs: int
-    bytes_per_url: float
-    bytes_per_url_ci95: Interval | None
-    net_rss_bytes: float
-    net_rss_bytes_ci95: Interval | None
+    bytes_per_url: Quantity
+    net_rss_bytes: Quantity
     urls_per_connection: float
     gross_rss_bytes: float | None
 
 
-class LeftOut(TypedDict):
+@dataclass(frozen=True)
+class LeftOut:
     """A point a memory fit left out: its quiet runs that verified, of those that ran, and
     the runs of noisy rounds beside them (they count in nothing)."""
 
@@ -123,27 +95,28 @@ class LeftOut(TypedDict):
     pages: int
     verified: int
     runs: int
-    noisy: NotRequired[int]
+    noisy: int = 0
 
 
-class MemoryFit(TypedDict):
-    """memory_per_connection: bytes per connection, fitted over every run."""
+@dataclass(frozen=True)
+class MemoryFit:
+    """memory_per_connection: bytes per connection, fitted over every run (kernel_tcp_bytes
+    and uss_bytes None where no run sampled them)."""
 
     from_concurrency: int
     concurrencies: list[int]
     runs: int
     rss_bytes: Fit
     peak_rss_bytes: Fit
-    kernel_tcp_bytes: NotRequired[Fit]
-    uss_bytes: NotRequired[Fit]
     check_anon_bytes: Fit
     check_gap: float | None
     kernel_bytes: Fit
-    total_bytes: float | None
-    total_bytes_ci95: Interval | None
+    total_bytes: Quantity
     per_url: PerUrl | None
-    left_out: NotRequired[list[LeftOut]]
-    processes: NotRequired[int]  # memory_across_processes: the fit's process count
+    kernel_tcp_bytes: Fit | None = None
+    uss_bytes: Fit | None = None
+    left_out: list[LeftOut] = field(default_factory=list)
+    processes: int = 1  # memory_across_processes: the fit's process count
 
 
 class ModelTable(TypedDict):
@@ -179,26 +152,26 @@ class IdleProblem(TypedDict):
     reason: str | None
 
 
-class IdleEntry(TypedDict, total=False):
-    """derived.idle.<kind>: a slope run's figures, the traced run's, the thread ceilings."""
+@dataclass(frozen=True)
+class IdleEntry:
+    """derived.idle.<kind>: a slope run's figures (None without one), the traced run's, the
+    thread ceilings (None where not started until failure) and the runs that did not count."""
 
-    count: int
-    rss_bytes_per_unit: float | None
-    rss_r2: float | None
-    kernel_bytes_per_unit: dict[str, float | None]
-    kernel_total_bytes_per_unit: float
-    total_bytes_per_unit: float | None
-    total_bytes_per_unit_ci95: list[float] | None
-    start_us_per_unit: float | None
-    seconds_to_start_all: float
-    start_rate_per_s: float | None
-    start_rate_per_s_ci95: list[float] | None
-    rss_kib_at_count: float
-    tracemalloc_bytes_per_unit: float | None
-    tracemalloc_count: int
-    max_threads: ThreadCeiling
-    max_threads_machine: ThreadCeiling
-    problems: list[IdleProblem]
+    count: int | None = None
+    rss_bytes_per_unit: float | None = None
+    rss_r2: float | None = None
+    kernel_bytes_per_unit: dict[str, float | None] = field(default_factory=dict)
+    kernel_total_bytes_per_unit: float | None = None
+    total_bytes_per_unit: Quantity | None = None
+    start_us_per_unit: float | None = None
+    seconds_to_start_all: float | None = None
+    start_rate_per_s: Quantity | None = None
+    rss_kib_at_count: float | None = None
+    tracemalloc_bytes_per_unit: float | None = None
+    tracemalloc_count: int | None = None
+    max_threads: ThreadCeiling | None = None
+    max_threads_machine: ThreadCeiling | None = None
+    problems: list[IdleProblem] = field(default_factory=list)
 
 
 IdleTable = dict[str, IdleEntry]  # idle kind -> its entry
@@ -206,13 +179,13 @@ IdleTable = dict[str, IdleEntry]  # idle kind -> its entry
 
 class NoiseFloor(TypedDict):
     runs: int
-    cpu_s: FigureSummary
-    wall_s: FigureSummary
+    cpu_s: Quantity
+    wall_s: Quantity
 
 
 class InstructionsEntry(TypedDict):
     runs_by_status: dict[str, int]
-    instructions_per_page: NotRequired[FigureSummary]
+    instructions_per_page: NotRequired[Quantity]
     pages: NotRequired[int]
     startup_instructions: NotRequired[int]
     concurrency: NotRequired[int]

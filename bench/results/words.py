@@ -4,6 +4,7 @@ report: why the plan left a model out, and how the sleepy latencies were chosen.
 from __future__ import annotations
 
 from bench.results.profile import LatencyChoices, LatencyPoint, LeftOutModel
+from c10k.durations import Latency
 
 
 def left_out_text(entry: LeftOutModel) -> str:
@@ -19,7 +20,7 @@ def latencies_text(record: LatencyChoices) -> str:
         return f"Sleepy latencies as the profile writes them: {record['error'] or 'not measured'}."
     low, high = cost["connect_us_range"]
     request_low, request_high = cost["request_us_range"]
-    groups: dict[tuple[str, str, bool], list[LatencyPoint]] = {}
+    groups: dict[tuple[str, Latency, bool], list[LatencyPoint]] = {}
     for p in record["points"]:
         groups.setdefault((p["scenario"], p["latency"], p["judges_throughput"]), []).append(p)
     parts = []
@@ -30,7 +31,7 @@ def latencies_text(record: LatencyChoices) -> str:
         else:
             why = f"the ramp {max(p['ramp_share'] for p in found):.0%} of L"
         unmet = "; rule not met" if not all(p["met"] for p in found) else ""
-        parts.append(f"{scenario} {latency} at C {cs} ({why}{unmet})")
+        parts.append(f"{scenario} {latency.text} at C {cs} ({why}{unmet})")
     return (
         f"Sleepy latencies chosen from the server's cost, measured at the start by "
         f"{len(cost['probes'])} crawls of {cost['connections']:,} connections: "

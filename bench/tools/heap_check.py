@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     cpus = split_cpus(os.sched_getaffinity(0))
     if cpus is not None:
         os.sched_setaffinity(0, cpus.server)
-    point = sleepy_points((args.concurrency,), "2s", args.waves)[0]
+    point = sleepy_points((args.concurrency,), 2.0, args.waves)[0]
     server = Server(point.server, cpus.server if cpus else None)
     server.start()
     runs: list[dict[str, Any]] = []

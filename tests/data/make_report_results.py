@@ -10,14 +10,13 @@ Samples are cut to a few rows: the report never reads them.
     python -m tests.data.make_report_results --rederive
 
 recomputes the derived section of both files from their runs (after bench/analysis/derive.py
-changes), leaving the runs as they are; a file is read through bench.results.load, so a /1
-file (both are, and the tests read them through the /1 migration) is written back as /2.
+changes), leaving the runs as they are; a file is read through bench.results.load, so an older
+file is written back as the current schema.
 """
 
 from __future__ import annotations
 
 import copy
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,7 +53,7 @@ def _write(name: str, document: dict[str, Any]) -> None:
     # Fit memory per connection over every sleepy point: the quick profile's C stay below
     # the default's 1,000, and the charts need a fit to draw.
     document["derived"] = derive(document["runs"], {"sleepy": 0}, document.get("environment"))
-    (HERE / name).write_text(json.dumps(document, separators=(",", ":")) + "\n")
+    results.write_atomic(HERE / name, document)
 
 
 def rederive() -> None:

@@ -19,6 +19,7 @@ from bench.harness.recipes import recorded_replay
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import listed_models
 from c10k import catalog
+from c10k.durations import Latency
 
 CRAWL_TIMEOUT_S = 60.0
 CALLGRIND_TIMEOUT_S = 300.0
@@ -39,7 +40,7 @@ class SuiteConfig:
             "config": self.name,
             "shape": self.site.shape,
             "site_pages": self.site.pages,
-            "latency": self.site.latency,
+            "latency": self.site.latency.text,
             "concurrency": self.concurrency,
         }
 
@@ -144,14 +145,15 @@ def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
     return costs
 
 
+TWENTY_MS = Latency("fixed", 0.02)
 # The fixed configurations. Small enough that a round takes well under a second here.
 # Seed 0 is `c10k serve`'s default: the sites the baselines were measured on.
 DEEP = SuiteConfig(
-    "deep300-c10-lat0", ServeOptions(pages=300, shape="deep", seed=0, latency="0"), concurrency=10
+    "deep300-c10-lat0", ServeOptions(pages=300, shape="deep", seed=0), concurrency=10
 )
 WIDE = SuiteConfig(
     "wide300-c100-lat20ms",
-    ServeOptions(pages=300, shape="wide", seed=0, latency="20ms"),
+    ServeOptions(pages=300, shape="wide", seed=0, latency=TWENTY_MS),
     concurrency=100,
 )
 CONFIGS = (DEEP, WIDE)
@@ -159,11 +161,11 @@ CONFIGS = (DEEP, WIDE)
 # too) 20 ms late, one page at a time. The crawler is then always waiting when its answer
 # comes, so each fetch takes the same path through its loop whatever the machine's load (or
 # valgrind's pace), and no poll, timer or task order depends on the moment. Its counts repeat
-# to within a fraction of the 3% gate (docs/notes/2026-11-27-gate-spread.md: 0.00-0.25% at
-# 300 pages), so 100 pages decide a +3% change as well and take a third of the waiting.
+# to within a fraction of the 3% gate (docs/notes/2026-11-29-gate-size.md: 0.01-0.08% at
+# 100 pages), and 100 pages take a third of the waiting.
 COUNTED = SuiteConfig(
     "deep100-c1-lat20ms",
-    ServeOptions(pages=100, shape="deep", seed=0, latency="20ms"),
+    ServeOptions(pages=100, shape="deep", seed=0, latency=TWENTY_MS),
     concurrency=1,
 )
 # Idle units parked by the idle program (kind -> count).

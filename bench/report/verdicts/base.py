@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, is_dataclass, replace
 from typing import Any
 
 from bench.report.figures import KIB
 from bench.report.text import with_interval
 from bench.results import Results
 from c10k import catalog, claims
-from c10k.stats import Interval
+from c10k.quantity import T_95, Interval, Quantity
 
 # The models, idle kinds and scenarios the chapter's claims name.
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
@@ -230,10 +230,15 @@ class Need:
             if isinstance(key, int):
                 node = node[key] if isinstance(node, list) and len(node) > key else None
             else:
-                node = node.get(key) if isinstance(node, Mapping) else None
-            if node is None:
+                node = node.get(key) if isinstance(node, Mapping) else _field(node, key)
+            if node is None or (isinstance(node, Quantity) and node.value is None):
                 return False
         return True
+
+
+def _field(node: object, key: str) -> object:
+    """A typed value's field (bench.results' dataclasses), None for anything else."""
+    return getattr(node, key, None) if is_dataclass(node) else None
 
 
 def lacking(document: Mapping[str, Any], needs: tuple[Need, ...]) -> Need | None:
@@ -287,12 +292,6 @@ def figure_text(judged: Judged, unit: str) -> str:
 
 
 ONE_RUN = "1 run, no interval"
-# How each kind of interval is made, as the report names it beside the interval
-# (docs/intervals.md): a level is always part of the name.
-FIT = "fit, 95%"  # a least-squares slope's t-interval
-T_95 = "t, 95%"  # a t-interval over runs (ratios: paired by round, over the points)
-PAIRED_ROUNDS = "paired rounds, {:.2%}"  # the sequential look it stopped at
-MEDIAN_OF = "median of {}, Bonferroni, 95%"  # the median of k figures' intervals
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,16 @@ uvloop against asyncio's own loop."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from bench.report.figures import (
-    MemoryPerConnection,
     Problem,
     comparisons,
     few_active_highlights,
-    memory_per_connection,
+    memory_fits,
     problems,
 )
-from bench.report.text import kib_interval, percent, ratio_text, span
+from bench.report.text import kib_interval, percent, quantity_text, span
 from bench.report.verdicts.base import (
     ASYNCIO,
     CLAIMS,
@@ -24,12 +22,9 @@ from bench.report.verdicts.base import (
     FROM_ONE_RUN,
     INCONCLUSIVE,
     MANY_CONNECTIONS,
-    MEDIAN_OF,
-    PAIRED_ROUNDS,
     REPRODUCED,
     SLEEPY,
     SLEEPY_KEEP_ALIVE,
-    T_95,
     THREADS,
     Judged,
     Need,
@@ -40,15 +35,13 @@ from bench.report.verdicts.base import (
     profile_name,
     verdict,
 )
-from bench.results import AsyncioVsThreads, PairedComparison, Results
+from bench.results import AsyncioVsThreads, Look, MemoryFit, PairedComparison, Results
 from c10k import catalog
-from c10k.stats import recorded_interval
+from c10k.quantity import T_95, Quantity
 
-# Why a ratio over points has no interval: a point ran once (or its runs did not pair up), or
-# the file was written before derive recorded intervals.
+# Why a ratio over points has no interval: a point ran once (or its runs did not pair up).
 ONE_RUN_PER_POINT = "1 run per point"
 ONE_RUN = "1 run"
-BEFORE_INTERVALS = "results written before intervals: python -m bench.analysis.derive adds them"
 UVLOOP = catalog.ASYNCIO_UVLOOP.name
 
 # What each rule cannot judge without (docs/report.md, "What each rule needs").
@@ -80,29 +73,20 @@ C9_NEEDS = (
 )
 
 
-def judged_ratio(found: Mapping[str, Any], key: str, label: str, method: str = "") -> Judged:
-    """found[key] and its interval found[key_ci95], as the figure a rule decides on; judged
-    by paired rounds (found["look"]) at the look's confidence, saying where it stopped."""
-    interval = recorded_interval(found.get(f"{key}_ci95"))
-    look = found.get("look")
+def judged_ratio(found: Quantity | None, label: str, look: Look | None = None) -> Judged:
+    """A ratio as the figure a rule decides on, its interval made by its method; judged by
+    paired rounds (look), saying where they stopped."""
+    value, interval = (found.value, found.interval) if found else (None, None)
+    method = found.method if found else T_95
     if not look:
-        why = (
-            BEFORE_INTERVALS if f"{key}_ci95" not in found else f"{ONE_RUN_PER_POINT}, no interval"
-        )
-        return Judged(found.get(key), interval, why, label, method=method or T_95)
-    return Judged(
-        found.get(key),
-        interval,
-        f"{look['rounds']} round(s), no interval",
-        label,
-        method=PAIRED_ROUNDS.format(look["confidence"]),
-        stopping=stopping_text(look),
-    )
+        return Judged(value, interval, f"{ONE_RUN_PER_POINT}, no interval", label, method=method)
+    why = f"{look['ratio'].n} round(s), no interval"
+    return Judged(value, interval, why, label, method=method, stopping=stopping_text(look))
 
 
-def stopping_text(look: Mapping[str, Any]) -> str:
+def stopping_text(look: Look) -> str:
     """Where a paired comparison stopped: 'after 5 paired rounds: decided' (docs/report.md)."""
-    rounds = int(look["rounds"])
+    rounds = look["ratio"].n
     why = "decided" if look["decided"] else "precise" if look["precise"] else "undecided"
     return f"after {rounds} paired round{'s' if rounds != 1 else ''}: {why}"
 
@@ -163,9 +147,9 @@ def c6_event_loop_speed(document: Results) -> Verdict:
         return not_measured("C6", need.words)
     found = comparisons(document)["event_loop_vs_threads"]
     each = ", ".join(
-        f"{m} {ratio_text(r, 'pages_per_s')} pages/s"
+        f"{m} {quantity_text(r['pages_per_s'])} pages/s"
         + (
-            f", {ratio_text(r, 'cpu_us_per_page')} CPU/page"
+            f", {quantity_text(r['cpu_us_per_page'])} CPU/page"
             if r["cpu_us_per_page"] is not None
             else ""
         )
@@ -181,14 +165,13 @@ def c6_event_loop_speed(document: Results) -> Verdict:
         f"{site['threads_pages'] if site else '?'} pages" + rounds_text(_paired(document, "C6")),
         profile_name(document),
     )
-    judged = judged_ratio(
-        found, "median_pages_per_s", "event loops", MEDIAN_OF.format(len(found["models"]))
-    )
+    median = found["median_pages_per_s"]
+    judged = judged_ratio(median, "event loops", found.get("look"))
     band = CLAIMS["C6"].band
     assert band is not None
     return verdict(
         "C6",
-        f"event loop pages/s over {THREADS}': {ratio_text(found, 'median_pages_per_s', percent)}",
+        f"event loop pages/s over {THREADS}': {quantity_text(median, percent)}",
         conditions,
         band.judge(judged.interval),
         judged,
@@ -211,7 +194,7 @@ def _close_mode_beside(document: Results) -> str:
         p for p in _crawler_failures(document, THREADS, SLEEPY) if p.concurrency == concurrency
     ]
     theirs = (
-        f"{THREADS} {ratio_text(close, 'threads_fraction_of_ideal', percent, ONE_RUN)}"
+        f"{THREADS} {quantity_text(close['threads_fraction_of_ideal'], percent, ONE_RUN)}"
         if close["threads_fraction_of_ideal"] is not None
         else f"{THREADS} {failed[0].status} there"
         if failed
@@ -219,26 +202,28 @@ def _close_mode_beside(document: Results) -> str:
     )
     return (
         f"beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: "
-        f"{ASYNCIO} {ratio_text(close, 'asyncio_fraction_of_ideal', percent, ONE_RUN)}, {theirs}"
+        f"{ASYNCIO} {quantity_text(close['asyncio_fraction_of_ideal'], percent, ONE_RUN)}, "
+        f"{theirs}"
     )
 
 
-def memory_outcome(mine: MemoryPerConnection, theirs: MemoryPerConnection) -> str:
+def memory_outcome(mine: MemoryFit, theirs: MemoryFit) -> str:
     """Less memory per connection than the other model, on the two fits' intervals:
     REPRODUCED when they lie apart with mine below, CONTRADICTED when apart with mine above,
     INCONCLUSIVE when they overlap, FROM_ONE_RUN when one fit has no interval."""
-    if mine.total_ci95 is None or theirs.total_ci95 is None:
+    low, high = mine.total_bytes.interval, theirs.total_bytes.interval
+    if low is None or high is None:
         return FROM_ONE_RUN
-    if mine.total_ci95.high < theirs.total_ci95.low:
+    if low.high < high.low:
         return REPRODUCED
-    if mine.total_ci95.low > theirs.total_ci95.high:
+    if low.low > high.high:
         return CONTRADICTED
     return INCONCLUSIVE
 
 
-def _held(memory: MemoryPerConnection) -> str:
+def _held(memory: MemoryFit) -> str:
     fitted = ", ".join(f"{c:,}" for c in memory.concurrencies)
-    return f"{kib_interval(memory.total_bytes, memory.total_ci95)} (fitted over C {fitted})"
+    return f"{kib_interval(memory.total_bytes)} (fitted over C {fitted})"
 
 
 def _asyncio_failed_later(document: Results, at: int) -> Problem | None:
@@ -271,8 +256,9 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     found = comparisons(document)["asyncio_vs_threads_sleepy_keep_alive"]
     assert found is not None
     concurrency = found["concurrency"]
-    memory = memory_per_connection(document)
+    memory = memory_fits(document)
     mine, theirs = memory[ASYNCIO], memory[THREADS]
+    assert mine is not None and theirs is not None
     failed_there = [
         p
         for p in _crawler_failures(document, THREADS, SLEEPY_KEEP_ALIVE)
@@ -280,7 +266,7 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     ]
     load = found.get("server_ideal_load")
     conditions = (
-        f"{SLEEPY_KEEP_ALIVE}: C {concurrency:,}, latency {found['latency']}, "
+        f"{SLEEPY_KEEP_ALIVE}: C {concurrency:,}, latency {found['latency'].text}, "
         f"{found['pages']:,} pages{rounds_text(_paired(document, 'C7'))}",
         *([] if load is None else [f"C/L asks the server for {load:.0%} of its core"]),
         f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} {_held(mine)}, "
@@ -297,10 +283,11 @@ def c7_sleepy_connections(document: Results) -> Verdict:
         return verdict("C7", measured, (why, *conditions), CONTRADICTED, Judged(None, why=why))
     if failed_there:
         speed, judged = REPRODUCED, Judged(None, why=f"{THREADS} failed at C {concurrency:,}")
-    elif found.get("asyncio_over_threads") is None:
+    elif found["asyncio_over_threads"] is None:
         return not_measured("C7", f"a verified {THREADS} run at C {concurrency:,}", conditions)
     else:
-        judged = judged_ratio(found, "asyncio_over_threads", f"{ASYNCIO} over {THREADS}:")
+        label = f"{ASYNCIO} over {THREADS}:"
+        judged = judged_ratio(found["asyncio_over_threads"], label, found.get("look"))
         band = CLAIMS["C7"].band
         assert band is not None
         speed = band.judge(judged.interval)
@@ -310,9 +297,9 @@ def c7_sleepy_connections(document: Results) -> Verdict:
 
 def _c7_measured(found: AsyncioVsThreads, failed_there: bool) -> str:
     """Both models' fractions of the ideal C/L at the judged point, in words."""
-    shown = ratio_text(found, "asyncio_fraction_of_ideal", percent, ONE_RUN)
+    shown = quantity_text(found["asyncio_fraction_of_ideal"], percent, ONE_RUN)
     return f"{ASYNCIO} at {found['concurrency']:,} connections, of C/L: {shown}; " + (
-        f"{THREADS} {ratio_text(found, 'threads_fraction_of_ideal', percent, ONE_RUN)}"
+        f"{THREADS} {quantity_text(found['threads_fraction_of_ideal'], percent, ONE_RUN)}"
         if found["threads_fraction_of_ideal"] is not None
         else f"{THREADS} failed there"
         if failed_there
@@ -334,16 +321,17 @@ def c9_uvloop(document: Results) -> Verdict:
     if first is None:
         return not_measured("C9", C9_NEEDS[0].words)
     details = [
-        f"{p['fast']} vs {p['plain']}: {ratio_text(p, 'cpu_per_page_speedup')} less CPU/page, "
-        f"{ratio_text(p, 'pages_per_s_ratio')} pages/s"
+        f"{p['fast']} vs {p['plain']}: {quantity_text(p['cpu_per_page_speedup'])} less "
+        f"CPU/page, {quantity_text(p['pages_per_s_ratio'])} pages/s"
         for p in found["pairs"]
     ]
-    judged = judged_ratio(first, "cpu_per_page_speedup", f"{ASYNCIO} over {UVLOOP}:")
+    speedup = first["cpu_per_page_speedup"]
+    judged = judged_ratio(speedup, f"{ASYNCIO} over {UVLOOP}:", first.get("look"))
     band = CLAIMS["C9"].band
     assert band is not None
     return verdict(
         "C9",
-        f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: " + ratio_text(first, "cpu_per_page_speedup"),
+        f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: " + quantity_text(speedup),
         (
             *details,
             *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),

@@ -8,7 +8,6 @@ from bench.report.text import ratio_text
 from bench.report.verdicts.base import (
     CLAIMS,
     MANY_LINKS_KEEP_ALIVE,
-    T_95,
     THREADS,
     Need,
     Verdict,
@@ -49,7 +48,8 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
         f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
         f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round",
     )
-    judged = judged_ratio(found, "pages_per_s", f"{THREADS} on {pair['free_threaded']}:", T_95)
+    label = f"{THREADS} on {pair['free_threaded']}:"
+    judged = judged_ratio(found.get("pages_per_s"), label)
     if against:
         on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
         why = (

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from bench.report.figures import (
     KIB,
-    IdleUnit,
     failed_slope_runs,
-    idle_units,
+    idle_entries,
     largest_peak_in_flight,
     socket_ceiling,
     stopped_by_a_limit,
@@ -17,7 +16,6 @@ from bench.report.verdicts.base import (
     C100K,
     CLAIMS,
     CONTRADICTED,
-    FIT,
     MANY_COROUTINES,
     MANY_THREADS,
     REPRODUCED,
@@ -33,8 +31,9 @@ from bench.report.verdicts.base import (
     profile_name,
     verdict,
 )
-from bench.results import Results, ThreadCeiling
+from bench.results import IdleEntry, Results
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
+from c10k.quantity import FIT, value_of
 
 A_COUNT = "no interval (a count)"
 
@@ -57,9 +56,11 @@ C5_NEEDS = (
 )
 
 
-def _memory(unit: IdleUnit) -> Judged:
+def _memory(kind: str, unit: IdleEntry) -> Judged:
     """An idle kind's RSS + kernel per unit, on its fit's interval."""
-    return Judged(unit.total_bytes, unit.total_ci95, label=unit.kind, method=FIT)
+    total = unit.total_bytes_per_unit
+    interval = total.interval if total else None
+    return Judged(value_of(total), interval, label=kind, method=FIT)
 
 
 def c1_thread_memory(document: Results) -> Verdict:
@@ -69,18 +70,18 @@ def c1_thread_memory(document: Results) -> Verdict:
     Needs the idle thread slope run's figure (C1_NEEDS)."""
     if need := lacking(document, C1_NEEDS):
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
-    unit = idle_units(document)[THREAD]
+    unit = idle_entries(document)[THREAD]
     conditions = (
         f"{unit.count or 0:,} threads blocked on an Event, default stack",
-        f"RSS {kib(unit.rss_bytes)} (R² {number(unit.rss_r2, 3)}) + kernel "
-        f"{kib(unit.kernel_bytes)}",
-        f"tracemalloc {kib(unit.tracemalloc_bytes)}",
+        f"RSS {kib(unit.rss_bytes_per_unit)} (R² {number(unit.rss_r2, 3)}) + kernel "
+        f"{kib(unit.kernel_total_bytes_per_unit)}",
+        f"tracemalloc {kib(unit.tracemalloc_bytes_per_unit)}",
         profile_name(document),
     )
-    judged = _memory(unit)
+    judged = _memory(THREAD, unit)
     band = CLAIMS["C1"].band
     assert band is not None
-    measured = f"{kib(unit.total_bytes)} per thread (RSS + kernel)"
+    measured = f"{kib(judged.value)} per thread (RSS + kernel)"
     return verdict("C1", measured, conditions, band.judge(judged.interval), judged)
 
 
@@ -95,23 +96,27 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     (C2_NEEDS)."""
     if need := lacking(document, C2_NEEDS):
         return not_measured("C2", need.words, _idle_problem(document, TASK))
-    units = idle_units(document)
-    measured = [units[k] for k in COROUTINE_KINDS if k in units and units[k].total_bytes]
-    judged = [u for u in measured if u.kind in STACKLESS_COROUTINE_KINDS]
-    worst = max(judged, key=lambda u: u.total_bytes or 0.0)
+    units = idle_entries(document)
+    measured = [
+        _memory(k, units[k])
+        for k in COROUTINE_KINDS
+        if k in units and value_of(units[k].total_bytes_per_unit)
+    ]
+    judged = [u for u in measured if u.label in STACKLESS_COROUTINE_KINDS]
+    worst = max(judged, key=lambda u: u.value or 0.0)
     each = ", ".join(
-        f"{u.kind} {kib(u.total_bytes, 2)}"
-        + ("" if u.kind in STACKLESS_COROUTINE_KINDS else " (stackful: not judged)")
+        f"{u.label} {kib(u.value, 2)}"
+        + ("" if u.label in STACKLESS_COROUTINE_KINDS else " (stackful: not judged)")
         for u in measured
     )
     band = CLAIMS["C2"].band
     assert band is not None
     return verdict(
         "C2",
-        f"{kib(worst.total_bytes, 2)} per {worst.kind}, the costliest stackless kind",
+        f"{kib(worst.value, 2)} per {worst.label}, the costliest stackless kind",
         (f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
-        combined(band.judge(u.total_ci95) for u in judged),
-        _memory(worst),
+        combined(band.judge(u.interval) for u in judged),
+        worst,
     )
 
 
@@ -130,7 +135,8 @@ def c3_thread_failures(document: Results) -> Verdict:
     needs no interval."""
     if need := lacking(document, C3_NEEDS):
         return not_measured("C3", need.words)
-    ceiling: ThreadCeiling = idle_units(document)[THREAD].max_threads  # type: ignore[assignment]
+    ceiling = idle_entries(document)[THREAD].max_threads
+    assert ceiling is not None
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     context = ceiling.get("context") or {}
     conditions = (
@@ -170,31 +176,33 @@ def c4_many_coroutines(document: Results) -> Verdict:
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
         judged = Judged(None, why=f"{kind} {status} at {count:,} units")
         return verdict("C4", measured, conditions, CONTRADICTED, judged)
-    units = idle_units(document)
+    units = idle_entries(document)
     if need := lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
     if (units[TASK].count or 0) < MANY_COROUTINES:
         return not_measured("C4", f"a {TASK} run of {MANY_COROUTINES:,} units or more")
-    big = [
-        units[k]
+    big = {
+        k: (u, rate)
         for k in COROUTINE_KINDS
-        if k in units and (units[k].count or 0) >= MANY_COROUTINES and units[k].start_rate_per_s
-    ]
-    slowest = min(big, key=lambda u: u.start_rate_per_s or 0.0)
+        if (u := units.get(k)) and (u.count or 0) >= MANY_COROUTINES
+        if (rate := u.start_rate_per_s) and rate.value
+    }
+    slowest = min(big, key=lambda k: big[k][1].value or 0.0)
     each = ", ".join(
-        f"{u.kind} {u.count or 0:,} in {number(u.seconds_to_start_all, 2)} s "
+        f"{k} {u.count or 0:,} in {number(u.seconds_to_start_all, 2)} s "
         f"({number((u.rss_kib_at_count or 0) / KIB, 0)} MiB)"
-        for u in big
+        for k, (u, _) in big.items()
     )
     band = CLAIMS["C4"].band
     assert band is not None
+    unit, rate = big[slowest]
     return verdict(
         "C4",
-        f"{slowest.count or 0:,} {slowest.kind}s started at {number(slowest.start_rate_per_s)}"
+        f"{unit.count or 0:,} {slowest}s started at {number(rate.value)}"
         " per second, the slowest kind",
         (f"units started, time to start all and RSS at the end: {each}", profile_name(document)),
-        combined(band.judge(u.start_rate_ci95) for u in big),
-        Judged(slowest.start_rate_per_s, slowest.start_rate_ci95, label=slowest.kind, method=FIT),
+        combined(band.judge(r.interval) for _, r in big.values()),
+        Judged(rate.value, rate.interval, label=slowest, method=FIT),
     )
 
 
@@ -208,14 +216,15 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     no interval."""
     if need := lacking(document, C5_NEEDS):
         return not_measured("C5", need.words)
-    machine: ThreadCeiling = idle_units(document)[THREAD].max_threads_machine  # type: ignore[assignment]
+    machine = idle_entries(document)[THREAD].max_threads_machine
+    assert machine is not None
     held = largest_peak_in_flight(document, C100K)
     count, stopped = int(machine["count"]), str(machine["stopped_by"])
     measured = (
         f"{count:,} threads on the machine ({stopped}) vs {held:,} connections held at once"
         f" ({C100K}, server-verified), {A_COUNT}"
     )
-    one = idle_units(document)[THREAD].max_threads
+    one = idle_entries(document)[THREAD].max_threads
     sockets, socket_limit = socket_ceiling(document)
     beside = (
         [
