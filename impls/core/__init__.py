@@ -5,8 +5,13 @@ accelerated or pure Python; the frontier holds the one its crawl chose. This pac
 imports neither, so that the pure one loads in a subinterpreter.
 """
 
-from impls.core.frontier import CrawlConfig, Frontier, Job
-from impls.core.http_base import ResponseParserBase, build_request, retry_on_fresh_connection
+from impls.core.frontier import CrawlConfig, Fetch, Frontier, Job, fetch_and_record
+from impls.core.http_base import (
+    READ_SIZE,
+    ResponseParserBase,
+    build_request,
+    retry_on_fresh_connection,
+)
 from impls.core.outcomes import (
     ErrorKind,
     FetchError,
@@ -14,11 +19,14 @@ from impls.core.outcomes import (
     ResourceLimit,
     Response,
     classify_os_error,
+    first_failure,
 )
 
 __all__ = [
+    "READ_SIZE",
     "CrawlConfig",
     "ErrorKind",
+    "Fetch",
     "FetchError",
     "Frontier",
     "Job",
@@ -28,5 +36,7 @@ __all__ = [
     "ResponseParserBase",
     "build_request",
     "classify_os_error",
+    "fetch_and_record",
+    "first_failure",
     "retry_on_fresh_connection",
 ]

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Protocol
 from impls.core.outcomes import ErrorKind, FetchError, Response
 
 MAX_HEADER_BYTES = 64 * 1024
+READ_SIZE = 65536  # bytes asked of one recv(): a whole test page in one call, most of the time
 _NO_BODY_STATUSES = frozenset({204, 304})
 
 
@@ -80,9 +81,9 @@ class _BytesAfterResponse(Exception):
 class ResponseParserBase:
     """Feed it the bytes of one response as they arrive; it says when the response is whole.
 
-    `feed(data)` returns the Response once it is complete, else None. `feed_eof()` is
-    called when the peer closed: it returns the Response when EOF ends the body, and
-    raises FetchError otherwise (RESET if nothing came at all, PROTOCOL if truncated).
+    `feed(data)` returns the Response once it is complete, else None; `feed(b"")`, what a
+    read returns when the peer closed, is `feed_eof()`: the Response when EOF ends the body,
+    else FetchError (RESET if nothing came at all, PROTOCOL if truncated).
     Malformed input raises FetchError(PROTOCOL); a body over `max_body` raises
     FetchError(TOO_LARGE). `received` counts the bytes fed so far (0: none arrived).
 
@@ -131,6 +132,8 @@ class ResponseParserBase:
     # -- the public interface -------------------------------------------------------------
 
     def feed(self, data: bytes) -> Response | None:
+        if not data:
+            return self.feed_eof()
         if self._response is None:
             self.received += len(data)
             try:

@@ -18,7 +18,6 @@ import socket
 from c10k.system import rloop_loop_factory
 from impls.core import Frontier
 from impls.models import asyncio_streams
-from impls.sockets import address_family
 
 
 class SocketStream:
@@ -47,7 +46,7 @@ class SocketStream:
 
 async def open_socket(host: str, port: int) -> asyncio_streams.Stream:
     """A socket connected by the loop (an IP literal: no resolver); closed if that fails."""
-    sock = socket.socket(address_family(host), socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
         sock.setblocking(False)
         await asyncio.get_running_loop().sock_connect(sock, (host, port))

@@ -15,15 +15,15 @@ from collections import deque
 from collections.abc import Callable
 
 from impls.core import (
+    READ_SIZE,
     ErrorKind,
     FetchError,
     Frontier,
     Job,
+    Response,
     classify_os_error,
     retry_on_fresh_connection,
 )
-from impls.core.outcomes import Response
-from impls.sockets import READ_SIZE, address_family
 
 # The deadline heap is swept of finished fetches when they are this many and most of it.
 MIN_DEADLINES_TO_SWEEP = 100
@@ -111,9 +111,7 @@ class Fetcher:
 
     @callback
     def readable(self) -> None:
-        data = self.sock.recv(READ_SIZE)
-        response = self.parser.feed(data) if data else self.parser.feed_eof()
-        if response is not None:
+        if (response := self.parser.feed(self.sock.recv(READ_SIZE))) is not None:
             self.succeed(response)
 
     def succeed(self, response: Response) -> None:
@@ -150,7 +148,7 @@ class Crawler:
         config = frontier.config
         self.frontier = frontier
         self.address = (config.connect_host, frontier.origin.port)
-        self.family = address_family(config.connect_host)
+        self.family = socket.AF_INET6 if ":" in config.connect_host else socket.AF_INET
         self.selector = selectors.DefaultSelector()
         self.pending: deque[Job] = deque(frontier.start())
         self.idle: list[socket.socket] = []  # kept-alive connections between fetches
