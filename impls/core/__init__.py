@@ -1,9 +1,4 @@
-"""The sans-I/O crawler core: URLs, links, HTTP/1.x bytes and the frontier; no I/O here.
-
-Its response parser and link extractor come in two variants (impls/core/variants.py), C
-accelerated or pure Python; the frontier holds the one its crawl chose. This package
-imports neither, so that the pure one loads in a subinterpreter.
-"""
+"""The sans-I/O crawler core: URLs, links, HTTP/1.x bytes and the frontier (docs/contract.md)."""
 
 from impls.core.frontier import CrawlConfig, Fetch, Frontier, Job, fetch_and_record
 from impls.core.http_base import (

@@ -1,13 +1,4 @@
-"""HTTP/1.x rules that need no parser library: the request, the stale-connection rule, and
-what llhttp leaves to its caller (ResponseParserBase), whichever llhttp runs underneath.
-
-Two engines read a response's bytes with the same llhttp rules: httptools' (C, the `c`
-core: impls/core/http.py) and a pure-Python port (the `pure` core: impls/core/pure_llhttp.py,
-docs/core-choices.md). ResponseParserBase adds, over either: limits on head and body
-size, interim (1xx) responses, a body delimited by EOF, the contract's error kinds, and
-whether a kept-alive connection may carry the next request. This module imports nothing
-outside the standard library, so that the pure core loads in a subinterpreter.
-"""
+"""HTTP/1.x rules over either llhttp: the request, the stale-connection rule, ResponseParserBase."""
 
 from __future__ import annotations
 

@@ -1,14 +1,4 @@
-"""The asyncio model on rloop, the Rust event loop: its own code, on the loop's socket API.
-
-rloop 0.5's TCP transports, which asyncio's streams run on, never report a reset by the
-peer: no error, no connection_lost(); the read waits until the fetch times out, so a reset
-would be `error:timeout` and a kept connection reset while idle would cost a try. Its
-socket API reports it (ConnectionResetError), so the asyncio model's queue, workers and
-fetch run unchanged, with a connection made by `loop.sock_connect()`, written by
-`loop.sock_sendall()` and read by `loop.sock_recv()` in place of `asyncio.open_connection()`
-(docs/contract.md, "Which loop and which API"). tests/test_rloop_loop.py says when the
-transports can be used again.
-"""
+"""The asyncio model on rloop's socket API, which reports a reset (docs/contract.md, loops)."""
 
 from __future__ import annotations
 
