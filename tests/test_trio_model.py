@@ -4,7 +4,8 @@ tests/test_out_of_descriptors.py)."""
 
 from __future__ import annotations
 
-from impls.core import ResourceLimit, first_failure
+from impls.core import ResourceLimit
+from impls.core.outcomes import first_failure
 
 
 def test_first_failure_is_the_first_leaf_of_nested_groups() -> None:

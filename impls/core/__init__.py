@@ -1,6 +1,6 @@
 """The sans-I/O crawler core: URLs, links, HTTP/1.x bytes and the frontier (docs/contract.md)."""
 
-from impls.core.frontier import CrawlConfig, Fetch, Frontier, Job, fetch_and_record
+from impls.core.frontier import CrawlConfig, Frontier, Job
 from impls.core.http_base import (
     READ_SIZE,
     ResponseParserBase,
@@ -14,14 +14,12 @@ from impls.core.outcomes import (
     ResourceLimit,
     Response,
     classify_os_error,
-    first_failure,
 )
 
 __all__ = [
     "READ_SIZE",
     "CrawlConfig",
     "ErrorKind",
-    "Fetch",
     "FetchError",
     "Frontier",
     "Job",
@@ -31,7 +29,5 @@ __all__ = [
     "ResponseParserBase",
     "build_request",
     "classify_os_error",
-    "fetch_and_record",
-    "first_failure",
     "retry_on_fresh_connection",
 ]

@@ -7,19 +7,15 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from c10k.system import LoopFactory, uvloop_loop_factory
-from impls.core import (
-    READ_SIZE,
+from impls.core.frontier import Fetch, Frontier, Job, fetch_and_record
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import (
     ErrorKind,
-    Fetch,
     FetchError,
-    Frontier,
-    Job,
     ResourceLimit,
     Response,
     classify_os_error,
-    fetch_and_record,
     first_failure,
-    retry_on_fresh_connection,
 )
 
 

@@ -14,16 +14,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from impls.core import (
-    READ_SIZE,
-    ErrorKind,
-    FetchError,
-    Frontier,
-    Job,
-    Response,
-    classify_os_error,
-    retry_on_fresh_connection,
-)
+from impls.core.frontier import Frontier, Job
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import ErrorKind, FetchError, Response, classify_os_error
 
 # The deadline heap is swept of finished fetches when they are this many and most of it.
 MIN_DEADLINES_TO_SWEEP = 100

@@ -6,16 +6,9 @@ import socket
 import time
 from typing import Any
 
-from impls.core import (
-    READ_SIZE,
-    ErrorKind,
-    FetchError,
-    Frontier,
-    Job,
-    Response,
-    classify_os_error,
-    retry_on_fresh_connection,
-)
+from impls.core.frontier import Frontier, Job
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import ErrorKind, FetchError, Response, classify_os_error
 from impls.models.generators_loop import Coro, EventLoop, Future, Queue
 
 

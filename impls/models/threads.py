@@ -11,17 +11,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from impls.core import (
-    READ_SIZE,
-    ErrorKind,
-    FetchError,
-    Frontier,
-    Job,
-    ResourceLimit,
-    Response,
-    classify_os_error,
-    retry_on_fresh_connection,
-)
+from impls.core.frontier import Frontier, Job
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import ErrorKind, FetchError, ResourceLimit, Response, classify_os_error
 
 Lock = AbstractContextManager[Any]  # threading.Lock, or nullcontext() where nothing preempts
 # create_connection's shape: (address, timeout) -> a connected socket with that timeout.

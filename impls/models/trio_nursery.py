@@ -6,19 +6,9 @@ import math
 
 import trio
 
-from impls.core import (
-    READ_SIZE,
-    ErrorKind,
-    Fetch,
-    FetchError,
-    Frontier,
-    Job,
-    Response,
-    classify_os_error,
-    fetch_and_record,
-    first_failure,
-    retry_on_fresh_connection,
-)
+from impls.core.frontier import Fetch, Frontier, Job, fetch_and_record
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import ErrorKind, FetchError, Response, classify_os_error, first_failure
 
 Socket = trio.socket.SocketType
 
