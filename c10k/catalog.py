@@ -1,12 +1,4 @@
-"""Every name the suite uses, written once: models, idle kinds, scenarios, and what defines them.
-
-The crawler, the harness, the report and the regression gate all read this module; none of
-them spells a model, an idle kind or a scenario again. Adding a model is one module in
-impls/models/ plus one `Model(...)` entry below (and one line in MODELS), then its chart style
-(bench/report/palette.py) and its costs for the plan (bench/harness/costs.py), both keyed
-by its name; tests fail until both are there. It imports nothing of the project but the
-kinds of entry (c10k/entries.py), so any stage may read it without loading another.
-"""
+"""Every name the suite uses, written once: models, idle kinds, scenarios (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -340,12 +332,6 @@ PEERS: dict[str, Peer] = by_name(SCRAPY)
 # Every crawler `c10k crawl --model` runs, models first: for lookups by name, never for loops
 # that compare models.
 CRAWLERS: dict[str, Model] = {**MODELS, **PEERS}
-
-
-def peer_runs_in(name: str, scenario: str) -> bool:
-    """True if NAME is a peer the harness runs in SCENARIO (a model: always True)."""
-    peer = PEERS.get(name)
-    return peer is None or scenario in peer.scenarios
 
 
 def _catalog_order(names: list[str] | set[str], known: dict[str, Any]) -> list[str]:

@@ -1,8 +1,4 @@
-"""The thresholds of the chapter's claims: what the rounds run until, and what judges them.
-
-Pure data, read by the analysis (a paired comparison stops once its interval is clear of
-every bound: c10k.sequential) and by the report's verdict rules (bench/report/verdicts).
-"""
+"""The thresholds of the chapter's claims: what the rounds run until, and what judges them."""
 
 from __future__ import annotations
 

@@ -1,20 +1,4 @@
-"""Paired rounds until the interval decides: the pre-registered group-sequential rule.
-
-A comparison (one model's figure over another's, paired by round) is looked at only after
-the rounds in LOOKS, the last of which is the cap. At each look its interval is a paired
-t-interval on the log scale at the confidence 1 - ALPHA / len(LOOKS) (Bonferroni over the
-looks): the chance that ANY look's interval misses the true ratio is then at most ALPHA,
-whatever rule picks the look to stop at, so stopping as soon as an interval decides cannot
-bias the verdict (docs/report.md, "Paired rounds").
-
-A comparison stops at the first look whose interval is decided (entirely on one side of
-each of its rule's bounds) or precise (within ±PRECISION of its value); at the cap it stops
-anyway, and an interval that still straddles a bound reads "inconclusive (within noise)".
-Rounds a noisy machine spoiled give no ratio but count towards the cap, so the cap can come
-with fewer ratios than its look: then the last look is taken at the ratios there are. It
-replaces the look at the cap, so a comparison still takes at most len(LOOKS) looks.
-Pure functions: the harness asks `stopped` between rounds, derive asks `judge` afterwards.
-"""
+"""Paired rounds until the interval decides: the pre-registered rule (docs/report.md)."""
 
 from __future__ import annotations
 

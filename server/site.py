@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import re
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -110,11 +109,6 @@ class Site(SiteLayout):
         if res[0] == "page" and res[1] not in self.page_faults:
             return self.page_links[res[1]]
         return []
-
-    def all_page_links(self) -> Iterable[Link]:
-        """Every link slot of the pages /p/N/ (the ratios apply to these)."""
-        for row in self.page_links:
-            yield from row
 
     def _resolve(self, path: str) -> tuple[str, int, int]:
         """Classify a request path (path plus query) into (kind, a, b); the root's a is its

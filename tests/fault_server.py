@@ -221,7 +221,10 @@ async def both_outcomes(
         async with client(frontier) as fetch:
             raw, via_client = await asyncio.gather(
                 outcome(
-                    lambda job: asyncio_streams.fetch(job, frontier, []), job_for(frontier, path)
+                    lambda job: asyncio_streams.fetch(
+                        job, frontier, [], asyncio_streams.open_stream
+                    ),
+                    job_for(frontier, path),
                 ),
                 outcome(fetch, job_for(frontier, path)),
             )

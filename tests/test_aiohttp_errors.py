@@ -24,7 +24,9 @@ async def both_responses(path: str) -> tuple[Response, Response]:
         frontier = frontier_for(port)
         job = job_for(frontier, path)
         async with AIOHTTP(frontier) as fetch:
-            return await asyncio_streams.fetch(job, frontier, []), await fetch(job)
+            return await asyncio_streams.fetch(
+                job, frontier, [], asyncio_streams.open_stream
+            ), await fetch(job)
 
 
 def test_headers_are_converted_as_the_core_parses_them() -> None:

@@ -30,15 +30,16 @@ def core(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 
 def parse(chunks: list[bytes], eof: bool = False, max_body: int = MAX_BODY) -> Response:
-    """Feed the chunks; return the response, finishing with EOF if asked."""
+    """Feed the chunks; return the response, finishing with EOF (b"", as a read gives it)
+    if asked."""
     parser = ResponseParser(max_body)
     for chunk in chunks:
         response = parser.feed(chunk)
         if response is not None:
             return response
-    if not eof:
+    if not eof or (response := parser.feed(b"")) is None:
         raise AssertionError("the parser wanted more bytes")
-    return parser.feed_eof()
+    return response
 
 
 def every_split(data: bytes) -> list[list[bytes]]:

@@ -67,7 +67,15 @@ def test_the_request_line_carries_the_target_as_the_raw_models_send_it(target: s
         async def fetch() -> None:
             async with HTTPX(frontier) as via_httpx:
                 assert await outcome(via_httpx, job) == 404
-            assert await outcome(lambda job: asyncio_streams.fetch(job, frontier, []), job) == 404
+            assert (
+                await outcome(
+                    lambda job: asyncio_streams.fetch(
+                        job, frontier, [], asyncio_streams.open_stream
+                    ),
+                    job,
+                )
+                == 404
+            )
 
         asyncio.run(fetch())
     assert site.hits == {target: 2}

@@ -5,11 +5,11 @@ tests/test_out_of_descriptors.py)."""
 from __future__ import annotations
 
 from impls.core import ResourceLimit
-from impls.models import async_models
+from impls.core.outcomes import first_failure
 
 
 def test_first_failure_is_the_first_leaf_of_nested_groups() -> None:
     limit = ResourceLimit("out of file descriptors")
     nested = BaseExceptionGroup("outer", [ExceptionGroup("inner", [limit, ValueError()])])
-    assert async_models.first_failure(nested) is limit
-    assert async_models.first_failure(limit) is limit
+    assert first_failure(nested) is limit
+    assert first_failure(limit) is limit

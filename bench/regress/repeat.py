@@ -1,9 +1,4 @@
-"""`python -m bench.regress.repeat N OUT_DIR -- PYTEST_ARGS`: the suite run N times, a file each.
-
-`tox -e baseline` measures the clean runs a baseline's spreads come from this way: each run a
-pytest session of its own (its own site server, its own crawler processes), written to
-OUT_DIR/run-K.json, which `c10k compare --update BASE OUT_DIR` pools.
-"""
+"""`python -m bench.regress.repeat N OUT_DIR -- PYTEST_ARGS`: the suite run N times, a file each."""
 
 from __future__ import annotations
 

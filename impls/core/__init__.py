@@ -1,12 +1,12 @@
-"""The sans-I/O crawler core: URLs, links, HTTP/1.x bytes and the frontier; no I/O here.
-
-Its response parser and link extractor come in two variants (impls/core/variants.py), C
-accelerated or pure Python; the frontier holds the one its crawl chose. This package
-imports neither, so that the pure one loads in a subinterpreter.
-"""
+"""The sans-I/O crawler core: URLs, links, HTTP/1.x bytes and the frontier (docs/contract.md)."""
 
 from impls.core.frontier import CrawlConfig, Frontier, Job
-from impls.core.http_base import ResponseParserBase, build_request, retry_on_fresh_connection
+from impls.core.http_base import (
+    READ_SIZE,
+    ResponseParserBase,
+    build_request,
+    retry_on_fresh_connection,
+)
 from impls.core.outcomes import (
     ErrorKind,
     FetchError,
@@ -17,6 +17,7 @@ from impls.core.outcomes import (
 )
 
 __all__ = [
+    "READ_SIZE",
     "CrawlConfig",
     "ErrorKind",
     "FetchError",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from c10k.catalog import CORE_C
 from impls.core.http_base import ResponseParserBase, build_request
-from impls.core.outcomes import ErrorKind, Outcome, Response
+from impls.core.outcomes import ErrorKind, FetchError, Outcome, Response
 from impls.core.urls import LinkResolver, Origin, resolve
 from impls.core.variants import load_core
 
@@ -56,6 +57,9 @@ class Job:
     redirects_left: int
     request: bytes
     tries: int = 0
+
+
+Fetch = Callable[[Job], Awaitable[Response]]  # an async model's one try of a job; FetchError
 
 
 @dataclass
@@ -177,3 +181,14 @@ class Frontier:
             self.origin.request_target(url), self.origin.netloc, self.config.keep_alive
         )
         return Job(url, redirects_left, request)
+
+
+async def fetch_and_record(frontier: Frontier, job: Job, fetch: Fetch) -> list[Job]:
+    """Await one try of the job (an async model's fetch), record its outcome and the time it
+    took, and return the new jobs the frontier hands back: links, a redirect or a retry."""
+    started = time.perf_counter()
+    try:
+        response = await fetch(job)
+    except FetchError as exc:
+        return frontier.on_error(job, exc.kind, time.perf_counter() - started)
+    return frontier.on_response(job, response, time.perf_counter() - started)

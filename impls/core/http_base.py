@@ -1,13 +1,4 @@
-"""HTTP/1.x rules that need no parser library: the request, the stale-connection rule, and
-what llhttp leaves to its caller (ResponseParserBase), whichever llhttp runs underneath.
-
-Two engines read a response's bytes with the same llhttp rules: httptools' (C, the `c`
-core: impls/core/http.py) and a pure-Python port (the `pure` core: impls/core/pure_llhttp.py,
-docs/core-choices.md). ResponseParserBase adds, over either: limits on head and body
-size, interim (1xx) responses, a body delimited by EOF, the contract's error kinds, and
-whether a kept-alive connection may carry the next request. This module imports nothing
-outside the standard library, so that the pure core loads in a subinterpreter.
-"""
+"""HTTP/1.x rules over either llhttp: the request, the stale-connection rule, ResponseParserBase."""
 
 from __future__ import annotations
 
@@ -17,6 +8,7 @@ from typing import Any, ClassVar, Protocol
 from impls.core.outcomes import ErrorKind, FetchError, Response
 
 MAX_HEADER_BYTES = 64 * 1024
+READ_SIZE = 65536  # bytes asked of one recv(): a whole test page in one call, most of the time
 _NO_BODY_STATUSES = frozenset({204, 304})
 
 
@@ -80,9 +72,9 @@ class _BytesAfterResponse(Exception):
 class ResponseParserBase:
     """Feed it the bytes of one response as they arrive; it says when the response is whole.
 
-    `feed(data)` returns the Response once it is complete, else None. `feed_eof()` is
-    called when the peer closed: it returns the Response when EOF ends the body, and
-    raises FetchError otherwise (RESET if nothing came at all, PROTOCOL if truncated).
+    `feed(data)` returns the Response once it is complete, else None; `feed(b"")`, what a
+    read returns when the peer closed, is `feed_eof()`: the Response when EOF ends the body,
+    else FetchError (RESET if nothing came at all, PROTOCOL if truncated).
     Malformed input raises FetchError(PROTOCOL); a body over `max_body` raises
     FetchError(TOO_LARGE). `received` counts the bytes fed so far (0: none arrived).
 
@@ -131,6 +123,8 @@ class ResponseParserBase:
     # -- the public interface -------------------------------------------------------------
 
     def feed(self, data: bytes) -> Response | None:
+        if not data:
+            return self.feed_eof()
         if self._response is None:
             self.received += len(data)
             try:

@@ -52,6 +52,14 @@ class ResourceLimit(Exception):
     """The process hit a limit of the machine (open files, threads): the crawl cannot go on."""
 
 
+def first_failure(exc: BaseException) -> BaseException:
+    """The first exception in a (nested) exception group: a task group's or nursery's failure
+    as the CLI expects it."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc
+
+
 class PartFailed(Exception):
     """The crawl of one part of the site (a process or a subinterpreter) failed or died: the
     crawl cannot be merged. exit_code: 3 for a limit of the machine, else 1."""

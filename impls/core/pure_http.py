@@ -1,8 +1,4 @@
-"""The pure core's response parser: ResponseParserBase over llhttp's rules ported to Python.
-
-The same interface and outcomes as impls/core/http.py's (the c core), with nothing outside
-the standard library, so that it loads in a subinterpreter (docs/core-choices.md).
-"""
+"""The pure core's response parser: ResponseParserBase over llhttp ported to Python."""
 
 from __future__ import annotations
 

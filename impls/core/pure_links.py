@@ -1,13 +1,4 @@
-"""The pure core's link extraction: the standard library's HTML tokenizer (html.parser).
-
-The same contract as impls/core/links.py (the href of every <a>, in any case, entities
-decoded, whitespace stripped, empty values ignored, bodies that are not UTF-8 decoded with
-replacement), read as lexbor reads it where html.parser differs: an attribute's value is
-decoded by the HTML5 rule for attributes (`&copy=2` stays as it is), the raw-text elements
-of HTML5 hold no links on every Python, nothing after <plaintext> is markup, and an <a>
-inside <template> is not in the document. It reads tokens, not a tree: where HTML5's tree
-building clones a misnested <a>, lexbor gives its href once more (docs/core-choices.md).
-"""
+"""The pure core's link extraction on html.parser, read as lexbor reads it (core-choices.md)."""
 
 from __future__ import annotations
 

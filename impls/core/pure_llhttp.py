@@ -1,14 +1,4 @@
-"""llhttp's response parser ported to pure Python, with httptools' interface (the pure core).
-
-It reads a response as llhttp 9.4 (the one httptools 0.9 bundles) reads it with the
-leniencies ResponseParserBase sets (lenient headers, optional CR before LF, spaces after a
-chunk size): the same bytes give the same callbacks, in the same order and from the same
-read, and the same errors, so that both cores give every fetch the same outcome
-(tests/test_core_differential.py holds them to it). Here are the status line, the body,
-the chunks and the end of a message; the header fields are HeaderParser's
-(impls/core/pure_llhttp_headers.py). It imports nothing outside the standard library, so
-it loads in a subinterpreter.
-"""
+"""llhttp 9.4's response parser in pure Python, with httptools' interface (core-choices.md)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""The header fields of llhttp's response parser, in pure Python (for impls/core/pure_llhttp.py).
-
-HeaderParser holds llhttp's state and reads the header fields: their names, their values,
-and what the values of the framing headers (Content-Length, Transfer-Encoding, Connection)
-say. The status line, the body and the end of a message are HttpResponseParser's. Each
-method is one of llhttp's states (its name in llhttp's src/llhttp/http.ts in a comment):
-it takes what it can of the data and returns where it stopped; runs of bytes go whole, by
-regex or find.
-"""
+"""llhttp's header states in pure Python: each method one state, named in a comment."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The crawler core's variants by name (`c10k crawl --core`): a response parser and a link
-extractor, C-accelerated or pure Python, with the same interface and the same outcomes."""
+"""The core's variants by name (`--core`): a response parser and a link extractor each."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from impls.core import ErrorKind, FetchError, Frontier, classify_os_error
 from impls.core.http import MAX_HEADER_BYTES
 from impls.models import aiohttp_private
-from impls.sockets import address_family
 
 # The contract's request headers (Host aiohttp adds, GET and HTTP/1.1 are its defaults);
 # without Connection: close, HTTP/1.1 keeps the connection.
@@ -26,7 +25,7 @@ class FixedResolver(AbstractResolver):
 
     def __init__(self, address: str) -> None:
         self.address = address
-        self.family = address_family(address)
+        self.family = socket.AF_INET6 if ":" in address else socket.AF_INET
 
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET

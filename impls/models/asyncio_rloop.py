@@ -1,14 +1,4 @@
-"""The asyncio model on rloop, the Rust event loop: its own code, on the loop's socket API.
-
-rloop 0.5's TCP transports, which asyncio's streams run on, never report a reset by the
-peer: no error, no connection_lost(); the read waits until the fetch times out, so a reset
-would be `error:timeout` and a kept connection reset while idle would cost a try. Its
-socket API reports it (ConnectionResetError), so the asyncio model's queue, workers and
-fetch run unchanged, with a connection made by `loop.sock_connect()`, written by
-`loop.sock_sendall()` and read by `loop.sock_recv()` in place of `asyncio.open_connection()`
-(docs/contract.md, "Which loop and which API"). tests/test_rloop_loop.py says when the
-transports can be used again.
-"""
+"""The asyncio model on rloop's socket API, which reports a reset (docs/contract.md, loops)."""
 
 from __future__ import annotations
 
@@ -18,7 +8,6 @@ import socket
 from c10k.system import rloop_loop_factory
 from impls.core import Frontier
 from impls.models import asyncio_streams
-from impls.sockets import address_family
 
 
 class SocketStream:
@@ -47,7 +36,7 @@ class SocketStream:
 
 async def open_socket(host: str, port: int) -> asyncio_streams.Stream:
     """A socket connected by the loop (an IP literal: no resolver); closed if that fails."""
-    sock = socket.socket(address_family(host), socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
         sock.setblocking(False)
         await asyncio.get_running_loop().sock_connect(sock, (host, port))

@@ -1,4 +1,4 @@
-"""The asyncio model: async/await, asyncio.Queue, N worker tasks, raw streams, the shared parser."""
+"""The asyncio model: the chapter's crawler on async/await, asyncio.Queue and raw streams."""
 
 from __future__ import annotations
 
@@ -7,18 +7,99 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from c10k.system import LoopFactory, uvloop_loop_factory
-from impls.core import (
+from impls.core.frontier import Fetch, Frontier, Job, fetch_and_record
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import (
     ErrorKind,
     FetchError,
-    Frontier,
-    Job,
     ResourceLimit,
+    Response,
     classify_os_error,
+    first_failure,
 )
-from impls.core.http import retry_on_fresh_connection
-from impls.core.outcomes import Response
-from impls.models.async_models import Fetch, fetch_and_record, first_failure
-from impls.sockets import READ_SIZE
+
+
+def run(frontier: Frontier) -> None:
+    run_on(crawl_streams(frontier, open_stream))  # asyncio's own selector loop
+
+
+def run_uvloop(frontier: Frontier) -> None:
+    run_on(crawl_streams(frontier, open_stream), uvloop_loop_factory())
+
+
+async def crawl(frontier: Frontier, fetch: Fetch) -> None:
+    """The chapter's crawl(): N workers on one queue, cancelled once the queue is joined.
+
+    In a task group: a worker ends early only by raising (ResourceLimit or a bug), which
+    cancels the join and the other workers, and leaves in an exception group."""
+    queue: asyncio.Queue[Job] = asyncio.Queue()
+    for job in frontier.start():
+        queue.put_nowait(job)
+    async with asyncio.TaskGroup() as group:
+        workers = [
+            group.create_task(work(frontier, queue, fetch))
+            for _ in range(frontier.config.concurrency)
+        ]
+        await queue.join()
+        for worker in workers:
+            worker.cancel()
+
+
+async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> None:
+    """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled."""
+    while True:
+        job = await queue.get()
+        for new_job in await fetch_and_record(frontier, job, fetch):
+            queue.put_nowait(new_job)
+        queue.task_done()
+
+
+async def fetch(job: Job, frontier: Frontier, idle: list[Stream], connect: Connect) -> Response:
+    """One try of one URL within the config's timeout, on a kept-alive connection or a new one.
+
+    `idle` holds the connections kept alive between fetches: at most one per worker, as a
+    fetch takes one (or opens one with `connect`) and puts it back when the response allows.
+    The frontier counts connections: opened before connect, closed after close."""
+    config = frontier.config
+    new_parser = frontier.response_parser
+    # The whole fetch, connect to last byte, a stale connection's resend included.
+    deadline = asyncio.get_running_loop().time() + config.timeout
+    stream = idle.pop() if idle else None
+    while True:
+        reused = stream is not None
+        parser = new_parser(config.max_body, config.keep_alive)
+        try:
+            async with asyncio.timeout_at(deadline):
+                if stream is None:
+                    frontier.opened()
+                    stream = await connect(config.connect_host, frontier.origin.port)
+                reader, writer = stream
+                writer.write(job.request)  # smaller than the socket buffer: no drain needed
+                while (response := parser.feed(await reader.read(READ_SIZE))) is None:
+                    pass
+        except TimeoutError:  # before OSError: TimeoutError is one
+            failure = FetchError(ErrorKind.TIMEOUT, f"no response within {config.timeout} s")
+        except OSError as exc:
+            try:
+                failure = FetchError(classify_os_error(exc, connecting=stream is None), str(exc))
+            except ResourceLimit:  # EMFILE: the crawl ends, with this connection counted closed
+                release(stream, frontier)
+                raise
+        except FetchError as exc:
+            failure = exc
+        except BaseException:  # cancelled: the crawl is ending
+            release(stream, frontier)
+            raise
+        else:
+            if parser.reusable:
+                idle.append(stream)
+            else:
+                release(stream, frontier)
+            return response
+        release(stream, frontier)  # with None, the connect failed: nothing else is open
+        stream = None
+        if not retry_on_fresh_connection(reused, parser.received, failure.kind):
+            raise failure
 
 
 class Reader(Protocol):
@@ -51,90 +132,7 @@ def release(stream: Stream | None, frontier: Frontier) -> None:
     frontier.closed()
 
 
-async def fetch(
-    job: Job, frontier: Frontier, idle: list[Stream], connect: Connect = open_stream
-) -> Response:
-    """One try of one URL within the config's timeout, on a kept-alive connection or a new one.
-
-    `idle` holds the connections kept alive between fetches: at most one per worker, as a
-    fetch takes one (or opens one with `connect`) and puts it back when the response allows.
-    """
-    config = frontier.config
-    new_parser = frontier.response_parser
-    # The whole fetch, connect to last byte, a stale connection's resend included.
-    deadline = asyncio.get_running_loop().time() + config.timeout
-    stream = idle.pop() if idle else None
-    while True:
-        reused = stream is not None
-        parser = new_parser(config.max_body, config.keep_alive)
-        try:
-            async with asyncio.timeout_at(deadline):
-                if stream is None:
-                    frontier.opened()
-                    stream = await connect(config.connect_host, frontier.origin.port)
-                reader, writer = stream
-                writer.write(job.request)  # smaller than the socket buffer: no drain needed
-                while True:
-                    data = await reader.read(READ_SIZE)
-                    response = parser.feed(data) if data else parser.feed_eof()
-                    if response is not None:
-                        break
-        except TimeoutError:  # before OSError: TimeoutError is one
-            failure = FetchError(ErrorKind.TIMEOUT, f"no response within {config.timeout} s")
-        except OSError as exc:
-            try:
-                failure = FetchError(classify_os_error(exc, connecting=stream is None), str(exc))
-            except ResourceLimit:  # EMFILE: the crawl ends, with this connection counted closed
-                release(stream, frontier)
-                raise
-        except FetchError as exc:
-            failure = exc
-        except BaseException:  # cancelled: the crawl is ending
-            release(stream, frontier)
-            raise
-        else:
-            if parser.reusable:
-                idle.append(stream)
-            else:
-                release(stream, frontier)
-            return response
-        release(stream, frontier)  # with None, the connect failed: nothing else is open
-        stream = None
-        if not retry_on_fresh_connection(reused, parser.received, failure.kind):
-            raise failure
-
-
-async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> None:
-    """A worker: take a job, fetch it, queue what the frontier says; forever, until cancelled.
-
-    The fetch counts its connections in the frontier (opened before connect, closed after
-    close): in keep-alive mode a connection outlives a fetch."""
-    while True:
-        job = await queue.get()
-        for new_job in await fetch_and_record(frontier, job, fetch):
-            queue.put_nowait(new_job)
-        queue.task_done()
-
-
-async def crawl(frontier: Frontier, fetch: Fetch) -> None:
-    """The chapter's crawl(): N workers on one queue, cancelled once the queue is joined.
-
-    In a task group: a worker ends early only by raising (ResourceLimit or a bug), which
-    cancels the join and the other workers, and leaves in an exception group."""
-    queue: asyncio.Queue[Job] = asyncio.Queue()
-    for job in frontier.start():
-        queue.put_nowait(job)
-    async with asyncio.TaskGroup() as group:
-        workers = [
-            group.create_task(work(frontier, queue, fetch))
-            for _ in range(frontier.config.concurrency)
-        ]
-        await queue.join()
-        for worker in workers:
-            worker.cancel()
-
-
-async def crawl_streams(frontier: Frontier, connect: Connect = open_stream) -> None:
+async def crawl_streams(frontier: Frontier, connect: Connect) -> None:
     """crawl() with raw streams, which count their own connections; the kept ones end last."""
     idle: list[Stream] = []
     try:
@@ -150,11 +148,3 @@ def run_on(main: Coroutine[Any, Any, None], loop_factory: LoopFactory | None = N
             runner.run(main)
         except BaseExceptionGroup as group:  # a worker's failure, as the CLI expects it
             raise first_failure(group) from group
-
-
-def run(frontier: Frontier) -> None:
-    run_on(crawl_streams(frontier))  # asyncio's own selector loop
-
-
-def run_uvloop(frontier: Frontier) -> None:
-    run_on(crawl_streams(frontier), uvloop_loop_factory())

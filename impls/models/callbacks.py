@@ -14,19 +14,97 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from impls.core import (
-    ErrorKind,
-    FetchError,
-    Frontier,
-    Job,
-    classify_os_error,
-    retry_on_fresh_connection,
-)
-from impls.core.outcomes import Response
-from impls.sockets import READ_SIZE, address_family
+from impls.core.frontier import Frontier, Job
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import ErrorKind, FetchError, Response, classify_os_error
 
 # The deadline heap is swept of finished fetches when they are this many and most of it.
 MIN_DEADLINES_TO_SWEEP = 100
+
+
+def run(frontier: Frontier) -> None:
+    Crawler(frontier).run()
+
+
+class Crawler:
+    """The loop: start pending jobs up to the cap, run callbacks, expire deadlines."""
+
+    def __init__(self, frontier: Frontier) -> None:
+        config = frontier.config
+        self.frontier = frontier
+        self.address = (config.connect_host, frontier.origin.port)
+        self.family = socket.AF_INET6 if ":" in config.connect_host else socket.AF_INET
+        self.selector = selectors.DefaultSelector()
+        self.pending: deque[Job] = deque(frontier.start())
+        self.idle: list[socket.socket] = []  # kept-alive connections between fetches
+        self.in_flight = 0
+        # (deadline, order, fetcher); a finished fetcher's entry stays until popped or swept.
+        self.deadlines: list[tuple[float, int, Fetcher]] = []
+        self.order = itertools.count()
+
+    def run(self) -> None:
+        limit = self.frontier.config.concurrency
+        try:
+            while True:
+                while self.pending and self.in_flight < limit:
+                    self.start(self.pending.popleft())
+                if not self.in_flight:
+                    break  # nothing in flight, so nothing pending either: the crawl is over
+                for key, _events in self.selector.select(self.time_to_next_deadline()):
+                    key.data()
+                self.expire_deadlines()
+            while self.idle:
+                self.close(self.idle.pop())
+        finally:  # after a ResourceLimit, close whatever is still open
+            for key in list(self.selector.get_map().values()):
+                key.fileobj.close()  # type: ignore[union-attr]  # we register only sockets
+            self.selector.close()
+
+    def start(self, job: Job) -> None:
+        self.in_flight += 1
+        fetcher = Fetcher(self, job)
+        deadline = time.monotonic() + self.frontier.config.timeout
+        heapq.heappush(self.deadlines, (deadline, next(self.order), fetcher))
+        fetcher.start(self.idle.pop() if self.idle else None)
+
+    def keep(self, sock: socket.socket) -> None:
+        """Keep a connection for the next fetch; should the server close it first, drop it."""
+        self.idle.append(sock)
+        # Same events, another callback: no system call.
+        self.selector.modify(sock, selectors.EVENT_READ, functools.partial(self.drop, sock))
+
+    def drop(self, sock: socket.socket) -> None:
+        """An idle connection became readable: the server closed it (or sent unasked bytes)."""
+        self.idle.remove(sock)
+        self.close(sock)
+
+    def close(self, sock: socket.socket) -> None:
+        with contextlib.suppress(KeyError):  # the connect failed before registering
+            self.selector.unregister(sock)
+        sock.close()
+        self.frontier.closed()
+
+    def finished(self, new_jobs: list[Job]) -> None:
+        self.in_flight -= 1
+        self.pending.extend(new_jobs)
+
+    def time_to_next_deadline(self) -> float | None:
+        if not self.deadlines:
+            return None
+        return max(0.0, self.deadlines[0][0] - time.monotonic())
+
+    def expire_deadlines(self) -> None:
+        now = time.monotonic()
+        deadlines = self.deadlines
+        while deadlines and (deadlines[0][2].done or deadlines[0][0] <= now):
+            fetcher = heapq.heappop(deadlines)[2]
+            if not fetcher.done:
+                fetcher.fail(ErrorKind.TIMEOUT)
+        # Every fetch in flight has one entry; the others are finished fetches. Sweeping
+        # them when they are the majority keeps the heap small at a constant cost per fetch.
+        if len(deadlines) > MIN_DEADLINES_TO_SWEEP and len(deadlines) > 2 * self.in_flight:
+            self.deadlines = [entry for entry in deadlines if not entry[2].done]
+            heapq.heapify(self.deadlines)
 
 
 def callback(method: Callable[[Fetcher], None]) -> Callable[[Fetcher], None]:
@@ -111,9 +189,7 @@ class Fetcher:
 
     @callback
     def readable(self) -> None:
-        data = self.sock.recv(READ_SIZE)
-        response = self.parser.feed(data) if data else self.parser.feed_eof()
-        if response is not None:
+        if (response := self.parser.feed(self.sock.recv(READ_SIZE))) is not None:
             self.succeed(response)
 
     def succeed(self, response: Response) -> None:
@@ -141,88 +217,3 @@ class Fetcher:
         if self.holding:
             self.holding = False
             self.crawler.close(self.sock)
-
-
-class Crawler:
-    """The loop: start pending jobs up to the cap, run callbacks, expire deadlines."""
-
-    def __init__(self, frontier: Frontier) -> None:
-        config = frontier.config
-        self.frontier = frontier
-        self.address = (config.connect_host, frontier.origin.port)
-        self.family = address_family(config.connect_host)
-        self.selector = selectors.DefaultSelector()
-        self.pending: deque[Job] = deque(frontier.start())
-        self.idle: list[socket.socket] = []  # kept-alive connections between fetches
-        self.in_flight = 0
-        # (deadline, order, fetcher); a finished fetcher's entry stays until popped or swept.
-        self.deadlines: list[tuple[float, int, Fetcher]] = []
-        self.order = itertools.count()
-
-    def run(self) -> None:
-        limit = self.frontier.config.concurrency
-        try:
-            while True:
-                while self.pending and self.in_flight < limit:
-                    self.start(self.pending.popleft())
-                if not self.in_flight:
-                    break  # nothing in flight, so nothing pending either: the crawl is over
-                for key, _events in self.selector.select(self.time_to_next_deadline()):
-                    key.data()
-                self.expire_deadlines()
-            while self.idle:
-                self.close(self.idle.pop())
-        finally:  # after a ResourceLimit, close whatever is still open
-            for key in list(self.selector.get_map().values()):
-                key.fileobj.close()  # type: ignore[union-attr]  # we register only sockets
-            self.selector.close()
-
-    def start(self, job: Job) -> None:
-        self.in_flight += 1
-        fetcher = Fetcher(self, job)
-        deadline = time.monotonic() + self.frontier.config.timeout
-        heapq.heappush(self.deadlines, (deadline, next(self.order), fetcher))
-        fetcher.start(self.idle.pop() if self.idle else None)
-
-    def keep(self, sock: socket.socket) -> None:
-        """Keep a connection for the next fetch; should the server close it first, drop it."""
-        self.idle.append(sock)
-        # Same events, another callback: no system call.
-        self.selector.modify(sock, selectors.EVENT_READ, functools.partial(self.drop, sock))
-
-    def drop(self, sock: socket.socket) -> None:
-        """An idle connection became readable: the server closed it (or sent unasked bytes)."""
-        self.idle.remove(sock)
-        self.close(sock)
-
-    def close(self, sock: socket.socket) -> None:
-        with contextlib.suppress(KeyError):  # the connect failed before registering
-            self.selector.unregister(sock)
-        sock.close()
-        self.frontier.closed()
-
-    def finished(self, new_jobs: list[Job]) -> None:
-        self.in_flight -= 1
-        self.pending.extend(new_jobs)
-
-    def time_to_next_deadline(self) -> float | None:
-        if not self.deadlines:
-            return None
-        return max(0.0, self.deadlines[0][0] - time.monotonic())
-
-    def expire_deadlines(self) -> None:
-        now = time.monotonic()
-        deadlines = self.deadlines
-        while deadlines and (deadlines[0][2].done or deadlines[0][0] <= now):
-            fetcher = heapq.heappop(deadlines)[2]
-            if not fetcher.done:
-                fetcher.fail(ErrorKind.TIMEOUT)
-        # Every fetch in flight has one entry; the others are finished fetches. Sweeping
-        # them when they are the majority keeps the heap small at a constant cost per fetch.
-        if len(deadlines) > MIN_DEADLINES_TO_SWEEP and len(deadlines) > 2 * self.in_flight:
-            self.deadlines = [entry for entry in deadlines if not entry[2].done]
-            heapq.heapify(self.deadlines)
-
-
-def run(frontier: Frontier) -> None:
-    Crawler(frontier).run()

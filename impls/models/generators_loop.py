@@ -309,9 +309,6 @@ class Queue(Generic[T]):
         self._unfinished = 0
         self._finished: Future[None] = Future()
 
-    def qsize(self) -> int:
-        return len(self._items)
-
     def put_nowait(self, item: T) -> None:
         if self._unfinished == 0:
             self._finished = Future()

@@ -16,7 +16,6 @@ import gevent.socket
 
 from impls.core import Frontier
 from impls.models.threads import Workers
-from impls.sockets import address_family
 
 
 def connect(address: tuple[str, int], timeout: float) -> socket.socket:
@@ -24,7 +23,7 @@ def connect(address: tuple[str, int], timeout: float) -> socket.socket:
 
     Not gevent.socket.create_connection: it resolves even an address literal on gevent's
     resolver, a pool of OS threads; the crawl's address is resolved already."""
-    sock = gevent.socket.socket(address_family(address[0]), socket.SOCK_STREAM)
+    sock = gevent.socket.socket(socket.AF_INET6 if ":" in address[0] else socket.AF_INET)
     try:
         sock.settimeout(timeout)
         sock.connect(address)

@@ -1,11 +1,4 @@
-"""The interpreters model: subinterpreters (a GIL each) in one process, the callbacks model in each.
-
-CPython 3.14's concurrent.interpreters runs Python in parallel without free-threading: each
-subinterpreter has its own GIL. N of them, each in a thread of this process, crawl the N
-parts of the site as the processes of `--processes` do (impls/models/interpreter_shares.py):
-each runs the callbacks model's code on its part, on the pure core (httptools and selectolax
-refuse to load in a subinterpreter). So each parses its pages at the same time as the others.
-"""
+"""The interpreters model: a subinterpreter per part of the site, the callbacks model in each."""
 
 from __future__ import annotations
 

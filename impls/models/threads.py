@@ -11,89 +11,46 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from impls.core import ErrorKind, FetchError, Frontier, Job, ResourceLimit
-from impls.core.outcomes import Response, classify_os_error
-from impls.sockets import READ_SIZE, HeldConnection
+from impls.core.frontier import Frontier, Job
+from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.outcomes import ErrorKind, FetchError, ResourceLimit, Response, classify_os_error
 
 Lock = AbstractContextManager[Any]  # threading.Lock, or nullcontext() where nothing preempts
 # create_connection's shape: (address, timeout) -> a connected socket with that timeout.
 Connect = Callable[[tuple[str, int], float], socket.socket]
 
 
-class Connection(HeldConnection):
-    """A worker's blocking socket; the frontier's connection count under the model's lock."""
-
-    def __init__(self, frontier: Frontier, counting: Lock, connect: Connect) -> None:
-        super().__init__(frontier)
-        self.counting = counting
-        self.connect = connect
-
-    def open(self, timeout: float) -> socket.socket:
-        with self.counting:
-            self.frontier.opened()
-        try:
-            self.sock = self.connect(self.address, timeout)
-        except OSError:
-            with self.counting:
-                self.frontier.closed()  # the connect failed: there is nothing to close
-            raise
-        return self.sock
-
-    def close(self) -> None:
-        if self.sock is not None:
-            self.sock.close()
-            self.sock = None
-            with self.counting:
-                self.frontier.closed()
+def run(frontier: Frontier) -> None:
+    jobs: queue.Queue[Job | None] = queue.Queue()
+    for job in frontier.start():
+        jobs.put(job)
+    # Two locks: the frontier, shared by every worker, and its connection count.
+    crew = Workers(frontier, jobs, threading.Lock(), threading.Lock(), socket.create_connection)
+    workers = start_threads(crew)
+    jobs.join()  # every job done (after a failure, the rest drained)
+    crew.stop(len(workers))
+    for thread in workers:
+        thread.join()
+    crew.raise_failure()
 
 
-def time_left(deadline: float, timeout: float) -> float:
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:  # a trickle of bytes must not stretch the fetch
-        raise FetchError(ErrorKind.TIMEOUT, f"no response within {timeout} s")
-    return remaining
-
-
-def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
-    """One try of one URL, all of it within the config's timeout (a stale retry included).
-
-    Each call blocks its thread until the socket is ready (a greenlet, in the gevent model,
-    whose hub runs another greenlet meanwhile)."""
-    config = frontier.config
-    new_parser = frontier.response_parser
-    deadline = time.monotonic() + config.timeout
-    while True:
-        reused = conn.sock is not None
-        parser = new_parser(config.max_body, config.keep_alive)
-        connecting = not reused
-        try:
-            try:
-                sock = conn.sock or conn.open(time_left(deadline, config.timeout))
-                connecting = False
-                # A reused socket still has its last fetch's timeout: the request is far
-                # smaller than the socket's buffer, so sendall does not wait on it.
-                sock.sendall(job.request)
-                while True:
-                    sock.settimeout(time_left(deadline, config.timeout))
-                    if (response := conn.received(parser, sock.recv(READ_SIZE))) is not None:
-                        return response
-            except OSError as exc:
-                raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
-        except FetchError as exc:
-            if not conn.fail(reused, parser, exc.kind):
-                raise
-
-
-class JobQueue(Protocol):
-    """queue.Queue's part the workers use (gevent's JoinableQueue has it too)."""
-
-    def get(self) -> Job | None: ...
-
-    def put(self, item: Job | None) -> None: ...
-
-    def task_done(self) -> None: ...
-
-    def join(self) -> None: ...
+def start_threads(crew: Workers) -> list[threading.Thread]:
+    """One thread per unit of concurrency; fewer if the machine refuses one (then the
+    failure is recorded and the crawl drains), none only by raising."""
+    config = crew.frontier.config
+    if config.stack_size:
+        threading.stack_size(config.stack_size)
+    workers: list[threading.Thread] = []
+    try:
+        for _ in range(config.concurrency):
+            thread = threading.Thread(target=crew.work, daemon=True)
+            thread.start()
+            workers.append(thread)
+    except RuntimeError as exc:  # "can't start new thread": a limit of the machine
+        crew.failures.append(ResourceLimit(f"started {len(workers)} threads, then: {exc}"))
+        if not workers:
+            raise crew.failures[0] from exc
+    return workers
 
 
 @dataclass
@@ -158,34 +115,83 @@ class Workers:
             raise self.failures[0]
 
 
-def start_threads(crew: Workers) -> list[threading.Thread]:
-    """One thread per unit of concurrency; fewer if the machine refuses one (then the
-    failure is recorded and the crawl drains), none only by raising."""
-    config = crew.frontier.config
-    if config.stack_size:
-        threading.stack_size(config.stack_size)
-    workers: list[threading.Thread] = []
-    try:
-        for _ in range(config.concurrency):
-            thread = threading.Thread(target=crew.work, daemon=True)
-            thread.start()
-            workers.append(thread)
-    except RuntimeError as exc:  # "can't start new thread": a limit of the machine
-        crew.failures.append(ResourceLimit(f"started {len(workers)} threads, then: {exc}"))
-        if not workers:
-            raise crew.failures[0] from exc
-    return workers
+def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
+    """One try of one URL, all of it within the config's timeout (a stale retry included).
+
+    Each call blocks its thread until the socket is ready (a greenlet, in the gevent model,
+    whose hub runs another greenlet meanwhile)."""
+    config = frontier.config
+    new_parser = frontier.response_parser
+    deadline = time.monotonic() + config.timeout
+    while True:
+        reused = conn.sock is not None
+        parser = new_parser(config.max_body, config.keep_alive)
+        connecting = not reused
+        try:
+            try:
+                sock = conn.sock or conn.open(time_left(deadline, config.timeout))
+                connecting = False
+                # A reused socket still has its last fetch's timeout: the request is far
+                # smaller than the socket's buffer, so sendall does not wait on it.
+                sock.sendall(job.request)
+                while True:
+                    sock.settimeout(time_left(deadline, config.timeout))
+                    if (response := parser.feed(sock.recv(READ_SIZE))) is not None:
+                        if not parser.reusable:
+                            conn.close()
+                        return response
+            except OSError as exc:
+                raise FetchError(classify_os_error(exc, connecting), str(exc)) from exc
+        except FetchError as exc:
+            conn.close()
+            if not retry_on_fresh_connection(reused, parser.received, exc.kind):
+                raise
 
 
-def run(frontier: Frontier) -> None:
-    jobs: queue.Queue[Job | None] = queue.Queue()
-    for job in frontier.start():
-        jobs.put(job)
-    # Two locks: the frontier, shared by every worker, and its connection count.
-    crew = Workers(frontier, jobs, threading.Lock(), threading.Lock(), socket.create_connection)
-    workers = start_threads(crew)
-    jobs.join()  # every job done (after a failure, the rest drained)
-    crew.stop(len(workers))
-    for thread in workers:
-        thread.join()
-    crew.raise_failure()
+def time_left(deadline: float, timeout: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:  # a trickle of bytes must not stretch the fetch
+        raise FetchError(ErrorKind.TIMEOUT, f"no response within {timeout} s")
+    return remaining
+
+
+class Connection:
+    """A worker's blocking socket, none between fetches unless kept alive; the frontier's
+    connection count (opened just before connect, closed just after) under the model's lock."""
+
+    def __init__(self, frontier: Frontier, counting: Lock, connect: Connect) -> None:
+        self.frontier = frontier
+        self.address = (frontier.config.connect_host, frontier.origin.port)
+        self.sock: socket.socket | None = None
+        self.counting = counting
+        self.connect = connect
+
+    def open(self, timeout: float) -> socket.socket:
+        with self.counting:
+            self.frontier.opened()
+        try:
+            self.sock = self.connect(self.address, timeout)
+        except OSError:
+            with self.counting:
+                self.frontier.closed()  # the connect failed: there is nothing to close
+            raise
+        return self.sock
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+            with self.counting:
+                self.frontier.closed()
+
+
+class JobQueue(Protocol):
+    """queue.Queue's part the workers use (gevent's JoinableQueue has it too)."""
+
+    def get(self) -> Job | None: ...
+
+    def put(self, item: Job | None) -> None: ...
+
+    def task_done(self) -> None: ...
+
+    def join(self) -> None: ...

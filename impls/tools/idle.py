@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import sys
 import threading
@@ -226,16 +227,12 @@ def park_trio_tasks(count: int, steps: int) -> list[dict[str, Any]]:
     return trio.run(main)
 
 
-def park_default_stack_threads(count: int, steps: int) -> list[dict[str, Any]]:
-    return park_threads(count, steps, 0)
-
-
-def park_small_stack_threads(count: int, steps: int) -> list[dict[str, Any]]:
-    return park_threads(count, steps, SMALL_STACK)
-
-
-def park_asyncio_tasks(count: int, steps: int) -> list[dict[str, Any]]:
-    return park_tasks(count, steps, None)
+# The catalog's entry points (c10k/catalog.py), each park_*(count, steps).
+park_default_stack_threads = functools.partial(park_threads, stack_size=0)
+park_small_stack_threads = functools.partial(park_threads, stack_size=SMALL_STACK)
+park_asyncio_tasks = functools.partial(park_tasks, loop_factory=None)
+park_generators = functools.partial(park_suspended, make=lambda: parked_generator(Waiter()))
+park_coroutines = functools.partial(park_suspended, make=lambda: parked_coroutine(Waiter()))
 
 
 def park_tasks_on(
@@ -249,20 +246,8 @@ def park_tasks_on(
     return park_tasks(count, steps, factory)
 
 
-def park_uvloop_tasks(count: int, steps: int) -> list[dict[str, Any]]:
-    return park_tasks_on("uvloop", uvloop_loop_factory, count, steps)
-
-
-def park_rloop_tasks(count: int, steps: int) -> list[dict[str, Any]]:
-    return park_tasks_on("rloop", rloop_loop_factory, count, steps)
-
-
-def park_generators(count: int, steps: int) -> list[dict[str, Any]]:
-    return park_suspended(count, steps, lambda: parked_generator(Waiter()))
-
-
-def park_coroutines(count: int, steps: int) -> list[dict[str, Any]]:
-    return park_suspended(count, steps, lambda: parked_coroutine(Waiter()))
+park_uvloop_tasks = functools.partial(park_tasks_on, "uvloop", uvloop_loop_factory)
+park_rloop_tasks = functools.partial(park_tasks_on, "rloop", rloop_loop_factory)
 
 
 def park(kind: str, count: int, steps: int) -> list[dict[str, Any]]:

@@ -20,11 +20,10 @@ from pathlib import Path
 
 from c10k.catalog import CORE_REPLAY
 from c10k.probes import mark_crawl_boundary, peak_rss_kib
-from impls.core import ErrorKind, FetchError, Frontier, build_request
+from impls.core import READ_SIZE, ErrorKind, FetchError, Frontier, build_request
 from impls.core.frontier import CrawlConfig
 from impls.core.summary import build_result, format_summary
 from impls.core.urls import Origin
-from impls.sockets import READ_SIZE
 
 # Outcomes recorded without fetching: the server would hang, reset or refuse.
 PROG = f"python -m {__spec__.name}"  # this program, as `python -m` runs it

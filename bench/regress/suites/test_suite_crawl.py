@@ -1,11 +1,4 @@
-"""Benchmarks: every model's crawl at fixed configurations, its instructions per page, idle units.
-
-Collected only when asked (`pytest bench/regress/suites`): the plain test run stops at `tests/`.
-`-m deterministic` selects the figures that hold still from run to run (instructions per
-page, memory per idle unit): the ones CI gates (`tox -e gate`).
-Each figure's per-round samples go to `extra_info["samples"]`, where `c10k compare` and
-`python -m bench.regress.stability` read them; `extra_info["figures"]` holds their medians.
-"""
+"""Benchmarks: each model's crawl, its instructions per page, idle units (docs/regression.md)."""
 
 from __future__ import annotations
 
