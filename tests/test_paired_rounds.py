@@ -24,6 +24,7 @@ from bench.harness import rounds, runner
 from bench.harness import session as harness_session
 from bench.harness.plan import PlannedRun, base_record, build_plan, ended, runs_at
 from bench.harness.points import CrawlPoint, Profile, Scenario
+from bench.harness.progress import describe_plan
 from bench.harness.site import ServeOptions
 from bench.results import Block, Point, Results, Run, crawl_table
 from c10k import catalog, probes
@@ -490,3 +491,20 @@ def test_a_round_past_the_repetitions_holds_only_the_models_a_comparison_needs()
     assert [by_round[r] == set(models) for r in range(3)] == [True] * 3
     assert by_round[3] == by_round[4] == {THREADS, ASYNCIO}  # C7's pair
     assert all(run.conditional == (run.repetition >= 3) for run in plan if run.kind != "warmup")
+
+
+def test_the_runs_plan_costs_nothing_for_a_model_the_harness_misses(
+    tmp_path: Path,
+    machine: Machine,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The plan a run prints counts a model that is not installed at no cost, as --dry-run
+    does: its runs are skipped."""
+    monkeypatch.setattr(harness_session, "unavailable_here", lambda models: frozenset({ASYNCIO}))
+    fake = profile()
+    bench(tmp_path, fake)
+    plan = build_plan(fake, [THREADS, ASYNCIO], ["few-active"], 3)
+    expected = describe_plan(fake, plan, 1, frozenset({ASYNCIO}))
+    assert expected != describe_plan(fake, plan, 1, frozenset())
+    assert expected in capsys.readouterr().err

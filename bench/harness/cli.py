@@ -24,7 +24,13 @@ from bench.harness.progress import describe_plan, plan_table
 from bench.harness.pythons import run_interleaved
 from bench.harness.runner import PROJECT_DIR, run_lanes
 from bench.harness.server_cost import probe_estimate_s, probe_text
-from bench.harness.session import harness_runtime, new_lane, start_session, stderr_line
+from bench.harness.session import (
+    harness_runtime,
+    new_lane,
+    start_session,
+    stderr_line,
+    unavailable_here,
+)
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
 from bench.results import LeftOutModel, RuntimeRecord
 from bench.results.words import left_out_text
@@ -49,16 +55,6 @@ def plan_models(
     ]
     out = {entry["model"] for entry in left}
     return [name for name in models if name not in out], left
-
-
-def unavailable_here(models: Sequence[str]) -> frozenset[str]:
-    """The crawlers whose modules the harness's own interpreter misses: their runs are
-    skipped, and cost the plan nothing."""
-    return frozenset(
-        name
-        for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
-    )
 
 
 def _names(text: str, allowed: Sequence[str], what: str) -> list[str]:

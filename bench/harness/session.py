@@ -58,6 +58,16 @@ def harness_runtime() -> RuntimeRecord:
     }
 
 
+def unavailable_here(models: Sequence[str]) -> frozenset[str]:
+    """The crawlers whose modules the harness's own interpreter misses: their runs are
+    skipped, and cost the plan nothing."""
+    return frozenset(
+        name
+        for name in models
+        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
+    )
+
+
 def stderr_line(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
@@ -95,8 +105,14 @@ def start_session(
         again = build_plan(chosen, args.models, args.scenarios, args.seed)
         added = plan_estimate_s(again, conditional=False) - plan_estimate_s(plan, conditional=False)
         profile, plan = replace(chosen, budget_s=profile.budget_s + max(0.0, added)), again
-    # What no runtime can run is skipped, at no cost.
-    skipped = frozenset.intersection(*(frozenset(r["unavailable_models"]) for r in runtimes))
+    # What no runtime can run is skipped, at no cost (the harness's own: what it misses too).
+    skipped = frozenset.intersection(
+        *(
+            frozenset(r["unavailable_models"])
+            | (unavailable_here(args.models) if r["origin"] == "harness" else frozenset())
+            for r in runtimes
+        )
+    )
     sys.stderr.write(describe_plan(profile, plan, len(runtimes), skipped) + "\n")
     for runtime in runtimes:
         sys.stderr.write(
