@@ -21,8 +21,6 @@ from bench.report.figures import (
 from bench.report.layout import Link, Rich, Strong
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
-from bench.report.text import with_interval
-from bench.report.ties import Entry, names, standing
 from bench.report.verdicts import (
     CONTRADICTED,
     FROM_ONE_RUN,
@@ -35,6 +33,7 @@ from bench.results import Ranking, Results
 from c10k import catalog
 from c10k.catalog import MODELS
 from c10k.quantity import Interval, Quantity
+from c10k.words import Entry, names, standing, with_interval
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name

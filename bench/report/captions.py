@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
 from bench.report.figures import (
+    Problem,
     crossed_runs,
     few_active_highlights,
     idle_highlights,
@@ -14,9 +17,9 @@ from bench.report.figures import (
     sweep_highlights,
 )
 from bench.report.palette import model_order
-from bench.report.text import crossed_note, kib, kib_interval, number, percent_gap, rank
-from bench.results import Results, SleepyHighlights
+from bench.results import Ranking, Results, SleepyHighlights
 from c10k import catalog
+from c10k.words import Entry, kib, kib_interval, number, percent_gap, ranking, with_interval
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
@@ -70,6 +73,40 @@ LOOK: dict[str, str] = {
     "what each model's own scheduling costs per page.",
 }
 GOOD_FIT_R2 = 0.98  # a memory fit below this is named in the caption
+NOT_COUNTED_ANCHOR = "not-counted"  # the section that lists every run that did not count
+
+
+def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
+    """A derived ranking in words that respect its intervals (words.ranking): 'highest:
+    callbacks 48% [47%, 49%]; lowest: aiohttp 20% [17%, 22%] (2.46x apart)', or 'all 9 tied
+    within noise (...)'; '' when nothing was ranked."""
+    if not found:
+        return ""
+    after = "%" if unit == "%" else ""  # a percentage is written 48% [47%, 49%]
+
+    def shown(entry: Entry) -> str:
+        return with_interval(
+            entry.value, entry.interval, lambda v: number(v, digits) + after, why=""
+        )
+
+    entries = [
+        Entry(model, q.value or 0.0, q.interval)
+        for model, q in found["values"].items()
+        if math.isfinite(q.value or 0.0)
+    ]
+    text = ranking(entries, found["higher_is_better"], shown, "" if after else unit)
+    if len(entries) > 1 and all(e.interval is None for e in entries):
+        text += "; one run each, no interval"
+    return text
+
+
+def crossed_note(found: list[Problem]) -> str:
+    """How many runs of a chart did not count, for the end of its caption ('' when none); the
+    runs themselves are listed once, under "Runs that did not count"."""
+    if not found:
+        return ""
+    runs = "1 run" if len(found) == 1 else f"{len(found)} runs"
+    return f" Crossed: {runs} that did not count (listed under Runs that did not count)."
 
 
 def not_run(scenario: str) -> str:

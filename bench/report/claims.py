@@ -19,7 +19,7 @@ from bench.report.layout import (
 )
 from bench.report.sources import COMMANDS, ROLE_WORDS, Sources
 from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
-from bench.report.verdicts.base import CLAIMS
+from c10k.words import line
 
 VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈", FROM_ONE_RUN: "≈"}
 VERDICT_CSS = {
@@ -64,8 +64,8 @@ def verdict_table(found: list[Ruling]) -> Table:
     measured with its interval, the rule's threshold and the verdict."""
     rows: list[list[Rich | str]] = [
         [
-            (Link(f"{r.verdict.claim} {r.verdict.words}", f"#{anchor(r)}"),),
-            r.verdict.chapter,
+            (Link(f"{r.verdict.claim} {r.verdict.about.words}", f"#{anchor(r)}"),),
+            r.verdict.about.chapter,
             r.verdict.figure,
             r.verdict.threshold,
             (badge(r),),
@@ -95,20 +95,20 @@ def judged_from(ruling: Ruling) -> Rich:
 def claim_section(ruling: Ruling) -> list[Block]:
     """A claim's own section: verdict and figure, rule, file, conditions, evidence."""
     v = ruling.verdict
-    measured: list[Rich] = [] if v.measured == "-" else [(f"Measured: {v.measured}",)]
-    items = [*measured, *((c,) for c in v.conditions)]
+    measured = [f"Measured: {line(v.measured)}"] if v.measured else []
+    items: list[Rich] = [(text,) for text in (*measured, *v.conditions)]
     blocks: list[Block] = [
-        Heading(3, anchor(ruling), f"{v.claim}: {v.words}"),
+        Heading(3, anchor(ruling), f"{v.claim}: {v.about.words}"),
         Paragraph(
             (
                 badge(ruling),
                 " ",
                 Strong(v.figure),
-                f" against the rule's threshold {v.threshold}; {CLAIMS[v.claim].source} says "
-                f"{v.chapter}.",
+                f" against the rule's threshold {v.threshold}; {v.about.source} says "
+                f"{v.about.chapter}.",
             )
         ),
-        Paragraph((f"Rule: {v.rule}.",)),
+        Paragraph((f"Rule: {v.about.rule}.",)),
         Paragraph(judged_from(ruling), note=True),
     ]
     if v.stopping:

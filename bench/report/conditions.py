@@ -19,20 +19,12 @@ from bench.report.figures import (
 )
 from bench.report.layout import Table
 from bench.report.palette import model_order
-from bench.report.text import (
-    kib,
-    kib_interval,
-    kib_range,
-    number,
-    percent,
-    percent_gap,
-    times,
-)
 from bench.results import Point, Results
 from bench.results.words import latencies_text
 from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Quantity
+from c10k.words import kib, kib_interval, kib_range, number, percent, percent_gap, times
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,13 @@ from pathlib import Path
 from bench.report import conditions
 from bench.report.answer import answer
 from bench.report.both_cores import both_cores_blocks
-from bench.report.captions import HEADLINE, INSTRUCTIONS_TITLE, VERDICT_CHART, instructions_caption
+from bench.report.captions import (
+    HEADLINE,
+    INSTRUCTIONS_TITLE,
+    NOT_COUNTED_ANCHOR,
+    VERDICT_CHART,
+    instructions_caption,
+)
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
@@ -49,7 +55,6 @@ from bench.report.tables import (
     peer_rows,
     realistic_rows,
 )
-from bench.report.text import NOT_COUNTED_ANCHOR
 from bench.report.verdicts import Ruling, rulings
 from bench.results import Results
 from c10k import catalog

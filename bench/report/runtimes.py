@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import both_cores as cores
-from bench.report.text import at_point, number, ratio_text
+from bench.report.both_cores import at_point, ratio_text
 from bench.report.verdicts import c8_free_threading
 from bench.results import RUNTIMES_MD, RUNTIMES_SCHEMA
+from c10k.words import line, number
 
 KIB = 1024.0
 # figure -> (title, how a value is shown)
@@ -111,7 +112,15 @@ def free_threading_lines(document: dict[str, Any]) -> list[str]:
     lines = ["", "## C8: without a GIL, threads would do even better", ""]
     lines += _table(
         ["claim", "measured", "conditions", "verdict", "rule"],
-        [[c8.claim, c8.measured, "; ".join(c8.conditions), f"**{c8.verdict}**", c8.rule]],
+        [
+            [
+                c8.claim,
+                line(c8.measured) or "-",
+                "; ".join(c8.conditions),
+                f"**{c8.verdict}**",
+                c8.about.rule,
+            ]
+        ],
     )
     for pair in document.get("free_threading") or []:
         free, gil = pair["free_threaded"], pair["gil"]

@@ -18,11 +18,11 @@ from bench.report.figures import (
     problems,
 )
 from bench.report.palette import PEER_MARK, label, model_order
-from bench.report.text import cell, kib, number, plain
 from bench.results import Results, Run
 from bench.results.words import left_out_text
 from c10k import catalog
 from c10k.sequential import NOISY_SHARE
+from c10k.words import cell, kib, number, plain
 
 
 def realistic_rows(document: Results) -> list[list[str]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bench.report.figures import (
     KIB,
     IdleUnit,
@@ -12,10 +14,8 @@ from bench.report.figures import (
     stopped_by_a_limit,
     stopped_by_a_machine_limit,
 )
-from bench.report.text import kib, number
 from bench.report.verdicts.base import (
     C100K,
-    CLAIMS,
     CONTRADICTED,
     MANY_COROUTINES,
     MANY_THREADS,
@@ -23,18 +23,18 @@ from bench.report.verdicts.base import (
     TASK,
     THREAD,
     Band,
-    Judged,
     Need,
     Verdict,
     combined,
+    judged,
     lacking,
     not_measured,
     profile_name,
-    verdict,
 )
 from bench.results import Results, ThreadCeiling
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
-from c10k.quantity import FIT
+from c10k.quantity import FIT, Quantity
+from c10k.words import kib, number
 
 A_COUNT = "no interval (a count)"
 
@@ -57,9 +57,9 @@ C5_NEEDS = (
 )
 
 
-def _memory(unit: IdleUnit) -> Judged:
-    """An idle kind's RSS + kernel per unit, on its fit's interval."""
-    return Judged(unit.total_bytes, unit.total_ci95, label=unit.kind, method=FIT)
+def _memory(claim: str, unit: IdleUnit) -> Verdict:
+    """A claim judged on an idle kind's RSS + kernel per unit, on its fit's interval."""
+    return judged(claim, Quantity(unit.total_bytes, unit.total_ci95, FIT, 0, "bytes"), unit.kind)
 
 
 def c1_thread_memory(document: Results) -> Verdict:
@@ -70,18 +70,15 @@ def c1_thread_memory(document: Results) -> Verdict:
     if need := lacking(document, C1_NEEDS):
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
     unit = idle_units(document)[THREAD]
-    conditions = (
+    shown = (
         f"{unit.count or 0:,} threads blocked on an Event, default stack",
         f"RSS {kib(unit.rss_bytes)} (R² {number(unit.rss_r2, 3)}) + kernel "
         f"{kib(unit.kernel_bytes)}",
         f"tracemalloc {kib(unit.tracemalloc_bytes)}",
         profile_name(document),
     )
-    judged = _memory(unit)
-    band = CLAIMS["C1"].band
-    assert band is not None
     measured = f"{kib(unit.total_bytes)} per thread (RSS + kernel)"
-    return verdict("C1", measured, conditions, band.judge(judged.interval), judged)
+    return replace(_memory("C1", unit), measured=measured, shown=shown)
 
 
 def c2_coroutine_memory(document: Results) -> Verdict:
@@ -104,14 +101,12 @@ def c2_coroutine_memory(document: Results) -> Verdict:
         + ("" if u.kind in STACKLESS_COROUTINE_KINDS else " (stackful: not judged)")
         for u in measured
     )
-    band = CLAIMS["C2"].band
-    assert band is not None
-    return verdict(
-        "C2",
-        f"{kib(worst.total_bytes, 2)} per {worst.kind}, the costliest stackless kind",
-        (f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
-        combined(band.judge(u.total_ci95) for u in judged),
-        _memory(worst),
+    outcome = combined(_memory("C2", u).verdict for u in judged)
+    return replace(
+        _memory("C2", worst),
+        verdict=outcome,
+        measured=f"{kib(worst.total_bytes, 2)} per {worst.kind}, the costliest stackless kind",
+        shown=(f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
     )
 
 
@@ -133,21 +128,21 @@ def c3_thread_failures(document: Results) -> Verdict:
     ceiling: ThreadCeiling = idle_units(document)[THREAD].max_threads  # type: ignore[assignment]
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     context = ceiling.get("context") or {}
-    conditions = (
+    shown = (
         "threads blocked on an Event, started until failure",
         f"stopped by {stopped}" + (f" ({ceiling['error']})" if ceiling.get("error") else ""),
         f"vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
         f"{number(context.get('kernel.pid_max'))}",
         profile_name(document),
     )
-    judged = Judged(count, why="a count")
     if stopped_by_a_limit(ceiling):
-        outcome = REPRODUCED if count < MANY_THREADS else CONTRADICTED
-        return verdict("C3", f"{count:,} threads, {A_COUNT}", conditions, outcome, judged)
-    if int(ceiling.get("cap") or count) >= MANY_THREADS:
-        measured = f"{count:,} threads, no failure, {A_COUNT}"
-        return verdict("C3", measured, conditions, CONTRADICTED, judged)
-    return not_measured("C3", f"a failure below the harness's cap ({count:,} threads)", conditions)
+        outcome, measured = REPRODUCED if count < MANY_THREADS else CONTRADICTED, ""
+    elif int(ceiling.get("cap") or count) >= MANY_THREADS:
+        outcome, measured = CONTRADICTED, " no failure,"
+    else:
+        return not_measured("C3", f"a failure below the harness's cap ({count:,} threads)", shown)
+    measured = f"{count:,} threads,{measured} {A_COUNT}"
+    return Verdict("C3", outcome, measured, shown, value=count, why="a count")
 
 
 def c4_many_coroutines(document: Results) -> Verdict:
@@ -166,10 +161,11 @@ def c4_many_coroutines(document: Results) -> Verdict:
     ]
     if failures:
         kind, count, status, reason = failures[0]
-        conditions = (reason or status, profile_name(document))
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
-        judged = Judged(None, why=f"{kind} {status} at {count:,} units")
-        return verdict("C4", measured, conditions, CONTRADICTED, judged)
+        why = f"{kind} {status} at {count:,} units"
+        return Verdict(
+            "C4", CONTRADICTED, measured, (reason or status, profile_name(document)), why=why
+        )
     units = idle_units(document)
     if need := lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
@@ -186,15 +182,18 @@ def c4_many_coroutines(document: Results) -> Verdict:
         f"({number((u.rss_kib_at_count or 0) / KIB, 0)} MiB)"
         for u in big
     )
-    band = CLAIMS["C4"].band
-    assert band is not None
-    return verdict(
-        "C4",
-        f"{slowest.count or 0:,} {slowest.kind}s started at {number(slowest.start_rate_per_s)}"
-        " per second, the slowest kind",
-        (f"units started, time to start all and RSS at the end: {each}", profile_name(document)),
-        combined(band.judge(u.start_rate_ci95) for u in big),
-        Judged(slowest.start_rate_per_s, slowest.start_rate_ci95, label=slowest.kind, method=FIT),
+    rates = {
+        u.kind: Quantity(u.start_rate_per_s, u.start_rate_ci95, FIT, 0, "per-second") for u in big
+    }
+    return replace(
+        judged("C4", rates[slowest.kind], slowest.kind),
+        verdict=combined(judged("C4", rate).verdict for rate in rates.values()),
+        measured=f"{slowest.count or 0:,} {slowest.kind}s started at "
+        f"{number(slowest.start_rate_per_s)} per second, the slowest kind",
+        shown=(
+            f"units started, time to start all and RSS at the end: {each}",
+            profile_name(document),
+        ),
     )
 
 
@@ -225,18 +224,16 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
         if one is not None and sockets is not None
         else []
     )
-    conditions = (
+    shown = (
         f"threads blocked on an Event in {machine.get('processes')} processes at once",
         *beside,
         profile_name(document),
     )
     if not stopped_by_a_machine_limit(machine):
-        return not_measured(
-            "C5", f"threads stopped by a limit of the machine ({stopped})", conditions
-        )
+        return not_measured("C5", f"threads stopped by a limit of the machine ({stopped})", shown)
     if held <= count:
         return not_measured(
-            "C5", f"a crawl holding more connections than the {count:,} threads", conditions
+            "C5", f"a crawl holding more connections than the {count:,} threads", shown
         )
-    judged = Judged(count, why="a count", band=Band(0.0, held, of=" connections held"))
-    return verdict("C5", measured, conditions, REPRODUCED, judged)
+    band = Band(0.0, held, of=" connections held")
+    return Verdict("C5", REPRODUCED, measured, shown, value=count, why="a count", data_band=band)
