@@ -82,6 +82,15 @@ def no_data(ax: Axes, reason: str) -> None:
     )
 
 
+def not_run(name: str, title: str, figure: Figure, axes: list[Axes], scenario: str) -> Chart:
+    """The chart of a scenario that did not run: 'no data' in its axes, and a caption that
+    says so."""
+    no_data(axes[0], captions.no_data(scenario))
+    for ax in axes[1:]:
+        no_data(ax, "")
+    return Chart(name, title, figure, captions.not_run(scenario))
+
+
 def model_line(ax: Axes, model: str, xs: list[float], ys: list[float], **extra: Any) -> None:
     s = style(model)
     ax.plot(
@@ -143,8 +152,10 @@ def model_key(model: str) -> Line2D:
 LEGEND_COLUMNS = 5  # at most; fewer when the legend would be wider than the figure
 
 
-def fitted_legend(figure: Figure, handles: list[Any], labels: list[str]) -> None:
-    """The legend under the axes in as many columns as fit the figure's width (never cut)."""
+def fitted_legend(figure: Figure, handles: list[Any], labels: list[str] | None = None) -> None:
+    """The legend under the axes in as many columns as fit the figure's width (never cut);
+    labels: the handles' own by default."""
+    labels = labels or [str(h.get_label()) for h in handles]
     renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
     for columns in range(min(LEGEND_COLUMNS, len(handles)), 0, -1):
         found = figure.legend(

@@ -19,6 +19,7 @@ from bench.report.chart_kit import (
     marker_keys,
     new_figure,
     no_data,
+    not_run,
     rows_height,
     ticks_at,
     y_scale,
@@ -64,8 +65,7 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
     title, figure, axes = new_figure(name, 1, max(len(latencies), 1))
     found = crossed_runs(document, scenario)
     if not table:
-        no_data(axes[0], captions.no_data(scenario))
-        return Chart(name, title, figure, captions.not_run(scenario))
+        return not_run(name, title, figure, axes, scenario)
     highlighted = sleepy_highlights(document, scenario)
     judged = highlighted.get("judged_latency") if highlighted else None
     saturated = bars = False
@@ -128,9 +128,7 @@ def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> Chart:
     """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
     title, figure, (left, right) = new_figure(scenario, 1, 2)
     if not points(document, scenario):
-        no_data(left, captions.no_data(scenario))
-        no_data(right, "")
-        return Chart(scenario, title, figure, captions.not_run(scenario))
+        return not_run(scenario, title, figure, [left, right], scenario)
     drawn = _speed_and_cpu(document, scenario, (left, right), _concurrency)
     for ax in (left, right):
         log_if_wide(ax, drawn.xs)
@@ -175,9 +173,7 @@ def chart_latency_sweep(document: Results) -> Chart:
     title, figure, (left, right) = new_figure(LATENCY_SWEEP, 1, 2)
     table = points(document, LATENCY_SWEEP)
     if not table:
-        no_data(left, captions.no_data(LATENCY_SWEEP))
-        no_data(right, "")
-        return Chart(LATENCY_SWEEP, title, figure, captions.not_run(LATENCY_SWEEP))
+        return not_run(LATENCY_SWEEP, title, figure, [left, right], LATENCY_SWEEP)
     ideal = plot_ideal(left, table, _latency_ms)
     drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms, ideal)
     sweep = sweep_highlights(document)
@@ -245,6 +241,6 @@ def chart_instructions(document: Results) -> Chart:
         Patch(facecolor=CORE_GREY, edgecolor="black", label="the shared core (core replay)"),
         Patch(facecolor="white", edgecolor="black", label="the model's own (its colour)"),
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    fitted_legend(figure, keys)
     caption = captions.instructions_caption(document, with_cpu=False)
     return Chart(INSTRUCTIONS, title, figure, caption)

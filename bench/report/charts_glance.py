@@ -172,7 +172,7 @@ def chart_verdicts(found: list[Ruling]) -> Chart:
         Line2D([], [], color="black", linewidth=2, label="interval (its method in the table)"),
         Line2D([], [], color="#555555", marker="o", linestyle="none", label="judged figure"),
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    fitted_legend(figure, keys)
     return Chart(VERDICT_CHART, title, figure, verdicts_caption(found))
 
 

@@ -19,7 +19,7 @@ from bench.report.chart_kit import (
     log_if_wide,
     marker_key,
     new_figure,
-    no_data,
+    not_run,
     rows_height,
 )
 from bench.report.figures import (
@@ -107,9 +107,7 @@ def chart_memory_per_connection(document: Results) -> Chart:
     models = model_order(list(memory))
     title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(models)), sharey=True)
     if not memory:
-        no_data(left, captions.no_data(SLEEPY))
-        no_data(right, "")
-        return Chart(name, title, figure, captions.not_run(SLEEPY))
+        return not_run(name, title, figure, [left, right], SLEEPY)
     for row, model in enumerate(models):
         m = memory[model]
         if m.rss_bytes is None:
@@ -130,7 +128,7 @@ def chart_memory_per_connection(document: Results) -> Chart:
         Patch(facecolor=KERNEL_GREY, edgecolor="black", label="kernel slope (both ends)"),
         Line2D([], [], color="black", marker="|", linestyle="none", label="bar: 95% interval"),
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    fitted_legend(figure, keys)
     return Chart(name, title, figure, captions.memory_per_connection_caption(document))
 
 
@@ -153,8 +151,7 @@ def chart_plateau_rss(document: Results) -> Chart:
     memory = memory_per_connection(document)
     found = crossed_runs(document, SLEEPY)
     if not memory:
-        no_data(ax, captions.no_data(SLEEPY))
-        return Chart(name, title, figure, captions.not_run(SLEEPY))
+        return not_run(name, title, figure, [ax], SLEEPY)
     all_x = [float(c) for m in memory.values() for c, _ in m.points_rss_kib]
     all_x += [float(p.concurrency) for p in found if p.concurrency is not None]
     log_if_wide(ax, all_x)
@@ -270,9 +267,7 @@ def chart_idle_units(document: Results) -> Chart:
     kinds = idle_order(list(units))
     title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(kinds) + 1), sharey=True)
     if not units:
-        no_data(left, captions.no_data(IDLE))
-        no_data(right, "")
-        return Chart(name, title, figure, captions.not_run(IDLE))
+        return not_run(name, title, figure, [left, right], IDLE)
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, document)
     keys = [
@@ -288,5 +283,5 @@ def chart_idle_units(document: Results) -> Chart:
         )
         for marker, size, face, text in IDLE_MARKERS.values()
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    fitted_legend(figure, keys)
     return Chart(name, title, figure, captions.idle_units_caption(document))
