@@ -11,13 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from bench.report.figures import (
-    KIB,
-    few_active_highlights,
-    memory_per_connection,
-    points,
-    sleepy_highlights,
-)
+from bench.report import figures
 from bench.report.layout import Link, Rich, Strong
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
@@ -85,7 +79,7 @@ def _ranked(ranking: Ranking | None) -> list[Entry]:
 
 
 def few_busy(document: Results) -> Workload:
-    found = few_active_highlights(document, FEW_ACTIVE)
+    found = figures.few_active_highlights(document, FEW_ACTIVE)
     ranking = found["pages_per_s"] if found else None
     where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
     entries = _ranked(ranking)
@@ -95,8 +89,10 @@ def few_busy(document: Results) -> Workload:
 def many_sleepy(document: Results) -> Workload:
     """The share of the ideal C/L at the largest C, held for the whole crawl (keep-alive: where
     C7 is judged), else with a connection per fetch."""
-    scenario = SLEEPY_KEEP_ALIVE if sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
-    found = sleepy_highlights(document, scenario)
+    scenario = (
+        SLEEPY_KEEP_ALIVE if figures.sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
+    )
+    found = figures.sleepy_highlights(document, scenario)
     ranking = found["percent_of_ideal"] if found else None
     judged = found["judged_latency"] if found else None
     every = ", ".join(k.text for k in found["latencies"]) if found else ""
@@ -110,9 +106,9 @@ def many_sleepy(document: Results) -> Workload:
 
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
-    memory = memory_per_connection(document)
+    memory = figures.memory_per_connection(document)
     entries = [
-        Entry(m, memory[m].total_bytes / KIB, _kib(memory[m].total_ci95))  # type: ignore[operator]
+        Entry(m, memory[m].total_bytes / figures.KIB, _kib(memory[m].total_ci95))  # type: ignore[operator]
         for m in model_order(list(memory))
         if m in MODELS and memory[m].total_bytes is not None
     ]
@@ -123,13 +119,13 @@ def memory_bound(document: Results) -> Workload:
 
 
 def _kib(interval: Interval | None) -> Interval | None:
-    return None if interval is None else interval.scaled(1 / KIB)
+    return None if interval is None else interval.scaled(1 / figures.KIB)
 
 
 def realistic_site(document: Results) -> Workload:
     """Pages/s on a realistic site at its largest C: the deep site (lognormal latency,
     bandwidth, faults) where it ran, else the docs site (the default profile runs only it)."""
-    found_points = points(document, REALISTIC)
+    found_points = figures.points(document, REALISTIC)
     ran = {p.get("site", "deep") for found in found_points.values() for p in found}
     site = "deep" if "deep" in ran or not ran else sorted(ran)[0]
     table = {

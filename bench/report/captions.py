@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import math
 
-from bench.report.figures import (
-    Problem,
-    crossed_runs,
-    few_active_highlights,
-    idle_highlights,
-    idle_units,
-    memory_per_connection,
-    points,
-    sleepy_highlights,
-    stopped_by_a_limit,
-    sweep_highlights,
-)
+from bench.report import figures
 from bench.report.palette import model_order
 from bench.results import Ranking, Results, SleepyHighlights
 from c10k import catalog
@@ -100,7 +89,7 @@ def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
     return text
 
 
-def crossed_note(found: list[Problem]) -> str:
+def crossed_note(found: list[figures.Problem]) -> str:
     """How many runs of a chart did not count, for the end of its caption ('' when none); the
     runs themselves are listed once, under "Runs that did not count"."""
     if not found:
@@ -128,13 +117,13 @@ def bars_note(bars: bool) -> str:
 
 def memory_fit_label(document: Results) -> str:
     """The x label of the memory charts: the unit and the concurrencies fitted."""
-    found = sleepy_highlights(document, SLEEPY)
+    found = figures.sleepy_highlights(document, SLEEPY)
     fitted = found["fit_concurrencies"] if found else []
     return f"KiB per connection (fitted over C = {', '.join(f'{c:,}' for c in fitted) or '-'})"
 
 
 def _memory_notes(document: Results) -> list[str]:
-    memory = memory_per_connection(document)
+    memory = figures.memory_per_connection(document)
     notes = []
     for model in model_order(list(memory)):
         m = memory[model]
@@ -150,7 +139,7 @@ def _memory_notes(document: Results) -> list[str]:
 
 
 def memory_per_connection_caption(document: Results) -> str:
-    found = sleepy_highlights(document, SLEEPY)
+    found = figures.sleepy_highlights(document, SLEEPY)
     totals = found["memory_total_kib"] if found else None
     text = (
         f"Held memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
@@ -163,7 +152,7 @@ def memory_per_connection_caption(document: Results) -> str:
         text += (
             f" Threads cost {cost:,.1f} KiB per connection against the chapter's 50 KiB per thread."
         )
-    memory = memory_per_connection(document)
+    memory = figures.memory_per_connection(document)
     held = [
         f"{m} {kib_interval(memory[m].rss_bytes, memory[m].rss_ci95)}"
         + (
@@ -191,18 +180,18 @@ def memory_per_connection_caption(document: Results) -> str:
     notes = _memory_notes(document)
     if notes:
         text += " Caveats: " + "; ".join(notes) + "."
-    return text + crossed_note(crossed_runs(document, SLEEPY))
+    return text + crossed_note(figures.crossed_runs(document, SLEEPY))
 
 
 def plateau_rss_caption(document: Results) -> str:
-    memory = memory_per_connection(document)
+    memory = figures.memory_per_connection(document)
     slopes = {
         m: f"{kib(memory[m].rss_bytes)}/conn (R² {number(memory[m].rss_r2, 3)})"
         for m in model_order(list(memory))
         if memory[m].rss_bytes is not None
     }
     text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
-    found = sleepy_highlights(document, SLEEPY)
+    found = figures.sleepy_highlights(document, SLEEPY)
     largest = found["largest_plateau_rss_mib"] if found else None
     if largest and largest["most_mib"] is not None and largest["least_mib"] is not None:
         text += (
@@ -210,11 +199,11 @@ def plateau_rss_caption(document: Results) -> str:
             f"({largest['most_mib']:,.1f} MiB) and {largest['least']} the least "
             f"({largest['least_mib']:,.1f} MiB)."
         )
-    return text + crossed_note(crossed_runs(document, SLEEPY))
+    return text + crossed_note(figures.crossed_runs(document, SLEEPY))
 
 
 def _idle_parts(document: Results) -> list[str]:
-    units, found = idle_units(document), idle_highlights(document)
+    units, found = figures.idle_units(document), figures.idle_highlights(document)
     thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
     if thread and thread.total_bytes:
@@ -238,7 +227,7 @@ def _idle_parts(document: Results) -> list[str]:
         parts.append(
             f"threads started until failure reached {int(ceiling['count']):,}, stopped by "
             f"{ceiling['stopped_by']}"
-            + ("" if stopped_by_a_limit(ceiling) else " (the harness's cap, no failure)")
+            + ("" if figures.stopped_by_a_limit(ceiling) else " (the harness's cap, no failure)")
         )
     return parts
 
@@ -246,7 +235,7 @@ def _idle_parts(document: Results) -> list[str]:
 def idle_units_caption(document: Results) -> str:
     parts = _idle_parts(document)
     text = "; ".join(parts) + "." if parts else "No idle unit was measured."
-    text += crossed_note(crossed_runs(document, IDLE))
+    text += crossed_note(figures.crossed_runs(document, IDLE))
     return text[0].upper() + text[1:]
 
 
@@ -257,7 +246,7 @@ def _at_latency(found: SleepyHighlights) -> str:
 
 
 def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
-    found = sleepy_highlights(document, scenario)
+    found = figures.sleepy_highlights(document, scenario)
     if found is None:
         return not_run(scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
@@ -276,12 +265,12 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
         )
-    return text + crossed_note(crossed_runs(document, scenario))
+    return text + crossed_note(figures.crossed_runs(document, scenario))
 
 
 def few_active_caption(document: Results, server_bound: bool, scenario: str = FEW_ACTIVE) -> str:
     """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
-    found = few_active_highlights(document, scenario)
+    found = figures.few_active_highlights(document, scenario)
     if found is None:
         return not_run(scenario)
     text = (
@@ -290,19 +279,19 @@ def few_active_caption(document: Results, server_bound: bool, scenario: str = FE
     )
     if server_bound:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
-    return text + crossed_note(crossed_runs(document, scenario))
+    return text + crossed_note(figures.crossed_runs(document, scenario))
 
 
 def latency_caption(document: Results) -> str:
     texts = []
     for scenario in (FEW_ACTIVE, SLEEPY):
-        if not points(document, scenario):
+        if not figures.points(document, scenario):
             texts.append(f"{scenario} did not run")
             continue
         found = (
-            few_active_highlights(document, scenario)
+            figures.few_active_highlights(document, scenario)
             if scenario == FEW_ACTIVE
-            else sleepy_highlights(document, scenario)
+            else figures.sleepy_highlights(document, scenario)
         )
         if found is None:
             continue
@@ -315,14 +304,19 @@ def latency_caption(document: Results) -> str:
 
 def latency_sweep_caption(document: Results) -> str:
     texts = []
-    found = sweep_highlights(document)
+    found = figures.sweep_highlights(document)
     for end in found["by_latency"] if found else []:
         line = f"at latency {end['latency'].text}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
         texts.append(line)
     text = "; ".join(texts) or f"no verified {LATENCY_SWEEP} point"
-    return text[0].upper() + text[1:] + "." + crossed_note(crossed_runs(document, LATENCY_SWEEP))
+    return (
+        text[0].upper()
+        + text[1:]
+        + "."
+        + crossed_note(figures.crossed_runs(document, LATENCY_SWEEP))
+    )
 
 
 INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
@@ -345,5 +339,5 @@ def instructions_caption(document: Results, with_cpu: bool) -> str:
             if with_cpu
             else ""
         )
-        + crossed_note(crossed_runs(document, catalog.INSTRUCTIONS.name))
+        + crossed_note(figures.crossed_runs(document, catalog.INSTRUCTIONS.name))
     )

@@ -8,30 +8,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from bench.report import captions
-from bench.report.chart_kit import (
-    THOUSANDS,
-    Chart,
-    cross_marker,
-    crossed,
-    fitted_legend,
-    legend,
-    log_if_wide,
-    marker_key,
-    new_figure,
-    not_run,
-    rows_height,
-)
-from bench.report.figures import (
-    KIB,
-    IdleUnit,
-    MemoryPerConnection,
-    crossed_runs,
-    failed_slope_runs,
-    idle_units,
-    memory_per_connection,
-    units_parked,
-)
+from bench.report import captions, figures
+from bench.report import chart_kit as kit
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
 from bench.results import Results
@@ -39,8 +17,10 @@ from c10k import catalog
 from c10k.quantity import Interval
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
-CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB  # the chapter's numbers, as the verdicts hold them
-CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / KIB
+CHAPTER_THREAD_KIB = (
+    THREAD_CLAIM_BYTES / figures.KIB
+)  # the chapter's numbers, as the verdicts hold them
+CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / figures.KIB
 BAR = 0.36  # the height of a bar; held and peak side by side in one row
 PALE = 0.45  # the peak bar: the model's colour, paler
 KERNEL_GREY = "#BBBBBB"
@@ -51,7 +31,7 @@ def _interval_bar(ax: Axes, y: float, value: float, interval: Interval | None) -
     """A horizontal 95% interval around value, in black (nothing without an interval)."""
     if interval is None:
         return
-    low, high = max(0.0, interval.low) / KIB, max(0.0, interval.high) / KIB
+    low, high = max(0.0, interval.low) / figures.KIB, max(0.0, interval.high) / figures.KIB
     ax.errorbar(
         value,
         y,
@@ -68,46 +48,56 @@ def _value(ax: Axes, x: float, y: float, text: str) -> None:
     ax.text(x, y, f" {text}", va="center", fontsize=8)
 
 
-def _rss_row(ax: Axes, row: int, m: MemoryPerConnection) -> None:
+def _rss_row(ax: Axes, row: int, m: figures.MemoryPerConnection) -> None:
     """Held and peak RSS per connection of one model: the same definition, side by side."""
     s = style(m.model)
-    held = max(0.0, m.rss_bytes or 0.0) / KIB
+    held = max(0.0, m.rss_bytes or 0.0) / figures.KIB
     ax.barh(row - BAR / 2, held, BAR, color=s.colour, edgecolor="black", linewidth=0.6)
     _interval_bar(ax, row - BAR / 2, held, m.rss_ci95)
     _value(
-        ax, max(held, (m.rss_ci95.high / KIB) if m.rss_ci95 else 0), row - BAR / 2, f"{held:,.1f}"
+        ax,
+        max(held, (m.rss_ci95.high / figures.KIB) if m.rss_ci95 else 0),
+        row - BAR / 2,
+        f"{held:,.1f}",
     )
     if m.peak_bytes is not None:
-        peak = max(0.0, m.peak_bytes) / KIB
+        peak = max(0.0, m.peak_bytes) / figures.KIB
         ax.barh(
             row + BAR / 2, peak, BAR, color=s.colour, alpha=PALE, edgecolor="black", linewidth=0.6
         )
         _interval_bar(ax, row + BAR / 2, peak, m.peak_ci95)
-        top = max(peak, (m.peak_ci95.high / KIB) if m.peak_ci95 else 0)
+        top = max(peak, (m.peak_ci95.high / figures.KIB) if m.peak_ci95 else 0)
         _value(ax, top, row + BAR / 2, f"{peak:,.1f}")
 
 
-def _total_row(ax: Axes, row: int, m: MemoryPerConnection) -> None:
+def _total_row(ax: Axes, row: int, m: figures.MemoryPerConnection) -> None:
     """Held per connection with the kernel's share: the RSS slope and the kernel slope on it."""
     s = style(m.model)
-    rss = max(0.0, m.rss_bytes or 0.0) / KIB
-    kernel = max(0.0, m.kernel_bytes or 0.0) / KIB
+    rss = max(0.0, m.rss_bytes or 0.0) / figures.KIB
+    kernel = max(0.0, m.kernel_bytes or 0.0) / figures.KIB
     ax.barh(row, rss, 2 * BAR, color=s.colour, edgecolor="black", linewidth=0.6)
     ax.barh(row, kernel, 2 * BAR, left=rss, color=KERNEL_GREY, edgecolor="black", linewidth=0.6)
     total = rss + kernel
     _interval_bar(ax, row, total, m.total_ci95)
-    _value(ax, max(total, (m.total_ci95.high / KIB) if m.total_ci95 else 0), row, f"{total:,.1f}")
+    _value(
+        ax,
+        max(total, (m.total_ci95.high / figures.KIB) if m.total_ci95 else 0),
+        row,
+        f"{total:,.1f}",
+    )
 
 
-def chart_memory_per_connection(document: Results) -> Chart:
+def chart_memory_per_connection(document: Results) -> kit.Chart:
     """Per model, left: held and peak RSS per connection (the same definition, RSS slopes);
     right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
-    memory = memory_per_connection(document)
+    memory = figures.memory_per_connection(document)
     models = model_order(list(memory))
-    title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(models)), sharey=True)
+    title, figure, (left, right) = kit.new_figure(
+        name, 1, 2, kit.rows_height(len(models)), sharey=True
+    )
     if not memory:
-        return not_run(name, title, figure, [left, right], SLEEPY)
+        return kit.not_run(name, title, figure, [left, right], SLEEPY)
     for row, model in enumerate(models):
         m = memory[model]
         if m.rss_bytes is None:
@@ -128,53 +118,53 @@ def chart_memory_per_connection(document: Results) -> Chart:
         Patch(facecolor=KERNEL_GREY, edgecolor="black", label="kernel slope (both ends)"),
         Line2D([], [], color="black", marker="|", linestyle="none", label="bar: 95% interval"),
     ]
-    fitted_legend(figure, keys)
-    return Chart(name, title, figure, captions.memory_per_connection_caption(document))
+    kit.fitted_legend(figure, keys)
+    return kit.Chart(name, title, figure, captions.memory_per_connection_caption(document))
 
 
-def _fit_line(ax: Axes, m: MemoryPerConnection, log_x: bool) -> None:
+def _fit_line(ax: Axes, m: figures.MemoryPerConnection, log_x: bool) -> None:
     """The least-squares line of plateau RSS against C over its fitted range, drawn through
     many x so that it is the fit on a log axis too (a straight line there bends)."""
     if m.rss_bytes is None or m.rss_intercept is None or not m.concurrencies:
         return
     low, high = float(min(m.concurrencies)), float(max(m.concurrencies))
     xs = np.geomspace(low, high, FIT_SAMPLES) if log_x else np.linspace(low, high, FIT_SAMPLES)
-    ys = (m.rss_intercept + m.rss_bytes * xs) / KIB / KIB
+    ys = (m.rss_intercept + m.rss_bytes * xs) / figures.KIB / figures.KIB
     s = style(m.model)
     ax.plot(xs, ys, color=s.colour, linestyle=s.linestyle, linewidth=1.4)
 
 
-def chart_plateau_rss(document: Results) -> Chart:
+def chart_plateau_rss(document: Results) -> kit.Chart:
     """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
-    title, figure, (ax,) = new_figure(name)
-    memory = memory_per_connection(document)
-    found = crossed_runs(document, SLEEPY)
+    title, figure, (ax,) = kit.new_figure(name)
+    memory = figures.memory_per_connection(document)
+    found = figures.crossed_runs(document, SLEEPY)
     if not memory:
-        return not_run(name, title, figure, [ax], SLEEPY)
+        return kit.not_run(name, title, figure, [ax], SLEEPY)
     all_x = [float(c) for m in memory.values() for c, _ in m.points_rss_kib]
     all_x += [float(p.concurrency) for p in found if p.concurrency is not None]
-    log_if_wide(ax, all_x)
+    kit.log_if_wide(ax, all_x)
     log_x = ax.get_xscale() == "log"
     for model in model_order(list(memory)):
         m = memory[model]
         s = style(model)
         xs = [float(c) for c, _ in m.points_rss_kib]
-        ys = [r / KIB for _, r in m.points_rss_kib]
+        ys = [r / figures.KIB for _, r in m.points_rss_kib]
         ax.plot(
             xs, ys, linestyle="none", marker=s.marker, color=s.colour, markersize=7, label=model
         )
         _fit_line(ax, m, log_x)
     for p in found:
         if p.concurrency is not None:
-            rss = p.plateau_rss_kib / KIB if p.plateau_rss_kib else None
-            crossed(ax, p.model, [float(p.concurrency)], [rss])
+            rss = p.plateau_rss_kib / figures.KIB if p.plateau_rss_kib else None
+            kit.crossed(ax, p.model, [float(p.concurrency)], [rss])
     ax.set_xlabel("concurrency C (connections open at once; lines: the fits, over their C)")
     ax.set_ylabel("plateau RSS (MiB)")
-    ax.xaxis.set_major_formatter(THOUSANDS)
-    legend(figure, [ax], [marker_key("crossed")] if found else None)
+    ax.xaxis.set_major_formatter(kit.THOUSANDS)
+    kit.legend(figure, [ax], [kit.marker_key("crossed")] if found else None)
     caption = captions.plateau_rss_caption(document)
-    return Chart(name, title, figure, caption)
+    return kit.Chart(name, title, figure, caption)
 
 
 # Each part of an idle unit's memory: marker, size, face (None: the kind's colour), legend.
@@ -186,7 +176,7 @@ IDLE_MARKERS = {
 }
 
 
-def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleUnit]) -> None:
+def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, figures.IdleUnit]) -> None:
     """Left: per idle kind, RSS + kernel per unit (filled) and each part (hollow), on a log
     axis: dots, not bars, so no length is read off a log scale."""
     for row, kind in enumerate(kinds):
@@ -195,8 +185,11 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleUnit]) -> None
             ax.text(0.02, row, " not measured", va="center", transform=ax.get_yaxis_transform())
             continue
         s = style(kind)
-        total = (unit.total_bytes or unit.rss_bytes) / KIB
-        parts = {"RSS": unit.rss_bytes / KIB, "kernel": (unit.kernel_bytes or 0.0) / KIB}
+        total = (unit.total_bytes or unit.rss_bytes) / figures.KIB
+        parts = {
+            "RSS": unit.rss_bytes / figures.KIB,
+            "kernel": (unit.kernel_bytes or 0.0) / figures.KIB,
+        }
         parts["total"] = total  # drawn last, over a part of the same size
         for part, value in parts.items():
             if value < total * VISIBLE_SHARE:  # a part too small to matter (kernel: noise)
@@ -218,7 +211,7 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleUnit]) -> None
     ax.set_title("memory per idle unit", fontsize=10)
 
 
-def _thread_ceilings(ax: Axes, row: int, unit: IdleUnit | None) -> None:
+def _thread_ceilings(ax: Axes, row: int, unit: figures.IdleUnit | None) -> None:
     """The threads started until failure, in one process (label above) and by several at once
     on the machine (label below), as bar ends."""
     if unit is None:
@@ -237,9 +230,9 @@ def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
     """Right: the units each kind parked (measured), failed runs crossed at the count they
     were asked for, and the threads started until failure in one process and on the machine."""
     units, failed, parked = (
-        idle_units(document),
-        failed_slope_runs(document),
-        units_parked(document),
+        figures.idle_units(document),
+        figures.failed_slope_runs(document),
+        figures.units_parked(document),
     )
     for row, kind in enumerate(kinds):
         s = style(kind)
@@ -249,25 +242,27 @@ def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
             )
             _value(ax, parked[kind] * 1.1, row, f"{parked[kind]:,}")
         for count, status, _reason in failed.get(kind, []):
-            ax.plot([count], [row], **cross_marker(s.colour))
+            ax.plot([count], [row], **kit.cross_marker(s.colour))
             _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {status}")
         _thread_ceilings(ax, row, units.get(kind))
     ax.set_xscale("log")
     ax.tick_params(labelleft=False)
     ax.set_xlabel("units parked (log); | threads started until failure")
     ax.set_title("units reached", fontsize=10)
-    ax.xaxis.set_major_formatter(THOUSANDS)
+    ax.xaxis.set_major_formatter(kit.THOUSANDS)
     ax.margins(x=0.25)
 
 
-def chart_idle_units(document: Results) -> Chart:
+def chart_idle_units(document: Results) -> kit.Chart:
     """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
-    units = idle_units(document)
+    units = figures.idle_units(document)
     kinds = idle_order(list(units))
-    title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(kinds) + 1), sharey=True)
+    title, figure, (left, right) = kit.new_figure(
+        name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True
+    )
     if not units:
-        return not_run(name, title, figure, [left, right], IDLE)
+        return kit.not_run(name, title, figure, [left, right], IDLE)
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, document)
     keys = [
@@ -283,5 +278,5 @@ def chart_idle_units(document: Results) -> Chart:
         )
         for marker, size, face, text in IDLE_MARKERS.values()
     ]
-    fitted_legend(figure, keys)
-    return Chart(name, title, figure, captions.idle_units_caption(document))
+    kit.fitted_legend(figure, keys)
+    return kit.Chart(name, title, figure, captions.idle_units_caption(document))

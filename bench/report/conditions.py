@@ -6,17 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from bench.report.figures import (
-    NO_FIT,
-    c100k_highlights,
-    crawl,
-    harness_cost,
-    largest_peak_in_flight,
-    memory_per_connection,
-    noise,
-    points,
-    sleepy_highlights,
-)
+from bench.report import figures
 from bench.report.layout import Table
 from bench.report.palette import model_order
 from bench.results import Point, Results
@@ -78,7 +68,7 @@ MEMORY_HEADER = [
 def memory_rows(document: Results) -> list[list[str]]:
     """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
     independent check and its gap, the per-URL share and the net slope, the peak slope."""
-    memory = memory_per_connection(document)
+    memory = figures.memory_per_connection(document)
     rows = []
     for model in model_order(list(memory)):
         m = memory[model]
@@ -108,7 +98,7 @@ def memory_section(document: Results) -> Section:
     rows = memory_rows(document)
     if not rows:
         return Section(title, ["Not measured."], [], anchor=MEMORY)
-    found = sleepy_highlights(document, catalog.SLEEPY.name)
+    found = figures.sleepy_highlights(document, catalog.SLEEPY.name)
     fitted = found["fit_concurrencies"] if found else []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the plateau "
@@ -133,8 +123,8 @@ def memory_section(document: Results) -> Section:
         f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified"
         + (f", {noisy} more ran in noisy rounds" if (noisy := p.get("noisy")) else "")
         + ")"
-        for model, entry in crawl(document, catalog.SLEEPY.name).items()
-        for p in (entry.get("memory_per_connection") or NO_FIT).get("left_out") or []
+        for model, entry in figures.crawl(document, catalog.SLEEPY.name).items()
+        for p in (entry.get("memory_per_connection") or figures.NO_FIT).get("left_out") or []
     ]
     if left_out:
         lead += (
@@ -175,7 +165,7 @@ def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
 def past_one_process_rows(document: Results) -> list[list[str]]:
     """One row per c100k model: the most connections held and how long they took to open,
     memory per connection in one process and across the processes, and the ratio."""
-    found = c100k_highlights(document)
+    found = figures.c100k_highlights(document)
     models = found["models"] if found else {}
     return [
         [
@@ -207,7 +197,7 @@ def _forwarded(document: Results) -> bool:
 
 def past_one_process_section(document: Results) -> Section:
     """The c100k scenario: connections held by several processes, titled with how many."""
-    held = largest_peak_in_flight(document, catalog.C100K.name)
+    held = figures.largest_peak_in_flight(document, catalog.C100K.name)
     title = (
         f"Past one process: {held:,} connections held on one machine (c100k)"
         if held
@@ -270,7 +260,7 @@ def pinning_text(document: Results) -> str:
 
 def harness_text(document: Results) -> str:
     """The harness's own CPU share over the sampled crawls, in one sentence."""
-    cost = harness_cost(document)
+    cost = figures.harness_cost(document)
     if not cost:
         return "The harness's own CPU share was not recorded."
     return (
@@ -283,7 +273,7 @@ def harness_text(document: Results) -> str:
 
 def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
-    floor = noise(document)
+    floor = figures.noise(document)
     cpu = floor["cpu_s"] if floor else None
     spread = cpu.spread if cpu else None
     if not cpu or not spread or spread.minimum is None or spread.maximum is None:
@@ -342,7 +332,7 @@ def _cell(p: Point | None) -> str:
 def cpu_bound_table(document: Results, scenario: str) -> Table | None:
     """Models by points, each cell the CPU-bound side with both busy shares; None when no
     point of the scenario recorded one."""
-    table = points(document, scenario)
+    table = figures.points(document, scenario)
     found = [p for entries in table.values() for p in entries if p.get("cpu_bound")]
     if not found:
         return None

@@ -6,14 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Literal
 
-from bench.report.figures import (
-    MemoryPerConnection,
-    Problem,
-    comparisons,
-    few_active_highlights,
-    memory_per_connection,
-    problems,
-)
+from bench.report import figures
 from bench.report.verdicts.base import (
     ASYNCIO,
     CONTRADICTED,
@@ -95,7 +88,7 @@ def _paired(document: Results, claim: str, name: str = "") -> PairedComparison |
     return next(
         (
             c
-            for c in comparisons(document).get("paired") or []
+            for c in figures.comparisons(document).get("paired") or []
             if c["claim"] == claim and (not name or c["name"] == name)
         ),
         None,
@@ -123,7 +116,7 @@ def _instructions_text(
 ) -> list[str]:
     """['callgrind: ...'] from the instructions comparison's ratios, [] without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
-    found = comparisons(document).get("instructions")
+    found = figures.comparisons(document).get("instructions")
     ratios = found[key] if found else {}
     if not ratios:
         return []
@@ -144,13 +137,13 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     inconclusive (within noise) when it straddles 50% or 95%. Needs the median (C6_NEEDS)."""
     if need := lacking(document, C6_NEEDS):
         return not_measured("C6", need.words)
-    found = comparisons(document)["event_loop_vs_threads"]
+    found = figures.comparisons(document)["event_loop_vs_threads"]
     each: list[str | Figure] = []
     for m, r in found["models"].items():
         each += [", " if each else "", f"{m} ", Figure(r["pages_per_s"]), " pages/s"]
         if r["cpu_us_per_page"] is not None:
             each += [", ", Figure(r["cpu_us_per_page"]), " CPU/page"]
-    site = few_active_highlights(document, FEW_ACTIVE)
+    site = figures.few_active_highlights(document, FEW_ACTIVE)
     shown: tuple[Line, ...] = (
         (*each, f" (vs {THREADS}; intervals {T_95})"),
         *_instructions_text(
@@ -166,9 +159,11 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     return replace(fact, measured=measured, shown=shown)
 
 
-def _crawler_failures(document: Results, model: str, scenario: str) -> list[Problem]:
+def _crawler_failures(document: Results, model: str, scenario: str) -> list[figures.Problem]:
     return [
-        p for p in problems(document, scenario) if p.model == model and p.status in CRAWLER_FAILURES
+        p
+        for p in figures.problems(document, scenario)
+        if p.model == model and p.status in CRAWLER_FAILURES
     ]
 
 
@@ -179,14 +174,14 @@ def _threads_there(found: AsyncioVsThreads, failed: str) -> Line:
     return f"{THREADS} {failed or 'not run'} there"
 
 
-def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[Problem]:
+def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[figures.Problem]:
     found = _crawler_failures(document, THREADS, scenario)
     return [p for p in found if p.concurrency == concurrency]
 
 
 def _close_mode_beside(document: Results) -> Line:
     """The close mode's fractions of C/L at its largest C, shown beside the keep-alive verdict."""
-    close = comparisons(document).get("asyncio_vs_threads_sleepy")
+    close = figures.comparisons(document).get("asyncio_vs_threads_sleepy")
     if close is None:
         return f"{SLEEPY} (a connection per fetch) not run"
     concurrency = close["concurrency"]
@@ -199,7 +194,7 @@ def _close_mode_beside(document: Results) -> Line:
     )
 
 
-def memory_outcome(mine: MemoryPerConnection, theirs: MemoryPerConnection) -> str:
+def memory_outcome(mine: figures.MemoryPerConnection, theirs: figures.MemoryPerConnection) -> str:
     """Less memory per connection than the other model, on the two fits' intervals:
     REPRODUCED when they lie apart with mine below, CONTRADICTED when apart with mine above,
     INCONCLUSIVE when they overlap, FROM_ONE_RUN when one fit has no interval."""
@@ -212,12 +207,12 @@ def memory_outcome(mine: MemoryPerConnection, theirs: MemoryPerConnection) -> st
     return INCONCLUSIVE
 
 
-def _held(memory: MemoryPerConnection) -> Line:
+def _held(memory: figures.MemoryPerConnection) -> Line:
     fitted = Quantity(memory.total_bytes, memory.total_ci95, FIT, memory.runs or 0, "bytes")
     return (in_kib(fitted), f" (fitted over C {counts(memory.concurrencies)})")
 
 
-def _asyncio_failed_later(document: Results, at: int) -> Problem | None:
+def _asyncio_failed_later(document: Results, at: int) -> figures.Problem | None:
     """asyncio's first failure of its own at a larger concurrency (1,000 or more) than `at`."""
     later = [
         p
@@ -244,10 +239,10 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     together caps every model below C/L."""
     if need := lacking(document, C7_NEEDS):
         return not_measured("C7", need.words)
-    found = comparisons(document)["asyncio_vs_threads_sleepy_keep_alive"]
+    found = figures.comparisons(document)["asyncio_vs_threads_sleepy_keep_alive"]
     assert found is not None
     concurrency = found["concurrency"]
-    memory = memory_per_connection(document)
+    memory = figures.memory_per_connection(document)
     mine, theirs = memory[ASYNCIO], memory[THREADS]
     failed = _threads_failed(document, SLEEPY_KEEP_ALIVE, concurrency)
     load = found.get("server_ideal_load")
@@ -295,7 +290,7 @@ def c9_uvloop(document: Results) -> Verdict:
     the asyncio model and its uvloop twin (C9_NEEDS); the other loop pairs are shown beside."""
     if need := lacking(document, C9_NEEDS):
         return not_measured("C9", need.words)
-    found = comparisons(document)["uvloop"]
+    found = figures.comparisons(document)["uvloop"]
     assert found is not None
     first = next((p for p in found["pairs"] if (p["plain"], p["fast"]) == (ASYNCIO, UVLOOP)), None)
     if first is None:

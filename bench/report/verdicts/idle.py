@@ -4,16 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bench.report.figures import (
-    KIB,
-    IdleUnit,
-    failed_slope_runs,
-    idle_units,
-    largest_peak_in_flight,
-    socket_ceiling,
-    stopped_by_a_limit,
-    stopped_by_a_machine_limit,
-)
+from bench.report import figures
 from bench.report.verdicts.base import (
     C100K,
     CONTRADICTED,
@@ -34,7 +25,7 @@ from bench.report.verdicts.base import (
 from bench.results import Results, ThreadCeiling
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 from c10k.quantity import FIT, Quantity
-from c10k.words import kib, number
+from c10k.words import KIB, kib, number
 
 A_COUNT = "no interval (a count)"
 
@@ -57,7 +48,7 @@ C5_NEEDS = (
 )
 
 
-def _memory(claim: str, unit: IdleUnit) -> Verdict:
+def _memory(claim: str, unit: figures.IdleUnit) -> Verdict:
     """A claim judged on an idle kind's RSS + kernel per unit, on its fit's interval."""
     return judged(claim, Quantity(unit.total_bytes, unit.total_ci95, FIT, 0, "bytes"), unit.kind)
 
@@ -69,7 +60,7 @@ def c1_thread_memory(document: Results) -> Verdict:
     Needs the idle thread slope run's figure (C1_NEEDS)."""
     if need := lacking(document, C1_NEEDS):
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
-    unit = idle_units(document)[THREAD]
+    unit = figures.idle_units(document)[THREAD]
     shown = (
         f"{unit.count or 0:,} threads blocked on an Event, default stack",
         f"RSS {kib(unit.rss_bytes)} (R² {number(unit.rss_r2, 3)}) + kernel "
@@ -92,7 +83,7 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     (C2_NEEDS)."""
     if need := lacking(document, C2_NEEDS):
         return not_measured("C2", need.words, _idle_problem(document, TASK))
-    units = idle_units(document)
+    units = figures.idle_units(document)
     measured = [units[k] for k in COROUTINE_KINDS if k in units and units[k].total_bytes]
     judged = [u for u in measured if u.kind in STACKLESS_COROUTINE_KINDS]
     worst = max(judged, key=lambda u: u.total_bytes or 0.0)
@@ -112,7 +103,7 @@ def c2_coroutine_memory(document: Results) -> Verdict:
 
 def _idle_problem(document: Results, kind: str) -> tuple[str, ...]:
     """Why an idle kind has no figures: its failed slope run, if one failed."""
-    for count, status, reason in failed_slope_runs(document).get(kind, []):
+    for count, status, reason in figures.failed_slope_runs(document).get(kind, []):
         return (f"the idle {kind} run ({count:,} units) was {status}: {reason}",)
     return ()
 
@@ -125,7 +116,7 @@ def c3_thread_failures(document: Results) -> Verdict:
     needs no interval."""
     if need := lacking(document, C3_NEEDS):
         return not_measured("C3", need.words)
-    ceiling: ThreadCeiling = idle_units(document)[THREAD].max_threads  # type: ignore[assignment]
+    ceiling: ThreadCeiling = figures.idle_units(document)[THREAD].max_threads  # type: ignore[assignment]
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     context = ceiling.get("context") or {}
     shown = (
@@ -135,7 +126,7 @@ def c3_thread_failures(document: Results) -> Verdict:
         f"{number(context.get('kernel.pid_max'))}",
         profile_name(document),
     )
-    if stopped_by_a_limit(ceiling):
+    if figures.stopped_by_a_limit(ceiling):
         outcome, measured = REPRODUCED if count < MANY_THREADS else CONTRADICTED, ""
     elif int(ceiling.get("cap") or count) >= MANY_THREADS:
         outcome, measured = CONTRADICTED, " no failure,"
@@ -154,7 +145,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
     100,000 or more (C4_NEEDS)."""
     failures = [
         (kind, count, status, reason)
-        for kind, runs in failed_slope_runs(document).items()
+        for kind, runs in figures.failed_slope_runs(document).items()
         if kind in COROUTINE_KINDS
         for count, status, reason in runs
         if count >= MANY_COROUTINES and status not in ("skipped", "unavailable")
@@ -166,7 +157,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
         return Verdict(
             "C4", CONTRADICTED, measured, (reason or status, profile_name(document)), why=why
         )
-    units = idle_units(document)
+    units = figures.idle_units(document)
     if need := lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
     if (units[TASK].count or 0) < MANY_COROUTINES:
@@ -207,15 +198,15 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     no interval."""
     if need := lacking(document, C5_NEEDS):
         return not_measured("C5", need.words)
-    machine: ThreadCeiling = idle_units(document)[THREAD].max_threads_machine  # type: ignore[assignment]
-    held = largest_peak_in_flight(document, C100K)
+    machine: ThreadCeiling = figures.idle_units(document)[THREAD].max_threads_machine  # type: ignore[assignment]
+    held = figures.largest_peak_in_flight(document, C100K)
     count, stopped = int(machine["count"]), str(machine["stopped_by"])
     measured = (
         f"{count:,} threads on the machine ({stopped}) vs {held:,} connections held at once"
         f" ({C100K}, server-verified), {A_COUNT}"
     )
-    one = idle_units(document)[THREAD].max_threads
-    sockets, socket_limit = socket_ceiling(document)
+    one = figures.idle_units(document)[THREAD].max_threads
+    sockets, socket_limit = figures.socket_ceiling(document)
     beside = (
         [
             f"one process: {int(one['count']):,} threads ({one['stopped_by']}) vs "
@@ -229,7 +220,7 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
         *beside,
         profile_name(document),
     )
-    if not stopped_by_a_machine_limit(machine):
+    if not figures.stopped_by_a_machine_limit(machine):
         return not_measured("C5", f"threads stopped by a limit of the machine ({stopped})", shown)
     if held <= count:
         return not_measured(
