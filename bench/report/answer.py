@@ -26,8 +26,8 @@ from bench.report.verdicts import (
 from bench.results import Ranking, Results
 from c10k import catalog
 from c10k.catalog import MODELS
-from c10k.quantity import Interval, Quantity
-from c10k.words import Entry, names, standing, with_interval
+from c10k.quantity import FIT, Interval, Quantity
+from c10k.words import KIB, Entry, names, number, standing, with_interval
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name
@@ -60,10 +60,6 @@ class Workload:
         return best / entry.value, flipped
 
 
-def _thousands(value: float) -> str:
-    return f"{value:,.0f}"
-
-
 def _entries(values: Mapping[str, Quantity]) -> list[Entry]:
     """Models only (no peer), in the catalog's order, with their intervals."""
     return [
@@ -83,7 +79,7 @@ def few_busy(document: Results) -> Workload:
     ranking = found["pages_per_s"] if found else None
     where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
     entries = _ranked(ranking)
-    return Workload("A few busy connections", "pages/s", where, True, entries, _thousands)
+    return Workload("A few busy connections", "pages/s", where, True, entries, number)
 
 
 def many_sleepy(document: Results) -> Workload:
@@ -107,19 +103,12 @@ def many_sleepy(document: Results) -> Workload:
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
     memory = figures.memory_per_connection(document)
-    entries = [
-        Entry(m, memory[m].total_bytes / figures.KIB, _kib(memory[m].total_ci95))  # type: ignore[operator]
-        for m in model_order(list(memory))
-        if m in MODELS and memory[m].total_bytes is not None
-    ]
+    fits = {m: Quantity(f.total_bytes, f.total_ci95, FIT, 0, "bytes") for m, f in memory.items()}
+    entries = _entries({m: fit.scaled(1 / KIB, "KiB") for m, fit in fits.items()})
     where = f"{SLEEPY}'s fits (held: RSS + kernel)"
     return Workload(
         "Memory-bound", "KiB per connection", where, False, entries, lambda v: f"{v:,.2f}"
     )
-
-
-def _kib(interval: Interval | None) -> Interval | None:
-    return None if interval is None else interval.scaled(1 / figures.KIB)
 
 
 def realistic_site(document: Results) -> Workload:
@@ -136,7 +125,7 @@ def realistic_site(document: Results) -> Workload:
     at_top = {m: next((p for p in f if p["concurrency"] == top), None) for m, f in table.items()}
     values = {m: p["pages_per_s"] for m, p in at_top.items() if p}
     where = f"{REALISTIC} {site} site, C {top:,}"
-    return Workload("Realistic site", "pages/s", where, True, _entries(values), _thousands)
+    return Workload("Realistic site", "pages/s", where, True, _entries(values), number)
 
 
 def workloads(document: Results) -> list[Workload]:

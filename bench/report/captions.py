@@ -8,7 +8,7 @@ from bench.report import figures
 from bench.report.palette import model_order
 from bench.results import Ranking, Results, SleepyHighlights
 from c10k import catalog
-from c10k.words import Entry, kib, kib_interval, number, percent_gap, ranking, with_interval
+from c10k.words import Entry, counts, kib, kib_interval, number, percent_gap, ranking, with_interval
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
@@ -119,7 +119,7 @@ def memory_fit_label(document: Results) -> str:
     """The x label of the memory charts: the unit and the concurrencies fitted."""
     found = figures.sleepy_highlights(document, SLEEPY)
     fitted = found["fit_concurrencies"] if found else []
-    return f"KiB per connection (fitted over C = {', '.join(f'{c:,}' for c in fitted) or '-'})"
+    return f"KiB per connection (fitted over C = {counts(fitted) or '-'})"
 
 
 def _memory_notes(document: Results) -> list[str]:

@@ -14,7 +14,7 @@ from bench.report import chart_kit as kit
 from bench.report.chart_lines import Lines, crawl_lines, plot_ideal
 from bench.report.palette import model_order, style
 from bench.results import Point, Results
-from c10k import catalog
+from c10k import catalog, words
 from c10k.durations import Latency
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -162,7 +162,7 @@ def chart_latency_sweep(document: Results) -> kit.Chart:
         if any(v > 0 for v in drawn.xs):
             ax.set_xscale("symlog", linthresh=1.0)
         kit.ticks_at(ax, sorted(set(drawn.xs)))
-        ax.set_xlabel(f"server latency (ms), C = {', '.join(f'{c:,}' for c in concurrency)}")
+        ax.set_xlabel(f"server latency (ms), C = {words.counts(concurrency)}")
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs)")
     found = figures.crossed_runs(document, LATENCY_SWEEP)

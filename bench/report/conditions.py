@@ -14,7 +14,17 @@ from bench.results.words import latencies_text
 from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Quantity
-from c10k.words import kib, kib_interval, kib_range, number, percent, percent_gap, times
+from c10k.words import (
+    counts,
+    in_kib,
+    kib,
+    kib_interval,
+    kib_range,
+    number,
+    percent,
+    percent_gap,
+    times,
+)
 
 
 @dataclass(frozen=True)
@@ -38,12 +48,6 @@ def table_section(
 
 
 MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
-
-
-def sections(document: Results) -> list[Section]:
-    """The sections after the charts: memory held and peak, past one process, then cores and
-    CPU-bound sides."""
-    return [memory_section(document), past_one_process_section(document), cores_section(document)]
 
 
 # -- memory per connection -------------------------------------------------------------------
@@ -72,7 +76,7 @@ def memory_rows(document: Results) -> list[list[str]]:
     rows = []
     for model in model_order(list(memory)):
         m = memory[model]
-        fitted = ", ".join(f"{c:,}" for c in m.concurrencies) or "-"
+        fitted = counts(m.concurrencies) or "-"
         rows.append(
             [
                 model,
@@ -117,7 +121,7 @@ def memory_section(document: Results) -> Section:
         "fixed. Peak is what a user must provision: the slope of each run's peak RSS (the "
         "crawler's ru_maxrss), reached while responses are read and the next wave opens. Kernel "
         "memory is not sampled at the peak. "
-        f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
+        f"Fitted over C = {counts(fitted)}."
     )
     left_out = [
         f"{model} at C {p['concurrency']:,} ({p['verified']} of {p['runs']} verified"
@@ -152,14 +156,9 @@ PAST_ONE_PROCESS_HEADER = [
 ]
 
 
-def _slope(found: Quantity | None) -> str:
-    return "-" if found is None else kib_interval(found.value, found.interval)
-
-
 def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
-    found = _slope(slope)
-    over = ", ".join(f"{c:,}" for c in concurrencies or [])
-    return f"{found} (C {over})" if over and found != "-" else found
+    found = str(in_kib(slope))
+    return f"{found} (C {counts(concurrencies)})" if concurrencies and found != "-" else found
 
 
 def past_one_process_rows(document: Results) -> list[list[str]]:
@@ -177,8 +176,8 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
             _fitted(m["one_process"], m["one_process_concurrencies"]),
             _fitted(m["across_processes"], m["across_processes_concurrencies"]),
             times(m["ratio"]),
-            _slope(m["one_process_net"]),
-            _slope(m["across_processes_net"]),
+            str(in_kib(m["one_process_net"])),
+            str(in_kib(m["across_processes_net"])),
             times(m["net_ratio"]),
         ]
         for model, m in ((name, models[name]) for name in model_order(list(models)))
