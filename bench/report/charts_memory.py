@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
@@ -116,7 +115,7 @@ def chart_memory_per_connection(document: Results) -> kit.Chart:
         Patch(facecolor="#777777", edgecolor="black", label="held: plateau RSS slope"),
         Patch(facecolor="#777777", alpha=PALE, edgecolor="black", label="peak: peak-RSS slope"),
         Patch(facecolor=KERNEL_GREY, edgecolor="black", label="kernel slope (both ends)"),
-        Line2D([], [], color="black", marker="|", linestyle="none", label="bar: 95% interval"),
+        kit.key("bar: 95% interval", color="black", marker="|", linestyle="none"),
     ]
     kit.fitted_legend(figure, keys)
     return kit.Chart(name, title, figure, captions.memory_per_connection_caption(document))
@@ -196,9 +195,15 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, figures.IdleUnit])
                 continue
             marker, size, face, _ = IDLE_MARKERS[part]
             ax.plot(
-                [value], [row], marker=marker, markersize=size, linestyle="none",
-                color=s.colour, markerfacecolor=face or s.colour, markeredgewidth=1.4,
-            )  # fmt: skip
+                [value],
+                [row],
+                marker=marker,
+                markersize=size,
+                linestyle="none",
+                color=s.colour,
+                markerfacecolor=face or s.colour,
+                markeredgewidth=1.4,
+            )
         _value(ax, total * 1.15, row, f"{total:,.2f}")
     ax.set_xscale("log")
     for value, dash, text in ((CHAPTER_THREAD_KIB, "--", "50"), (CHAPTER_COROUTINE_KIB, ":", "3")):
@@ -266,15 +271,13 @@ def chart_idle_units(document: Results) -> kit.Chart:
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, document)
     keys = [
-        Line2D(
-            [],
-            [],
+        kit.key(
+            text,
             marker=marker,
             markersize=size,
             markerfacecolor=face or "#555555",
             color="#555555",
             linestyle="none",
-            label=text,
         )
         for marker, size, face, text in IDLE_MARKERS.values()
     ]
