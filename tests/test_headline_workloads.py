@@ -6,9 +6,9 @@ from typing import Any, cast
 
 from bench.report.answer import Workload, realistic_site
 from bench.report.charts_glance import headline_caption
-from bench.report.ties import Entry
 from bench.results import Results
 from c10k.quantity import Interval
+from c10k.words import Entry
 from tests.recorded import quantity
 
 

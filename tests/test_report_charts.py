@@ -15,9 +15,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from bench import results
-from bench.report.chart_files import drawing
 from bench.report.chart_kit import Chart, y_scale
-from bench.report.charts import CHARTS
+from bench.report.charts import CHARTS, drawing
 from bench.report.charts_glance import chart_headline
 from bench.report.charts_memory import (
     FIT_SAMPLES,

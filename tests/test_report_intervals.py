@@ -15,11 +15,11 @@ from bench.harness.summary import summary_table
 from bench.report import cli
 from bench.report.charts_crawl import chart_few_active
 from bench.report.figures import few_active_highlights
-from bench.report.text import cell
 from bench.report.verdicts import verdicts
 from bench.results import SCHEMA, SCHEMA_V2, Results
 from c10k import catalog
 from c10k.quantity import Quantity
+from c10k.words import cell
 from tests.recorded import derive, quantity, runs_of
 from tests.test_harness_intervals import few_active_runs
 

@@ -12,6 +12,7 @@ import pytest
 from bench.report import sources
 from bench.report.page import markdown
 from bench.report.verdicts import rulings
+from c10k import words
 from c10k.quantity import FIT, MEDIAN_OF, PAIRED_ROUNDS, T_95
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def test_every_judged_interval_names_the_method_that_made_it() -> None:
             assert METHODS.search(v.figure), v.figure
             assert f"({v.method})" in section(v.claim.lower())
         # A rule never names a level of its own: the figure's method says it.
-        assert not re.search(r"[\d.]+% interval", v.rule), v.rule
+        assert not re.search(r"[\d.]+% interval", v.about.rule), v.about.rule
 
 
 def test_a_comparisons_rounds_are_counted_at_its_own_points() -> None:
@@ -83,7 +84,7 @@ def test_the_c7_rounds_are_the_judged_points_not_the_scenarios() -> None:
 def test_the_measured_line_names_the_judged_kind(claim: str) -> None:
     v = next(r.verdict for r in rulings(_found()) if r.verdict.claim == claim)
     kind = v.figure.split()[0]
-    assert kind in v.measured, (v.figure, v.measured)
+    assert kind in words.line(v.measured), (v.figure, v.measured)
 
 
 def test_c4_states_how_many_of_each_kind_were_started() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.report.ties import Entry, names, overlaps, standing, words
 from c10k.quantity import Interval
+from c10k.words import Entry, names, overlaps, standing
+from c10k.words import ranking as words
 
 
 def entry(name: str, value: float, low: float | None = None, high: float | None = None) -> Entry:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -360,7 +361,7 @@ def test_rule_gives_the_expected_verdict(claim: str, doc: Results, expected: str
     verdict = rule(claim)(doc)
     assert verdict.claim == claim
     assert verdict.verdict == expected, verdict
-    assert verdict.rule and verdict.words and verdict.chapter
+    assert verdict.about.rule and verdict.about.words and verdict.about.chapter
     assert verdict.conditions or expected == v.NOT_MEASURED
     assert bool(verdict.missing) == (expected == v.NOT_MEASURED)
 
@@ -557,29 +558,28 @@ def test_the_figure_of_a_ratio_names_what_it_is_over() -> None:
 
 
 def test_an_interval_names_the_method_that_made_it() -> None:
-    from bench.report.verdicts.base import Judged, figure_text
     from c10k.quantity import FIT, PAIRED_ROUNDS, Interval
 
-    looked = Judged(
-        0.86, Interval(0.79, 0.93), label="event loops", method=PAIRED_ROUNDS.format(0.9875)
+    share, ratio, memory = ("C6", v.REPRODUCED), ("C7", v.REPRODUCED), ("C1", v.REPRODUCED)
+    rounds = PAIRED_ROUNDS.format(0.9875)
+    looked = v.Verdict(*share, value=0.86, interval=Interval(0.79, 0.93), method=rounds)
+    assert replace(looked, label="event loops").figure == (
+        "event loops 86% [79%, 93%] (paired rounds, 98.75%)"
     )
-    assert figure_text(looked, "share") == "event loops 86% [79%, 93%] (paired rounds, 98.75%)"
-    assert figure_text(Judged(0.86, Interval(0.79, 0.93)), "share") == "86% [79%, 93%] (t, 95%)"
-    fitted = Judged(42 * KIB, Interval(41 * KIB, 43 * KIB), method=FIT)
-    assert figure_text(fitted, "bytes") == "42.0 KiB [41.0 KiB, 43.0 KiB] (fit, 95%)"
-    assert figure_text(Judged(43.9 * KIB), "bytes") == "43.9 KiB (1 run, no interval)"
-    assert figure_text(Judged(None, why="threads failed at C 10,000"), "times") == (
-        "threads failed at C 10,000"
-    )
+    assert replace(looked, method="t, 95%").figure == "86% [79%, 93%] (t, 95%)"
+    fitted = v.Verdict(*memory, value=42 * KIB, interval=Interval(41 * KIB, 43 * KIB), method=FIT)
+    assert fitted.figure == "42.0 KiB [41.0 KiB, 43.0 KiB] (fit, 95%)"
+    assert v.Verdict(*memory, value=43.9 * KIB).figure == "43.9 KiB (1 run, no interval)"
+    failed = v.Verdict(*ratio, why="threads failed at C 10,000")
+    assert failed.figure == "threads failed at C 10,000"
 
 
 def test_where_a_sequential_comparison_stopped_reaches_the_claims_section() -> None:
     from bench.report.claims import claim_section
     from bench.report.layout import Paragraph, plain
-    from bench.report.verdicts.base import Judged, verdict
 
-    judged = Judged(0.86, None, label="event loops", stopping="look 3 (8 rounds): decided")
-    row = verdict("C6", "-", "few-active", v.REPRODUCED, judged)
+    row = v.Verdict("C6", v.REPRODUCED, shown=("few-active",), value=0.86, label="event loops",
+                    stopping="look 3 (8 rounds): decided")  # fmt: skip
     assert row.stopping == "look 3 (8 rounds): decided"
     texts = [plain(b.spans) for b in claim_section(v.Ruling(row, None)) if isinstance(b, Paragraph)]
     assert "Rounds: look 3 (8 rounds): decided." in texts

@@ -7,7 +7,7 @@ from typing import Any, cast
 import matplotlib.pyplot as plt
 import numpy as np
 
-from bench.report.chart_files import drawing
+from bench.report.charts import drawing
 from bench.report.charts_crawl import chart_sleepy_keep_alive_throughput
 from bench.report.figures import crossed_runs
 from bench.results import Results

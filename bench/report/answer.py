@@ -1,7 +1,7 @@
 """The answer first: the verdict tally, and which model to pick for which workload.
 
 A workload is one figure per model with its 95% interval, read from derived as it is; the
-models whose intervals overlap the best's are tied within noise with it (ties.py). The same
+models whose intervals overlap the best's are tied within noise with it (c10k.words). The same
 workloads are the columns of the headline chart (charts_glance.py).
 """
 
@@ -11,18 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from bench.report.figures import (
-    KIB,
-    few_active_highlights,
-    memory_fits,
-    points,
-    sleepy_highlights,
-)
+from bench.report import figures
 from bench.report.layout import Link, Rich, Strong
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
-from bench.report.text import with_interval
-from bench.report.ties import Entry, names, standing
 from bench.report.verdicts import (
     CONTRADICTED,
     FROM_ONE_RUN,
@@ -35,6 +27,7 @@ from bench.results import Ranking, Results
 from c10k import catalog
 from c10k.catalog import MODELS
 from c10k.quantity import Interval, Quantity
+from c10k.words import KIB, Entry, names, number, standing, with_interval
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name
@@ -67,10 +60,6 @@ class Workload:
         return best / entry.value, flipped
 
 
-def _thousands(value: float) -> str:
-    return f"{value:,.0f}"
-
-
 def _entries(values: Mapping[str, Quantity]) -> list[Entry]:
     """Models only (no peer), in the catalog's order, with their intervals."""
     return [
@@ -86,18 +75,20 @@ def _ranked(ranking: Ranking | None) -> list[Entry]:
 
 
 def few_busy(document: Results) -> Workload:
-    found = few_active_highlights(document, FEW_ACTIVE)
+    found = figures.few_active_highlights(document, FEW_ACTIVE)
     ranking = found["pages_per_s"] if found else None
     where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
     entries = _ranked(ranking)
-    return Workload("A few busy connections", "pages/s", where, True, entries, _thousands)
+    return Workload("A few busy connections", "pages/s", where, True, entries, number)
 
 
 def many_sleepy(document: Results) -> Workload:
     """The share of the ideal C/L at the largest C, held for the whole crawl (keep-alive: where
     C7 is judged), else with a connection per fetch."""
-    scenario = SLEEPY_KEEP_ALIVE if sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
-    found = sleepy_highlights(document, scenario)
+    scenario = (
+        SLEEPY_KEEP_ALIVE if figures.sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
+    )
+    found = figures.sleepy_highlights(document, scenario)
     ranking = found["percent_of_ideal"] if found else None
     judged = found["judged_latency"] if found else None
     every = ", ".join(k.text for k in found["latencies"]) if found else ""
@@ -111,26 +102,19 @@ def many_sleepy(document: Results) -> Workload:
 
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
-    memory = memory_fits(document)
-    entries = [
-        Entry(m, total.value / KIB, _kib(total.interval))
-        for m in model_order(list(memory))
-        if m in MODELS and (fit := memory[m]) and (total := fit.total_bytes).value is not None
-    ]
+    memory = figures.memory_fits(document)
+    fits = {m: fit.total_bytes.scaled(1 / KIB, "KiB") for m, fit in memory.items() if fit}
+    entries = _entries(fits)
     where = f"{SLEEPY}'s fits (held: RSS + kernel)"
     return Workload(
         "Memory-bound", "KiB per connection", where, False, entries, lambda v: f"{v:,.2f}"
     )
 
 
-def _kib(interval: Interval | None) -> Interval | None:
-    return None if interval is None else interval.scaled(1 / KIB)
-
-
 def realistic_site(document: Results) -> Workload:
     """Pages/s on a realistic site at its largest C: the deep site (lognormal latency,
     bandwidth, faults) where it ran, else the docs site (the default profile runs only it)."""
-    found_points = points(document, REALISTIC)
+    found_points = figures.points(document, REALISTIC)
     ran = {p.get("site", "deep") for found in found_points.values() for p in found}
     site = "deep" if "deep" in ran or not ran else sorted(ran)[0]
     table = {
@@ -141,7 +125,7 @@ def realistic_site(document: Results) -> Workload:
     at_top = {m: next((p for p in f if p["concurrency"] == top), None) for m, f in table.items()}
     values = {m: p["pages_per_s"] for m, p in at_top.items() if p}
     where = f"{REALISTIC} {site} site, C {top:,}"
-    return Workload("Realistic site", "pages/s", where, True, _entries(values), _thousands)
+    return Workload("Realistic site", "pages/s", where, True, _entries(values), number)
 
 
 def workloads(document: Results) -> list[Workload]:

@@ -3,11 +3,14 @@ the report's C8 section; and the finding that puts the answers on the pure core.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bench.report.layout import Block, Code, Paragraph, Strong, Table
-from bench.report.text import at_point, number, ratio_text
 from c10k import catalog
+from c10k.quantity import Interval
+from c10k.words import Figure, number, with_interval
 
 TITLE = "Using both cores"
 COMMAND = "c10k bench --profile free-threading --pythons 3.14,3.14t"
@@ -27,6 +30,30 @@ ABSENT = (
 HEADER = ["answer", "runtime", "core", "pages/s [95%]", "KiB per connection [95%]"]
 RATIO_HEADER = ["model", "runtime", "C", "pages/s, C over pure", "CPU per page, C over pure"]
 KIB = 1024.0
+
+
+def _listed(found: Any) -> Interval | None:
+    """An interval as runtimes.json records it, [low, high]; None when it is not one."""
+    if not isinstance(found, list | tuple) or len(found) != 2:
+        return None
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in found):
+        return None
+    return Interval(float(found[0]), float(found[1]))
+
+
+def ratio_text(found: Mapping[str, Any], key: str, why: str = "1 run per point") -> str:
+    """runtimes.json's ratio found[key] with its interval: '1.22x [1.00x, 1.49x]', or why it
+    has none ('1.22x (1 run per point, no interval)'); '-' without one."""
+    return str(Figure(found.get(key), why=f"{why}, no interval"))
+
+
+def at_point(found: Mapping[str, Any] | None, shown: Callable[[float], str]) -> str:
+    """A figure recorded as value, ci95 and the concurrency it was read at: '1,493 [1,258,
+    1,822] at C 64'; '- (why it is missing)' without a value."""
+    if not found or found.get("value") is None:
+        return f"- ({(found or {}).get('missing') or 'no verified run'})"
+    text = with_interval(found["value"], _listed(found.get("ci95")), shown, why="one run")
+    return text + (f" at C {found['at']:,}" if found.get("at") else "")
 
 
 def answer_label(answer: dict[str, Any]) -> str:

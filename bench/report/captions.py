@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-from bench.report.figures import (
-    crossed_runs,
-    few_active_highlights,
-    idle_entries,
-    idle_highlights,
-    memory_fits,
-    points,
-    sleepy_highlights,
-    stopped_by_a_limit,
-    sweep_highlights,
-)
+import math
+
+from bench.report import figures
 from bench.report.palette import model_order
-from bench.report.text import crossed_note, kib, kib_interval, number, percent_gap, rank
-from bench.results import Results, SleepyHighlights
+from bench.results import Ranking, Results, SleepyHighlights
 from c10k import catalog
 from c10k.quantity import value_of
+from c10k.words import Entry, counts, in_kib, kib, number, percent_gap, ranking, with_interval
 
 IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
@@ -71,6 +63,40 @@ LOOK: dict[str, str] = {
     "what each model's own scheduling costs per page.",
 }
 GOOD_FIT_R2 = 0.98  # a memory fit below this is named in the caption
+NOT_COUNTED_ANCHOR = "not-counted"  # the section that lists every run that did not count
+
+
+def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
+    """A derived ranking in words that respect its intervals (words.ranking): 'highest:
+    callbacks 48% [47%, 49%]; lowest: aiohttp 20% [17%, 22%] (2.46x apart)', or 'all 9 tied
+    within noise (...)'; '' when nothing was ranked."""
+    if not found:
+        return ""
+    after = "%" if unit == "%" else ""  # a percentage is written 48% [47%, 49%]
+
+    def shown(entry: Entry) -> str:
+        return with_interval(
+            entry.value, entry.interval, lambda v: number(v, digits) + after, why=""
+        )
+
+    entries = [
+        Entry(model, q.value or 0.0, q.interval)
+        for model, q in found["values"].items()
+        if math.isfinite(q.value or 0.0)
+    ]
+    text = ranking(entries, found["higher_is_better"], shown, "" if after else unit)
+    if len(entries) > 1 and all(e.interval is None for e in entries):
+        text += "; one run each, no interval"
+    return text
+
+
+def crossed_note(found: list[figures.Problem]) -> str:
+    """How many runs of a chart did not count, for the end of its caption ('' when none); the
+    runs themselves are listed once, under "Runs that did not count"."""
+    if not found:
+        return ""
+    runs = "1 run" if len(found) == 1 else f"{len(found)} runs"
+    return f" Crossed: {runs} that did not count (listed under Runs that did not count)."
 
 
 def not_run(scenario: str) -> str:
@@ -92,13 +118,13 @@ def bars_note(bars: bool) -> str:
 
 def memory_fit_label(document: Results) -> str:
     """The x label of the memory charts: the unit and the concurrencies fitted."""
-    found = sleepy_highlights(document, SLEEPY)
+    found = figures.sleepy_highlights(document, SLEEPY)
     fitted = found["fit_concurrencies"] if found else []
-    return f"KiB per connection (fitted over C = {', '.join(f'{c:,}' for c in fitted) or '-'})"
+    return f"KiB per connection (fitted over C = {counts(fitted) or '-'})"
 
 
 def _memory_notes(document: Results) -> list[str]:
-    memory = memory_fits(document)
+    memory = figures.memory_fits(document)
     notes = []
     for model in model_order(list(memory)):
         m = memory[model]
@@ -115,7 +141,7 @@ def _memory_notes(document: Results) -> list[str]:
 
 
 def memory_per_connection_caption(document: Results) -> str:
-    found = sleepy_highlights(document, SLEEPY)
+    found = figures.sleepy_highlights(document, SLEEPY)
     totals = found["memory_total_kib"] if found else None
     text = (
         f"Held memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
@@ -128,9 +154,9 @@ def memory_per_connection_caption(document: Results) -> str:
         text += (
             f" Threads cost {cost:,.1f} KiB per connection against the chapter's 50 KiB per thread."
         )
-    memory = {m: fit for m, fit in memory_fits(document).items() if fit}
+    memory = {m: fit for m, fit in figures.memory_fits(document).items() if fit}
     held = [
-        f"{m} {kib_interval(fit.rss_bytes.slope)}"
+        f"{m} {in_kib(fit.rss_bytes.slope)}"
         + (f" (check {percent_gap(fit.check_gap)})" if fit.check_gap is not None else "")
         for m in model_order(list(memory))
         if (fit := memory[m]).rss_bytes.slope.value is not None
@@ -138,8 +164,8 @@ def memory_per_connection_caption(document: Results) -> str:
     if held:
         text += f" RSS slopes with their 95% intervals over the runs: {', '.join(held)}."
     per_url = [
-        f"{m} {kib_interval(fit.per_url.bytes_per_url, 2)} per URL, "
-        f"{kib_interval(fit.per_url.net_rss_bytes)} per connection net of them"
+        f"{m} {in_kib(fit.per_url.bytes_per_url, 2)} per URL, "
+        f"{in_kib(fit.per_url.net_rss_bytes)} per connection net of them"
         for m in model_order(list(memory))
         if (fit := memory[m]).per_url and fit.per_url.bytes_per_url.value is not None
     ]
@@ -155,18 +181,18 @@ def memory_per_connection_caption(document: Results) -> str:
     notes = _memory_notes(document)
     if notes:
         text += " Caveats: " + "; ".join(notes) + "."
-    return text + crossed_note(crossed_runs(document, SLEEPY))
+    return text + crossed_note(figures.crossed_runs(document, SLEEPY))
 
 
 def plateau_rss_caption(document: Results) -> str:
-    memory = memory_fits(document)
+    memory = figures.memory_fits(document)
     slopes = {
         m: f"{kib(fit.rss_bytes.slope.value)}/conn (R² {number(fit.rss_bytes.r2, 3)})"
         for m in model_order(list(memory))
         if (fit := memory[m]) and fit.rss_bytes.slope.value is not None
     }
     text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
-    found = sleepy_highlights(document, SLEEPY)
+    found = figures.sleepy_highlights(document, SLEEPY)
     largest = found["largest_plateau_rss_mib"] if found else None
     if largest and largest["most_mib"] is not None and largest["least_mib"] is not None:
         text += (
@@ -174,11 +200,11 @@ def plateau_rss_caption(document: Results) -> str:
             f"({largest['most_mib']:,.1f} MiB) and {largest['least']} the least "
             f"({largest['least_mib']:,.1f} MiB)."
         )
-    return text + crossed_note(crossed_runs(document, SLEEPY))
+    return text + crossed_note(figures.crossed_runs(document, SLEEPY))
 
 
 def _idle_parts(document: Results) -> list[str]:
-    units, found = idle_entries(document), idle_highlights(document)
+    units, found = figures.idle_entries(document), figures.idle_highlights(document)
     thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
     if thread and (thread_total := value_of(thread.total_bytes_per_unit)):
@@ -203,7 +229,7 @@ def _idle_parts(document: Results) -> list[str]:
         parts.append(
             f"threads started until failure reached {int(ceiling['count']):,}, stopped by "
             f"{ceiling['stopped_by']}"
-            + ("" if stopped_by_a_limit(ceiling) else " (the harness's cap, no failure)")
+            + ("" if figures.stopped_by_a_limit(ceiling) else " (the harness's cap, no failure)")
         )
     return parts
 
@@ -211,7 +237,7 @@ def _idle_parts(document: Results) -> list[str]:
 def idle_units_caption(document: Results) -> str:
     parts = _idle_parts(document)
     text = "; ".join(parts) + "." if parts else "No idle unit was measured."
-    text += crossed_note(crossed_runs(document, IDLE))
+    text += crossed_note(figures.crossed_runs(document, IDLE))
     return text[0].upper() + text[1:]
 
 
@@ -222,7 +248,7 @@ def _at_latency(found: SleepyHighlights) -> str:
 
 
 def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
-    found = sleepy_highlights(document, scenario)
+    found = figures.sleepy_highlights(document, scenario)
     if found is None:
         return not_run(scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
@@ -241,12 +267,12 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
         )
-    return text + crossed_note(crossed_runs(document, scenario))
+    return text + crossed_note(figures.crossed_runs(document, scenario))
 
 
 def few_active_caption(document: Results, server_bound: bool, scenario: str = FEW_ACTIVE) -> str:
     """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
-    found = few_active_highlights(document, scenario)
+    found = figures.few_active_highlights(document, scenario)
     if found is None:
         return not_run(scenario)
     text = (
@@ -255,19 +281,19 @@ def few_active_caption(document: Results, server_bound: bool, scenario: str = FE
     )
     if server_bound:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
-    return text + crossed_note(crossed_runs(document, scenario))
+    return text + crossed_note(figures.crossed_runs(document, scenario))
 
 
 def latency_caption(document: Results) -> str:
     texts = []
     for scenario in (FEW_ACTIVE, SLEEPY):
-        if not points(document, scenario):
+        if not figures.points(document, scenario):
             texts.append(f"{scenario} did not run")
             continue
         found = (
-            few_active_highlights(document, scenario)
+            figures.few_active_highlights(document, scenario)
             if scenario == FEW_ACTIVE
-            else sleepy_highlights(document, scenario)
+            else figures.sleepy_highlights(document, scenario)
         )
         if found is None:
             continue
@@ -280,14 +306,19 @@ def latency_caption(document: Results) -> str:
 
 def latency_sweep_caption(document: Results) -> str:
     texts = []
-    found = sweep_highlights(document)
+    found = figures.sweep_highlights(document)
     for end in found["by_latency"] if found else []:
         line = f"at latency {end['latency'].text}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
         texts.append(line)
     text = "; ".join(texts) or f"no verified {LATENCY_SWEEP} point"
-    return text[0].upper() + text[1:] + "." + crossed_note(crossed_runs(document, LATENCY_SWEEP))
+    return (
+        text[0].upper()
+        + text[1:]
+        + "."
+        + crossed_note(figures.crossed_runs(document, LATENCY_SWEEP))
+    )
 
 
 INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
@@ -310,5 +341,5 @@ def instructions_caption(document: Results, with_cpu: bool) -> str:
             if with_cpu
             else ""
         )
-        + crossed_note(crossed_runs(document, catalog.INSTRUCTIONS.name))
+        + crossed_note(figures.crossed_runs(document, catalog.INSTRUCTIONS.name))
     )

@@ -82,6 +82,15 @@ def no_data(ax: Axes, reason: str) -> None:
     )
 
 
+def not_run(name: str, title: str, figure: Figure, axes: list[Axes], scenario: str) -> Chart:
+    """The chart of a scenario that did not run: 'no data' in its axes, and a caption that
+    says so."""
+    no_data(axes[0], captions.no_data(scenario))
+    for ax in axes[1:]:
+        no_data(ax, "")
+    return Chart(name, title, figure, captions.not_run(scenario))
+
+
 def model_line(ax: Axes, model: str, xs: list[float], ys: list[float], **extra: Any) -> None:
     s = style(model)
     ax.plot(
@@ -129,22 +138,23 @@ def crossed(ax: Axes, model: str, xs: list[float], ys: list[float | None]) -> No
 
 def model_key(model: str) -> Line2D:
     s = style(model)
-    return Line2D(
-        [],
-        [],
-        color=s.colour,
-        marker=s.marker,
-        linestyle=s.linestyle,
-        markersize=7,
-        label=short_label(model),
+    return key(
+        short_label(model), color=s.colour, marker=s.marker, linestyle=s.linestyle, markersize=7
     )
+
+
+def key(label: str, **drawn: Any) -> Line2D:
+    """A legend entry drawn as drawn says (Line2D's keywords)."""
+    return Line2D([], [], label=label, **drawn)
 
 
 LEGEND_COLUMNS = 5  # at most; fewer when the legend would be wider than the figure
 
 
-def fitted_legend(figure: Figure, handles: list[Any], labels: list[str]) -> None:
-    """The legend under the axes in as many columns as fit the figure's width (never cut)."""
+def fitted_legend(figure: Figure, handles: list[Any], labels: list[str] | None = None) -> None:
+    """The legend under the axes in as many columns as fit the figure's width (never cut);
+    labels: the handles' own by default."""
+    labels = labels or [str(h.get_label()) for h in handles]
     renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
     for columns in range(min(LEGEND_COLUMNS, len(handles)), 0, -1):
         found = figure.legend(
@@ -175,15 +185,7 @@ def legend(figure: Figure, axes: list[Axes], extra: list[Line2D] | None = None) 
 
 def error_bar_key() -> Line2D:
     """The legend entry of the bars: what they are, on every chart that has them."""
-    return Line2D(
-        [],
-        [],
-        color="#333333",
-        marker="|",
-        markersize=10,
-        linestyle="none",
-        label="bar: 95% interval",
-    )
+    return key("bar: 95% interval", color="#333333", marker="|", markersize=10, linestyle="none")
 
 
 def marker_key(kind: str) -> Line2D:
@@ -192,17 +194,8 @@ def marker_key(kind: str) -> Line2D:
         marker, size, width, label = "X", 10, 2.0, "run that did not count"
     else:
         marker, size, width, label = "o", 8, 1.6, "server CPU-bound"
-    return Line2D(
-        [],
-        [],
-        linestyle="none",
-        marker=marker,
-        markersize=size,
-        markerfacecolor="white",
-        markeredgecolor="#333333",
-        markeredgewidth=width,
-        label=label,
-    )
+    return key(label, linestyle="none", marker=marker, markersize=size, markerfacecolor="white",
+               markeredgecolor="#333333", markeredgewidth=width)  # fmt: skip
 
 
 def spans_wide(values: list[float]) -> bool:

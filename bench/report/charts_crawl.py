@@ -9,31 +9,12 @@ from operator import itemgetter
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
-from bench.report import captions
-from bench.report.chart_kit import (
-    THOUSANDS,
-    Chart,
-    fitted_legend,
-    legend,
-    log_if_wide,
-    marker_keys,
-    new_figure,
-    no_data,
-    rows_height,
-    ticks_at,
-    y_scale,
-)
+from bench.report import captions, figures
+from bench.report import chart_kit as kit
 from bench.report.chart_lines import Lines, crawl_lines, plot_ideal
-from bench.report.figures import (
-    crossed_runs,
-    instructions,
-    points,
-    sleepy_highlights,
-    sweep_highlights,
-)
 from bench.report.palette import model_order, style
 from bench.results import Point, Results
-from c10k import catalog
+from c10k import catalog, words
 from c10k.durations import Latency
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
@@ -55,18 +36,17 @@ def _latencies(table: dict[str, list[Point]]) -> list[Latency]:
     return sorted({p["latency"] for e in table.values() for p in e}, key=lambda k: k.mean_s)
 
 
-def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
+def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Chart:
     """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L: one panel
     per server latency, so that no line joins points of two latencies."""
     name = f"{scenario}-throughput"
-    table = points(document, scenario)
+    table = figures.points(document, scenario)
     latencies = _latencies(table)
-    title, figure, axes = new_figure(name, 1, max(len(latencies), 1))
-    found = crossed_runs(document, scenario)
+    title, figure, axes = kit.new_figure(name, 1, max(len(latencies), 1))
+    found = figures.crossed_runs(document, scenario)
     if not table:
-        no_data(axes[0], captions.no_data(scenario))
-        return Chart(name, title, figure, captions.not_run(scenario))
-    highlighted = sleepy_highlights(document, scenario)
+        return kit.not_run(name, title, figure, axes, scenario)
+    highlighted = figures.sleepy_highlights(document, scenario)
     judged = highlighted.get("judged_latency") if highlighted else None
     saturated = bars = False
     for ax, latency in zip(axes, latencies, strict=True):
@@ -81,19 +61,19 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> Chart:
         )
         at = {m: [p for p in e if p["latency"] == latency] for m, e in table.items()}
         ideal = plot_ideal(ax, at, _concurrency)
-        log_if_wide(ax, drawn.xs)
-        ticks_at(ax, sorted({float(p["concurrency"]) for e in at.values() for p in e}))
-        y_scale(ax, drawn.ys + [y for _, y in ideal])
+        kit.log_if_wide(ax, drawn.xs)
+        kit.ticks_at(ax, sorted({float(p["concurrency"]) for e in at.values() for p in e}))
+        kit.y_scale(ax, drawn.ys + [y for _, y in ideal])
         judged_here = len(latencies) > 1 and latency == judged
         ax.set_title(f"L = {latency.text}" + (" (the answer is read here)" if judged_here else ""),
                      fontsize=10)  # fmt: skip
         ax.set_xlabel("concurrency C")
-        ax.xaxis.set_major_formatter(THOUSANDS)
+        ax.xaxis.set_major_formatter(kit.THOUSANDS)
         saturated, bars = saturated or drawn.saturated, bars or drawn.bars
     axes[0].set_ylabel("pages/s after the root page")
-    legend(figure, axes, marker_keys(found, saturated, bars))
+    kit.legend(figure, axes, kit.marker_keys(found, saturated, bars))
     caption = captions.sleepy_throughput_caption(document, scenario)
-    return Chart(name, title, figure, caption + captions.bars_note(bars))
+    return kit.Chart(name, title, figure, caption + captions.bars_note(bars))
 
 
 def _speed_and_cpu(
@@ -119,87 +99,83 @@ def _speed_and_cpu(
     )
     left.set_title("pages/s (higher is better)", fontsize=10)
     right.set_title("CPU per page (lower is better)", fontsize=10)
-    y_scale(left, speed.ys + [y for _, y in ideal or []])
-    y_scale(right, cpu.ys)
+    kit.y_scale(left, speed.ys + [y for _, y in ideal or []])
+    kit.y_scale(right, cpu.ys)
     return Lines(speed.xs, speed.saturated, speed.bars or cpu.bars, speed.ys)
 
 
-def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> Chart:
+def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> kit.Chart:
     """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
-    title, figure, (left, right) = new_figure(scenario, 1, 2)
-    if not points(document, scenario):
-        no_data(left, captions.no_data(scenario))
-        no_data(right, "")
-        return Chart(scenario, title, figure, captions.not_run(scenario))
+    title, figure, (left, right) = kit.new_figure(scenario, 1, 2)
+    if not figures.points(document, scenario):
+        return kit.not_run(scenario, title, figure, [left, right], scenario)
     drawn = _speed_and_cpu(document, scenario, (left, right), _concurrency)
     for ax in (left, right):
-        log_if_wide(ax, drawn.xs)
+        kit.log_if_wide(ax, drawn.xs)
         ax.set_xlabel("concurrency C")
-        ax.xaxis.set_major_formatter(THOUSANDS)
+        ax.xaxis.set_major_formatter(kit.THOUSANDS)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs, user + sys)")
-    found = crossed_runs(document, scenario)
-    legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
+    found = figures.crossed_runs(document, scenario)
+    kit.legend(figure, [left, right], kit.marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.few_active_caption(document, drawn.saturated, scenario)
-    return Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
+    return kit.Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
 
 
-def chart_latency(document: Results) -> Chart:
+def chart_latency(document: Results) -> kit.Chart:
     """Fetch latency p50 and p99 against concurrency, in few-active and sleepy."""
     name = "latency"
-    title, figure, axes = new_figure(name, 2, 2, height=8.0)
+    title, figure, axes = kit.new_figure(name, 2, 2, height=8.0)
     bars = False
     for row, scenario in enumerate((FEW_ACTIVE, SLEEPY)):
-        table = points(document, scenario)
+        table = figures.points(document, scenario)
         for col, quantile in enumerate(("p50", "p99")):
             ax = axes[row * 2 + col]
             if not table:
-                no_data(ax, f"{scenario} did not run")
+                kit.no_data(ax, f"{scenario} did not run")
                 continue
             median = itemgetter(f"latency_{quantile}_s")
             drawn = crawl_lines(ax, document, scenario, median, _concurrency, None, 1e3)
             bars = drawn.bars or bars
-            log_if_wide(ax, drawn.xs)
-            y_scale(ax, drawn.ys)
+            kit.log_if_wide(ax, drawn.xs)
+            kit.y_scale(ax, drawn.ys)
             ax.set_title(f"{scenario}: {quantile}", fontsize=10)
             ax.set_xlabel("concurrency C")
             ax.set_ylabel(f"{quantile} latency (ms)")
-            ax.xaxis.set_major_formatter(THOUSANDS)
-    legend(figure, axes, marker_keys([], False, bars))
+            ax.xaxis.set_major_formatter(kit.THOUSANDS)
+    kit.legend(figure, axes, kit.marker_keys([], False, bars))
     caption = captions.latency_caption(document) + captions.bars_note(bars)
-    return Chart(name, title, figure, caption)
+    return kit.Chart(name, title, figure, caption)
 
 
-def chart_latency_sweep(document: Results) -> Chart:
+def chart_latency_sweep(document: Results) -> kit.Chart:
     """Pages/s and CPU per page against the server's latency, at a fixed concurrency."""
-    title, figure, (left, right) = new_figure(LATENCY_SWEEP, 1, 2)
-    table = points(document, LATENCY_SWEEP)
+    title, figure, (left, right) = kit.new_figure(LATENCY_SWEEP, 1, 2)
+    table = figures.points(document, LATENCY_SWEEP)
     if not table:
-        no_data(left, captions.no_data(LATENCY_SWEEP))
-        no_data(right, "")
-        return Chart(LATENCY_SWEEP, title, figure, captions.not_run(LATENCY_SWEEP))
+        return kit.not_run(LATENCY_SWEEP, title, figure, [left, right], LATENCY_SWEEP)
     ideal = plot_ideal(left, table, _latency_ms)
     drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms, ideal)
-    sweep = sweep_highlights(document)
+    sweep = figures.sweep_highlights(document)
     concurrency = sweep["concurrencies"] if sweep else []
     for ax in (left, right):
         if any(v > 0 for v in drawn.xs):
             ax.set_xscale("symlog", linthresh=1.0)
-        ticks_at(ax, sorted(set(drawn.xs)))
-        ax.set_xlabel(f"server latency (ms), C = {', '.join(f'{c:,}' for c in concurrency)}")
+        kit.ticks_at(ax, sorted(set(drawn.xs)))
+        ax.set_xlabel(f"server latency (ms), C = {words.counts(concurrency)}")
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs)")
-    found = crossed_runs(document, LATENCY_SWEEP)
-    legend(figure, [left, right], marker_keys(found, drawn.saturated, drawn.bars))
+    found = figures.crossed_runs(document, LATENCY_SWEEP)
+    kit.legend(figure, [left, right], kit.marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.latency_sweep_caption(document) + captions.bars_note(drawn.bars)
-    return Chart(LATENCY_SWEEP, title, figure, caption)
+    return kit.Chart(LATENCY_SWEEP, title, figure, caption)
 
 
-def chart_sleepy_keep_alive_throughput(document: Results) -> Chart:
+def chart_sleepy_keep_alive_throughput(document: Results) -> kit.Chart:
     return chart_sleepy_throughput(document, SLEEPY_KEEP_ALIVE)
 
 
-def chart_few_active_keep_alive(document: Results) -> Chart:
+def chart_few_active_keep_alive(document: Results) -> kit.Chart:
     return chart_few_active(document, FEW_ACTIVE_KEEP_ALIVE)
 
 
@@ -209,7 +185,7 @@ CORE_GREY = "#9E9E9E"  # the shared core's part of a model's instructions
 
 def _instruction_counts(document: Results) -> tuple[float | None, dict[str, float]]:
     """The core replay's instructions per page, and each model's."""
-    table = instructions(document)
+    table = figures.instructions(document)
     counts = {
         name: float(median)
         for name, entry in table.items()
@@ -218,15 +194,15 @@ def _instruction_counts(document: Results) -> tuple[float | None, dict[str, floa
     return counts.pop(catalog.CORE_REPLAY, None), counts
 
 
-def chart_instructions(document: Results) -> Chart:
+def chart_instructions(document: Results) -> kit.Chart:
     """Per model, instructions per page (callgrind) as the shared core (the core replay's
     count) and the rest, the model's own scheduling; the core replay alone on top."""
     core, counts = _instruction_counts(document)
     models = model_order(list(counts))
-    title, figure, (ax,) = new_figure(INSTRUCTIONS, height=rows_height(len(models) + 1))
+    title, figure, (ax,) = kit.new_figure(INSTRUCTIONS, height=kit.rows_height(len(models) + 1))
     if not counts:
-        no_data(ax, "no instructions were counted (valgrind absent, or quick)")
-        return Chart(INSTRUCTIONS, title, figure, "Not measured.")
+        kit.no_data(ax, "no instructions were counted (valgrind absent, or quick)")
+        return kit.Chart(INSTRUCTIONS, title, figure, "Not measured.")
     rows = [catalog.CORE_REPLAY, *models]
     for row, name in enumerate(rows):
         total = (core if name == catalog.CORE_REPLAY else counts[name]) or 0.0
@@ -245,6 +221,6 @@ def chart_instructions(document: Results) -> Chart:
         Patch(facecolor=CORE_GREY, edgecolor="black", label="the shared core (core replay)"),
         Patch(facecolor="white", edgecolor="black", label="the model's own (its colour)"),
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    kit.fitted_legend(figure, keys)
     caption = captions.instructions_caption(document, with_cpu=False)
-    return Chart(INSTRUCTIONS, title, figure, caption)
+    return kit.Chart(INSTRUCTIONS, title, figure, caption)

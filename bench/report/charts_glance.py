@@ -15,10 +15,10 @@ from bench.report import captions
 from bench.report.answer import Workload, workloads
 from bench.report.chart_kit import Chart, fitted_legend, new_figure, no_data, rows_height
 from bench.report.palette import model_order
-from bench.report.ties import Entry, names, standing
 from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
-from bench.report.verdicts.base import CLAIMS, UNIT_TEXT, Verdict
+from bench.report.verdicts.base import CLAIMS, Verdict
 from bench.results import Results
+from c10k.words import UNITS, Entry, names, standing
 
 HEADLINE, VERDICT_CHART = captions.HEADLINE, captions.VERDICT_CHART
 SHARE_MAP = "Blues"  # sequential, readable in grey: darker is closer to the best
@@ -150,12 +150,12 @@ def _claim_row(ax: Axes, ruling: Ruling) -> None:
     ax.set_xlim(low, high)
     ax.axvspan(max(v.band.low, low), min(v.band.high, high), color=BAND_GREEN, alpha=0.22, lw=0)
     edges = [x for x in (v.band.low, v.band.high) if low < x < high]
-    ax.set_xticks(edges, ["".join(v.band.bound(x, v.unit)) for x in edges], fontsize=7.5)
+    ax.set_xticks(edges, ["".join(v.band.bound(x, v.about.unit)) for x in edges], fontsize=7.5)
     ax.xaxis.set_minor_locator(NullLocator())
     if v.interval is not None:
         ax.plot([v.interval.low, v.interval.high], [0, 0], color="black", linewidth=2)
     ax.plot([v.value], [0], marker="o", markersize=8, color=colour, linestyle="none")
-    ax.annotate(UNIT_TEXT[v.unit](v.value), (v.value, 0), xytext=(0, 7),
+    ax.annotate(UNITS[v.about.unit].value(v.value), (v.value, 0), xytext=(0, 7),
                 textcoords="offset points", ha="center", fontsize=8)  # fmt: skip
     ax.set_ylim(-1, 1.4)
     ax.grid(False)
@@ -172,7 +172,7 @@ def chart_verdicts(found: list[Ruling]) -> Chart:
         Line2D([], [], color="black", linewidth=2, label="interval (its method in the table)"),
         Line2D([], [], color="#555555", marker="o", linestyle="none", label="judged figure"),
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
+    fitted_legend(figure, keys)
     return Chart(VERDICT_CHART, title, figure, verdicts_caption(found))
 
 

@@ -4,33 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from bench.report import captions
-from bench.report.chart_kit import (
-    THOUSANDS,
-    Chart,
-    cross_marker,
-    crossed,
-    fitted_legend,
-    legend,
-    log_if_wide,
-    marker_key,
-    new_figure,
-    no_data,
-    rows_height,
-)
-from bench.report.figures import (
-    KIB,
-    crossed_runs,
-    failed_slope_runs,
-    idle_entries,
-    memory_fits,
-    points,
-    units_parked,
-)
+from bench.report import captions, figures
+from bench.report import chart_kit as kit
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
 from bench.results import IdleEntry, MemoryFit, Results
@@ -38,8 +16,9 @@ from c10k import catalog
 from c10k.quantity import Interval, value_of
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
-CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB  # the chapter's numbers, as the verdicts hold them
-CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / KIB
+# The chapter's numbers, as the verdicts hold them.
+CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / figures.KIB
+CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / figures.KIB
 BAR = 0.36  # the height of a bar; held and peak side by side in one row
 PALE = 0.45  # the peak bar: the model's colour, paler
 KERNEL_GREY = "#BBBBBB"
@@ -50,7 +29,7 @@ def _interval_bar(ax: Axes, y: float, value: float, interval: Interval | None) -
     """A horizontal 95% interval around value, in black (nothing without an interval)."""
     if interval is None:
         return
-    low, high = max(0.0, interval.low) / KIB, max(0.0, interval.high) / KIB
+    low, high = max(0.0, interval.low) / figures.KIB, max(0.0, interval.high) / figures.KIB
     ax.errorbar(
         value,
         y,
@@ -69,19 +48,19 @@ def _value(ax: Axes, x: float, y: float, text: str) -> None:
 
 def _bar_end(value: float, interval: Interval | None) -> float:
     """Where a bar's label goes: past the bar and its interval (in KiB)."""
-    return max(value, (interval.high / KIB) if interval else 0)
+    return max(value, (interval.high / figures.KIB) if interval else 0)
 
 
 def _rss_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held and peak RSS per connection of one model: the same definition, side by side."""
     s = style(model)
     held_fit, peak_fit = m.rss_bytes.slope, m.peak_rss_bytes.slope
-    held = max(0.0, held_fit.value or 0.0) / KIB
+    held = max(0.0, held_fit.value or 0.0) / figures.KIB
     ax.barh(row - BAR / 2, held, BAR, color=s.colour, edgecolor="black", linewidth=0.6)
     _interval_bar(ax, row - BAR / 2, held, held_fit.interval)
     _value(ax, _bar_end(held, held_fit.interval), row - BAR / 2, f"{held:,.1f}")
     if peak_fit.value is not None:
-        peak = max(0.0, peak_fit.value) / KIB
+        peak = max(0.0, peak_fit.value) / figures.KIB
         ax.barh(
             row + BAR / 2, peak, BAR, color=s.colour, alpha=PALE, edgecolor="black", linewidth=0.6
         )
@@ -92,8 +71,8 @@ def _rss_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
 def _total_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held per connection with the kernel's share: the RSS slope and the kernel slope on it."""
     s = style(model)
-    rss = max(0.0, m.rss_bytes.slope.value or 0.0) / KIB
-    kernel = max(0.0, m.kernel_bytes.slope.value or 0.0) / KIB
+    rss = max(0.0, m.rss_bytes.slope.value or 0.0) / figures.KIB
+    kernel = max(0.0, m.kernel_bytes.slope.value or 0.0) / figures.KIB
     ax.barh(row, rss, 2 * BAR, color=s.colour, edgecolor="black", linewidth=0.6)
     ax.barh(row, kernel, 2 * BAR, left=rss, color=KERNEL_GREY, edgecolor="black", linewidth=0.6)
     total = rss + kernel
@@ -101,17 +80,17 @@ def _total_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     _value(ax, _bar_end(total, m.total_bytes.interval), row, f"{total:,.1f}")
 
 
-def chart_memory_per_connection(document: Results) -> Chart:
+def chart_memory_per_connection(document: Results) -> kit.Chart:
     """Per model, left: held and peak RSS per connection (the same definition, RSS slopes);
     right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
-    memory = memory_fits(document)
+    memory = figures.memory_fits(document)
     models = model_order(list(memory))
-    title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(models)), sharey=True)
+    title, figure, (left, right) = kit.new_figure(
+        name, 1, 2, kit.rows_height(len(models)), sharey=True
+    )
     if not memory:
-        no_data(left, captions.no_data(SLEEPY))
-        no_data(right, "")
-        return Chart(name, title, figure, captions.not_run(SLEEPY))
+        return kit.not_run(name, title, figure, [left, right], SLEEPY)
     for row, model in enumerate(models):
         m = memory[model]
         if m is None or m.rss_bytes.slope.value is None:
@@ -130,10 +109,10 @@ def chart_memory_per_connection(document: Results) -> Chart:
         Patch(facecolor="#777777", edgecolor="black", label="held: plateau RSS slope"),
         Patch(facecolor="#777777", alpha=PALE, edgecolor="black", label="peak: peak-RSS slope"),
         Patch(facecolor=KERNEL_GREY, edgecolor="black", label="kernel slope (both ends)"),
-        Line2D([], [], color="black", marker="|", linestyle="none", label="bar: 95% interval"),
+        kit.key("bar: 95% interval", color="black", marker="|", linestyle="none"),
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
-    return Chart(name, title, figure, captions.memory_per_connection_caption(document))
+    kit.fitted_legend(figure, keys)
+    return kit.Chart(name, title, figure, captions.memory_per_connection_caption(document))
 
 
 def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
@@ -144,31 +123,30 @@ def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
         return
     low, high = float(min(m.concurrencies)), float(max(m.concurrencies))
     xs = np.geomspace(low, high, FIT_SAMPLES) if log_x else np.linspace(low, high, FIT_SAMPLES)
-    ys = (intercept + slope * xs) / KIB / KIB
+    ys = (intercept + slope * xs) / figures.KIB / figures.KIB
     s = style(model)
     ax.plot(xs, ys, color=s.colour, linestyle=s.linestyle, linewidth=1.4)
 
 
-def chart_plateau_rss(document: Results) -> Chart:
+def chart_plateau_rss(document: Results) -> kit.Chart:
     """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
-    title, figure, (ax,) = new_figure(name)
-    memory = memory_fits(document)
-    found = crossed_runs(document, SLEEPY)
+    title, figure, (ax,) = kit.new_figure(name)
+    memory = figures.memory_fits(document)
+    found = figures.crossed_runs(document, SLEEPY)
     if not memory:
-        no_data(ax, captions.no_data(SLEEPY))
-        return Chart(name, title, figure, captions.not_run(SLEEPY))
+        return kit.not_run(name, title, figure, [ax], SLEEPY)
     plateaus = {
         model: [
-            (float(p["concurrency"]), plateau.value / KIB)
+            (float(p["concurrency"]), plateau.value / figures.KIB)
             for p in found_points
             if (plateau := p.get("plateau_rss_kib")) and plateau.value is not None
         ]
-        for model, found_points in points(document, SLEEPY).items()
+        for model, found_points in figures.points(document, SLEEPY).items()
     }
     all_x = [c for xy in plateaus.values() for c, _ in xy]
     all_x += [float(p.concurrency) for p in found if p.concurrency is not None]
-    log_if_wide(ax, all_x)
+    kit.log_if_wide(ax, all_x)
     log_x = ax.get_xscale() == "log"
     for model in model_order(list(memory)):
         s = style(model)
@@ -179,14 +157,14 @@ def chart_plateau_rss(document: Results) -> Chart:
         _fit_line(ax, model, memory[model], log_x)
     for p in found:
         if p.concurrency is not None:
-            rss = p.plateau_rss_kib / KIB if p.plateau_rss_kib else None
-            crossed(ax, p.model, [float(p.concurrency)], [rss])
+            rss = p.plateau_rss_kib / figures.KIB if p.plateau_rss_kib else None
+            kit.crossed(ax, p.model, [float(p.concurrency)], [rss])
     ax.set_xlabel("concurrency C (connections open at once; lines: the fits, over their C)")
     ax.set_ylabel("plateau RSS (MiB)")
-    ax.xaxis.set_major_formatter(THOUSANDS)
-    legend(figure, [ax], [marker_key("crossed")] if found else None)
+    ax.xaxis.set_major_formatter(kit.THOUSANDS)
+    kit.legend(figure, [ax], [kit.marker_key("crossed")] if found else None)
     caption = captions.plateau_rss_caption(document)
-    return Chart(name, title, figure, caption)
+    return kit.Chart(name, title, figure, caption)
 
 
 # Each part of an idle unit's memory: marker, size, face (None: the kind's colour), legend.
@@ -207,18 +185,24 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleEntry]) -> Non
             ax.text(0.02, row, " not measured", va="center", transform=ax.get_yaxis_transform())
             continue
         s = style(kind)
-        total = (value_of(unit.total_bytes_per_unit) or unit.rss_bytes_per_unit) / KIB
+        total = (value_of(unit.total_bytes_per_unit) or unit.rss_bytes_per_unit) / figures.KIB
         kernel = unit.kernel_total_bytes_per_unit or 0.0
-        parts = {"RSS": unit.rss_bytes_per_unit / KIB, "kernel": kernel / KIB}
+        parts = {"RSS": unit.rss_bytes_per_unit / figures.KIB, "kernel": kernel / figures.KIB}
         parts["total"] = total  # drawn last, over a part of the same size
         for part, value in parts.items():
             if value < total * VISIBLE_SHARE:  # a part too small to matter (kernel: noise)
                 continue
             marker, size, face, _ = IDLE_MARKERS[part]
             ax.plot(
-                [value], [row], marker=marker, markersize=size, linestyle="none",
-                color=s.colour, markerfacecolor=face or s.colour, markeredgewidth=1.4,
-            )  # fmt: skip
+                [value],
+                [row],
+                marker=marker,
+                markersize=size,
+                linestyle="none",
+                color=s.colour,
+                markerfacecolor=face or s.colour,
+                markeredgewidth=1.4,
+            )
         _value(ax, total * 1.15, row, f"{total:,.2f}")
     ax.set_xscale("log")
     for value, dash, text in ((CHAPTER_THREAD_KIB, "--", "50"), (CHAPTER_COROUTINE_KIB, ":", "3")):
@@ -250,9 +234,9 @@ def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
     """Right: the units each kind parked (measured), failed runs crossed at the count they
     were asked for, and the threads started until failure in one process and on the machine."""
     units, failed, parked = (
-        idle_entries(document),
-        failed_slope_runs(document),
-        units_parked(document),
+        figures.idle_entries(document),
+        figures.failed_slope_runs(document),
+        figures.units_parked(document),
     )
     for row, kind in enumerate(kinds):
         s = style(kind)
@@ -262,41 +246,39 @@ def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
             )
             _value(ax, parked[kind] * 1.1, row, f"{parked[kind]:,}")
         for count, status, _reason in failed.get(kind, []):
-            ax.plot([count], [row], **cross_marker(s.colour))
+            ax.plot([count], [row], **kit.cross_marker(s.colour))
             _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {status}")
         _thread_ceilings(ax, row, units.get(kind))
     ax.set_xscale("log")
     ax.tick_params(labelleft=False)
     ax.set_xlabel("units parked (log); | threads started until failure")
     ax.set_title("units reached", fontsize=10)
-    ax.xaxis.set_major_formatter(THOUSANDS)
+    ax.xaxis.set_major_formatter(kit.THOUSANDS)
     ax.margins(x=0.25)
 
 
-def chart_idle_units(document: Results) -> Chart:
+def chart_idle_units(document: Results) -> kit.Chart:
     """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
-    units = idle_entries(document)
+    units = figures.idle_entries(document)
     kinds = idle_order(list(units))
-    title, figure, (left, right) = new_figure(name, 1, 2, rows_height(len(kinds) + 1), sharey=True)
+    title, figure, (left, right) = kit.new_figure(
+        name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True
+    )
     if not units:
-        no_data(left, captions.no_data(IDLE))
-        no_data(right, "")
-        return Chart(name, title, figure, captions.not_run(IDLE))
+        return kit.not_run(name, title, figure, [left, right], IDLE)
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, document)
     keys = [
-        Line2D(
-            [],
-            [],
+        kit.key(
+            text,
             marker=marker,
             markersize=size,
             markerfacecolor=face or "#555555",
             color="#555555",
             linestyle="none",
-            label=text,
         )
         for marker, size, face, text in IDLE_MARKERS.values()
     ]
-    fitted_legend(figure, keys, [str(k.get_label()) for k in keys])
-    return Chart(name, title, figure, captions.idle_units_caption(document))
+    kit.fitted_legend(figure, keys)
+    return kit.Chart(name, title, figure, captions.idle_units_caption(document))

@@ -3,23 +3,10 @@ judged from, its conditions and numbers, and the charts that show them."""
 
 from __future__ import annotations
 
-from bench.report.layout import (
-    Badge,
-    Block,
-    Bullets,
-    Code,
-    Details,
-    Heading,
-    Link,
-    Paragraph,
-    Rich,
-    Span,
-    Strong,
-    Table,
-)
+from bench.report import layout
 from bench.report.sources import COMMANDS, ROLE_WORDS, Sources
 from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
-from bench.report.verdicts.base import CLAIMS
+from c10k.words import line
 
 VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈", FROM_ONE_RUN: "≈"}
 VERDICT_CSS = {
@@ -49,96 +36,100 @@ EVIDENCE: dict[str, tuple[tuple[str, str], ...]] = {
 FOLD_CLAUSES = 4  # conditions with more clauses than this open on a click
 
 
-def badge(ruling: Ruling) -> Badge:
+def badge(ruling: Ruling) -> layout.Badge:
     verdict = ruling.verdict.verdict
     mark = VERDICT_MARK.get(verdict, "–")
-    return Badge(f"{mark} {verdict}", VERDICT_CSS.get(verdict, "not-measurable"))
+    return layout.Badge(f"{mark} {verdict}", VERDICT_CSS.get(verdict, "not-measurable"))
 
 
 def anchor(ruling: Ruling) -> str:
     return ruling.verdict.claim.lower()
 
 
-def verdict_table(found: list[Ruling]) -> Table:
+def verdict_table(found: list[Ruling]) -> layout.Table:
     """One row per claim: the claim (linked to its section), the chapter's figure, the figure
     measured with its interval, the rule's threshold and the verdict."""
-    rows: list[list[Rich | str]] = [
+    rows: list[list[layout.Rich | str]] = [
         [
-            (Link(f"{r.verdict.claim} {r.verdict.words}", f"#{anchor(r)}"),),
-            r.verdict.chapter,
+            (layout.Link(f"{r.verdict.claim} {r.verdict.about.words}", f"#{anchor(r)}"),),
+            r.verdict.about.chapter,
             r.verdict.figure,
             r.verdict.threshold,
             (badge(r),),
         ]
         for r in found
     ]
-    return Table(VERDICT_HEADER, rows, css="verdicts")
+    return layout.Table(VERDICT_HEADER, rows, css="verdicts")
 
 
-def judged_from(ruling: Ruling) -> Rich:
+def judged_from(ruling: Ruling) -> layout.Rich:
     """The file a claim was judged from, or the command that writes the file it needs."""
-    spans: list[Span] = []
+    spans: list[layout.Span] = []
     if ruling.source is not None:
-        spans += ["Judged from ", Code(str(ruling.source.path)), f" ({ruling.source.about()})."]
+        spans += [
+            "Judged from ",
+            layout.Code(str(ruling.source.path)),
+            f" ({ruling.source.about()}).",
+        ]
     if ruling.needs:
         spans += [
             " " if spans else "",
             f"It needs {ROLE_WORDS[ruling.needs]}: ",
-            Code(COMMANDS[ruling.needs]),
+            layout.Code(COMMANDS[ruling.needs]),
             "; name its file (or DIR) on the command line of ",
-            Code("c10k report"),
+            layout.Code("c10k report"),
             " beside the others.",
         ]
     return tuple(spans)
 
 
-def claim_section(ruling: Ruling) -> list[Block]:
+def claim_section(ruling: Ruling) -> list[layout.Block]:
     """A claim's own section: verdict and figure, rule, file, conditions, evidence."""
     v = ruling.verdict
-    measured: list[Rich] = [] if v.measured == "-" else [(f"Measured: {v.measured}",)]
-    items = [*measured, *((c,) for c in v.conditions)]
-    blocks: list[Block] = [
-        Heading(3, anchor(ruling), f"{v.claim}: {v.words}"),
-        Paragraph(
+    measured = [f"Measured: {line(v.measured)}"] if v.measured else []
+    items: list[layout.Rich] = [(text,) for text in (*measured, *v.conditions)]
+    blocks: list[layout.Block] = [
+        layout.Heading(3, anchor(ruling), f"{v.claim}: {v.about.words}"),
+        layout.Paragraph(
             (
                 badge(ruling),
                 " ",
-                Strong(v.figure),
-                f" against the rule's threshold {v.threshold}; {CLAIMS[v.claim].source} says "
-                f"{v.chapter}.",
+                layout.Strong(v.figure),
+                f" against the rule's threshold {v.threshold}; {v.about.source} says "
+                f"{v.about.chapter}.",
             )
         ),
-        Paragraph((f"Rule: {v.rule}.",)),
-        Paragraph(judged_from(ruling), note=True),
+        layout.Paragraph((f"Rule: {v.about.rule}.",)),
+        layout.Paragraph(judged_from(ruling), note=True),
     ]
     if v.stopping:
-        blocks.append(Paragraph((f"Rounds: {v.stopping}.",), note=True))
+        blocks.append(layout.Paragraph((f"Rounds: {v.stopping}.",), note=True))
     if len(items) > FOLD_CLAUSES:
         summary = f"Conditions and supporting numbers ({len(items)})"
-        blocks.append(Details(summary, [Bullets(items)]))
+        blocks.append(layout.Details(summary, [layout.Bullets(items)]))
     else:
-        blocks.append(Bullets(items))
+        blocks.append(layout.Bullets(items))
     evidence = EVIDENCE.get(v.claim) or ()
     if evidence:
-        links: list[Span] = ["Shown in: "]
+        links: list[layout.Span] = ["Shown in: "]
         for n, (target, text) in enumerate(evidence):
             links += [", "] if n else []
-            links.append(Link(text, f"#{target}"))
-        blocks.append(Paragraph((*links, ".")))
+            links.append(layout.Link(text, f"#{target}"))
+        blocks.append(layout.Paragraph((*links, ".")))
     return blocks
 
 
-def sources_note(found: Sources, rulings: list[Ruling]) -> Paragraph:
+def sources_note(found: Sources, rulings: list[Ruling]) -> layout.Paragraph:
     """Under the verdict table: which file judged which claims, and where the rules are."""
-    spans: list[Span] = []
+    spans: list[layout.Span] = []
     for source in found.given():
         claims = [r.verdict.claim for r in rulings if r.source is source]
         if claims:
             judged = f"{', '.join(claims)} judged from "
-            spans += [judged, Code(str(source.path)), f" ({source.about()}). "]
+            spans += [judged, layout.Code(str(source.path)), f" ({source.about()}). "]
     needed = [r for r in rulings if r.needs]
     for ruling in needed:
         needs = f"{ruling.verdict.claim} needs {ROLE_WORDS[ruling.needs]} ("
-        spans += [needs, Code(COMMANDS[ruling.needs]), "). "]
-    spans += ["Every verdict comes from a rule in ", Code(RULES_AT), " (docs/report.md)."]
-    return Paragraph(tuple(spans), note=True)
+        spans += [needs, layout.Code(COMMANDS[ruling.needs]), "). "]
+    spans += ["Every verdict comes from a rule in ", layout.Code(RULES_AT), " (docs/report.md)."]
+    return layout.Paragraph(tuple(spans), note=True)

@@ -6,31 +6,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from bench.report.figures import (
-    c100k_highlights,
-    harness_cost,
-    largest_peak_in_flight,
-    memory_fits,
-    noise,
-    points,
-    sleepy_highlights,
-)
+from bench.report import figures
 from bench.report.layout import Table
 from bench.report.palette import model_order
-from bench.report.text import (
+from bench.results import Point, Results
+from bench.results.words import latencies_text
+from c10k import catalog
+from c10k.durations import Latency
+from c10k.quantity import Quantity
+from c10k.words import (
+    counts,
+    in_kib,
     kib,
-    kib_interval,
     kib_range,
     number,
     percent,
     percent_gap,
     times,
 )
-from bench.results import Point, Results
-from bench.results.words import latencies_text
-from c10k import catalog
-from c10k.durations import Latency
-from c10k.quantity import Quantity
 
 
 @dataclass(frozen=True)
@@ -56,12 +49,6 @@ def table_section(
 MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
 
 
-def sections(document: Results) -> list[Section]:
-    """The sections after the charts: memory held and peak, past one process, then cores and
-    CPU-bound sides."""
-    return [memory_section(document), past_one_process_section(document), cores_section(document)]
-
-
 # -- memory per connection -------------------------------------------------------------------
 
 MEMORY_HEADER = [
@@ -84,28 +71,28 @@ MEMORY_HEADER = [
 def memory_rows(document: Results) -> list[list[str]]:
     """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
     independent check and its gap, the per-URL share and the net slope, the peak slope."""
-    memory = memory_fits(document)
+    memory = figures.memory_fits(document)
     rows = []
     for model in model_order(list(memory)):
         m = memory[model]
         if m is None:
             rows.append([model, "-", *["-"] * 11])
             continue
-        fitted = ", ".join(f"{c:,}" for c in m.concurrencies) or "-"
+        fitted = counts(m.concurrencies) or "-"
         url, net = (m.per_url.bytes_per_url, m.per_url.net_rss_bytes) if m.per_url else (None, None)
         rows.append(
             [
                 model,
                 f"{fitted} ({m.runs})" if m.runs else fitted,
-                kib_interval(m.rss_bytes.slope),
+                str(in_kib(m.rss_bytes.slope)),
                 kib_range(m.rss_bytes.repeat, 2),
                 number(m.rss_bytes.r2, 3),
                 kib(m.check_anon_bytes.slope.value),
                 percent_gap(m.check_gap),
                 kib(m.kernel_bytes.slope.value),
-                kib_interval(m.total_bytes),
-                "-" if url is None or url.value is None else kib_interval(url, 2),
-                kib_interval(net),
+                str(in_kib(m.total_bytes)),
+                str(in_kib(url, 2)),
+                str(in_kib(net)),
                 kib(m.peak_rss_bytes.slope.value),
                 number(m.peak_rss_bytes.r2, 3),
             ]
@@ -118,7 +105,7 @@ def memory_section(document: Results) -> Section:
     rows = memory_rows(document)
     if not rows:
         return Section(title, ["Not measured."], [], anchor=MEMORY)
-    found = sleepy_highlights(document, catalog.SLEEPY.name)
+    found = figures.sleepy_highlights(document, catalog.SLEEPY.name)
     fitted = found["fit_concurrencies"] if found else []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the plateau "
@@ -137,13 +124,13 @@ def memory_section(document: Results) -> Section:
         "fixed. Peak is what a user must provision: the slope of each run's peak RSS (the "
         "crawler's ru_maxrss), reached while responses are read and the next wave opens. Kernel "
         "memory is not sampled at the peak. "
-        f"Fitted over C = {', '.join(f'{c:,}' for c in fitted)}."
+        f"Fitted over C = {counts(fitted)}."
     )
     left_out = [
         f"{model} at C {p.concurrency:,} ({p.verified} of {p.runs} verified"
         + (f", {p.noisy} more ran in noisy rounds" if p.noisy else "")
         + ")"
-        for model, fit in memory_fits(document).items()
+        for model, fit in figures.memory_fits(document).items()
         for p in (fit.left_out if fit else [])
     ]
     if left_out:
@@ -173,15 +160,14 @@ PAST_ONE_PROCESS_HEADER = [
 
 
 def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
-    found = kib_interval(slope)
-    over = ", ".join(f"{c:,}" for c in concurrencies or [])
-    return f"{found} (C {over})" if over and found != "-" else found
+    found = str(in_kib(slope))
+    return f"{found} (C {counts(concurrencies)})" if concurrencies and found != "-" else found
 
 
 def past_one_process_rows(document: Results) -> list[list[str]]:
     """One row per c100k model: the most connections held and how long they took to open,
     memory per connection in one process and across the processes, and the ratio."""
-    found = c100k_highlights(document)
+    found = figures.c100k_highlights(document)
     models = found["models"] if found else {}
     return [
         [
@@ -193,8 +179,8 @@ def past_one_process_rows(document: Results) -> list[list[str]]:
             _fitted(m["one_process"], m["one_process_concurrencies"]),
             _fitted(m["across_processes"], m["across_processes_concurrencies"]),
             times(m["ratio"]),
-            kib_interval(m["one_process_net"]),
-            kib_interval(m["across_processes_net"]),
+            str(in_kib(m["one_process_net"])),
+            str(in_kib(m["across_processes_net"])),
             times(m["net_ratio"]),
         ]
         for model, m in ((name, models[name]) for name in model_order(list(models)))
@@ -213,7 +199,7 @@ def _forwarded(document: Results) -> bool:
 
 def past_one_process_section(document: Results) -> Section:
     """The c100k scenario: connections held by several processes, titled with how many."""
-    held = largest_peak_in_flight(document, catalog.C100K.name)
+    held = figures.largest_peak_in_flight(document, catalog.C100K.name)
     title = (
         f"Past one process: {held:,} connections held on one machine (c100k)"
         if held
@@ -276,7 +262,7 @@ def pinning_text(document: Results) -> str:
 
 def harness_text(document: Results) -> str:
     """The harness's own CPU share over the sampled crawls, in one sentence."""
-    cost = harness_cost(document)
+    cost = figures.harness_cost(document)
     if not cost:
         return "The harness's own CPU share was not recorded."
     return (
@@ -289,7 +275,7 @@ def harness_text(document: Results) -> str:
 
 def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
-    floor = noise(document)
+    floor = figures.noise(document)
     cpu = floor["cpu_s"] if floor else None
     spread = cpu.spread if cpu else None
     if not cpu or not spread or spread.minimum is None or spread.maximum is None:
@@ -348,7 +334,7 @@ def _cell(p: Point | None) -> str:
 def cpu_bound_table(document: Results, scenario: str) -> Table | None:
     """Models by points, each cell the CPU-bound side with both busy shares; None when no
     point of the scenario recorded one."""
-    table = points(document, scenario)
+    table = figures.points(document, scenario)
     found = [p for entries in table.values() for p in entries if p.get("cpu_bound")]
     if not found:
         return None

@@ -7,22 +7,7 @@ import base64
 import html
 import struct
 
-from bench.report.layout import (
-    Badge,
-    Block,
-    Bullets,
-    Code,
-    Contents,
-    Details,
-    Figure,
-    Heading,
-    Link,
-    Paragraph,
-    Rich,
-    Strong,
-    Table,
-    headings,
-)
+from bench.report import layout
 
 CSS = """
 *{box-sizing:border-box}
@@ -70,25 +55,25 @@ table.verdicts td::before{content:attr(data-label) ": ";font-weight:600;color:#5
 INLINE_CSS = "".join(CSS.split("\n"))
 
 
-def spans(found: Rich | str) -> str:
+def spans(found: layout.Rich | str) -> str:
     if isinstance(found, str):
         return html.escape(found)
     out = []
     for span in found:
         if isinstance(span, str):
             out.append(html.escape(span))
-        elif isinstance(span, Link):
+        elif isinstance(span, layout.Link):
             out.append(f'<a href="{html.escape(span.href)}">{html.escape(span.text)}</a>')
-        elif isinstance(span, Strong):
+        elif isinstance(span, layout.Strong):
             out.append(f"<strong>{html.escape(span.text)}</strong>")
-        elif isinstance(span, Code):
+        elif isinstance(span, layout.Code):
             out.append(f"<code>{html.escape(span.text)}</code>")
-        elif isinstance(span, Badge):
+        elif isinstance(span, layout.Badge):
             out.append(f'<span class="badge {span.css}">{html.escape(span.text)}</span>')
     return "".join(out)
 
 
-def table(block: Table) -> str:
+def table(block: layout.Table) -> str:
     block = block.shown()
     head = "".join(f"<th>{html.escape(h)}</th>" for h in block.header)
     labels = [f' data-label="{html.escape(h)}"' for h in block.header]  # a phone's card rows
@@ -115,7 +100,7 @@ def png_size(data: bytes) -> tuple[int, int]:
     return int(width), int(height)
 
 
-def figure(block: Figure, images: dict[str, bytes]) -> str:
+def figure(block: layout.Figure, images: dict[str, bytes]) -> str:
     data = images[block.name]
     width, height = png_size(data)
     encoded = base64.b64encode(data).decode("ascii")
@@ -128,16 +113,16 @@ def figure(block: Figure, images: dict[str, bytes]) -> str:
     )
 
 
-def contents(every: list[Block]) -> str:
+def contents(every: list[layout.Block]) -> str:
     """Level-2 headings with their level-3 headings nested under them."""
-    groups: list[tuple[Heading, list[Heading]]] = []
-    for heading in headings(every):
+    groups: list[tuple[layout.Heading, list[layout.Heading]]] = []
+    for heading in layout.headings(every):
         if heading.level == 2:
             groups.append((heading, []))
         elif heading.level == 3 and groups:
             groups[-1][1].append(heading)
 
-    def link(heading: Heading) -> str:
+    def link(heading: layout.Heading) -> str:
         return f'<a href="#{heading.anchor}">{html.escape(heading.text)}</a>'
 
     items = "".join(
@@ -149,33 +134,33 @@ def contents(every: list[Block]) -> str:
     return f'<nav class="toc" aria-label="Contents"><ol>{items}</ol></nav>'
 
 
-def render(blocks: list[Block], images: dict[str, bytes], every: list[Block]) -> str:
+def render(blocks: list[layout.Block], images: dict[str, bytes], every: list[layout.Block]) -> str:
     out = []
     for block in blocks:
-        if isinstance(block, Heading):
+        if isinstance(block, layout.Heading):
             text = html.escape(block.text)
             out.append(f'<h{block.level} id="{block.anchor}">{text}</h{block.level}>')
-        elif isinstance(block, Paragraph):
+        elif isinstance(block, layout.Paragraph):
             css = ' class="note"' if block.note else ""
             out.append(f"<p{css}>{spans(block.spans)}</p>")
-        elif isinstance(block, Bullets):
+        elif isinstance(block, layout.Bullets):
             css = f' class="{block.css}"' if block.css else ""
             out.append(
                 f"<ul{css}>" + "".join(f"<li>{spans(i)}</li>" for i in block.items) + "</ul>"
             )
-        elif isinstance(block, Table):
+        elif isinstance(block, layout.Table):
             out.append(table(block))
-        elif isinstance(block, Figure):
+        elif isinstance(block, layout.Figure):
             out.append(figure(block, images))
-        elif isinstance(block, Contents):
+        elif isinstance(block, layout.Contents):
             out.append(contents(every))
-        elif isinstance(block, Details):
+        elif isinstance(block, layout.Details):
             inner = render(block.blocks, images, every)
             out.append(f"<details><summary>{html.escape(block.summary)}</summary>{inner}</details>")
     return "".join(out)
 
 
-def page(title: str, blocks: list[Block], images: dict[str, bytes]) -> str:
+def page(title: str, blocks: list[layout.Block], images: dict[str, bytes]) -> str:
     """One HTML file with everything inside."""
     return (
         "<!DOCTYPE html>\n"

@@ -81,7 +81,8 @@ def render(blocks: list[Block], place: Place = Place(), every: list[Block] | Non
     lines: list[str] = []
     for block in blocks:
         if isinstance(block, layout.Heading):
-            lines += [f'{"#" * block.level} <a id="{block.anchor}"></a>{block.text}', ""]
+            at = f'<a id="{block.anchor}"></a>' if block.anchor else ""  # none: not linked to
+            lines += [f"{'#' * block.level} {at}{block.text}", ""]
         elif isinstance(block, layout.Paragraph):
             lines += [spans(block.spans, place), ""]
         elif isinstance(block, layout.Bullets):

@@ -11,10 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import conditions
+from bench.report import conditions, tables
 from bench.report.answer import answer
 from bench.report.both_cores import both_cores_blocks
-from bench.report.captions import HEADLINE, INSTRUCTIONS_TITLE, VERDICT_CHART, instructions_caption
+from bench.report.captions import (
+    HEADLINE,
+    INSTRUCTIONS_TITLE,
+    NOT_COUNTED_ANCHOR,
+    VERDICT_CHART,
+    instructions_caption,
+)
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
@@ -35,21 +41,6 @@ from bench.report.layout import (
 )
 from bench.report.markdown import render
 from bench.report.sources import Sources, of_document
-from bench.report.tables import (
-    INSTRUCTION_HEADER,
-    MEDIAN_NOTE,
-    NOT_COUNTED_HEADER,
-    PEER_HEADER,
-    PEER_NOTE,
-    REALISTIC_HEADER,
-    environment_rows,
-    instruction_rows,
-    noisy_note,
-    not_counted_rows,
-    peer_rows,
-    realistic_rows,
-)
-from bench.report.text import NOT_COUNTED_ANCHOR
 from bench.report.verdicts import Ruling, rulings
 from bench.results import Results
 from c10k import catalog
@@ -106,10 +97,10 @@ def _later_sections(found: Sources) -> list[Section]:
     instructions, peers."""
     document = found.document
     c100k = found.c100k.document if found.c100k else document
-    realistic = Table(REALISTIC_HEADER, realistic_rows(document), set(range(2, 10)))
-    counted = Table(INSTRUCTION_HEADER, instruction_rows(document), set(range(1, 6)))
-    peers = Table(PEER_HEADER, peer_rows(document), {3, 4, 5, 6})
-    with_cpu = INSTRUCTION_HEADER[-1] in counted.shown().header
+    realistic = Table(tables.REALISTIC_HEADER, tables.realistic_rows(document), set(range(2, 10)))
+    counted = Table(tables.INSTRUCTION_HEADER, tables.instruction_rows(document), set(range(1, 6)))
+    peers = Table(tables.PEER_HEADER, tables.peer_rows(document), {3, 4, 5, 6})
+    with_cpu = tables.INSTRUCTION_HEADER[-1] in counted.shown().header
     note = instructions_caption(document, with_cpu) if counted.rows else ""
     return [
         conditions.memory_section(document),
@@ -118,18 +109,18 @@ def _later_sections(found: Sources) -> list[Section]:
         table_section(
             REALISTIC_TITLE,
             realistic,
-            MEDIAN_NOTE + noisy_note(document, catalog.REALISTIC.name),
+            tables.MEDIAN_NOTE + tables.noisy_note(document, catalog.REALISTIC.name),
             anchor="realistic",
         ),
         table_section(INSTRUCTIONS_TITLE, counted, note, anchor="instructions-table"),
-        table_section(PEERS_TITLE, peers, PEER_NOTE, empty="No peer ran.", anchor="peers"),
+        table_section(PEERS_TITLE, peers, tables.PEER_NOTE, empty="No peer ran.", anchor="peers"),
     ]
 
 
 def _closing(found: Sources) -> list[Block]:
     """The runs that did not count (the one list of them), the files and the environment."""
     document = found.document
-    not_counted = Table(NOT_COUNTED_HEADER, not_counted_rows(document))
+    not_counted = Table(tables.NOT_COUNTED_HEADER, tables.not_counted_rows(document))
     files = Table(
         ["file", "role", "profile", "started", "status"],
         [
@@ -148,7 +139,7 @@ def _closing(found: Sources) -> list[Block]:
         *([not_counted] if not_counted.rows else [Paragraph(("None: every run counted.",))]),
         Heading(2, "environment", "Environment"),
         files,
-        Table(["item", "value"], [list(r) for r in environment_rows(document)]),
+        Table(["item", "value"], [list(r) for r in tables.environment_rows(document)]),
     ]
 
 

@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import both_cores as cores
-from bench.report.text import at_point, number, ratio_text
+from bench.report.both_cores import at_point, ratio_text
+from bench.report.layout import Block, Cell, Code, Heading, Paragraph, Strong, Table
+from bench.report.markdown import render
 from bench.report.verdicts import c8_free_threading
 from bench.results import RUNTIMES_MD, load_runtimes
+from c10k.words import line, number
 
 KIB = 1024.0
 # figure -> (title, how a value is shown)
@@ -28,53 +31,39 @@ TITLES: dict[str, tuple[str, Callable[[float], str]]] = {
 }
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
-
-
-def runtimes_markdown(document: dict[str, Any]) -> str:
-    """runtimes.json as markdown: the runtimes and how their runs ended, then per figure a
-    table with its 95% interval in brackets where it has one, and why a cell is empty."""
+def runtimes_blocks(document: dict[str, Any]) -> list[Block]:
+    """runtimes.json as blocks: the runtimes and how their runs ended, then per figure a
+    table with its 95% interval in brackets where it has one, and why a cell is empty; C8's
+    verdict and each free-threaded/GIL pair; the both-cores answers."""
     tags = document["tags"]
-    lines = ["# Runtimes side by side", ""]
-    lines += _table(
-        ["runtime", "version", "GIL", "run", "unavailable models", "results"],
+    runtimes = [
         [
-            [
-                r["tag"],
-                r.get("version") or "-",
-                "free-threaded" if r.get("gil_disabled") else "GIL",
-                r["status"] + (f": {r['reason']}" if r.get("reason") else ""),
-                ", ".join(sorted(r.get("unavailable_models") or {})) or "none",
-                r.get("results") or "-",
-            ]
-            for r in document["runtimes"]
+            r["tag"],
+            r.get("version") or "-",
+            "free-threaded" if r.get("gil_disabled") else "GIL",
+            r["status"] + (f": {r['reason']}" if r.get("reason") else ""),
+            ", ".join(sorted(r.get("unavailable_models") or {})) or "none",
+            r.get("results") or "-",
         ]
-        + [[tag, "-", "-", "not run", "-", "-"] for tag in document.get("not_run") or []],
-    )
+        for r in document["runtimes"]
+    ]
+    runtimes += [[tag, "-", "-", "not run", "-", "-"] for tag in document.get("not_run") or []]
+    header = ["runtime", "version", "GIL", "run", "unavailable models", "results"]
+    blocks: list[Block] = [Heading(1, "", "Runtimes side by side"), Table(header, runtimes)]
     for name, figure in document["figures"].items():
         title, shown = TITLES.get(name, (name, lambda v: number(v, 2)))
         better = "higher is better" if figure["higher_is_better"] else "lower is better"
-        lines += ["", f"## {title} ({better})", ""]
         rows = [
             [row, *(at_point(cells[tag], shown) for tag in tags)]
             for row, cells in figure["rows"].items()
         ]
-        lines += _table(["", *tags], rows)
-    return "\n".join(lines + free_threading_lines(document) + both_cores_lines(document)) + "\n"
+        blocks += [Heading(2, "", f"{title} ({better})"), Table(["", *tags], rows)]
+    both = [Heading(2, "", cores.TITLE), *cores.both_cores_blocks(document)[1:]]
+    return blocks + free_threading_blocks(document) + both
 
 
-def both_cores_lines(document: dict[str, Any]) -> list[str]:
-    """The both_cores block: the finding, each answer's pages/s and memory per connection,
-    and what the C core buys the same model; or the command that makes it."""
-    lines = ["", f"## {cores.TITLE}", "", f"{cores.FINDING} See `{cores.NOTE}`.", ""]
-    block = document.get("both_cores")
-    if not block:
-        return [*lines, cores.ABSENT]
-    lines += _table(cores.HEADER, cores.answer_rows(block))
-    lines += ["", *_table(cores.RATIO_HEADER, cores.ratio_rows(block))]
-    return [*lines, "", cores.CAPTION]
+def runtimes_markdown(document: dict[str, Any]) -> str:
+    return render(runtimes_blocks(document))
 
 
 def _some(run_ids: list[str], shown: int = 3) -> str:
@@ -103,62 +92,65 @@ def _ratio_rows(pair: dict[str, Any]) -> list[list[str]]:
     return rows
 
 
-def free_threading_lines(document: dict[str, Any]) -> list[str]:
-    """C8's verdict, then per free-threaded/GIL pair: per model and scenario the ratios over
-    the points and at each point, the idle thread on both, and the GIL at the crawls' end."""
+RATIO_HEADER = [
+    "model",
+    "scenario",
+    "pages/s (geo. mean)",
+    "CPU per page (geo. mean)",
+    "pages/s per point",
+]
+GIL_HEADER = ["scenario", "model", "crawls", "GIL off", "GIL on", "not reported"]
+
+
+def _pair_blocks(pair: dict[str, Any]) -> list[Block]:
+    """A free-threaded/GIL pair: per model and scenario the ratios over the points and at
+    each point, the idle thread on both, and the GIL at the crawls' end."""
+    free, gil = pair["free_threaded"], pair["gil"]
+    idle, shown = pair["idle_thread_bytes"], TITLES["idle_bytes_per_unit"][1]
+    gil_rows = [
+        [scenario, model, str(e["crawls"]), str(e["gil_disabled"]), _some(e["gil_enabled"]),
+         _some(e["unknown"])]
+        for scenario, models in (pair.get("gil_at_end") or {}).items()
+        for model, e in models.items()
+    ]  # fmt: skip
+    return [
+        Heading(3, "", f"{free} over {gil} (Python {pair['version']})"),
+        Paragraph(
+            (
+                "Ratios of the free-threaded build's figure over the GIL build's, paired by "
+                "round, with 95% intervals; over the points, their geometric mean.",
+            )
+        ),
+        Table(RATIO_HEADER, _ratio_rows(pair)),
+        Paragraph(
+            (
+                f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, shown)}, "
+                f"{free} {at_point(idle['free_threaded'] or {}, shown)}. Shown, not judged.",
+            )
+        ),
+        Paragraph(
+            (
+                f"The GIL at the end of each crawl on {free} (",
+                Code("python.gil_enabled"),
+                " in its crawl JSON):",
+            )
+        ),
+        Table(GIL_HEADER, gil_rows),
+    ]
+
+
+def free_threading_blocks(document: dict[str, Any]) -> list[Block]:
+    """C8's verdict, then each free-threaded/GIL pair."""
     c8 = c8_free_threading(document)
-    lines = ["", "## C8: without a GIL, threads would do even better", ""]
-    lines += _table(
-        ["claim", "measured", "conditions", "verdict", "rule"],
-        [[c8.claim, c8.measured, "; ".join(c8.conditions), f"**{c8.verdict}**", c8.rule]],
-    )
+    row: list[Cell] = [c8.claim, line(c8.measured) or "-", "; ".join(c8.conditions),
+                       (Strong(c8.verdict),), c8.about.rule]  # fmt: skip
+    blocks: list[Block] = [
+        Heading(2, "", "C8: without a GIL, threads would do even better"),
+        Table(["claim", "measured", "conditions", "verdict", "rule"], [row]),
+    ]
     for pair in document.get("free_threading") or []:
-        free, gil = pair["free_threaded"], pair["gil"]
-        lines += [
-            "",
-            f"### {free} over {gil} (Python {pair['version']})",
-            "",
-            "Ratios of the free-threaded build's figure over the GIL build's, paired by round, "
-            "with 95% intervals; over the points, their geometric mean.",
-            "",
-        ]
-        rows = _ratio_rows(pair)
-        lines += _table(
-            [
-                "model",
-                "scenario",
-                "pages/s (geo. mean)",
-                "CPU per page (geo. mean)",
-                "pages/s per point",
-            ],
-            rows,
-        )
-        idle = pair["idle_thread_bytes"]
-        shown = TITLES["idle_bytes_per_unit"][1]
-        lines += [
-            "",
-            f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, shown)}, "
-            f"{free} {at_point(idle['free_threaded'] or {}, shown)}. Shown, not judged.",
-            "",
-            f"The GIL at the end of each crawl on {free} (`python.gil_enabled` in its crawl JSON):",
-            "",
-        ]
-        gil_rows = [
-            [
-                scenario,
-                model,
-                str(e["crawls"]),
-                str(e["gil_disabled"]),
-                _some(e["gil_enabled"]),
-                _some(e["unknown"]),
-            ]
-            for scenario, models in (pair.get("gil_at_end") or {}).items()
-            for model, e in models.items()
-        ]
-        lines += _table(
-            ["scenario", "model", "crawls", "GIL off", "GIL on", "not reported"], gil_rows
-        )
-    return lines
+        blocks += _pair_blocks(pair)
+    return blocks
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bench.report.sources import C100K, FREE_THREADING, MAIN, ROLE_WORDS, Source, Sources
+from bench.report.verdicts import crawl, idle
 from bench.report.verdicts.base import (
     CLAIMS,
     CONTRADICTED,
@@ -18,27 +19,7 @@ from bench.report.verdicts.base import (
     Verdict,
     not_measured,
 )
-from bench.report.verdicts.crawl import (
-    C6_NEEDS,
-    C7_NEEDS,
-    C9_NEEDS,
-    c6_event_loop_speed,
-    c7_sleepy_connections,
-    c9_uvloop,
-)
 from bench.report.verdicts.free_threading import C8_NEEDS, c8_free_threading
-from bench.report.verdicts.idle import (
-    C1_NEEDS,
-    C2_NEEDS,
-    C3_NEEDS,
-    C4_NEEDS,
-    C5_NEEDS,
-    c1_thread_memory,
-    c2_coroutine_memory,
-    c3_thread_failures,
-    c4_many_coroutines,
-    c5_threads_before_sockets,
-)
 from bench.results import Results
 
 __all__ = [
@@ -62,28 +43,26 @@ __all__ = [
 # measures it (bench/report/sources.py). C8's rule reads a --pythons run's runtimes.json
 # (c8_free_threading), not a results document.
 RULES: dict[str, tuple[Callable[[Results], Verdict], str]] = {
-    "C1": (c1_thread_memory, MAIN),
-    "C2": (c2_coroutine_memory, MAIN),
-    "C3": (c3_thread_failures, MAIN),
-    "C4": (c4_many_coroutines, MAIN),
-    "C5": (c5_threads_before_sockets, C100K),
-    "C6": (c6_event_loop_speed, MAIN),
-    "C7": (c7_sleepy_connections, MAIN),
-    "C9": (c9_uvloop, MAIN),
+    "C1": (idle.c1_thread_memory, MAIN),
+    "C2": (idle.c2_coroutine_memory, MAIN),
+    "C3": (idle.c3_thread_failures, MAIN),
+    "C4": (idle.c4_many_coroutines, MAIN),
+    "C5": (idle.c5_threads_before_sockets, C100K),
+    "C6": (crawl.c6_event_loop_speed, MAIN),
+    "C7": (crawl.c7_sleepy_connections, MAIN),
+    "C9": (crawl.c9_uvloop, MAIN),
 }
-
-
 # What each rule cannot judge without: a figure missing gives NOT_MEASURED, naming it.
 NEEDS: dict[str, tuple[Need, ...]] = {
-    "C1": C1_NEEDS,
-    "C2": C2_NEEDS,
-    "C3": C3_NEEDS,
-    "C4": C4_NEEDS,
-    "C5": C5_NEEDS,
-    "C6": C6_NEEDS,
-    "C7": C7_NEEDS,
+    "C1": idle.C1_NEEDS,
+    "C2": idle.C2_NEEDS,
+    "C3": idle.C3_NEEDS,
+    "C4": idle.C4_NEEDS,
+    "C5": idle.C5_NEEDS,
+    "C6": crawl.C6_NEEDS,
+    "C7": crawl.C7_NEEDS,
     "C8": C8_NEEDS,
-    "C9": C9_NEEDS,
+    "C9": crawl.C9_NEEDS,
 }
 
 

@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, is_dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, is_dataclass
 from typing import Any
 
-from bench.report.figures import KIB
-from bench.report.text import with_interval
 from bench.results import Results
 from c10k import catalog, claims
 from c10k.quantity import T_95, Interval, Quantity
+from c10k.words import (
+    BYTES,
+    KIB,
+    ONE_RUN,
+    PER_SECOND,
+    SHARE,
+    THREAD_COUNT,
+    TIMES,
+    UNITS,
+    Line,
+    finite,
+    line,
+    with_interval,
+)
 
 # The models, idle kinds and scenarios the chapter's claims name.
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
@@ -48,25 +60,6 @@ MODERATE_RANGE, GIL_GAIN, UVLOOP_SPEEDUP = (
 CRAWLER_FAILURES = ("failed-verification", "crashed", "limit", "timeout")
 
 
-# How a judged figure is written, by the unit its rule judges in; and a bound of its band, as
-# a number and what follows it.
-BYTES, TIMES, SHARE, THREAD_COUNT, PER_SECOND = "bytes", "times", "share", "threads", "per-second"
-UNIT_TEXT: dict[str, Callable[[float], str]] = {
-    BYTES: lambda v: f"{v / KIB:,.{2 if abs(v) < 10 * KIB else 1}f} KiB",
-    TIMES: lambda v: f"{v:.2f}x",
-    SHARE: lambda v: f"{v:.0%}",
-    THREAD_COUNT: lambda v: f"{v:,.0f} threads",
-    PER_SECOND: lambda v: f"{v:,.0f}/s",
-}
-BOUND_TEXT: dict[str, Callable[[float], tuple[str, str]]] = {
-    BYTES: lambda v: (f"{v / KIB:g}", " KiB"),
-    TIMES: lambda v: (f"{v:g}", "x"),
-    SHARE: lambda v: (f"{v * 100:g}", "%"),
-    THREAD_COUNT: lambda v: (f"{v:,.0f}", " threads"),
-    PER_SECOND: lambda v: (f"{v:,.0f}", "/s"),
-}
-
-
 @dataclass(frozen=True)
 class Band:
     """The values of a rule's figure that reproduce its claim: from low (included) to high
@@ -97,7 +90,7 @@ class Band:
 
     def bound(self, value: float, unit: str) -> tuple[str, str]:
         """A bound as a number and what follows it: ('100', ' KiB')."""
-        number, after = BOUND_TEXT[unit](value)
+        number, after = UNITS[unit].bound(value)
         return number, self.of or after
 
     def text(self, unit: str) -> str:
@@ -119,7 +112,7 @@ class Claim:
     chapter: str  # the chapter's number
     rule: str
     short: str  # a few words, for a chart's row
-    unit: str  # the unit of the judged figure (UNIT_TEXT)
+    unit: str  # the unit of the judged figure (words.UNITS)
     band: Band | None
     qualifier: str = ""  # what the rule asks beyond the band, written after it
     unbound: str = "-"  # the threshold in words, for a band the data sets (C5)
@@ -248,106 +241,74 @@ def lacking(document: Mapping[str, Any], needs: tuple[Need, ...]) -> Need | None
 
 @dataclass(frozen=True)
 class Verdict:
-    """One row of the verdict table: the claim, what was measured and judged, the verdict.
-
-    value, interval and band are the judged figure, its interval and the values that reproduce
-    the claim, all in unit (UNIT_TEXT): what the table's threshold and the verdict chart read.
-    A rule that judged no single figure leaves value None; one that lacked a figure it needs
-    names it in missing (its verdict NOT_MEASURED)."""
+    """A rule's fact, one row of the verdict table: the claim and its outcome; the judged
+    figure (value, interval and the method that made it, in the claim's unit; what it is of;
+    why it has no interval, or without a value why there is no figure); the band of values
+    that reproduce the claim, where the data sets it (C5: else the claim's own); where paired
+    rounds stopped; the figure it lacks (NOT_MEASURED); and what was measured and the numbers
+    beside it, each a line of short labels and figures (words.line writes them)."""
 
     claim: str
-    words: str  # the chapter's words, shortened
-    chapter: str  # the chapter's number
-    measured: str  # the numbers measured here, in words
-    conditions: tuple[str, ...]  # how, and anything that qualifies it: one clause each
     verdict: str  # REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN or NOT_MEASURED
-    rule: str  # the rule that gave the verdict, in one line
-    figure: str = "-"  # the judged figure with its interval, or why it has none
+    measured: Line = ()
+    shown: tuple[Line, ...] = ()  # how, and anything that qualifies it: one line each
     value: float | None = None
     interval: Interval | None = None
-    band: Band | None = None
-    unit: str = TIMES
-    method: str = ""  # how the interval was made: "paired rounds, 98.75%"
-    stopping: str = ""  # where a sequential comparison stopped, when one did
+    method: str = T_95  # how the interval was made: "paired rounds, 98.75%"
+    label: str = ""
+    why: str = ONE_RUN
+    data_band: Band | None = None
+    stopping: str = ""  # where a sequential comparison stopped: "after 5 paired rounds: decided"
     missing: str = ""  # the figure it needs and lacks (NOT_MEASURED)
+
+    @property
+    def about(self) -> Claim:
+        return CLAIMS[self.claim]
+
+    @property
+    def band(self) -> Band | None:
+        return self.data_band or self.about.band
 
     @property
     def threshold(self) -> str:
         """The rule's threshold in words: its band, and what it asks beyond it."""
         if self.band is None:
-            return CLAIMS[self.claim].unbound
-        return self.band.text(self.unit) + CLAIMS[self.claim].qualifier
+            return self.about.unbound
+        return self.band.text(self.about.unit) + self.about.qualifier
+
+    @property
+    def figure(self) -> str:
+        """The judged figure as the table shows it: '0.86x [0.79x, 0.93x] (paired rounds,
+        98.75%)', or 'thread 42.1 KiB (1 run, no interval)'; without a value, why there is none
+        (or the figure it needs)."""
+        if self.missing:
+            return f"needs {self.missing}"
+        if not finite(self.value):
+            return self.why if self.value is None and self.why != ONE_RUN else "-"
+        unit = UNITS[self.about.unit].value
+        text = with_interval(self.value, self.interval, unit, why=self.why, method=self.method)
+        return f"{self.label} {text}" if self.label else text
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        return tuple(line(shown) for shown in self.shown)
 
 
-def figure_text(judged: Judged, unit: str) -> str:
-    """The judged figure as the table shows it: '0.86x [0.79x, 0.93x] (paired rounds,
-    98.75%)', or 'thread 42.1 KiB (1 run, no interval)'; without a value, why there is none."""
-    if judged.value is None or not math.isfinite(judged.value):
-        return judged.why if judged.value is None and judged.why != ONE_RUN else "-"
-    label = f"{judged.label} " if judged.label else ""
-    shown = with_interval(
-        judged.value, judged.interval, UNIT_TEXT[unit], why=judged.why, method=judged.method
-    )
-    return label + shown
-
-
-ONE_RUN = "1 run, no interval"
-
-
-@dataclass(frozen=True)
-class Judged:
-    """The figure a rule decided on: its value and interval in the claim's unit, how the
-    interval was made (method), why it has none (or, without a value, why there is no
-    figure), what it is of (label), and the band when the data sets it (C5)."""
-
-    value: float | None
-    interval: Interval | None = None
-    why: str = ONE_RUN
-    label: str = ""
-    band: Band | None = None
-    method: str = T_95
-    stopping: str = ""  # where a sequential comparison stopped: "after 5 paired rounds: decided"
-
-
-def verdict(
-    claim: str,
-    measured: str,
-    conditions: Sequence[str],
-    outcome: str,
-    judged: Judged | None = None,
-) -> Verdict:
-    """A row of the table: the claim's words, rule and band, with what was measured and
-    judged (judged: the figure the outcome was decided on)."""
-    about = CLAIMS[claim]
-    row = Verdict(
-        claim,
-        about.words,
-        about.chapter,
-        measured,
-        tuple(conditions),
-        outcome,
-        about.rule,
-        band=about.band,
-        unit=about.unit,
-    )
-    if judged is None:
-        return row
-    return replace(
-        row,
-        figure=figure_text(judged, about.unit),
-        value=judged.value,
-        interval=judged.interval,
-        band=judged.band or about.band,
-        method=judged.method if judged.interval is not None else "",
-        stopping=judged.stopping,
+def judged(claim: str, found: Quantity | None, label: str = "", why: str = ONE_RUN) -> Verdict:
+    """A claim judged by its band on a figure's interval (FROM_ONE_RUN without one)."""
+    band = CLAIMS[claim].band
+    assert band is not None
+    value, interval = (found.value, found.interval) if found else (None, None)
+    method = found.method if found else T_95
+    outcome = band.judge(interval)
+    return Verdict(
+        claim, outcome, value=value, interval=interval, method=method, label=label, why=why
     )
 
 
-def not_measured(claim: str, missing: str, conditions: Sequence[str] = ()) -> Verdict:
+def not_measured(claim: str, missing: str, shown: Iterable[Line] = ()) -> Verdict:
     """The row of a claim whose rule lacks a figure it needs: no verdict, the figure named."""
-    return replace(
-        verdict(claim, "-", conditions, NOT_MEASURED), figure=f"needs {missing}", missing=missing
-    )
+    return Verdict(claim, NOT_MEASURED, shown=tuple(shown), missing=missing)
 
 
 def combined(outcomes: Iterable[str]) -> str:

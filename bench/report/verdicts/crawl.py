@@ -3,19 +3,12 @@ uvloop against asyncio's own loop."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
-from bench.report.figures import (
-    Problem,
-    comparisons,
-    few_active_highlights,
-    memory_fits,
-    problems,
-)
-from bench.report.text import kib_interval, percent, quantity_text, span
+from bench.report import figures
 from bench.report.verdicts.base import (
     ASYNCIO,
-    CLAIMS,
     CONTRADICTED,
     CRAWLER_FAILURES,
     FEW_ACTIVE,
@@ -26,22 +19,21 @@ from bench.report.verdicts.base import (
     SLEEPY,
     SLEEPY_KEEP_ALIVE,
     THREADS,
-    Judged,
     Need,
     Verdict,
     combined,
+    judged,
     lacking,
     not_measured,
     profile_name,
-    verdict,
 )
 from bench.results import AsyncioVsThreads, Look, MemoryFit, PairedComparison, Results
 from c10k import catalog
 from c10k.quantity import T_95, Quantity
+from c10k.words import ONE_RUN, Figure, Line, counts, in_kib, percent, span
 
 # Why a ratio over points has no interval: a point ran once (or its runs did not pair up).
 ONE_RUN_PER_POINT = "1 run per point"
-ONE_RUN = "1 run"
 UVLOOP = catalog.ASYNCIO_UVLOOP.name
 
 # What each rule cannot judge without (docs/report.md, "What each rule needs").
@@ -73,15 +65,15 @@ C9_NEEDS = (
 )
 
 
-def judged_ratio(found: Quantity | None, label: str, look: Look | None = None) -> Judged:
-    """A ratio as the figure a rule decides on, its interval made by its method; judged by
-    paired rounds (look), saying where they stopped."""
-    value, interval = (found.value, found.interval) if found else (None, None)
-    method = found.method if found else T_95
+def judged_ratio(
+    claim: str, found: Quantity | None, label: str, look: Look | None = None
+) -> Verdict:
+    """A claim judged on a ratio's interval, made by its method; by paired rounds (look),
+    saying where they stopped."""
     if not look:
-        return Judged(value, interval, f"{ONE_RUN_PER_POINT}, no interval", label, method=method)
+        return judged(claim, found, label, f"{ONE_RUN_PER_POINT}, no interval")
     why = f"{look['ratio'].n} round(s), no interval"
-    return Judged(value, interval, why, label, method=method, stopping=stopping_text(look))
+    return replace(judged(claim, found, label, why), stopping=stopping_text(look))
 
 
 def stopping_text(look: Look) -> str:
@@ -96,7 +88,7 @@ def _paired(document: Results, claim: str, name: str = "") -> PairedComparison |
     return next(
         (
             c
-            for c in comparisons(document).get("paired") or []
+            for c in figures.comparisons(document).get("paired") or []
             if c["claim"] == claim and (not name or c["name"] == name)
         ),
         None,
@@ -124,7 +116,7 @@ def _instructions_text(
 ) -> list[str]:
     """['callgrind: ...'] from the instructions comparison's ratios, [] without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
-    found = comparisons(document).get("instructions")
+    found = figures.comparisons(document).get("instructions")
     ratios = found[key] if found else {}
     if not ratios:
         return []
@@ -145,19 +137,15 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     inconclusive (within noise) when it straddles 50% or 95%. Needs the median (C6_NEEDS)."""
     if need := lacking(document, C6_NEEDS):
         return not_measured("C6", need.words)
-    found = comparisons(document)["event_loop_vs_threads"]
-    each = ", ".join(
-        f"{m} {quantity_text(r['pages_per_s'])} pages/s"
-        + (
-            f", {quantity_text(r['cpu_us_per_page'])} CPU/page"
-            if r["cpu_us_per_page"] is not None
-            else ""
-        )
-        for m, r in found["models"].items()
-    )
-    site = few_active_highlights(document, FEW_ACTIVE)
-    conditions = (
-        f"{each} (vs {THREADS}; intervals {T_95})",
+    found = figures.comparisons(document)["event_loop_vs_threads"]
+    each: list[str | Figure] = []
+    for m, r in found["models"].items():
+        each += [", " if each else "", f"{m} ", Figure(r["pages_per_s"]), " pages/s"]
+        if r["cpu_us_per_page"] is not None:
+            each += [", ", Figure(r["cpu_us_per_page"]), " CPU/page"]
+    site = figures.few_active_highlights(document, FEW_ACTIVE)
+    shown: tuple[Line, ...] = (
+        (*each, f" (vs {THREADS}; intervals {T_95})"),
         *_instructions_text(
             document, "event_loop_vs_threads", "{} {:.2f}x " + THREADS + "' instructions/page"
         ),
@@ -166,44 +154,43 @@ def c6_event_loop_speed(document: Results) -> Verdict:
         profile_name(document),
     )
     median = found["median_pages_per_s"]
-    judged = judged_ratio(median, "event loops", found.get("look"))
-    band = CLAIMS["C6"].band
-    assert band is not None
-    return verdict(
-        "C6",
-        f"event loop pages/s over {THREADS}': {quantity_text(median, percent)}",
-        conditions,
-        band.judge(judged.interval),
-        judged,
-    )
+    fact = judged_ratio("C6", median, "event loops", found.get("look"))
+    measured = (f"event loop pages/s over {THREADS}': ", Figure(median, percent))
+    return replace(fact, measured=measured, shown=shown)
 
 
-def _crawler_failures(document: Results, model: str, scenario: str) -> list[Problem]:
+def _crawler_failures(document: Results, model: str, scenario: str) -> list[figures.Problem]:
     return [
-        p for p in problems(document, scenario) if p.model == model and p.status in CRAWLER_FAILURES
+        p
+        for p in figures.problems(document, scenario)
+        if p.model == model and p.status in CRAWLER_FAILURES
     ]
 
 
-def _close_mode_beside(document: Results) -> str:
+def _threads_there(found: AsyncioVsThreads, failed: str) -> Line:
+    """The threads' fraction of C/L at a sleepy point, or how their run there ended."""
+    if found["threads_fraction_of_ideal"] is not None:
+        return (f"{THREADS} ", Figure(found["threads_fraction_of_ideal"], percent, ONE_RUN))
+    return f"{THREADS} {failed or 'not run'} there"
+
+
+def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[figures.Problem]:
+    found = _crawler_failures(document, THREADS, scenario)
+    return [p for p in found if p.concurrency == concurrency]
+
+
+def _close_mode_beside(document: Results) -> Line:
     """The close mode's fractions of C/L at its largest C, shown beside the keep-alive verdict."""
-    close = comparisons(document).get("asyncio_vs_threads_sleepy")
+    close = figures.comparisons(document).get("asyncio_vs_threads_sleepy")
     if close is None:
         return f"{SLEEPY} (a connection per fetch) not run"
     concurrency = close["concurrency"]
-    failed = [
-        p for p in _crawler_failures(document, THREADS, SLEEPY) if p.concurrency == concurrency
-    ]
-    theirs = (
-        f"{THREADS} {quantity_text(close['threads_fraction_of_ideal'], percent, ONE_RUN)}"
-        if close["threads_fraction_of_ideal"] is not None
-        else f"{THREADS} {failed[0].status} there"
-        if failed
-        else f"{THREADS} not run there"
-    )
+    failed = _threads_failed(document, SLEEPY, concurrency)
     return (
-        f"beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: "
-        f"{ASYNCIO} {quantity_text(close['asyncio_fraction_of_ideal'], percent, ONE_RUN)}, "
-        f"{theirs}"
+        f"beside it, {SLEEPY} (a connection per fetch) at C {concurrency:,}, of C/L: {ASYNCIO} ",
+        Figure(close["asyncio_fraction_of_ideal"], percent, ONE_RUN),
+        ", ",
+        *_threads_there(close, failed[0].status if failed else ""),
     )
 
 
@@ -221,12 +208,11 @@ def memory_outcome(mine: MemoryFit, theirs: MemoryFit) -> str:
     return INCONCLUSIVE
 
 
-def _held(memory: MemoryFit) -> str:
-    fitted = ", ".join(f"{c:,}" for c in memory.concurrencies)
-    return f"{kib_interval(memory.total_bytes)} (fitted over C {fitted})"
+def _held(memory: MemoryFit) -> Line:
+    return (in_kib(memory.total_bytes), f" (fitted over C {counts(memory.concurrencies)})")
 
 
-def _asyncio_failed_later(document: Results, at: int) -> Problem | None:
+def _asyncio_failed_later(document: Results, at: int) -> figures.Problem | None:
     """asyncio's first failure of its own at a larger concurrency (1,000 or more) than `at`."""
     later = [
         p
@@ -253,58 +239,48 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     together caps every model below C/L."""
     if need := lacking(document, C7_NEEDS):
         return not_measured("C7", need.words)
-    found = comparisons(document)["asyncio_vs_threads_sleepy_keep_alive"]
+    found = figures.comparisons(document)["asyncio_vs_threads_sleepy_keep_alive"]
     assert found is not None
     concurrency = found["concurrency"]
-    memory = memory_fits(document)
+    memory = figures.memory_fits(document)
     mine, theirs = memory[ASYNCIO], memory[THREADS]
     assert mine is not None and theirs is not None
-    failed_there = [
-        p
-        for p in _crawler_failures(document, THREADS, SLEEPY_KEEP_ALIVE)
-        if p.concurrency == concurrency
-    ]
+    failed = _threads_failed(document, SLEEPY_KEEP_ALIVE, concurrency)
     load = found.get("server_ideal_load")
-    conditions = (
+    shown: tuple[Line, ...] = (
         f"{SLEEPY_KEEP_ALIVE}: C {concurrency:,}, latency {found['latency'].text}, "
         f"{found['pages']:,} pages{rounds_text(_paired(document, 'C7'))}",
         *([] if load is None else [f"C/L asks the server for {load:.0%} of its core"]),
-        f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} {_held(mine)}, "
-        f"{THREADS} {_held(theirs)}",
+        (
+            f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} ",
+            *_held(mine),
+            f", {THREADS} ",
+            *_held(theirs),
+        ),
         _close_mode_beside(document),
         profile_name(document),
     )
-    measured = _c7_measured(found, bool(failed_there))
+    measured = (
+        f"{ASYNCIO} at {concurrency:,} connections, of C/L: ",
+        Figure(found["asyncio_fraction_of_ideal"], percent, ONE_RUN),
+        "; ",
+        *_threads_there(found, "failed" if failed else ""),
+    )
     if concurrency < MANY_CONNECTIONS:
         return not_measured("C7", f"a verified point of {MANY_CONNECTIONS:,}+ connections")
     first = _asyncio_failed_later(document, concurrency)
     if first is not None:
         why = f"{ASYNCIO} {first.status} at C {first.concurrency:,}: {first.reason}"
-        return verdict("C7", measured, (why, *conditions), CONTRADICTED, Judged(None, why=why))
-    if failed_there:
-        speed, judged = REPRODUCED, Judged(None, why=f"{THREADS} failed at C {concurrency:,}")
+        return Verdict("C7", CONTRADICTED, measured, (why, *shown), why=why)
+    if failed:
+        fact = Verdict("C7", REPRODUCED, why=f"{THREADS} failed at C {concurrency:,}")
     elif found["asyncio_over_threads"] is None:
-        return not_measured("C7", f"a verified {THREADS} run at C {concurrency:,}", conditions)
+        return not_measured("C7", f"a verified {THREADS} run at C {concurrency:,}", shown)
     else:
         label = f"{ASYNCIO} over {THREADS}:"
-        judged = judged_ratio(found["asyncio_over_threads"], label, found.get("look"))
-        band = CLAIMS["C7"].band
-        assert band is not None
-        speed = band.judge(judged.interval)
-    outcome = combined((speed, memory_outcome(mine, theirs)))
-    return verdict("C7", measured, conditions, outcome, judged)
-
-
-def _c7_measured(found: AsyncioVsThreads, failed_there: bool) -> str:
-    """Both models' fractions of the ideal C/L at the judged point, in words."""
-    shown = quantity_text(found["asyncio_fraction_of_ideal"], percent, ONE_RUN)
-    return f"{ASYNCIO} at {found['concurrency']:,} connections, of C/L: {shown}; " + (
-        f"{THREADS} {quantity_text(found['threads_fraction_of_ideal'], percent, ONE_RUN)}"
-        if found["threads_fraction_of_ideal"] is not None
-        else f"{THREADS} failed there"
-        if failed_there
-        else f"{THREADS} not run there"
-    )
+        fact = judged_ratio("C7", found["asyncio_over_threads"], label, found.get("look"))
+    outcome = combined((fact.verdict, memory_outcome(mine, theirs)))
+    return replace(fact, verdict=outcome, measured=measured, shown=shown)
 
 
 def c9_uvloop(document: Results) -> Verdict:
@@ -315,30 +291,29 @@ def c9_uvloop(document: Results) -> Verdict:
     the asyncio model and its uvloop twin (C9_NEEDS); the other loop pairs are shown beside."""
     if need := lacking(document, C9_NEEDS):
         return not_measured("C9", need.words)
-    found = comparisons(document)["uvloop"]
+    found = figures.comparisons(document)["uvloop"]
     assert found is not None
     first = next((p for p in found["pairs"] if (p["plain"], p["fast"]) == (ASYNCIO, UVLOOP)), None)
     if first is None:
         return not_measured("C9", C9_NEEDS[0].words)
-    details = [
-        f"{p['fast']} vs {p['plain']}: {quantity_text(p['cpu_per_page_speedup'])} less "
-        f"CPU/page, {quantity_text(p['pages_per_s_ratio'])} pages/s"
-        for p in found["pairs"]
-    ]
-    speedup = first["cpu_per_page_speedup"]
-    judged = judged_ratio(speedup, f"{ASYNCIO} over {UVLOOP}:", first.get("look"))
-    band = CLAIMS["C9"].band
-    assert band is not None
-    return verdict(
-        "C9",
-        f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: " + quantity_text(speedup),
+    pairs: tuple[Line, ...] = tuple(
         (
-            *details,
-            *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),
-            f"{found['scenario']}, C {span(first['concurrencies'])}"
-            + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
-            profile_name(document),
-        ),
-        band.judge(judged.interval),
-        judged,
+            f"{p['fast']} vs {p['plain']}: ",
+            Figure(p["cpu_per_page_speedup"]),
+            " less CPU/page, ",
+            Figure(p["pages_per_s_ratio"]),
+            " pages/s",
+        )
+        for p in found["pairs"]
     )
+    speedup = first["cpu_per_page_speedup"]
+    fact = judged_ratio("C9", speedup, f"{ASYNCIO} over {UVLOOP}:", first.get("look"))
+    shown = (
+        *pairs,
+        *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),
+        f"{found['scenario']}, C {span(first['concurrencies'])}"
+        + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
+        profile_name(document),
+    )
+    measured = (f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: ", Figure(speedup))
+    return replace(fact, measured=measured, shown=shown)

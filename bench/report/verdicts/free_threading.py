@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from bench.report.text import ratio_text
 from bench.report.verdicts.base import (
-    CLAIMS,
     MANY_LINKS_KEEP_ALIVE,
     THREADS,
     Need,
     Verdict,
     lacking,
     not_measured,
-    verdict,
 )
 from bench.report.verdicts.crawl import judged_ratio
+from c10k.words import Figure
 
 # What the rule cannot judge without, in runtimes.json (docs/report.md, "What each rule needs").
 C8_NEEDS = (
@@ -40,8 +39,9 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
     pair = side_by_side["free_threading"][0]
     names = f"{THREADS} on {pair['free_threaded']} over {pair['gil']} (Python {pair['version']})"
     found = pair["models"][THREADS][MANY_LINKS_KEEP_ALIVE]
-    pages, cpu = ratio_text(found, "pages_per_s"), ratio_text(found, "cpu_us_per_page")
-    measured = f"pages/s {pages}, CPU/page {cpu}"
+    pages = found.get("pages_per_s")
+    cpu = Figure(found.get("cpu_us_per_page"))
+    measured = ("pages/s ", Figure(pages), ", CPU/page ", cpu)
     gil = ((pair.get("gil_at_end") or {}).get(MANY_LINKS_KEEP_ALIVE) or {}).get(THREADS) or {}
     against = gil.get("gil_enabled") or gil.get("unknown") or not gil.get("crawls")
     conditions = (
@@ -49,7 +49,6 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
         f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round",
     )
     label = f"{THREADS} on {pair['free_threaded']}:"
-    judged = judged_ratio(found.get("pages_per_s"), label)
     if against:
         on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
         why = (
@@ -61,7 +60,5 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
         f"the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
         f"{pair['free_threaded']}"
     )
-    band = CLAIMS["C8"].band
-    assert band is not None
-    outcome = band.judge(judged.interval)
-    return verdict("C8", measured, (*conditions, gil_note), outcome, judged)
+    fact = judged_ratio("C8", pages, label)
+    return replace(fact, measured=measured, shown=(*conditions, gil_note))

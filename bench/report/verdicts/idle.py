@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from bench.report.figures import (
-    KIB,
-    failed_slope_runs,
-    idle_entries,
-    largest_peak_in_flight,
-    socket_ceiling,
-    stopped_by_a_limit,
-    stopped_by_a_machine_limit,
-)
-from bench.report.text import kib, number
+from dataclasses import replace
+
+from bench.report import figures
 from bench.report.verdicts.base import (
     C100K,
-    CLAIMS,
     CONTRADICTED,
     MANY_COROUTINES,
     MANY_THREADS,
@@ -22,18 +14,18 @@ from bench.report.verdicts.base import (
     TASK,
     THREAD,
     Band,
-    Judged,
     Need,
     Verdict,
     combined,
+    judged,
     lacking,
     not_measured,
     profile_name,
-    verdict,
 )
 from bench.results import IdleEntry, Results
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
-from c10k.quantity import FIT, value_of
+from c10k.quantity import value_of
+from c10k.words import KIB, kib, number
 
 A_COUNT = "no interval (a count)"
 
@@ -56,11 +48,9 @@ C5_NEEDS = (
 )
 
 
-def _memory(kind: str, unit: IdleEntry) -> Judged:
-    """An idle kind's RSS + kernel per unit, on its fit's interval."""
-    total = unit.total_bytes_per_unit
-    interval = total.interval if total else None
-    return Judged(value_of(total), interval, label=kind, method=FIT)
+def _memory(claim: str, kind: str, unit: IdleEntry) -> Verdict:
+    """A claim judged on an idle kind's RSS + kernel per unit, on its fit's interval."""
+    return judged(claim, unit.total_bytes_per_unit, kind)
 
 
 def c1_thread_memory(document: Results) -> Verdict:
@@ -70,19 +60,16 @@ def c1_thread_memory(document: Results) -> Verdict:
     Needs the idle thread slope run's figure (C1_NEEDS)."""
     if need := lacking(document, C1_NEEDS):
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
-    unit = idle_entries(document)[THREAD]
-    conditions = (
+    unit = figures.idle_entries(document)[THREAD]
+    shown = (
         f"{unit.count or 0:,} threads blocked on an Event, default stack",
         f"RSS {kib(unit.rss_bytes_per_unit)} (R² {number(unit.rss_r2, 3)}) + kernel "
         f"{kib(unit.kernel_total_bytes_per_unit)}",
         f"tracemalloc {kib(unit.tracemalloc_bytes_per_unit)}",
         profile_name(document),
     )
-    judged = _memory(THREAD, unit)
-    band = CLAIMS["C1"].band
-    assert band is not None
-    measured = f"{kib(judged.value)} per thread (RSS + kernel)"
-    return verdict("C1", measured, conditions, band.judge(judged.interval), judged)
+    measured = f"{kib(value_of(unit.total_bytes_per_unit))} per thread (RSS + kernel)"
+    return replace(_memory("C1", THREAD, unit), measured=measured, shown=shown)
 
 
 def c2_coroutine_memory(document: Results) -> Verdict:
@@ -96,33 +83,31 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     (C2_NEEDS)."""
     if need := lacking(document, C2_NEEDS):
         return not_measured("C2", need.words, _idle_problem(document, TASK))
-    units = idle_entries(document)
-    measured = [
-        _memory(k, units[k])
+    units = figures.idle_entries(document)
+    measured = {
+        k: total
         for k in COROUTINE_KINDS
-        if k in units and value_of(units[k].total_bytes_per_unit)
-    ]
-    judged = [u for u in measured if u.label in STACKLESS_COROUTINE_KINDS]
-    worst = max(judged, key=lambda u: u.value or 0.0)
+        if k in units and (total := value_of(units[k].total_bytes_per_unit))
+    }
+    judged = [k for k in measured if k in STACKLESS_COROUTINE_KINDS]
+    worst = max(judged, key=lambda k: measured[k])
     each = ", ".join(
-        f"{u.label} {kib(u.value, 2)}"
-        + ("" if u.label in STACKLESS_COROUTINE_KINDS else " (stackful: not judged)")
-        for u in measured
+        f"{k} {kib(total, 2)}"
+        + ("" if k in STACKLESS_COROUTINE_KINDS else " (stackful: not judged)")
+        for k, total in measured.items()
     )
-    band = CLAIMS["C2"].band
-    assert band is not None
-    return verdict(
-        "C2",
-        f"{kib(worst.value, 2)} per {worst.label}, the costliest stackless kind",
-        (f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
-        combined(band.judge(u.interval) for u in judged),
-        worst,
+    outcome = combined(_memory("C2", k, units[k]).verdict for k in judged)
+    return replace(
+        _memory("C2", worst, units[worst]),
+        verdict=outcome,
+        measured=f"{kib(measured[worst], 2)} per {worst}, the costliest stackless kind",
+        shown=(f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
     )
 
 
 def _idle_problem(document: Results, kind: str) -> tuple[str, ...]:
     """Why an idle kind has no figures: its failed slope run, if one failed."""
-    for count, status, reason in failed_slope_runs(document).get(kind, []):
+    for count, status, reason in figures.failed_slope_runs(document).get(kind, []):
         return (f"the idle {kind} run ({count:,} units) was {status}: {reason}",)
     return ()
 
@@ -135,25 +120,25 @@ def c3_thread_failures(document: Results) -> Verdict:
     needs no interval."""
     if need := lacking(document, C3_NEEDS):
         return not_measured("C3", need.words)
-    ceiling = idle_entries(document)[THREAD].max_threads
+    ceiling = figures.idle_entries(document)[THREAD].max_threads
     assert ceiling is not None
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     context = ceiling.get("context") or {}
-    conditions = (
+    shown = (
         "threads blocked on an Event, started until failure",
         f"stopped by {stopped}" + (f" ({ceiling['error']})" if ceiling.get("error") else ""),
         f"vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
         f"{number(context.get('kernel.pid_max'))}",
         profile_name(document),
     )
-    judged = Judged(count, why="a count")
-    if stopped_by_a_limit(ceiling):
-        outcome = REPRODUCED if count < MANY_THREADS else CONTRADICTED
-        return verdict("C3", f"{count:,} threads, {A_COUNT}", conditions, outcome, judged)
-    if int(ceiling.get("cap") or count) >= MANY_THREADS:
-        measured = f"{count:,} threads, no failure, {A_COUNT}"
-        return verdict("C3", measured, conditions, CONTRADICTED, judged)
-    return not_measured("C3", f"a failure below the harness's cap ({count:,} threads)", conditions)
+    if figures.stopped_by_a_limit(ceiling):
+        outcome, measured = REPRODUCED if count < MANY_THREADS else CONTRADICTED, ""
+    elif int(ceiling.get("cap") or count) >= MANY_THREADS:
+        outcome, measured = CONTRADICTED, " no failure,"
+    else:
+        return not_measured("C3", f"a failure below the harness's cap ({count:,} threads)", shown)
+    measured = f"{count:,} threads,{measured} {A_COUNT}"
+    return Verdict("C3", outcome, measured, shown, value=count, why="a count")
 
 
 def c4_many_coroutines(document: Results) -> Verdict:
@@ -165,18 +150,19 @@ def c4_many_coroutines(document: Results) -> Verdict:
     100,000 or more (C4_NEEDS)."""
     failures = [
         (kind, count, status, reason)
-        for kind, runs in failed_slope_runs(document).items()
+        for kind, runs in figures.failed_slope_runs(document).items()
         if kind in COROUTINE_KINDS
         for count, status, reason in runs
         if count >= MANY_COROUTINES and status not in ("skipped", "unavailable")
     ]
     if failures:
         kind, count, status, reason = failures[0]
-        conditions = (reason or status, profile_name(document))
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
-        judged = Judged(None, why=f"{kind} {status} at {count:,} units")
-        return verdict("C4", measured, conditions, CONTRADICTED, judged)
-    units = idle_entries(document)
+        why = f"{kind} {status} at {count:,} units"
+        return Verdict(
+            "C4", CONTRADICTED, measured, (reason or status, profile_name(document)), why=why
+        )
+    units = figures.idle_entries(document)
     if need := lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
     if (units[TASK].count or 0) < MANY_COROUTINES:
@@ -193,16 +179,16 @@ def c4_many_coroutines(document: Results) -> Verdict:
         f"({number((u.rss_kib_at_count or 0) / KIB, 0)} MiB)"
         for k, (u, _) in big.items()
     )
-    band = CLAIMS["C4"].band
-    assert band is not None
     unit, rate = big[slowest]
-    return verdict(
-        "C4",
-        f"{unit.count or 0:,} {slowest}s started at {number(rate.value)}"
-        " per second, the slowest kind",
-        (f"units started, time to start all and RSS at the end: {each}", profile_name(document)),
-        combined(band.judge(r.interval) for _, r in big.values()),
-        Judged(rate.value, rate.interval, label=slowest, method=FIT),
+    return replace(
+        judged("C4", rate, slowest),
+        verdict=combined(judged("C4", r).verdict for _, r in big.values()),
+        measured=f"{unit.count or 0:,} {slowest}s started at "
+        f"{number(rate.value)} per second, the slowest kind",
+        shown=(
+            f"units started, time to start all and RSS at the end: {each}",
+            profile_name(document),
+        ),
     )
 
 
@@ -216,16 +202,16 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     no interval."""
     if need := lacking(document, C5_NEEDS):
         return not_measured("C5", need.words)
-    machine = idle_entries(document)[THREAD].max_threads_machine
+    machine = figures.idle_entries(document)[THREAD].max_threads_machine
     assert machine is not None
-    held = largest_peak_in_flight(document, C100K)
+    held = figures.largest_peak_in_flight(document, C100K)
     count, stopped = int(machine["count"]), str(machine["stopped_by"])
     measured = (
         f"{count:,} threads on the machine ({stopped}) vs {held:,} connections held at once"
         f" ({C100K}, server-verified), {A_COUNT}"
     )
-    one = idle_entries(document)[THREAD].max_threads
-    sockets, socket_limit = socket_ceiling(document)
+    one = figures.idle_entries(document)[THREAD].max_threads
+    sockets, socket_limit = figures.socket_ceiling(document)
     beside = (
         [
             f"one process: {int(one['count']):,} threads ({one['stopped_by']}) vs "
@@ -234,18 +220,16 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
         if one is not None and sockets is not None
         else []
     )
-    conditions = (
+    shown = (
         f"threads blocked on an Event in {machine.get('processes')} processes at once",
         *beside,
         profile_name(document),
     )
-    if not stopped_by_a_machine_limit(machine):
-        return not_measured(
-            "C5", f"threads stopped by a limit of the machine ({stopped})", conditions
-        )
+    if not figures.stopped_by_a_machine_limit(machine):
+        return not_measured("C5", f"threads stopped by a limit of the machine ({stopped})", shown)
     if held <= count:
         return not_measured(
-            "C5", f"a crawl holding more connections than the {count:,} threads", conditions
+            "C5", f"a crawl holding more connections than the {count:,} threads", shown
         )
-    judged = Judged(count, why="a count", band=Band(0.0, held, of=" connections held"))
-    return verdict("C5", measured, conditions, REPRODUCED, judged)
+    band = Band(0.0, held, of=" connections held")
+    return Verdict("C5", REPRODUCED, measured, shown, value=count, why="a count", data_band=band)
