@@ -167,9 +167,7 @@ def test_the_probes_cost_feeds_the_plan_and_the_results_record_the_choice(
     assert measured == [10_000]  # sleepy's largest point
     assert latency_of(session.plan, catalog.SLEEPY.name, 10_000) == {("10s", 100.0)}
     assert session.profile.budget_s > default.budget_s  # the longer waits added to it
-    lane = harness_session.new_lane(
-        args, session.profile, session.plan, tmp_path, harness, ["c10k"], session.pinning
-    )
+    lane = harness_session.new_lane(args, session, tmp_path, harness, ["c10k"])
     recorded = lane.store.document["profile"]["latencies"]
     assert {(p["concurrency"], p["latency"].text) for p in recorded["points"]} == {
         (1000, "2s"),

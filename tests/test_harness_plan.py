@@ -14,7 +14,6 @@ from bench.analysis.paired import compared_models
 from bench.harness import cli as bench_cli
 from bench.harness import costs
 from bench.harness import plan as sc
-from bench.harness import session as harness_session
 from bench.harness.commands import crawl_argv
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
@@ -66,7 +65,7 @@ def test_every_profile_fits_its_budget(profile: str) -> None:
     here = harness_runtime()
     models, _ = bench_cli.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
     plan = sc.build_plan(PROFILE_TABLE[profile], models, sc.SCENARIOS)
-    skipped = harness_session.unavailable_here(models)
+    skipped = bench_cli.unavailable_here(models)
     least = sc.plan_estimate_s(plan, conditional=False, skipped=skipped)
     assert least <= PROFILE_TABLE[profile].budget_s
 

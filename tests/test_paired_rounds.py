@@ -110,12 +110,10 @@ def bench(
         ["--models", ",".join(models), "--out", str(out), "--pin", "off", "--seed", "3"]
     )
     plan = build_plan(fake, args.models, ["few-active"], 3)
-    pinning = harness_session.start_session(
-        args, fake, plan, [harness_session.harness_runtime()]
-    ).pinning
-    lane = harness_session.new_lane(
-        args, fake, plan, out, harness_session.harness_runtime(), ["c10k"], pinning
-    )
+    runtime = harness_session.harness_runtime()
+    session = harness_session.start_session(args, fake, plan, [runtime])
+    pinning = session.pinning
+    lane = harness_session.new_lane(args, session, out, runtime, ["c10k"])
     for n, wall in enumerate(session_loops or []):  # the session's noise floor, before
         loop = ended(
             base_record(PlannedRun(f"floor/{n}", "noise-floor", "cpu-loop", "measured", n)),
@@ -501,7 +499,8 @@ def test_the_runs_plan_costs_nothing_for_a_model_the_harness_misses(
 ) -> None:
     """The plan a run prints counts a model that is not installed at no cost, as --dry-run
     does: its runs are skipped."""
-    monkeypatch.setattr(harness_session, "unavailable_here", lambda models: frozenset({ASYNCIO}))
+    missing = {ASYNCIO: "missing x"}
+    monkeypatch.setattr(harness_session, "missing_models", lambda models, python: missing)
     fake = profile()
     bench(tmp_path, fake)
     plan = build_plan(fake, [THREADS, ASYNCIO], ["few-active"], 3)

@@ -12,7 +12,6 @@ from bench import interpreter
 from bench.analysis import derive as derive_module
 from bench.harness import cli as bench_cli
 from bench.harness import plan as sc
-from bench.harness import session as harness_session
 from bench.harness.profiles import PROFILE_TABLE
 from bench.harness.session import harness_runtime
 from bench.harness.verify import verification_failures, verify
@@ -61,7 +60,7 @@ def test_the_default_run_with_the_peer_fits_its_budget() -> None:
     here = harness_runtime()
     models, _ = bench_cli.plan_models(sc.ALL_CRAWLERS, {here["tag"]: here["version"]})
     plan = sc.build_plan(profile, models, sc.SCENARIOS)
-    skipped = harness_session.unavailable_here(models) - {catalog.SCRAPY.name}
+    skipped = bench_cli.unavailable_here(models) - {catalog.SCRAPY.name}
     assert sc.plan_estimate_s(plan, conditional=False, skipped=skipped) <= profile.budget_s
 
 

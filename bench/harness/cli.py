@@ -29,7 +29,6 @@ from bench.harness.session import (
     new_lane,
     start_session,
     stderr_line,
-    unavailable_here,
 )
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
 from bench.results import LeftOutModel, RuntimeRecord
@@ -153,6 +152,16 @@ def _where_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def unavailable_here(models: Sequence[str]) -> frozenset[str]:
+    """The crawlers whose modules the harness's own interpreter misses: their runs are
+    skipped, and cost the plan nothing."""
+    return frozenset(
+        name
+        for name in models
+        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
+    )
+
+
 def print_plan(
     args: argparse.Namespace,
     profile: Profile,
@@ -229,6 +238,5 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"c10k bench: error: {exc}\n")
             return 1
     session = start_session(args, profile, plan, [runtime])
-    profile, plan, pinning = session.profile, session.plan, session.pinning
-    lane = new_lane(args, profile, plan, args.out, runtime, command, pinning)
-    return run_lanes(args, profile, plan, [lane], pinning)
+    lane = new_lane(args, session, args.out, runtime, command)
+    return run_lanes(args, session.profile, session.plan, [lane], session.pinning)

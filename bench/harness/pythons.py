@@ -47,12 +47,8 @@ def run_interleaved(
     lanes: list[Lane] = []
     if prepared:
         session = start_session(args, profile, plan, prepared)
-        profile, plan, pinning = session.profile, session.plan, session.pinning
-        lanes = [
-            new_lane(args, profile, plan, args.out / r["tag"], r, command, pinning)
-            for r in prepared
-        ]
-        code = run_lanes(args, profile, plan, lanes, pinning) or code
+        lanes = [new_lane(args, session, args.out / r["tag"], r, command) for r in prepared]
+        code = run_lanes(args, session.profile, session.plan, lanes, session.pinning) or code
     outcomes = failed + [
         runtime_outcome(lane.runtime, args.out / lane.runtime["tag"], lane.store.document, None)
         for lane in lanes

@@ -58,16 +58,6 @@ def harness_runtime() -> RuntimeRecord:
     }
 
 
-def unavailable_here(models: Sequence[str]) -> frozenset[str]:
-    """The crawlers whose modules the harness's own interpreter misses: their runs are
-    skipped, and cost the plan nothing."""
-    return frozenset(
-        name
-        for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None and crawler.missing()
-    )
-
-
 def stderr_line(text: str) -> None:
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
@@ -76,11 +66,12 @@ def stderr_line(text: str) -> None:
 @dataclass(frozen=True)
 class Session:
     """What a bench run runs: its profile and plan, each sleepy point that chooses at the
-    latency chosen at the start, and where each side runs."""
+    latency chosen at the start, where each side runs, and what each runtime skips."""
 
     profile: Profile
     plan: list[PlannedRun]
     pinning: Pinning
+    skips: dict[str, dict[str, str]]  # by runtime tag: the models it skips, with why
 
 
 def start_session(
@@ -105,38 +96,37 @@ def start_session(
         again = build_plan(chosen, args.models, args.scenarios, args.seed)
         added = plan_estimate_s(again, conditional=False) - plan_estimate_s(plan, conditional=False)
         profile, plan = replace(chosen, budget_s=profile.budget_s + max(0.0, added)), again
-    # What no runtime can run is skipped, at no cost (the harness's own: what it misses too).
-    skipped = frozenset.intersection(
-        *(
-            frozenset(r["unavailable_models"])
-            | (unavailable_here(args.models) if r["origin"] == "harness" else frozenset())
-            for r in runtimes
-        )
-    )
+    # What no runtime can run is skipped, at no cost.
+    skips = {r["tag"]: skipped_models(args.models, r) for r in runtimes}
+    skipped = frozenset.intersection(*(frozenset(skip) for skip in skips.values()))
     sys.stderr.write(describe_plan(profile, plan, len(runtimes), skipped) + "\n")
     for runtime in runtimes:
         sys.stderr.write(
             f"runtime: Python {runtime['version']} ({runtime['tag']}), {runtime['executable']}\n"
         )
     sys.stderr.write(pinning_line(pinning) + "\n")
-    return Session(profile, plan, pinning)
+    return Session(profile, plan, pinning, skips)
+
+
+def skipped_models(models: Sequence[str], runtime: RuntimeRecord) -> dict[str, str]:
+    """The models a runtime skips, with why: not installed, or unavailable on the runtime."""
+    skip = missing_models(models, runtime["executable"])
+    for model, reason in runtime["unavailable_models"].items():
+        if model in skip:
+            skip[model] = f"unavailable on {runtime['tag']}: {reason}"
+    return skip
 
 
 def new_lane(
     args: argparse.Namespace,
-    profile: Profile,
-    plan: list[PlannedRun],
+    session: Session,
     out: Path,
     runtime: RuntimeRecord,
     command: list[str],
-    pinning: Pinning,
 ) -> Lane:
     """A runtime's lane: its empty results document in out/results.json and the models it
-    skips (not installed, or unavailable on the runtime)."""
-    skip = missing_models(args.models, runtime["executable"])
-    for model, reason in runtime["unavailable_models"].items():
-        if model in skip:
-            skip[model] = f"unavailable on {runtime['tag']}: {reason}"
+    skips."""
+    profile, plan, pinning = session.profile, session.plan, session.pinning
     environment = cast(Environment, probes.environment())
     environment["pinning"] = pinning.as_dict()
     environment["server"] = server_environment(args.remote)
@@ -163,4 +153,4 @@ def new_lane(
         ],
     )
     document["runtime"] = runtime
-    return Lane(runtime, ResultsStore(out, document), skip)
+    return Lane(runtime, ResultsStore(out, document), session.skips[runtime["tag"]])
