@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Literal
 
-from bench.analysis.points import Points, scenario_points
+from bench.analysis.points import Points
 from bench.results import (
     C100kHighlights,
     C100kModel,
@@ -25,6 +25,7 @@ from bench.results import (
     Ranking,
     SleepyHighlights,
     crawl_table,
+    scenario_points,
 )
 from c10k import catalog
 from c10k.durations import Latency

@@ -13,7 +13,6 @@ from bench.analysis.highlights import (
 )
 from bench.analysis.paired import fold_looks, paired_comparisons, round_counts
 from bench.analysis.plateau import run_plateau
-from bench.analysis.points import scenario_points
 from bench.analysis.ratios import (
     asyncio_vs_threads,
     event_loop_vs_threads,
@@ -32,6 +31,7 @@ from bench.results import (
     crawl_table,
     idle_table,
     instructions_table,
+    scenario_points,
 )
 from c10k import catalog
 
@@ -46,19 +46,19 @@ def not_counted(runs: list[Run]) -> list[NotCounted]:
         crawl = run.get("crawl") or {}
         server = params.get("server")
         found.append(
-            {
-                "run_id": str(run.get("id")),
-                "scenario": str(run.get("scenario")),
-                "model": str(run.get("model")),
-                "status": str(run.get("status")),
-                "reason": str(run.get("reason") or run.get("status")),
-                "concurrency": params.get("concurrency"),
-                "latency": server["latency"] if server else None,
-                "pages_per_s": crawl.get("pages_per_s"),
-                "plateau_rss_kib": run_plateau(run).get("rss_kib"),
-                "cpu_us_per_page": crawl.get("cpu_us_per_page"),
-                "noisy": bool(run.get("noisy")),
-            }
+            NotCounted(
+                str(run.get("id")),
+                str(run.get("scenario")),
+                str(run.get("model")),
+                str(run.get("status")),
+                str(run.get("reason") or run.get("status")),
+                params.get("concurrency"),
+                server["latency"] if server else None,
+                crawl.get("pages_per_s"),
+                run_plateau(run).get("rss_kib"),
+                crawl.get("cpu_us_per_page"),
+                bool(run.get("noisy")),
+            )
         )
     return found
 

@@ -7,9 +7,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bench.analysis.busy import server_bound
-from bench.analysis.points import Points, ran, scenario_points
+from bench.analysis.points import Points, ran
 from bench.analysis.ratios import Figure
-from bench.results import Block, Comparisons, Look, PairedComparison, Point, RoundCounts, Run
+from bench.results import (
+    Block,
+    Comparisons,
+    Look,
+    PairedComparison,
+    Point,
+    RoundCounts,
+    Run,
+    scenario_points,
+)
 from c10k import catalog, claims, sequential
 from c10k.durations import Latency
 from c10k.quantity import PAIRED_ROUNDS, Quantity

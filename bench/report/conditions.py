@@ -6,10 +6,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from bench.report import figures
 from bench.report.layout import Table
 from bench.report.palette import model_order
-from bench.results import Point, Results
+from bench.results import (
+    C100kHighlights,
+    Point,
+    Results,
+    SleepyHighlights,
+    highlights,
+    memory_fits,
+    noise_floor,
+    scenario_points,
+)
 from bench.results.words import latencies_text
 from c10k import catalog
 from c10k.durations import Latency
@@ -71,7 +79,7 @@ MEMORY_HEADER = [
 def memory_rows(document: Results) -> list[list[str]]:
     """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
     independent check and its gap, the per-URL share and the net slope, the peak slope."""
-    memory = figures.memory_fits(document)
+    memory = memory_fits(document["derived"], catalog.SLEEPY.name)
     rows = []
     for model in model_order(list(memory)):
         m = memory[model]
@@ -105,7 +113,7 @@ def memory_section(document: Results) -> Section:
     rows = memory_rows(document)
     if not rows:
         return Section(title, ["Not measured."], [], anchor=MEMORY)
-    found = figures.sleepy_highlights(document, catalog.SLEEPY.name)
+    found = highlights(document["derived"], catalog.SLEEPY.name, SleepyHighlights)
     fitted = found["fit_concurrencies"] if found else []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the plateau "
@@ -130,7 +138,7 @@ def memory_section(document: Results) -> Section:
         f"{model} at C {p.concurrency:,} ({p.verified} of {p.runs} verified"
         + (f", {p.noisy} more ran in noisy rounds" if p.noisy else "")
         + ")"
-        for model, fit in figures.memory_fits(document).items()
+        for model, fit in memory_fits(document["derived"], catalog.SLEEPY.name).items()
         for p in (fit.left_out if fit else [])
     ]
     if left_out:
@@ -167,7 +175,7 @@ def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
 def past_one_process_rows(document: Results) -> list[list[str]]:
     """One row per c100k model: the most connections held and how long they took to open,
     memory per connection in one process and across the processes, and the ratio."""
-    found = figures.c100k_highlights(document)
+    found = highlights(document["derived"], catalog.C100K.name, C100kHighlights)
     models = found["models"] if found else {}
     return [
         [
@@ -199,7 +207,8 @@ def _forwarded(document: Results) -> bool:
 
 def past_one_process_section(document: Results) -> Section:
     """The c100k scenario: connections held by several processes, titled with how many."""
-    held = figures.largest_peak_in_flight(document, catalog.C100K.name)
+    found = highlights(document["derived"], catalog.C100K.name, C100kHighlights)
+    held = found["largest_peak_in_flight"] if found else 0
     title = (
         f"Past one process: {held:,} connections held on one machine (c100k)"
         if held
@@ -262,7 +271,7 @@ def pinning_text(document: Results) -> str:
 
 def harness_text(document: Results) -> str:
     """The harness's own CPU share over the sampled crawls, in one sentence."""
-    cost = figures.harness_cost(document)
+    cost = document["derived"].get("harness_cost")
     if not cost:
         return "The harness's own CPU share was not recorded."
     return (
@@ -275,7 +284,7 @@ def harness_text(document: Results) -> str:
 
 def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
-    floor = figures.noise(document)
+    floor = noise_floor(document["derived"])
     cpu = floor["cpu_s"] if floor else None
     spread = cpu.spread if cpu else None
     if not cpu or not spread or spread.minimum is None or spread.maximum is None:
@@ -334,7 +343,7 @@ def _cell(p: Point | None) -> str:
 def cpu_bound_table(document: Results, scenario: str) -> Table | None:
     """Models by points, each cell the CPU-bound side with both busy shares; None when no
     point of the scenario recorded one."""
-    table = figures.points(document, scenario)
+    table = scenario_points(document["derived"], scenario)
     found = [p for entries in table.values() for p in entries if p.get("cpu_bound")]
     if not found:
         return None

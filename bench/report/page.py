@@ -76,7 +76,7 @@ def section_blocks(section: Section) -> list[Block]:
 
 def _scenarios_note(document: Results) -> list[Block]:
     missing = scenarios_not_run(document)
-    if not missing or not document:
+    if not missing or "runs" not in document:
         return []
     return [Paragraph((f"Scenarios that did not run: {', '.join(missing)}.",), note=True)]
 

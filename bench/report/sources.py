@@ -42,7 +42,7 @@ SAMPLE_FILES = (
 MAIN_CRAWLS = frozenset(catalog.SAMPLED_CRAWL_SCENARIOS) - {catalog.C100K.name}
 
 
-EMPTY = cast(Results, {})  # the document of a role without a file
+EMPTY = cast(Results, {"derived": {}})  # the document of a role without a file
 
 
 @dataclass(frozen=True)

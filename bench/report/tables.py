@@ -5,10 +5,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bench.report import figures
 from bench.report.conditions import pinning_text
 from bench.report.palette import PEER_MARK, label, model_order
-from bench.results import Results, Run
+from bench.results import (
+    NEVER_RAN,
+    NotCounted,
+    Results,
+    Run,
+    instructions_table,
+    not_counted,
+    peer_points,
+    scenario_points,
+)
 from bench.results.words import left_out_text
 from c10k import catalog
 from c10k.sequential import NOISY_SHARE
@@ -20,8 +28,9 @@ def realistic_rows(document: Results) -> list[list[str]]:
     95% interval."""
     rows = []
     # The models, then each peer as a reference row (its name marked: not a model).
-    table = figures.points(document, catalog.REALISTIC.name)
-    table |= figures.peer_points(document, catalog.REALISTIC.name)
+    derived = document["derived"]
+    table = scenario_points(derived, catalog.REALISTIC.name)
+    table |= peer_points(derived, catalog.REALISTIC.name)
     for model in model_order(list(table)):
         for p in table[model]:
             rows.append(
@@ -70,7 +79,7 @@ def peer_rows(document: Results) -> list[list[str]]:
     """Per peer, scenario and point: its medians (where a run verified), its runs by status
     and its deviations; or one row saying why a peer did not run (not installed)."""
     rows = []
-    for name, entry in figures.peers(document).items():
+    for name, entry in (document["derived"].get("peers") or {}).items():
         if entry.get("not_run"):
             why = entry["not_run"] or "not run"
             rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", why, "-"])
@@ -108,7 +117,7 @@ def noisy_note(document: Results, scenario: str) -> str:
     """The scenario's noisy rounds, and the points they left with no run: ' 2 of the
     scenario's 3 rounds were noisy ...: the deep site at C 100 has no point here.'; then the
     rounds that waited for a quiet machine ('' when neither)."""
-    counts = (figures.derived(document).get("rounds") or {}).get(scenario)
+    counts = (document["derived"].get("rounds") or {}).get(scenario)
     if not counts:
         return ""
     waited = ""
@@ -158,10 +167,10 @@ def instruction_rows(document: Results) -> list[list[str]]:
     """Instructions per page under callgrind, per model and for the core replay, with the
     core's share and the CPU per page few-active measured at the same concurrency (with its
     95% interval; a count repeats to within 0.1% and has none)."""
-    table = figures.instructions(document)
+    table = instructions_table(document["derived"])
     cpu_at = {
         (model, p["concurrency"]): p["cpu_us_per_page"]
-        for model, found in figures.points(document, catalog.FEW_ACTIVE.name).items()
+        for model, found in scenario_points(document["derived"], catalog.FEW_ACTIVE.name).items()
         for p in found
     }
     rows = []
@@ -189,15 +198,15 @@ INSTRUCTION_HEADER = ["model", "C", "pages", "instructions/page", "core share", 
 NOT_COUNTED_HEADER = ["scenario", "model", "point", "verified", "did not count", "why", "runs"]
 
 
-def _point_text(found: figures.Problem) -> str:
+def _point_text(found: NotCounted) -> str:
     if found.concurrency is None:
         return "-"
     return f"C {found.concurrency:,}" + (f", L {found.latency.text}" if found.latency else "")
 
 
-def _verified(document: Results, found: figures.Problem) -> int:
+def _verified(document: Results, found: NotCounted) -> int:
     """How many runs of a problem's point counted (its derived point's runs; 0 without one)."""
-    for p in figures.points(document, found.scenario).get(found.model) or []:
+    for p in scenario_points(document["derived"], found.scenario).get(found.model, []):
         if p["concurrency"] == found.concurrency and p.get("latency") == found.latency:
             return int(p["runs"])
     return 0
@@ -208,8 +217,8 @@ def not_counted_rows(document: Results) -> list[list[str]]:
     latency) with how many of the runs that ran verified ("0 of 2"), how the others ended
     and why ("2 timeout, 3 not-run": a point that failed twice is not run again), and their
     ids. Then one row per model the plan left out, as no runtime of the run can run it."""
-    groups: dict[tuple[str, str, str], list[figures.Problem]] = {}
-    for problem in figures.problems(document):
+    groups: dict[tuple[str, str, str], list[NotCounted]] = {}
+    for problem in not_counted(document["derived"]):
         groups.setdefault((problem.scenario, problem.model, _point_text(problem)), []).append(
             problem
         )
@@ -218,9 +227,9 @@ def not_counted_rows(document: Results) -> list[list[str]]:
         statuses = Counter(p.status for p in found)
         reasons = list(dict.fromkeys(p.reason for p in found))
         verified = "-" if found[0].concurrency is None else str(_verified(document, found[0]))
-        quiet = sum(1 for p in found if p.status not in figures.NEVER_RAN and not p.noisy)
+        quiet = sum(1 for p in found if p.status not in NEVER_RAN and not p.noisy)
         total = "" if verified == "-" else f" of {int(verified) + quiet}"
-        noisy = sum(1 for p in found if p.noisy and p.status not in figures.NEVER_RAN)
+        noisy = sum(1 for p in found if p.noisy and p.status not in NEVER_RAN)
         rows.append(
             [
                 scenario,

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from bench.results.derived import (
+    NEVER_RAN,
     AsyncioVsThreads,
     C100kHighlights,
     C100kModel,
@@ -36,9 +37,15 @@ from bench.results.derived import (
     UvloopComparison,
     UvloopPair,
     crawl_table,
+    crossed_runs,
+    highlights,
     idle_table,
     instructions_table,
+    memory_fits,
     noise_floor,
+    not_counted,
+    peer_points,
+    scenario_points,
     with_tables,
 )
 from bench.results.document import (
@@ -124,6 +131,7 @@ from bench.results.tables import (
 
 __all__ = [
     "FILENAME",
+    "NEVER_RAN",
     "RUNTIMES_JSON",
     "RUNTIMES_MD",
     "RUNTIMES_SCHEMA",
@@ -217,14 +225,20 @@ __all__ = [
     "UvloopPair",
     "Verification",
     "crawl_table",
+    "crossed_runs",
+    "highlights",
     "idle_table",
     "instructions_table",
     "load",
     "load_runtimes",
+    "memory_fits",
     "migrate",
     "new_document",
     "noise_floor",
+    "not_counted",
+    "peer_points",
     "run_label",
+    "scenario_points",
     "underived",
     "utc_now",
     "with_tables",

@@ -22,7 +22,7 @@ from bench.report.verdicts.base import (
     not_measured,
     profile_name,
 )
-from bench.results import IdleEntry, Results
+from bench.results import C100kHighlights, IdleEntry, Results, highlights, idle_table
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 from c10k.quantity import value_of
 from c10k.words import KIB, kib, number
@@ -60,7 +60,7 @@ def c1_thread_memory(document: Results) -> Verdict:
     Needs the idle thread slope run's figure (C1_NEEDS)."""
     if need := lacking(document, C1_NEEDS):
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
-    unit = figures.idle_entries(document)[THREAD]
+    unit = idle_table(document["derived"])[THREAD]
     shown = (
         f"{unit.count or 0:,} threads blocked on an Event, default stack",
         f"RSS {kib(unit.rss_bytes_per_unit)} (R² {number(unit.rss_r2, 3)}) + kernel "
@@ -83,7 +83,7 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     (C2_NEEDS)."""
     if need := lacking(document, C2_NEEDS):
         return not_measured("C2", need.words, _idle_problem(document, TASK))
-    units = figures.idle_entries(document)
+    units = idle_table(document["derived"])
     measured = {
         k: total
         for k in COROUTINE_KINDS
@@ -120,7 +120,7 @@ def c3_thread_failures(document: Results) -> Verdict:
     needs no interval."""
     if need := lacking(document, C3_NEEDS):
         return not_measured("C3", need.words)
-    ceiling = figures.idle_entries(document)[THREAD].max_threads
+    ceiling = idle_table(document["derived"])[THREAD].max_threads
     assert ceiling is not None
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     context = ceiling.get("context") or {}
@@ -162,7 +162,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
         return Verdict(
             "C4", CONTRADICTED, measured, (reason or status, profile_name(document)), why=why
         )
-    units = figures.idle_entries(document)
+    units = idle_table(document["derived"])
     if need := lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
     if (units[TASK].count or 0) < MANY_COROUTINES:
@@ -202,22 +202,23 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     no interval."""
     if need := lacking(document, C5_NEEDS):
         return not_measured("C5", need.words)
-    machine = figures.idle_entries(document)[THREAD].max_threads_machine
+    machine = idle_table(document["derived"])[THREAD].max_threads_machine
     assert machine is not None
-    held = figures.largest_peak_in_flight(document, C100K)
+    c100k = highlights(document["derived"], C100K, C100kHighlights)
+    held = c100k["largest_peak_in_flight"] if c100k else 0
     count, stopped = int(machine["count"]), str(machine["stopped_by"])
     measured = (
         f"{count:,} threads on the machine ({stopped}) vs {held:,} connections held at once"
         f" ({C100K}, server-verified), {A_COUNT}"
     )
-    one = figures.idle_entries(document)[THREAD].max_threads
-    sockets, socket_limit = figures.socket_ceiling(document)
+    one = idle_table(document["derived"])[THREAD].max_threads
+    ceiling = document["derived"]["socket_ceiling"]
     beside = (
         [
             f"one process: {int(one['count']):,} threads ({one['stopped_by']}) vs "
-            f"{sockets:,} sockets ({socket_limit})"
+            f"{ceiling['count']:,} sockets ({ceiling['limit']})"
         ]
-        if one is not None and sockets is not None
+        if one is not None and ceiling["count"] is not None
         else []
     )
     shown = (
