@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from bench.analysis.highlights import (
     c100k_highlights,
     few_active_highlights,
     idle_highlights,
     latency_sweep_highlights,
+    realistic_highlights,
     sleepy_highlights,
 )
 from bench.analysis.paired import fold_looks, paired_comparisons, round_counts
@@ -21,10 +22,10 @@ from bench.analysis.ratios import (
 )
 from bench.results import (
     Comparisons,
+    Derived,
     Environment,
     Highlights,
     NotCounted,
-    Overview,
     Run,
     ScenarioTable,
     SocketCeiling,
@@ -79,9 +80,29 @@ def socket_ceiling(environment: Environment | None) -> SocketCeiling:
     return {"count": count, "limit": limit}
 
 
+# Scenarios that only some profiles run: many-links-keep-alive and both-cores are the
+# free-threading profile's, for C8, which is judged beside the runtimes (docs/runtimes.md);
+# c100k the full profile's, an hour and more of 100,000 connections.
+PROFILE_OWN_SCENARIOS = (
+    catalog.MANY_LINKS_KEEP_ALIVE.name,
+    catalog.BOTH_CORES.name,
+    catalog.C100K.name,
+)
+
+
+def not_run(tables: Mapping[str, ScenarioTable], profiled: Collection[str]) -> list[str]:
+    """Scenarios with no run at all (tables has one for every scenario that ran); one of
+    PROFILE_OWN_SCENARIOS only when the profile gave it something to run (profiled)."""
+    return [
+        s
+        for s in catalog.SCENARIOS
+        if s not in tables and (s not in PROFILE_OWN_SCENARIOS or s in profiled)
+    ]
+
+
 def overview(
     tables: Mapping[str, ScenarioTable], runs: list[Run], environment: Environment | None
-) -> Overview:
+) -> Derived:
     """The figures across models and runs, beside the per-scenario tables in `derived`."""
     few_active = scenario_points(tables, catalog.FEW_ACTIVE.name)
     highlights: dict[str, Highlights] = {}
@@ -93,6 +114,8 @@ def overview(
     for name in (catalog.SLEEPY.name, catalog.SLEEPY_KEEP_ALIVE.name):
         if name in tables:
             highlights[name] = sleepy_highlights(tables, name)
+    if (realistic := catalog.REALISTIC.name) in tables:
+        highlights[realistic] = realistic_highlights(scenario_points(tables, realistic))
     if catalog.C100K.name in tables:
         highlights[catalog.C100K.name] = c100k_highlights(crawl_table(tables, catalog.C100K.name))
     if catalog.LATENCY_SWEEP.name in tables:

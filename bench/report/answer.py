@@ -25,11 +25,11 @@ from bench.report.verdicts import (
 from bench.results import (
     FewActiveHighlights,
     Ranking,
+    RealisticHighlights,
     Results,
     SleepyHighlights,
     highlights,
     memory_fits,
-    scenario_points,
 )
 from c10k import catalog
 from c10k.catalog import MODELS
@@ -118,20 +118,13 @@ def memory_bound(document: Results) -> Workload:
 
 
 def realistic_site(document: Results) -> Workload:
-    """Pages/s on a realistic site at its largest C: the deep site (lognormal latency,
-    bandwidth, faults) where it ran, else the docs site (the default profile runs only it)."""
-    found_points = scenario_points(document["derived"], REALISTIC)
-    ran = {p.get("site", "deep") for found in found_points.values() for p in found}
-    site = "deep" if "deep" in ran or not ran else sorted(ran)[0]
-    table = {
-        model: [p for p in found if p.get("site", "deep") == site]
-        for model, found in found_points.items()
-    }
-    top = max((p["concurrency"] for found in table.values() for p in found), default=0)
-    at_top = {m: next((p for p in f if p["concurrency"] == top), None) for m, f in table.items()}
-    values = {m: p["pages_per_s"] for m, p in at_top.items() if p}
+    """Pages/s on a realistic site at its largest C: the site derive read (the deep site where
+    it ran, else the docs site, which the default profile runs alone)."""
+    found = highlights(document["derived"], REALISTIC, RealisticHighlights)
+    site, top = (found["site"], found["largest_concurrency"]) if found else ("deep", 0)
+    entries = _ranked(found["pages_per_s"] if found else None)
     where = f"{REALISTIC} {site} site, C {top:,}"
-    return Workload("Realistic site", "pages/s", where, True, _entries(values), number)
+    return Workload("Realistic site", "pages/s", where, True, entries, number)
 
 
 def workloads(document: Results) -> list[Workload]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from bench.report import figures
 from bench.report.palette import model_order
 from bench.results import (
     FewActiveHighlights,
@@ -243,7 +242,7 @@ def _idle_parts(document: Results) -> list[str]:
         parts.append(
             f"threads started until failure reached {int(ceiling['count']):,}, stopped by "
             f"{ceiling['stopped_by']}"
-            + ("" if figures.stopped_by_a_limit(ceiling) else " (the harness's cap, no failure)")
+            + (" (the harness's cap, no failure)" if ceiling["capped"] else "")
         )
     return parts
 

@@ -7,12 +7,13 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from bench.report import captions, figures
+from bench.report import captions
 from bench.report import chart_kit as kit
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
 from bench.results import (
     IdleEntry,
+    IdleTable,
     MemoryFit,
     Results,
     crossed_runs,
@@ -239,22 +240,21 @@ def _thread_ceilings(ax: Axes, row: int, unit: IdleEntry | None) -> None:
             ax.text(count, row + at, f"{where}: {count:,}", fontsize=7.5, ha="center")
 
 
-def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
+def _idle_reached(ax: Axes, kinds: list[str], units: IdleTable) -> None:
     """Right: the units each kind parked (measured), failed runs crossed at the count they
     were asked for, and the threads started until failure in one process and on the machine."""
-    units = idle_table(document["derived"])
-    failed, parked = figures.failed_slope_runs(document), figures.units_parked(document)
     for row, kind in enumerate(kinds):
-        s = style(kind)
-        if parked.get(kind):
+        s, unit = style(kind), units[kind]
+        if unit.parked:
             ax.plot(
-                [parked[kind]], [row], marker="o", markersize=8, color=s.colour, linestyle="none"
+                [unit.parked], [row], marker="o", markersize=8, color=s.colour, linestyle="none"
             )
-            _value(ax, parked[kind] * 1.1, row, f"{parked[kind]:,}")
-        for count, status, _reason in failed.get(kind, []):
+            _value(ax, unit.parked * 1.1, row, f"{unit.parked:,}")
+        for p in unit.failed_slopes:
+            count = p["count"] or 0
             ax.plot([count], [row], **kit.cross_marker(s.colour))
-            _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {status}")
-        _thread_ceilings(ax, row, units.get(kind))
+            _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {p['status']}")
+        _thread_ceilings(ax, row, unit)
     ax.set_xscale("log")
     ax.tick_params(labelleft=False)
     ax.set_xlabel("units parked (log); | threads started until failure")
@@ -274,7 +274,7 @@ def chart_idle_units(document: Results) -> kit.Chart:
     if not units:
         return kit.not_run(name, title, figure, [left, right], IDLE)
     _idle_memory(left, kinds, units)
-    _idle_reached(right, kinds, document)
+    _idle_reached(right, kinds, units)
     keys = [
         kit.key(
             text,

@@ -25,7 +25,6 @@ from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
 from bench.report.conditions import Section, table_section
-from bench.report.figures import scenarios_not_run
 from bench.report.html import page as html_page
 from bench.report.layout import (
     CONTENTS,
@@ -75,7 +74,7 @@ def section_blocks(section: Section) -> list[Block]:
 
 
 def _scenarios_note(document: Results) -> list[Block]:
-    missing = scenarios_not_run(document)
+    missing = document["derived"].get("not_run") or []
     if not missing or "runs" not in document:
         return []
     return [Paragraph((f"Scenarios that did not run: {', '.join(missing)}.",), note=True)]

@@ -11,7 +11,6 @@ from bench.results import (
     NEVER_RAN,
     NotCounted,
     Results,
-    Run,
     instructions_table,
     not_counted,
     peer_points,
@@ -129,16 +128,7 @@ def noisy_note(document: Results, scenario: str) -> str:
         )
     if not counts["noisy"]:
         return waited
-    measured = [
-        r for r in document.get("runs") or []
-        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
-    ]  # fmt: skip
-
-    def where(run: Run) -> str:
-        params = run["params"]
-        return f"the {params['server']['shape']} site at C {params['concurrency']:,}"
-
-    lost = sorted({where(r) for r in measured} - {where(r) for r in measured if not r["noisy"]})
+    lost = sorted(f"the {site} site at C {c:,}" for site, c in counts.get("lost", []))
     were = "was" if counts["noisy"] == 1 else "were"
     text = (
         f" {counts['noisy']} of the scenario's {counts['rounds']} rounds {were} noisy (the fixed "

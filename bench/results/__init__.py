@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from bench.results.derived import (
+    NEVER_MADE,
     NEVER_RAN,
     AsyncioVsThreads,
     C100kHighlights,
@@ -25,12 +26,12 @@ from bench.results.derived import (
     MemoryHighlights,
     ModelRatios,
     NotCounted,
-    Overview,
     PairedComparison,
     PeerEntry,
     PeerPoint,
     PeerScenario,
     Ranking,
+    RealisticHighlights,
     RoundCounts,
     SleepyHighlights,
     SocketCeiling,
@@ -131,6 +132,7 @@ from bench.results.tables import (
 
 __all__ = [
     "FILENAME",
+    "NEVER_MADE",
     "NEVER_RAN",
     "RUNTIMES_JSON",
     "RUNTIMES_MD",
@@ -182,7 +184,6 @@ __all__ = [
     "ModelTable",
     "NoiseFloor",
     "NotCounted",
-    "Overview",
     "PairedComparison",
     "PeerEntry",
     "PeerPoint",
@@ -197,6 +198,7 @@ __all__ = [
     "ProfileDefinition",
     "ProfileRecord",
     "Ranking",
+    "RealisticHighlights",
     "Results",
     "ResultsStore",
     "RoundCounts",

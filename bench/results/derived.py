@@ -108,6 +108,7 @@ class RoundCounts(TypedDict):
     again: int
     waited: NotRequired[int]  # rounds that waited
     waited_s: NotRequired[float]  # their pauses, in all
+    lost: NotRequired[list[tuple[str, int]]]  # (site, C) with no quiet run, where rounds were noisy
 
 
 class ModelRatios(TypedDict):
@@ -190,6 +191,10 @@ class FewActiveHighlights(TypedDict):
     threads_most_runs_per_point: int
 
 
+class RealisticHighlights(FewActiveHighlights):
+    site: str  # the site read: deep where it ran, else the first other
+
+
 class LargestPlateau(TypedDict):
     most: str | None
     most_mib: float | None
@@ -253,32 +258,24 @@ class LatencySweepHighlights(TypedDict):
 Highlights = (
     IdleHighlights
     | FewActiveHighlights
+    | RealisticHighlights
     | SleepyHighlights
     | C100kHighlights
     | LatencySweepHighlights
 )
 
 
-class Overview(TypedDict):
-    """The figures across models and runs, beside the per-scenario tables."""
+class Derived(TypedDict, total=False):
+    """derived: the figures across models and runs (the analysis' overview), the peers'
+    tables and the harness's cost; empty before the first run. Each scenario's table sits
+    beside them under the scenario's name, read through the readers below."""
 
     not_counted: list[NotCounted]
     comparisons: Comparisons
     highlights: dict[str, Highlights]  # scenario -> what its chart and verdicts quote
     socket_ceiling: SocketCeiling
     rounds: dict[str, RoundCounts]  # scenario -> its paired rounds
-
-
-class Derived(TypedDict, total=False):
-    """derived: the overview's figures, the peers' tables and the harness's cost; empty
-    before the first run. Each scenario's table sits beside them under the scenario's
-    name, read and written through the functions of bench.results.tables."""
-
-    not_counted: list[NotCounted]
-    comparisons: Comparisons
-    highlights: dict[str, Highlights]
-    socket_ceiling: SocketCeiling
-    rounds: dict[str, RoundCounts]
+    not_run: list[str]  # scenarios with no run at all
     peers: dict[str, PeerEntry]
     harness_cost: HarnessCost | None
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bench.report import figures
 from bench.report.verdicts.base import (
     C100K,
     CONTRADICTED,
@@ -22,7 +21,7 @@ from bench.report.verdicts.base import (
     not_measured,
     profile_name,
 )
-from bench.results import C100kHighlights, IdleEntry, Results, highlights, idle_table
+from bench.results import NEVER_MADE, C100kHighlights, IdleEntry, Results, highlights, idle_table
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 from c10k.quantity import value_of
 from c10k.words import KIB, kib, number
@@ -107,8 +106,11 @@ def c2_coroutine_memory(document: Results) -> Verdict:
 
 def _idle_problem(document: Results, kind: str) -> tuple[str, ...]:
     """Why an idle kind has no figures: its failed slope run, if one failed."""
-    for count, status, reason in figures.failed_slope_runs(document).get(kind, []):
-        return (f"the idle {kind} run ({count:,} units) was {status}: {reason}",)
+    unit = idle_table(document["derived"]).get(kind)
+    for p in unit.failed_slopes if unit else []:
+        return (
+            f"the idle {kind} run ({p['count'] or 0:,} units) was {p['status']}: {p['reason']}",
+        )
     return ()
 
 
@@ -131,7 +133,7 @@ def c3_thread_failures(document: Results) -> Verdict:
         f"{number(context.get('kernel.pid_max'))}",
         profile_name(document),
     )
-    if figures.stopped_by_a_limit(ceiling):
+    if not ceiling["capped"]:
         outcome, measured = REPRODUCED if count < MANY_THREADS else CONTRADICTED, ""
     elif int(ceiling.get("cap") or count) >= MANY_THREADS:
         outcome, measured = CONTRADICTED, " no failure,"
@@ -149,11 +151,11 @@ def c4_many_coroutines(document: Results) -> Verdict:
     inconclusive when one straddles it. Needs the asyncio tasks' start rate from a run of
     100,000 or more (C4_NEEDS)."""
     failures = [
-        (kind, count, status, reason)
-        for kind, runs in figures.failed_slope_runs(document).items()
+        (kind, p["count"] or 0, p["status"], p["reason"])
+        for kind, unit in idle_table(document["derived"]).items()
         if kind in COROUTINE_KINDS
-        for count, status, reason in runs
-        if count >= MANY_COROUTINES and status not in ("skipped", "unavailable")
+        for p in unit.failed_slopes
+        if (p["count"] or 0) >= MANY_COROUTINES and p["status"] not in NEVER_MADE
     ]
     if failures:
         kind, count, status, reason = failures[0]
@@ -226,7 +228,7 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
         *beside,
         profile_name(document),
     )
-    if not figures.stopped_by_a_machine_limit(machine):
+    if not machine["machine_limit"]:
         return not_measured("C5", f"threads stopped by a limit of the machine ({stopped})", shown)
     if held <= count:
         return not_measured(
