@@ -96,10 +96,9 @@ def _later_sections(found: Sources) -> list[Section]:
     instructions, peers."""
     document = found.document
     c100k = found.c100k.document if found.c100k else document
-    realistic = Table(tables.REALISTIC_HEADER, tables.realistic_rows(document), set(range(2, 10)))
-    counted = Table(tables.INSTRUCTION_HEADER, tables.instruction_rows(document), set(range(1, 6)))
+    realistic, counted = tables.realistic_table(document), tables.instructions(document)
     peers = Table(tables.PEER_HEADER, tables.peer_rows(document), {3, 4, 5, 6})
-    with_cpu = tables.INSTRUCTION_HEADER[-1] in counted.shown().header
+    with_cpu = tables.CPU_AT_C in counted.shown().header
     note = instructions_caption(document, with_cpu) if counted.rows else ""
     return [
         conditions.memory_section(document),
