@@ -415,7 +415,7 @@ def test_a_ceiling_keeps_a_model_out_past_it() -> None:
 
 def test_round_counts_count_each_round_once_and_its_noise() -> None:
     def run(block: str, again: int, noisy: bool) -> dict[str, Any]:
-        return {"scenario": "s", "block": block, "again": again, "noisy": noisy}
+        return {"scenario": "s", "kind": "sentinel", "block": block, "again": again, "noisy": noisy}
 
     a, b = "s/s0/round0", "s/s0/round1"
     found = round_counts(

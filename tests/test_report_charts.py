@@ -24,11 +24,11 @@ from bench.report.charts_memory import (
     chart_memory_per_connection,
     chart_plateau_rss,
 )
-from bench.report.figures import KIB, memory_fits
-from bench.results import Results
+from bench.results import Results, memory_fits
 from c10k import catalog
 from c10k.catalog import MODELS
 from c10k.quantity import Fit
+from c10k.words import KIB
 
 DATA = Path(__file__).parent / "data"
 
@@ -56,7 +56,7 @@ def test_memory_compares_held_with_peak_of_one_definition(document: Results) -> 
     with drawing():
         chart = chart_memory_per_connection(document)
     left, right = chart.figure.axes[:2]
-    memory = memory_fits(document)
+    memory = memory_fits(document["derived"], catalog.SLEEPY.name)
     fitted = [m for m in memory.values() if m and m.rss_bytes.slope.value is not None]
     bars = sorted(round(p.get_width(), 6) for p in left.patches if isinstance(p, Rectangle))
     held = [m.rss_bytes.slope.value for m in fitted]
@@ -75,7 +75,11 @@ def test_each_fit_is_drawn_through_many_points_on_its_line(document: Results) ->
     with drawing():
         chart = chart_plateau_rss(document)
     (ax,) = chart.figure.axes
-    memory = {k: m for k, m in memory_fits(document).items() if m and m.rss_bytes.slope.value}
+    memory = {
+        k: m
+        for k, m in memory_fits(document["derived"], catalog.SLEEPY.name).items()
+        if m and m.rss_bytes.slope.value
+    }
     fits = [ln for ln in ax.lines if np.asarray(ln.get_xdata()).size == FIT_SAMPLES]
     assert len(fits) == len(memory)
     for line in fits:

@@ -21,7 +21,12 @@ DATA = Path(__file__).parent / "data"
 
 
 def point(concurrency: int, at: str = "0", **figures: Any) -> dict[str, Any]:
-    return {"concurrency": concurrency, "latency": latency(at), "site": "deep"} | figures
+    return {
+        "concurrency": concurrency,
+        "latency": latency(at),
+        "site": "deep",
+        "processes": 1,
+    } | figures
 
 
 def document(derived: dict[str, Any], pinning: PinningRecord | None = None) -> Results:
@@ -43,7 +48,7 @@ def test_memory_rows_put_held_and_peak_side_by_side() -> None:
             ),
         }
     }
-    (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
+    (row,) = conditions.memory_table(document({"sleepy": sleepy})).rows
     assert row[:2] == ["asyncio", "1,000, 10,000"]
     held = [row[i] for i in (2, 4, 7, 8)]
     assert held == ["13.0 KiB", "0.998", "4.0 KiB", "17.0 KiB"]
@@ -79,7 +84,7 @@ def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> Non
             ),
         }
     }
-    (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
+    (row,) = conditions.memory_table(document({"sleepy": sleepy})).rows
     assert row[1] == "1,000, 3,000, 10,000 (9)"
     assert row[2:4] == ["12.5 [11.9, 13.1] KiB", "11.65-13.35 KiB"]
     assert row[5:7] == ["12.2 KiB", "-2.0%"]
@@ -89,7 +94,7 @@ def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> Non
 
 def test_a_fit_from_before_peak_shows_no_peak() -> None:
     sleepy = {"threads": {"points": [], "memory_per_connection": memory_fit(24_000)}}
-    (row,) = conditions.memory_rows(document({"sleepy": sleepy}))
+    (row,) = conditions.memory_table(document({"sleepy": sleepy})).rows
     assert row[-2:] == ["-", "-"]
 
 

@@ -14,9 +14,8 @@ from bench.analysis import derive as analysis
 from bench.harness.summary import summary_table
 from bench.report import cli
 from bench.report.charts_crawl import chart_few_active
-from bench.report.figures import few_active_highlights
 from bench.report.verdicts import verdicts
-from bench.results import SCHEMA, SCHEMA_V2, Results
+from bench.results import SCHEMA, SCHEMA_V2, FewActiveHighlights, Results, highlights
 from c10k import catalog
 from c10k.quantity import Quantity
 from c10k.words import cell
@@ -100,9 +99,23 @@ def test_a_file_of_an_older_schema_asks_for_derive_then_renders(
     assert found["C6"].verdict == "not measured"
 
 
+def test_a_file_derived_by_an_older_derive_asks_for_derive_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A /3 file whose derived section an older derive wrote (without `not_run`): one line
+    saying how to derive it again, not a traceback."""
+    path = tmp_path / "results.json"
+    document = document_of(few_active_runs([1000.0, 1100.0], [500.0, 505.0]))
+    del document["derived"]["not_run"]
+    results.write_atomic(path, document)
+    assert cli.main([str(path), "--out", str(tmp_path / "out")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and f"run python -m bench.analysis.derive {path}" in error
+
+
 def test_rankings_carry_each_models_interval_into_the_captions() -> None:
     document = document_of(few_active_runs([1000.0, 1100.0, 900.0], [500.0, 505.0, 495.0]))
-    highlighted = few_active_highlights(document, FEW_ACTIVE)
+    highlighted = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
     assert highlighted is not None and highlighted["pages_per_s"] is not None
     found = highlighted["pages_per_s"]
     assert found["best"] == "threads" and found["worst"] == ASYNCIO

@@ -1,13 +1,14 @@
-"""The report says which points noisy rounds left without a run, how many ran again, and
-which rounds waited for a quiet machine."""
+"""derive finds, and the report says, which points noisy rounds left without a run, how many
+ran again, and which rounds waited for a quiet machine."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
+from bench.analysis.paired import lost_points
 from bench.report.tables import noisy_note
 from bench.report.verdicts.crawl import rounds_text
-from bench.results import PairedComparison, Results
+from bench.results import PairedComparison, Results, Run
 
 
 def _run(shape: str, concurrency: int, noisy: bool) -> dict[str, Any]:
@@ -21,8 +22,10 @@ def _run(shape: str, concurrency: int, noisy: bool) -> dict[str, Any]:
 
 
 def _document(runs: list[dict[str, Any]], noisy: int) -> Results:
-    rounds = {"realistic": {"rounds": 3, "noisy": noisy, "again": 1}}
-    return cast(Results, {"runs": runs, "derived": {"rounds": rounds}})
+    """The realistic scenario's rounds as derive counts them, the points they lost beside."""
+    lost = lost_points(cast(list[Run], runs), "realistic")
+    rounds = {"realistic": {"rounds": 3, "noisy": noisy, "again": 1, "lost": lost}}
+    return cast(Results, {"derived": {"rounds": rounds}})
 
 
 def test_a_point_whose_every_run_was_noisy_is_named() -> None:

@@ -11,10 +11,10 @@ from typing import Any, cast
 
 import pytest
 
-from bench.analysis.derive import derive_idle
-from bench.analysis.overview import overview
+from bench.analysis.derive import derive_idle, thread_ceiling
+from bench.analysis.overview import not_run, overview
 from bench.report import verdicts as v
-from bench.results import SCHEMA, Environment, IdleEntry, Results
+from bench.results import SCHEMA, Environment, IdleDocument, IdleEntry, Results, ThreadCeiling
 from c10k.quantity import FIT
 from tests.recorded import latency as latency_of
 from tests.recorded import memory_fit, quantity, runs_of
@@ -55,7 +55,7 @@ def document(
         "profile": {"name": "default"},
         "environment": environment,
         "runs": typed,
-        "derived": tables | across,
+        "derived": tables | across | {"not_run": not_run(tables, ())},
     }
     return cast(Results, found)
 
@@ -86,8 +86,9 @@ def idle_kind(
     }
 
 
-def ceiling(count: int, stopped_by: str, cap: int = 60_000) -> dict[str, Any]:
-    return {
+def ceiling(count: int, stopped_by: str, cap: int = 60_000, processes: int = 1) -> ThreadCeiling:
+    """A thread ceiling as derive records it from the program's failure."""
+    failure = {
         "count": count,
         "stopped_by": stopped_by,
         "error": None if stopped_by == "cap" else "can't start new thread",
@@ -96,6 +97,7 @@ def ceiling(count: int, stopped_by: str, cap: int = 60_000) -> dict[str, Any]:
         "elapsed_s": 1.0,
         "context": {"vm.max_map_count": 65_530, "kernel.pid_max": 32_768},
     }
+    return thread_ceiling(cast(IdleDocument, {"failure": failure}), processes)
 
 
 def threads_stopped(count: int, stopped_by: str, cap: int = 60_000) -> Results:
@@ -108,7 +110,7 @@ def threads_on_the_machine(
 ) -> Results:
     """Threads started by four processes at once (and one process's ceiling beside), and a
     crawl scenario whose server saw `held` connections at once."""
-    machine = ceiling(count, stopped_by) | {"processes": 4}
+    machine = ceiling(count, stopped_by, processes=4)
     one = ceiling(22_000, "vm.max_map_count")
     return document(
         {
@@ -621,6 +623,28 @@ def test_an_idle_kinds_memory_is_one_fit_of_rss_and_kernel_as_measured() -> None
     assert total.interval.low <= (total.value or 0.0) <= total.interval.high
     rate = entry.start_rate_per_s
     assert rate is not None and rate.value == pytest.approx(50_000.0)
+    assert entry.parked == 50_000  # the units parked at its last step
+
+
+@pytest.mark.parametrize(
+    ("stopped_by", "capped", "machine_limit"),
+    [
+        ("cap", True, False),
+        ("pid-reserve", False, True),
+        ("per-process: RLIMIT_NPROC", False, False),
+    ],
+)
+def test_derive_says_whether_the_cap_or_a_limit_of_the_machine_stopped_the_threads(
+    stopped_by: str, capped: bool, machine_limit: bool
+) -> None:
+    found = ceiling(30_000, stopped_by, processes=4)
+    assert (found["capped"], found["machine_limit"]) == (capped, machine_limit)
+
+
+def test_derive_names_a_scenario_only_some_profiles_run_where_its_profile_ran_it() -> None:
+    tables: dict[str, Any] = {"idle": {}}
+    assert "sleepy" in not_run(tables, ()) and "c100k" not in not_run(tables, ())
+    assert "c100k" in not_run(tables, ("c100k",)) and "idle" not in not_run(tables, ("c100k",))
 
 
 def test_the_answer_line_counts_each_outcome() -> None:

@@ -9,8 +9,7 @@ import numpy as np
 
 from bench.report.charts import drawing
 from bench.report.charts_crawl import chart_sleepy_keep_alive_throughput
-from bench.report.figures import crossed_runs
-from bench.results import Results
+from bench.results import NotCounted, Results, crossed_runs
 from c10k import catalog
 from tests.recorded import latency, quantity
 
@@ -27,19 +26,13 @@ def _point(concurrency: int, latency_s: float, pages_per_s: float) -> dict[str, 
     }
 
 
-def _problem(model: str, status: str, concurrency: int) -> dict[str, Any]:
-    return {
-        "run_id": f"{SCENARIO}/{model}/c{concurrency}",
-        "scenario": SCENARIO,
-        "model": model,
-        "status": status,
-        "reason": "why",
-        "concurrency": concurrency,
-        "latency": latency("2s"),
-        "pages_per_s": 300.0 if status != "skipped" else None,
-        "plateau_rss_kib": None,
-        "cpu_us_per_page": None,
-    }
+def _problem(model: str, status: str, concurrency: int) -> NotCounted:
+    pages_per_s = 300.0 if status != "skipped" else None
+    run_id = f"{SCENARIO}/{model}/c{concurrency}"
+    return NotCounted(
+        run_id, SCENARIO, model, status, "why", concurrency, latency("2s"), pages_per_s,
+        None, None, False,
+    )  # fmt: skip
 
 
 def _document() -> Results:
@@ -76,5 +69,5 @@ def test_each_latency_gets_its_own_panel_and_no_line_joins_two() -> None:
 
 
 def test_a_run_never_made_is_not_crossed_out() -> None:
-    found = crossed_runs(_document(), SCENARIO)
+    found = crossed_runs(_document()["derived"], SCENARIO)
     assert [(p.model, p.status) for p in found] == [("threads", "timeout")]

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from bench.report import sources
 from bench.report import verdicts as v
-from bench.report.figures import KIB
 from bench.report.sources import C100K, FREE_THREADING, MAIN, Sources
 from bench.report.verdicts.base import CLAIMS
 from c10k.quantity import Interval
+from c10k.words import KIB
 
 ROOT = Path(__file__).resolve().parent.parent
 Path_ = tuple[str | int, ...]

@@ -6,14 +6,14 @@ import argparse
 import math
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from bench import results
 from bench.analysis.busy import harness_cost
 from bench.analysis.memory import add_memory_fits
-from bench.analysis.overview import overview
+from bench.analysis.overview import not_run, overview
 from bench.analysis.points import (
     Group,
     attempts,
@@ -113,6 +113,7 @@ def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
             start_rate, _inverse(start.slope_ci95), FIT, start.n, "per-second"
         ),
         "rss_kib_at_count": last["rss_kib"],
+        "parked": int(last["n"]),
     }
 
 
@@ -171,9 +172,9 @@ def derive_idle(runs: list[Run]) -> IdleTable:
             processes = params["processes"]
             # One process: its own ceiling (C3); several at once: the machine's (C5).
             if processes > 1:
-                entry["max_threads_machine"] = _ceiling(idle, processes)
+                entry["max_threads_machine"] = thread_ceiling(idle, processes)
             else:
-                entry["max_threads"] = _ceiling(idle, processes)
+                entry["max_threads"] = thread_ceiling(idle, processes)
         elif mode == "tracemalloc":
             entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
             entry["tracemalloc_count"] = idle["count"]
@@ -182,9 +183,16 @@ def derive_idle(runs: list[Run]) -> IdleTable:
     return {kind: IdleEntry(**fields) for kind, fields in found.items()}
 
 
-def _ceiling(idle: IdleDocument, processes: int) -> ThreadCeiling:
+# The thread-ceiling program (impls/tools/thread_ceiling.py) stops at "cap" when it reached the
+# harness's own ceiling; every other stopped_by names a limit (or the harness stepping back just
+# before one), "per-process ..." one of each process's own, whichever words the program uses.
+HARNESS_CAP = "cap"
+
+
+def thread_ceiling(idle: IdleDocument, processes: int) -> ThreadCeiling:
     """Threads started until one failed, in one process or in several at once."""
     failure = idle["failure"]
+    stopped = str(failure["stopped_by"])
     found: ThreadCeiling = {
         "count": failure["count"],
         "stopped_by": failure["stopped_by"],
@@ -194,6 +202,8 @@ def _ceiling(idle: IdleDocument, processes: int) -> ThreadCeiling:
         "elapsed_s": failure["elapsed_s"],
         "context": failure["context"],
         "processes": processes,
+        "capped": stopped == HARNESS_CAP,
+        "machine_limit": stopped != HARNESS_CAP and not stopped.startswith("per-process"),
     }
     if processes > 1:
         found["per_process"] = failure.get("processes")
@@ -244,12 +254,23 @@ def fit_thresholds(document: Results) -> dict[str, int]:
     }
 
 
+def profiled_scenarios(document: Results) -> set[str]:
+    """The scenarios the profile gave something to run: points, idle kinds or loops."""
+    return {
+        s["name"]
+        for s in document["profile"]["definition"]["scenarios"]
+        if s.get("points") or s.get("idle") or s.get("loops")
+    }
+
+
 def derive(
     runs: list[Run],
     fit_min: Mapping[str, int],
     environment: Environment | None = None,
+    profiled: Collection[str] = (),
 ) -> Derived:
-    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C.
+    """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C, profiled
+    names the scenarios the profile gave something to run (profiled_scenarios).
 
     A peer's runs never enter the models' tables (nor any comparison or verdict read from
     them): they get their own section, `peers`, the report's reference rows. A round's
@@ -266,13 +287,9 @@ def derive(
             tables[scenario] = derive_instructions(runs)
         else:
             tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
-    found = overview(tables, everything, environment)
     rest: Derived = {
-        "not_counted": found["not_counted"],
-        "comparisons": found["comparisons"],
-        "highlights": found["highlights"],
-        "socket_ceiling": found["socket_ceiling"],
-        "rounds": found["rounds"],
+        **overview(tables, everything, environment),
+        "not_run": not_run(tables, profiled),
         "peers": derive_peers(everything, fit_min),
         "harness_cost": harness_cost(everything),
     }
@@ -338,7 +355,8 @@ def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
 
 def derive_document(document: Results) -> Derived:
     """The derived section of a results document, from its runs, profile and environment."""
-    return derive(document["runs"], fit_thresholds(document), document["environment"])
+    runs, environment = document["runs"], document["environment"]
+    return derive(runs, fit_thresholds(document), environment, profiled_scenarios(document))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Literal
 
-from bench.analysis.points import Points, scenario_points
+from bench.analysis.points import Points
 from bench.results import (
     C100kHighlights,
     C100kModel,
@@ -23,8 +23,10 @@ from bench.results import (
     ModelTable,
     Point,
     Ranking,
+    RealisticHighlights,
     SleepyHighlights,
     crawl_table,
+    scenario_points,
 )
 from c10k import catalog
 from c10k.durations import Latency
@@ -99,6 +101,15 @@ def few_active_highlights(table: Points) -> FewActiveHighlights:
         "threads_pages": threads[0]["pages"] if threads else None,
         "threads_most_runs_per_point": max((p["runs"] for p in threads), default=0),
     }
+
+
+def realistic_highlights(table: Points) -> RealisticHighlights:
+    """few_active_highlights on one site: the deep one (lognormal latency, bandwidth, faults)
+    where it ran, else the first other (the default profile runs only the docs site)."""
+    sites = {p["site"] for entries in table.values() for p in entries}
+    site = "deep" if "deep" in sites or not sites else min(sites)
+    on_site = {m: [p for p in entries if p["site"] == site] for m, entries in table.items()}
+    return {**few_active_highlights(on_site), "site": site}
 
 
 def _memory_highlights(tables: Mapping[str, object], scenario: str) -> MemoryHighlights:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from bench.analysis.highlights import (
     c100k_highlights,
     few_active_highlights,
     idle_highlights,
     latency_sweep_highlights,
+    realistic_highlights,
     sleepy_highlights,
 )
 from bench.analysis.paired import fold_looks, paired_comparisons, round_counts
 from bench.analysis.plateau import run_plateau
-from bench.analysis.points import scenario_points
 from bench.analysis.ratios import (
     asyncio_vs_threads,
     event_loop_vs_threads,
@@ -22,16 +22,17 @@ from bench.analysis.ratios import (
 )
 from bench.results import (
     Comparisons,
+    Derived,
     Environment,
     Highlights,
     NotCounted,
-    Overview,
     Run,
     ScenarioTable,
     SocketCeiling,
     crawl_table,
     idle_table,
     instructions_table,
+    scenario_points,
 )
 from c10k import catalog
 
@@ -46,19 +47,19 @@ def not_counted(runs: list[Run]) -> list[NotCounted]:
         crawl = run.get("crawl") or {}
         server = params.get("server")
         found.append(
-            {
-                "run_id": str(run.get("id")),
-                "scenario": str(run.get("scenario")),
-                "model": str(run.get("model")),
-                "status": str(run.get("status")),
-                "reason": str(run.get("reason") or run.get("status")),
-                "concurrency": params.get("concurrency"),
-                "latency": server["latency"] if server else None,
-                "pages_per_s": crawl.get("pages_per_s"),
-                "plateau_rss_kib": run_plateau(run).get("rss_kib"),
-                "cpu_us_per_page": crawl.get("cpu_us_per_page"),
-                "noisy": bool(run.get("noisy")),
-            }
+            NotCounted(
+                str(run.get("id")),
+                str(run.get("scenario")),
+                str(run.get("model")),
+                str(run.get("status")),
+                str(run.get("reason") or run.get("status")),
+                params.get("concurrency"),
+                server["latency"] if server else None,
+                crawl.get("pages_per_s"),
+                run_plateau(run).get("rss_kib"),
+                crawl.get("cpu_us_per_page"),
+                bool(run.get("noisy")),
+            )
         )
     return found
 
@@ -79,9 +80,29 @@ def socket_ceiling(environment: Environment | None) -> SocketCeiling:
     return {"count": count, "limit": limit}
 
 
+# Scenarios that only some profiles run: many-links-keep-alive and both-cores are the
+# free-threading profile's, for C8, which is judged beside the runtimes (docs/runtimes.md);
+# c100k the full profile's, an hour and more of 100,000 connections.
+PROFILE_OWN_SCENARIOS = (
+    catalog.MANY_LINKS_KEEP_ALIVE.name,
+    catalog.BOTH_CORES.name,
+    catalog.C100K.name,
+)
+
+
+def not_run(tables: Mapping[str, ScenarioTable], profiled: Collection[str]) -> list[str]:
+    """Scenarios with no run at all (tables has one for every scenario that ran); one of
+    PROFILE_OWN_SCENARIOS only when the profile gave it something to run (profiled)."""
+    return [
+        s
+        for s in catalog.SCENARIOS
+        if s not in tables and (s not in PROFILE_OWN_SCENARIOS or s in profiled)
+    ]
+
+
 def overview(
     tables: Mapping[str, ScenarioTable], runs: list[Run], environment: Environment | None
-) -> Overview:
+) -> Derived:
     """The figures across models and runs, beside the per-scenario tables in `derived`."""
     few_active = scenario_points(tables, catalog.FEW_ACTIVE.name)
     highlights: dict[str, Highlights] = {}
@@ -93,6 +114,8 @@ def overview(
     for name in (catalog.SLEEPY.name, catalog.SLEEPY_KEEP_ALIVE.name):
         if name in tables:
             highlights[name] = sleepy_highlights(tables, name)
+    if (realistic := catalog.REALISTIC.name) in tables:
+        highlights[realistic] = realistic_highlights(scenario_points(tables, realistic))
     if catalog.C100K.name in tables:
         highlights[catalog.C100K.name] = c100k_highlights(crawl_table(tables, catalog.C100K.name))
     if catalog.LATENCY_SWEEP.name in tables:

@@ -7,9 +7,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bench.analysis.busy import server_bound
-from bench.analysis.points import Points, ran, scenario_points
+from bench.analysis.points import Points, ran
 from bench.analysis.ratios import Figure
-from bench.results import Block, Comparisons, Look, PairedComparison, Point, RoundCounts, Run
+from bench.results import (
+    Block,
+    Comparisons,
+    Look,
+    PairedComparison,
+    Point,
+    RoundCounts,
+    Run,
+    scenario_points,
+)
 from c10k import catalog, claims, sequential
 from c10k.durations import Latency
 from c10k.quantity import PAIRED_ROUNDS, Quantity
@@ -249,8 +258,9 @@ def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> 
 
 def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
     """Per scenario: its paired rounds that ran, those a sentinel found noisy, and those run
-    again (a noisy round's second run counts as a round of its own); and where rounds waited
-    for a quiet machine before they started, how many and for how long in all."""
+    again (a noisy round's second run counts as a round of its own), with the points noisy
+    rounds left with no run (lost_points); and where rounds waited for a quiet machine before
+    they started, how many and for how long in all."""
     found: dict[str, RoundCounts] = {}
     seen: set[tuple[Block | None, int]] = set()
     waited: set[tuple[Block | None, int]] = set()  # the rounds that waited: block and again
@@ -270,4 +280,18 @@ def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
         counts["rounds"] += 1
         counts["noisy"] += run["noisy"]
         counts["again"] += run["again"] > 0
+    for scenario, counts in found.items():
+        if counts["noisy"] and (lost := lost_points(runs, scenario)):
+            counts["lost"] = lost
     return found
+
+
+def lost_points(runs: Sequence[Run], scenario: str) -> list[tuple[str, int]]:
+    """The (site, C) of a scenario whose every measured run that ended ok ran in a noisy round:
+    they have no point in its table."""
+    noisy: dict[tuple[str, int], bool] = {}
+    for r in runs:
+        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok":
+            key = (r["params"]["server"]["shape"], r["params"]["concurrency"])
+            noisy[key] = noisy.get(key, True) and r["noisy"]
+    return sorted(key for key, all_noisy in noisy.items() if all_noisy)

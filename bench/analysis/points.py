@@ -9,7 +9,7 @@ from typing import Any
 
 from bench.analysis.busy import add_point_busy, server_cpu_lost
 from bench.analysis.plateau import run_plateau
-from bench.results import CrawlDocument, Point, RoundFigures, Run, crawl_table
+from bench.results import CrawlDocument, Point, RoundFigures, Run
 from c10k import probes
 from c10k.durations import Latency
 from c10k.stats import median, summarize
@@ -235,8 +235,3 @@ def split_url_points(groups: dict[Group, list[Run]]) -> tuple[list[Group], list[
 
 def sort_key(key: Group) -> tuple[int, int, float, int, str]:
     return key[3], key[0], key[1].mean_s, key[2], key[4]
-
-
-def scenario_points(tables: Mapping[str, object], scenario: str) -> Points:
-    """Model -> its points in a crawl scenario ({} when it did not run)."""
-    return {model: entry["points"] for model, entry in crawl_table(tables, scenario).items()}

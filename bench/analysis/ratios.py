@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from bench.analysis.busy import server_bound
-from bench.analysis.points import Points, scenario_points
+from bench.analysis.points import Points
 from bench.results import (
     AsyncioVsThreads,
     EventLoopVsThreads,
@@ -16,6 +16,7 @@ from bench.results import (
     Point,
     UvloopComparison,
     UvloopPair,
+    scenario_points,
 )
 from c10k import catalog
 from c10k.quantity import MEDIAN_OF, Quantity

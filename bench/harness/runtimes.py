@@ -7,7 +7,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.analysis.points import scenario_points
 from bench.analysis.ratios import Figure, point_ratio
 from bench.harness.both_cores import both_cores
 from bench.harness.cells import Cell, cell
@@ -18,6 +17,7 @@ from bench.results import (
     Results,
     crawl_table,
     idle_table,
+    scenario_points,
 )
 from c10k import catalog
 from c10k.stats import Ratio, ratio_quantity

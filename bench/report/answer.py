@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from bench.report import figures
 from bench.report.layout import Link, Rich, Strong
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
@@ -23,7 +22,15 @@ from bench.report.verdicts import (
     REPRODUCED,
     Ruling,
 )
-from bench.results import Ranking, Results
+from bench.results import (
+    FewActiveHighlights,
+    Ranking,
+    RealisticHighlights,
+    Results,
+    SleepyHighlights,
+    highlights,
+    memory_fits,
+)
 from c10k import catalog
 from c10k.catalog import MODELS
 from c10k.quantity import Interval, Quantity
@@ -75,7 +82,7 @@ def _ranked(ranking: Ranking | None) -> list[Entry]:
 
 
 def few_busy(document: Results) -> Workload:
-    found = figures.few_active_highlights(document, FEW_ACTIVE)
+    found = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
     ranking = found["pages_per_s"] if found else None
     where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
     entries = _ranked(ranking)
@@ -85,10 +92,9 @@ def few_busy(document: Results) -> Workload:
 def many_sleepy(document: Results) -> Workload:
     """The share of the ideal C/L at the largest C, held for the whole crawl (keep-alive: where
     C7 is judged), else with a connection per fetch."""
-    scenario = (
-        SLEEPY_KEEP_ALIVE if figures.sleepy_highlights(document, SLEEPY_KEEP_ALIVE) else SLEEPY
-    )
-    found = figures.sleepy_highlights(document, scenario)
+    found = highlights(document["derived"], SLEEPY_KEEP_ALIVE, SleepyHighlights)
+    scenario = SLEEPY_KEEP_ALIVE if found else SLEEPY
+    found = found or highlights(document["derived"], SLEEPY, SleepyHighlights)
     ranking = found["percent_of_ideal"] if found else None
     judged = found["judged_latency"] if found else None
     every = ", ".join(k.text for k in found["latencies"]) if found else ""
@@ -102,7 +108,7 @@ def many_sleepy(document: Results) -> Workload:
 
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
-    memory = figures.memory_fits(document)
+    memory = memory_fits(document["derived"], SLEEPY)
     fits = {m: fit.total_bytes.scaled(1 / KIB, "KiB") for m, fit in memory.items() if fit}
     entries = _entries(fits)
     where = f"{SLEEPY}'s fits (held: RSS + kernel)"
@@ -112,20 +118,13 @@ def memory_bound(document: Results) -> Workload:
 
 
 def realistic_site(document: Results) -> Workload:
-    """Pages/s on a realistic site at its largest C: the deep site (lognormal latency,
-    bandwidth, faults) where it ran, else the docs site (the default profile runs only it)."""
-    found_points = figures.points(document, REALISTIC)
-    ran = {p.get("site", "deep") for found in found_points.values() for p in found}
-    site = "deep" if "deep" in ran or not ran else sorted(ran)[0]
-    table = {
-        model: [p for p in found if p.get("site", "deep") == site]
-        for model, found in found_points.items()
-    }
-    top = max((p["concurrency"] for found in table.values() for p in found), default=0)
-    at_top = {m: next((p for p in f if p["concurrency"] == top), None) for m, f in table.items()}
-    values = {m: p["pages_per_s"] for m, p in at_top.items() if p}
+    """Pages/s on a realistic site at its largest C: the site derive read (the deep site where
+    it ran, else the docs site, which the default profile runs alone)."""
+    found = highlights(document["derived"], REALISTIC, RealisticHighlights)
+    site, top = (found["site"], found["largest_concurrency"]) if found else ("deep", 0)
+    entries = _ranked(found["pages_per_s"] if found else None)
     where = f"{REALISTIC} {site} site, C {top:,}"
-    return Workload("Realistic site", "pages/s", where, True, _entries(values), number)
+    return Workload("Realistic site", "pages/s", where, True, entries, number)
 
 
 def workloads(document: Results) -> list[Workload]:

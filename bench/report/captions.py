@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import math
 
-from bench.report import figures
 from bench.report.palette import model_order
-from bench.results import Ranking, Results, SleepyHighlights
+from bench.results import (
+    FewActiveHighlights,
+    IdleHighlights,
+    LatencySweepHighlights,
+    Ranking,
+    Results,
+    SleepyHighlights,
+    crossed_runs,
+    highlights,
+    idle_table,
+    memory_fits,
+    scenario_points,
+)
 from c10k import catalog
 from c10k.quantity import value_of
 from c10k.words import Entry, counts, in_kib, kib, number, percent_gap, ranking, with_interval
@@ -90,9 +101,10 @@ def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
     return text
 
 
-def crossed_note(found: list[figures.Problem]) -> str:
+def crossed_note(document: Results, scenario: str) -> str:
     """How many runs of a chart did not count, for the end of its caption ('' when none); the
     runs themselves are listed once, under "Runs that did not count"."""
+    found = crossed_runs(document["derived"], scenario)
     if not found:
         return ""
     runs = "1 run" if len(found) == 1 else f"{len(found)} runs"
@@ -118,13 +130,13 @@ def bars_note(bars: bool) -> str:
 
 def memory_fit_label(document: Results) -> str:
     """The x label of the memory charts: the unit and the concurrencies fitted."""
-    found = figures.sleepy_highlights(document, SLEEPY)
+    found = highlights(document["derived"], SLEEPY, SleepyHighlights)
     fitted = found["fit_concurrencies"] if found else []
     return f"KiB per connection (fitted over C = {counts(fitted) or '-'})"
 
 
 def _memory_notes(document: Results) -> list[str]:
-    memory = figures.memory_fits(document)
+    memory = memory_fits(document["derived"], SLEEPY)
     notes = []
     for model in model_order(list(memory)):
         m = memory[model]
@@ -141,7 +153,7 @@ def _memory_notes(document: Results) -> list[str]:
 
 
 def memory_per_connection_caption(document: Results) -> str:
-    found = figures.sleepy_highlights(document, SLEEPY)
+    found = highlights(document["derived"], SLEEPY, SleepyHighlights)
     totals = found["memory_total_kib"] if found else None
     text = (
         f"Held memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
@@ -154,7 +166,7 @@ def memory_per_connection_caption(document: Results) -> str:
         text += (
             f" Threads cost {cost:,.1f} KiB per connection against the chapter's 50 KiB per thread."
         )
-    memory = {m: fit for m, fit in figures.memory_fits(document).items() if fit}
+    memory = {m: fit for m, fit in memory_fits(document["derived"], SLEEPY).items() if fit}
     held = [
         f"{m} {in_kib(fit.rss_bytes.slope)}"
         + (f" (check {percent_gap(fit.check_gap)})" if fit.check_gap is not None else "")
@@ -181,18 +193,18 @@ def memory_per_connection_caption(document: Results) -> str:
     notes = _memory_notes(document)
     if notes:
         text += " Caveats: " + "; ".join(notes) + "."
-    return text + crossed_note(figures.crossed_runs(document, SLEEPY))
+    return text + crossed_note(document, SLEEPY)
 
 
 def plateau_rss_caption(document: Results) -> str:
-    memory = figures.memory_fits(document)
+    memory = memory_fits(document["derived"], SLEEPY)
     slopes = {
         m: f"{kib(fit.rss_bytes.slope.value)}/conn (R² {number(fit.rss_bytes.r2, 3)})"
         for m in model_order(list(memory))
         if (fit := memory[m]) and fit.rss_bytes.slope.value is not None
     }
     text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
-    found = figures.sleepy_highlights(document, SLEEPY)
+    found = highlights(document["derived"], SLEEPY, SleepyHighlights)
     largest = found["largest_plateau_rss_mib"] if found else None
     if largest and largest["most_mib"] is not None and largest["least_mib"] is not None:
         text += (
@@ -200,11 +212,12 @@ def plateau_rss_caption(document: Results) -> str:
             f"({largest['most_mib']:,.1f} MiB) and {largest['least']} the least "
             f"({largest['least_mib']:,.1f} MiB)."
         )
-    return text + crossed_note(figures.crossed_runs(document, SLEEPY))
+    return text + crossed_note(document, SLEEPY)
 
 
 def _idle_parts(document: Results) -> list[str]:
-    units, found = figures.idle_entries(document), figures.idle_highlights(document)
+    units = idle_table(document["derived"])
+    found = highlights(document["derived"], IDLE, IdleHighlights)
     thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
     if thread and (thread_total := value_of(thread.total_bytes_per_unit)):
@@ -229,7 +242,7 @@ def _idle_parts(document: Results) -> list[str]:
         parts.append(
             f"threads started until failure reached {int(ceiling['count']):,}, stopped by "
             f"{ceiling['stopped_by']}"
-            + ("" if figures.stopped_by_a_limit(ceiling) else " (the harness's cap, no failure)")
+            + (" (the harness's cap, no failure)" if ceiling["capped"] else "")
         )
     return parts
 
@@ -237,7 +250,7 @@ def _idle_parts(document: Results) -> list[str]:
 def idle_units_caption(document: Results) -> str:
     parts = _idle_parts(document)
     text = "; ".join(parts) + "." if parts else "No idle unit was measured."
-    text += crossed_note(figures.crossed_runs(document, IDLE))
+    text += crossed_note(document, IDLE)
     return text[0].upper() + text[1:]
 
 
@@ -248,7 +261,7 @@ def _at_latency(found: SleepyHighlights) -> str:
 
 
 def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
-    found = figures.sleepy_highlights(document, scenario)
+    found = highlights(document["derived"], scenario, SleepyHighlights)
     if found is None:
         return not_run(scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
@@ -267,12 +280,12 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
             f" Median latency the crawlers saw there, against the server's nominal L = "
             f"{nominal}: {rank(found['latency_p50_ms'], 'ms')}."
         )
-    return text + crossed_note(figures.crossed_runs(document, scenario))
+    return text + crossed_note(document, scenario)
 
 
 def few_active_caption(document: Results, server_bound: bool, scenario: str = FEW_ACTIVE) -> str:
     """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
-    found = figures.few_active_highlights(document, scenario)
+    found = highlights(document["derived"], scenario, FewActiveHighlights)
     if found is None:
         return not_run(scenario)
     text = (
@@ -281,19 +294,19 @@ def few_active_caption(document: Results, server_bound: bool, scenario: str = FE
     )
     if server_bound:
         text += " Hollow points: the test server was CPU-bound, so pages/s there is its limit."
-    return text + crossed_note(figures.crossed_runs(document, scenario))
+    return text + crossed_note(document, scenario)
 
 
 def latency_caption(document: Results) -> str:
     texts = []
     for scenario in (FEW_ACTIVE, SLEEPY):
-        if not figures.points(document, scenario):
+        if not scenario_points(document["derived"], scenario):
             texts.append(f"{scenario} did not run")
             continue
         found = (
-            figures.few_active_highlights(document, scenario)
+            highlights(document["derived"], scenario, FewActiveHighlights)
             if scenario == FEW_ACTIVE
-            else figures.sleepy_highlights(document, scenario)
+            else highlights(document["derived"], scenario, SleepyHighlights)
         )
         if found is None:
             continue
@@ -306,19 +319,14 @@ def latency_caption(document: Results) -> str:
 
 def latency_sweep_caption(document: Results) -> str:
     texts = []
-    found = figures.sweep_highlights(document)
+    found = highlights(document["derived"], LATENCY_SWEEP, LatencySweepHighlights)
     for end in found["by_latency"] if found else []:
         line = f"at latency {end['latency'].text}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:
             line += f" (best {end['best_fraction_of_ideal']:.0%} of the ideal C/L)"
         texts.append(line)
     text = "; ".join(texts) or f"no verified {LATENCY_SWEEP} point"
-    return (
-        text[0].upper()
-        + text[1:]
-        + "."
-        + crossed_note(figures.crossed_runs(document, LATENCY_SWEEP))
-    )
+    return text[0].upper() + text[1:] + "." + crossed_note(document, LATENCY_SWEEP)
 
 
 INSTRUCTIONS_TITLE = "Instructions per page (callgrind): the CPU figure that holds still"
@@ -341,5 +349,5 @@ def instructions_caption(document: Results, with_cpu: bool) -> str:
             if with_cpu
             else ""
         )
-        + crossed_note(figures.crossed_runs(document, catalog.INSTRUCTIONS.name))
+        + crossed_note(document, catalog.INSTRUCTIONS.name)
     )

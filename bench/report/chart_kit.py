@@ -16,8 +16,8 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from bench.report import captions
-from bench.report.figures import Problem
 from bench.report.palette import model_order, short_label, style
+from bench.results import NotCounted
 
 WIDTH, HEIGHT = 10.0, 5.2
 FIXED_RC: dict[Any, Any] = {  # rcParams for every chart
@@ -242,7 +242,7 @@ def y_scale(ax: Axes, values: list[float]) -> bool:
     return True
 
 
-def marker_keys(found: list[Problem], saturated: bool, bars: bool = False) -> list[Line2D]:
+def marker_keys(found: list[NotCounted], saturated: bool, bars: bool = False) -> list[Line2D]:
     keys = []
     if bars:
         keys.append(error_bar_key())

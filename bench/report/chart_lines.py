@@ -11,9 +11,8 @@ from matplotlib.figure import Figure
 from matplotlib.transforms import offset_copy
 
 from bench.report.chart_kit import crossed, model_line
-from bench.report.figures import Problem, crossed_runs, peer_points, points
 from bench.report.palette import model_order, style
-from bench.results import Point, Results
+from bench.results import NotCounted, Point, Results, crossed_runs, peer_points, scenario_points
 from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Interval, Quantity
@@ -95,7 +94,7 @@ def crawl_lines(
     scenario: str,
     summary: Callable[[Point], Quantity | None],
     x: Callable[[Point], float],
-    problem_value: Callable[[Problem], float | None] | None,
+    problem_value: Callable[[NotCounted], float | None] | None,
     scale: float = 1.0,
     latency: Latency | None = None,
 ) -> Lines:
@@ -115,7 +114,8 @@ def crawl_lines(
     ys_all: list[float] = []
     saturated_any = bars = False
     # The models, then each peer as a reference line (its own marker and label).
-    lines = points(document, scenario) | peer_points(document, scenario)
+    derived = document["derived"]
+    lines = scenario_points(derived, scenario) | peer_points(derived, scenario)
     for model in model_order(list(lines)):
         entries = [p for p in lines[model] if value(p) is not None and at_latency(p["latency"])]
         xs = [x(p) for p in entries]
@@ -134,7 +134,7 @@ def crawl_lines(
             saturated_any = True
             hollow(ax, model, [a for a, _ in saturated], [b for _, b in saturated])
     if problem_value is not None:
-        for p in crossed_runs(document, scenario):
+        for p in crossed_runs(derived, scenario):
             if p.concurrency is None or not at_latency(p.latency):
                 continue
             sweep = scenario == LATENCY_SWEEP and p.latency is not None

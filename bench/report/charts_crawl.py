@@ -9,11 +9,20 @@ from operator import itemgetter
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
-from bench.report import captions, figures
+from bench.report import captions
 from bench.report import chart_kit as kit
 from bench.report.chart_lines import Lines, crawl_lines, plot_ideal
 from bench.report.palette import model_order, style
-from bench.results import Point, Results
+from bench.results import (
+    LatencySweepHighlights,
+    Point,
+    Results,
+    SleepyHighlights,
+    crossed_runs,
+    highlights,
+    instructions_table,
+    scenario_points,
+)
 from c10k import catalog, words
 from c10k.durations import Latency
 
@@ -40,13 +49,13 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Ch
     """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L: one panel
     per server latency, so that no line joins points of two latencies."""
     name = f"{scenario}-throughput"
-    table = figures.points(document, scenario)
+    table = scenario_points(document["derived"], scenario)
     latencies = _latencies(table)
     title, figure, axes = kit.new_figure(name, 1, max(len(latencies), 1))
-    found = figures.crossed_runs(document, scenario)
+    found = crossed_runs(document["derived"], scenario)
     if not table:
         return kit.not_run(name, title, figure, axes, scenario)
-    highlighted = figures.sleepy_highlights(document, scenario)
+    highlighted = highlights(document["derived"], scenario, SleepyHighlights)
     judged = highlighted.get("judged_latency") if highlighted else None
     saturated = bars = False
     for ax, latency in zip(axes, latencies, strict=True):
@@ -107,7 +116,7 @@ def _speed_and_cpu(
 def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> kit.Chart:
     """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
     title, figure, (left, right) = kit.new_figure(scenario, 1, 2)
-    if not figures.points(document, scenario):
+    if not scenario_points(document["derived"], scenario):
         return kit.not_run(scenario, title, figure, [left, right], scenario)
     drawn = _speed_and_cpu(document, scenario, (left, right), _concurrency)
     for ax in (left, right):
@@ -116,7 +125,7 @@ def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> kit.Chart
         ax.xaxis.set_major_formatter(kit.THOUSANDS)
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs, user + sys)")
-    found = figures.crossed_runs(document, scenario)
+    found = crossed_runs(document["derived"], scenario)
     kit.legend(figure, [left, right], kit.marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.few_active_caption(document, drawn.saturated, scenario)
     return kit.Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
@@ -128,7 +137,7 @@ def chart_latency(document: Results) -> kit.Chart:
     title, figure, axes = kit.new_figure(name, 2, 2, height=8.0)
     bars = False
     for row, scenario in enumerate((FEW_ACTIVE, SLEEPY)):
-        table = figures.points(document, scenario)
+        table = scenario_points(document["derived"], scenario)
         for col, quantile in enumerate(("p50", "p99")):
             ax = axes[row * 2 + col]
             if not table:
@@ -151,12 +160,12 @@ def chart_latency(document: Results) -> kit.Chart:
 def chart_latency_sweep(document: Results) -> kit.Chart:
     """Pages/s and CPU per page against the server's latency, at a fixed concurrency."""
     title, figure, (left, right) = kit.new_figure(LATENCY_SWEEP, 1, 2)
-    table = figures.points(document, LATENCY_SWEEP)
+    table = scenario_points(document["derived"], LATENCY_SWEEP)
     if not table:
         return kit.not_run(LATENCY_SWEEP, title, figure, [left, right], LATENCY_SWEEP)
     ideal = plot_ideal(left, table, _latency_ms)
     drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms, ideal)
-    sweep = figures.sweep_highlights(document)
+    sweep = highlights(document["derived"], LATENCY_SWEEP, LatencySweepHighlights)
     concurrency = sweep["concurrencies"] if sweep else []
     for ax in (left, right):
         if any(v > 0 for v in drawn.xs):
@@ -165,7 +174,7 @@ def chart_latency_sweep(document: Results) -> kit.Chart:
         ax.set_xlabel(f"server latency (ms), C = {words.counts(concurrency)}")
     left.set_ylabel("pages/s")
     right.set_ylabel("crawler CPU per page (µs)")
-    found = figures.crossed_runs(document, LATENCY_SWEEP)
+    found = crossed_runs(document["derived"], LATENCY_SWEEP)
     kit.legend(figure, [left, right], kit.marker_keys(found, drawn.saturated, drawn.bars))
     caption = captions.latency_sweep_caption(document) + captions.bars_note(drawn.bars)
     return kit.Chart(LATENCY_SWEEP, title, figure, caption)
@@ -185,7 +194,7 @@ CORE_GREY = "#9E9E9E"  # the shared core's part of a model's instructions
 
 def _instruction_counts(document: Results) -> tuple[float | None, dict[str, float]]:
     """The core replay's instructions per page, and each model's."""
-    table = figures.instructions(document)
+    table = instructions_table(document["derived"])
     counts = {
         name: float(median)
         for name, entry in table.items()

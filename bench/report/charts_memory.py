@@ -7,18 +7,28 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
-from bench.report import captions, figures
+from bench.report import captions
 from bench.report import chart_kit as kit
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
-from bench.results import IdleEntry, MemoryFit, Results
+from bench.results import (
+    IdleEntry,
+    IdleTable,
+    MemoryFit,
+    Results,
+    crossed_runs,
+    idle_table,
+    memory_fits,
+    scenario_points,
+)
 from c10k import catalog
 from c10k.quantity import Interval, value_of
+from c10k.words import KIB
 
 SLEEPY, IDLE = catalog.SLEEPY.name, catalog.IDLE.name
 # The chapter's numbers, as the verdicts hold them.
-CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / figures.KIB
-CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / figures.KIB
+CHAPTER_THREAD_KIB = THREAD_CLAIM_BYTES / KIB
+CHAPTER_COROUTINE_KIB = COROUTINE_CLAIM_BYTES / KIB
 BAR = 0.36  # the height of a bar; held and peak side by side in one row
 PALE = 0.45  # the peak bar: the model's colour, paler
 KERNEL_GREY = "#BBBBBB"
@@ -29,7 +39,7 @@ def _interval_bar(ax: Axes, y: float, value: float, interval: Interval | None) -
     """A horizontal 95% interval around value, in black (nothing without an interval)."""
     if interval is None:
         return
-    low, high = max(0.0, interval.low) / figures.KIB, max(0.0, interval.high) / figures.KIB
+    low, high = max(0.0, interval.low) / KIB, max(0.0, interval.high) / KIB
     ax.errorbar(
         value,
         y,
@@ -48,19 +58,19 @@ def _value(ax: Axes, x: float, y: float, text: str) -> None:
 
 def _bar_end(value: float, interval: Interval | None) -> float:
     """Where a bar's label goes: past the bar and its interval (in KiB)."""
-    return max(value, (interval.high / figures.KIB) if interval else 0)
+    return max(value, (interval.high / KIB) if interval else 0)
 
 
 def _rss_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held and peak RSS per connection of one model: the same definition, side by side."""
     s = style(model)
     held_fit, peak_fit = m.rss_bytes.slope, m.peak_rss_bytes.slope
-    held = max(0.0, held_fit.value or 0.0) / figures.KIB
+    held = max(0.0, held_fit.value or 0.0) / KIB
     ax.barh(row - BAR / 2, held, BAR, color=s.colour, edgecolor="black", linewidth=0.6)
     _interval_bar(ax, row - BAR / 2, held, held_fit.interval)
     _value(ax, _bar_end(held, held_fit.interval), row - BAR / 2, f"{held:,.1f}")
     if peak_fit.value is not None:
-        peak = max(0.0, peak_fit.value) / figures.KIB
+        peak = max(0.0, peak_fit.value) / KIB
         ax.barh(
             row + BAR / 2, peak, BAR, color=s.colour, alpha=PALE, edgecolor="black", linewidth=0.6
         )
@@ -71,8 +81,8 @@ def _rss_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
 def _total_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held per connection with the kernel's share: the RSS slope and the kernel slope on it."""
     s = style(model)
-    rss = max(0.0, m.rss_bytes.slope.value or 0.0) / figures.KIB
-    kernel = max(0.0, m.kernel_bytes.slope.value or 0.0) / figures.KIB
+    rss = max(0.0, m.rss_bytes.slope.value or 0.0) / KIB
+    kernel = max(0.0, m.kernel_bytes.slope.value or 0.0) / KIB
     ax.barh(row, rss, 2 * BAR, color=s.colour, edgecolor="black", linewidth=0.6)
     ax.barh(row, kernel, 2 * BAR, left=rss, color=KERNEL_GREY, edgecolor="black", linewidth=0.6)
     total = rss + kernel
@@ -84,7 +94,7 @@ def chart_memory_per_connection(document: Results) -> kit.Chart:
     """Per model, left: held and peak RSS per connection (the same definition, RSS slopes);
     right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
-    memory = figures.memory_fits(document)
+    memory = memory_fits(document["derived"], SLEEPY)
     models = model_order(list(memory))
     title, figure, (left, right) = kit.new_figure(
         name, 1, 2, kit.rows_height(len(models)), sharey=True
@@ -123,7 +133,7 @@ def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
         return
     low, high = float(min(m.concurrencies)), float(max(m.concurrencies))
     xs = np.geomspace(low, high, FIT_SAMPLES) if log_x else np.linspace(low, high, FIT_SAMPLES)
-    ys = (intercept + slope * xs) / figures.KIB / figures.KIB
+    ys = (intercept + slope * xs) / KIB / KIB
     s = style(model)
     ax.plot(xs, ys, color=s.colour, linestyle=s.linestyle, linewidth=1.4)
 
@@ -132,17 +142,17 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
     """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
     title, figure, (ax,) = kit.new_figure(name)
-    memory = figures.memory_fits(document)
-    found = figures.crossed_runs(document, SLEEPY)
+    memory = memory_fits(document["derived"], SLEEPY)
+    found = crossed_runs(document["derived"], SLEEPY)
     if not memory:
         return kit.not_run(name, title, figure, [ax], SLEEPY)
     plateaus = {
         model: [
-            (float(p["concurrency"]), plateau.value / figures.KIB)
+            (float(p["concurrency"]), plateau.value / KIB)
             for p in found_points
             if (plateau := p.get("plateau_rss_kib")) and plateau.value is not None
         ]
-        for model, found_points in figures.points(document, SLEEPY).items()
+        for model, found_points in scenario_points(document["derived"], SLEEPY).items()
     }
     all_x = [c for xy in plateaus.values() for c, _ in xy]
     all_x += [float(p.concurrency) for p in found if p.concurrency is not None]
@@ -157,7 +167,7 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
         _fit_line(ax, model, memory[model], log_x)
     for p in found:
         if p.concurrency is not None:
-            rss = p.plateau_rss_kib / figures.KIB if p.plateau_rss_kib else None
+            rss = p.plateau_rss_kib / KIB if p.plateau_rss_kib else None
             kit.crossed(ax, p.model, [float(p.concurrency)], [rss])
     ax.set_xlabel("concurrency C (connections open at once; lines: the fits, over their C)")
     ax.set_ylabel("plateau RSS (MiB)")
@@ -185,9 +195,9 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleEntry]) -> Non
             ax.text(0.02, row, " not measured", va="center", transform=ax.get_yaxis_transform())
             continue
         s = style(kind)
-        total = (value_of(unit.total_bytes_per_unit) or unit.rss_bytes_per_unit) / figures.KIB
+        total = (value_of(unit.total_bytes_per_unit) or unit.rss_bytes_per_unit) / KIB
         kernel = unit.kernel_total_bytes_per_unit or 0.0
-        parts = {"RSS": unit.rss_bytes_per_unit / figures.KIB, "kernel": kernel / figures.KIB}
+        parts = {"RSS": unit.rss_bytes_per_unit / KIB, "kernel": kernel / KIB}
         parts["total"] = total  # drawn last, over a part of the same size
         for part, value in parts.items():
             if value < total * VISIBLE_SHARE:  # a part too small to matter (kernel: noise)
@@ -230,25 +240,21 @@ def _thread_ceilings(ax: Axes, row: int, unit: IdleEntry | None) -> None:
             ax.text(count, row + at, f"{where}: {count:,}", fontsize=7.5, ha="center")
 
 
-def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
+def _idle_reached(ax: Axes, kinds: list[str], units: IdleTable) -> None:
     """Right: the units each kind parked (measured), failed runs crossed at the count they
     were asked for, and the threads started until failure in one process and on the machine."""
-    units, failed, parked = (
-        figures.idle_entries(document),
-        figures.failed_slope_runs(document),
-        figures.units_parked(document),
-    )
     for row, kind in enumerate(kinds):
-        s = style(kind)
-        if parked.get(kind):
+        s, unit = style(kind), units[kind]
+        if unit.parked:
             ax.plot(
-                [parked[kind]], [row], marker="o", markersize=8, color=s.colour, linestyle="none"
+                [unit.parked], [row], marker="o", markersize=8, color=s.colour, linestyle="none"
             )
-            _value(ax, parked[kind] * 1.1, row, f"{parked[kind]:,}")
-        for count, status, _reason in failed.get(kind, []):
+            _value(ax, unit.parked * 1.1, row, f"{unit.parked:,}")
+        for p in unit.failed_slopes:
+            count = p["count"] or 0
             ax.plot([count], [row], **kit.cross_marker(s.colour))
-            _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {status}")
-        _thread_ceilings(ax, row, units.get(kind))
+            _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {p['status']}")
+        _thread_ceilings(ax, row, unit)
     ax.set_xscale("log")
     ax.tick_params(labelleft=False)
     ax.set_xlabel("units parked (log); | threads started until failure")
@@ -260,7 +266,7 @@ def _idle_reached(ax: Axes, kinds: list[str], document: Results) -> None:
 def chart_idle_units(document: Results) -> kit.Chart:
     """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
-    units = figures.idle_entries(document)
+    units = idle_table(document["derived"])
     kinds = idle_order(list(units))
     title, figure, (left, right) = kit.new_figure(
         name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True
@@ -268,7 +274,7 @@ def chart_idle_units(document: Results) -> kit.Chart:
     if not units:
         return kit.not_run(name, title, figure, [left, right], IDLE)
     _idle_memory(left, kinds, units)
-    _idle_reached(right, kinds, document)
+    _idle_reached(right, kinds, units)
     keys = [
         kit.key(
             text,

@@ -6,10 +6,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from bench.report import figures
-from bench.report.layout import Table
+from bench.report.layout import Column, Table, table
 from bench.report.palette import model_order
-from bench.results import Point, Results
+from bench.results import (
+    C100kHighlights,
+    C100kModel,
+    MemoryFit,
+    Point,
+    Results,
+    SleepyHighlights,
+    highlights,
+    memory_fits,
+    noise_floor,
+    scenario_points,
+)
 from bench.results.words import latencies_text
 from c10k import catalog
 from c10k.durations import Latency
@@ -51,61 +61,46 @@ MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
 
 # -- memory per connection -------------------------------------------------------------------
 
-MEMORY_HEADER = [
-    "model",
-    "fitted C (runs)",
-    "held: RSS slope",
-    "a repeat run",
-    "R²",
-    "check: smaps anon slope",
-    "gap",
-    "held: kernel slope",
-    "held: total",
-    "per URL",
-    "held: net of URLs",
-    "peak: peak-RSS slope",
-    "R²",
+# Per sleepy model: the held slopes (plateau) with their 95% intervals, the independent check
+# and its gap, the per-URL share and the net slope, the peak slope.
+MEMORY_COLUMNS: list[Column[MemoryFit]] = [
+    Column("model", lambda m, f: m),
+    Column("fitted C (runs)", lambda m, f: (counts(f.concurrencies) or "-") + _runs(f.runs)),
+    Column("held: RSS slope", lambda m, f: str(in_kib(f.rss_bytes.slope)), True),
+    Column("a repeat run", lambda m, f: kib_range(f.rss_bytes.repeat, 2), True),
+    Column("R²", lambda m, f: number(f.rss_bytes.r2, 3), True),
+    Column("check: smaps anon slope", lambda m, f: kib(f.check_anon_bytes.slope.value), True),
+    Column("gap", lambda m, f: percent_gap(f.check_gap), True),
+    Column("held: kernel slope", lambda m, f: kib(f.kernel_bytes.slope.value), True),
+    Column("held: total", lambda m, f: str(in_kib(f.total_bytes)), True),
+    Column(
+        "per URL", lambda m, f: str(in_kib(f.per_url.bytes_per_url if f.per_url else None, 2)), True
+    ),
+    Column(
+        "held: net of URLs",
+        lambda m, f: str(in_kib(f.per_url.net_rss_bytes if f.per_url else None)),
+        True,
+    ),
+    Column("peak: peak-RSS slope", lambda m, f: kib(f.peak_rss_bytes.slope.value), True),
+    Column("R²", lambda m, f: number(f.peak_rss_bytes.r2, 3), True),
 ]
 
 
-def memory_rows(document: Results) -> list[list[str]]:
-    """One row per sleepy model: the held slopes (plateau) with their 95% intervals, the
-    independent check and its gap, the per-URL share and the net slope, the peak slope."""
-    memory = figures.memory_fits(document)
-    rows = []
-    for model in model_order(list(memory)):
-        m = memory[model]
-        if m is None:
-            rows.append([model, "-", *["-"] * 11])
-            continue
-        fitted = counts(m.concurrencies) or "-"
-        url, net = (m.per_url.bytes_per_url, m.per_url.net_rss_bytes) if m.per_url else (None, None)
-        rows.append(
-            [
-                model,
-                f"{fitted} ({m.runs})" if m.runs else fitted,
-                str(in_kib(m.rss_bytes.slope)),
-                kib_range(m.rss_bytes.repeat, 2),
-                number(m.rss_bytes.r2, 3),
-                kib(m.check_anon_bytes.slope.value),
-                percent_gap(m.check_gap),
-                kib(m.kernel_bytes.slope.value),
-                str(in_kib(m.total_bytes)),
-                str(in_kib(url, 2)),
-                str(in_kib(net)),
-                kib(m.peak_rss_bytes.slope.value),
-                number(m.peak_rss_bytes.r2, 3),
-            ]
-        )
-    return rows
+def _runs(runs: int) -> str:
+    return f" ({runs})" if runs else ""
+
+
+def memory_table(document: Results) -> Table:
+    memory = memory_fits(document["derived"], catalog.SLEEPY.name)
+    return table(MEMORY_COLUMNS, ((m, memory[m]) for m in model_order(list(memory))))
 
 
 def memory_section(document: Results) -> Section:
     title = "Memory per connection, held and peak (sleepy)"
-    rows = memory_rows(document)
-    if not rows:
+    found_table = memory_table(document)
+    if not found_table.rows:
         return Section(title, ["Not measured."], [], anchor=MEMORY)
-    found = figures.sleepy_highlights(document, catalog.SLEEPY.name)
+    found = highlights(document["derived"], catalog.SLEEPY.name, SleepyHighlights)
     fitted = found["fit_concurrencies"] if found else []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the plateau "
@@ -130,7 +125,7 @@ def memory_section(document: Results) -> Section:
         f"{model} at C {p.concurrency:,} ({p.verified} of {p.runs} verified"
         + (f", {p.noisy} more ran in noisy rounds" if p.noisy else "")
         + ")"
-        for model, fit in figures.memory_fits(document).items()
+        for model, fit in memory_fits(document["derived"], catalog.SLEEPY.name).items()
         for p in (fit.left_out if fit else [])
     ]
     if left_out:
@@ -138,25 +133,10 @@ def memory_section(document: Results) -> Section:
             " Left out of its model's fits, a point whose quiet runs verified in half or "
             f"fewer (too few to give the point a spread of its own): {'; '.join(left_out)}."
         )
-    columns = set(range(2, len(MEMORY_HEADER)))
-    return Section(title, [lead], [Table(MEMORY_HEADER, rows, columns)], anchor=MEMORY)
+    return Section(title, [lead], [found_table], anchor=MEMORY)
 
 
 # -- past one process (c100k) ----------------------------------------------------------------
-
-PAST_ONE_PROCESS_HEADER = [
-    "model",
-    "held at once (server's peak)",
-    "C",
-    "processes",
-    "ramp",
-    "one process: RSS slope",
-    "across processes: RSS slope",
-    "ratio",
-    "net of URLs: one process",
-    "across processes",
-    "ratio",
-]
 
 
 def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
@@ -164,27 +144,35 @@ def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
     return f"{found} (C {counts(concurrencies)})" if concurrencies and found != "-" else found
 
 
-def past_one_process_rows(document: Results) -> list[list[str]]:
-    """One row per c100k model: the most connections held and how long they took to open,
-    memory per connection in one process and across the processes, and the ratio."""
-    found = figures.c100k_highlights(document)
+# Per c100k model: the most connections held and how long they took to open, memory per
+# connection in one process and across the processes, and the ratio.
+PAST_ONE_PROCESS_COLUMNS: list[Column[C100kModel]] = [
+    Column("model", lambda m, c: m),
+    Column("held at once (server's peak)", lambda m, c: number(c["held"]), True),
+    Column("C", lambda m, c: number(c["held_concurrency"]), True),
+    Column("processes", lambda m, c: number(c["held_processes"]), True),
+    Column("ramp", lambda m, c: "-" if c["ramp_s"] is None else f"{c['ramp_s']:.0f} s", True),
+    Column(
+        "one process: RSS slope",
+        lambda m, c: _fitted(c["one_process"], c["one_process_concurrencies"]),
+        True,
+    ),
+    Column(
+        "across processes: RSS slope",
+        lambda m, c: _fitted(c["across_processes"], c["across_processes_concurrencies"]),
+        True,
+    ),
+    Column("ratio", lambda m, c: times(c["ratio"]), True),
+    Column("net of URLs: one process", lambda m, c: str(in_kib(c["one_process_net"])), True),
+    Column("across processes", lambda m, c: str(in_kib(c["across_processes_net"])), True),
+    Column("ratio", lambda m, c: times(c["net_ratio"]), True),
+]
+
+
+def past_one_process_table(document: Results) -> Table:
+    found = highlights(document["derived"], catalog.C100K.name, C100kHighlights)
     models = found["models"] if found else {}
-    return [
-        [
-            model,
-            number(m.get("held")),
-            number(m.get("held_concurrency")),
-            number(m.get("held_processes")),
-            "-" if m.get("ramp_s") is None else f"{m['ramp_s']:.0f} s",
-            _fitted(m["one_process"], m["one_process_concurrencies"]),
-            _fitted(m["across_processes"], m["across_processes_concurrencies"]),
-            times(m["ratio"]),
-            str(in_kib(m["one_process_net"])),
-            str(in_kib(m["across_processes_net"])),
-            times(m["net_ratio"]),
-        ]
-        for model, m in ((name, models[name]) for name in model_order(list(models)))
-    ]
+    return table(PAST_ONE_PROCESS_COLUMNS, ((m, models[m]) for m in model_order(list(models))))
 
 
 def _forwarded(document: Results) -> bool:
@@ -199,14 +187,15 @@ def _forwarded(document: Results) -> bool:
 
 def past_one_process_section(document: Results) -> Section:
     """The c100k scenario: connections held by several processes, titled with how many."""
-    held = figures.largest_peak_in_flight(document, catalog.C100K.name)
+    found = highlights(document["derived"], catalog.C100K.name, C100kHighlights)
+    held = found["largest_peak_in_flight"] if found else 0
     title = (
         f"Past one process: {held:,} connections held on one machine (c100k)"
         if held
         else "Past one process: connections held by several processes (c100k)"
     )
-    rows = past_one_process_rows(document)
-    if not rows:
+    found_table = past_one_process_table(document)
+    if not found_table.rows:
         why = "Not measured (the full profile's c100k scenario)."
         return Section(title, [why], [], anchor=C100K)
     lead = (
@@ -231,8 +220,7 @@ def past_one_process_section(document: Results) -> Section:
         + "Models with a thread per worker sit this scenario out: the machine's threads stop "
         "near pid_max (C5)."
     )
-    columns = set(range(1, len(PAST_ONE_PROCESS_HEADER)))
-    return Section(title, [lead], [Table(PAST_ONE_PROCESS_HEADER, rows, columns)], anchor=C100K)
+    return Section(title, [lead], [found_table], anchor=C100K)
 
 
 # -- cores -----------------------------------------------------------------------------------
@@ -262,7 +250,7 @@ def pinning_text(document: Results) -> str:
 
 def harness_text(document: Results) -> str:
     """The harness's own CPU share over the sampled crawls, in one sentence."""
-    cost = figures.harness_cost(document)
+    cost = document["derived"].get("harness_cost")
     if not cost:
         return "The harness's own CPU share was not recorded."
     return (
@@ -275,7 +263,7 @@ def harness_text(document: Results) -> str:
 
 def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
-    floor = figures.noise(document)
+    floor = noise_floor(document["derived"])
     cpu = floor["cpu_s"] if floor else None
     spread = cpu.spread if cpu else None
     if not cpu or not spread or spread.minimum is None or spread.maximum is None:
@@ -298,12 +286,7 @@ TableKey = tuple[int, int, float, str]
 
 
 def _point_key(p: Point) -> TableKey:
-    return (
-        p.get("processes", 1),
-        p["concurrency"],
-        p["latency"].mean_s,
-        p.get("site") or "",
-    )
+    return p["processes"], p["concurrency"], p["latency"].mean_s, p["site"]
 
 
 def _label(key: TableKey, latency: Latency, keys: list[TableKey]) -> str:
@@ -334,7 +317,7 @@ def _cell(p: Point | None) -> str:
 def cpu_bound_table(document: Results, scenario: str) -> Table | None:
     """Models by points, each cell the CPU-bound side with both busy shares; None when no
     point of the scenario recorded one."""
-    table = figures.points(document, scenario)
+    table = scenario_points(document["derived"], scenario)
     found = [p for entries in table.values() for p in entries if p.get("cpu_bound")]
     if not found:
         return None

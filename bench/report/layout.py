@@ -4,8 +4,9 @@ index.html and the README's block (markdown.py, html.py)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Generic, TypeVar
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,37 @@ class Table:
             rows=[[row[i] for i in kept] for row in self.rows],
             numeric={n for n, i in enumerate(kept) if i in self.numeric},
         )
+
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Column(Generic[R]):
+    """A table's column: its heading, and its cell from a row's name and record; a numeric
+    column aligns right."""
+
+    header: str
+    cell: Callable[[str, R], Cell]
+    numeric: bool = False
+
+
+def table(
+    columns: Sequence[Column[R]], rows: Iterable[tuple[str, R | None]], caption: str = ""
+) -> Table:
+    """A table of the columns, one row per (name, record); a row without a record shows its
+    name, then "-"."""
+    return Table(
+        [c.header for c in columns],
+        [
+            [c.cell(name, record) for c in columns]
+            if record is not None
+            else [name, *["-"] * (len(columns) - 1)]
+            for name, record in rows
+        ],
+        {i for i, c in enumerate(columns) if c.numeric},
+        caption,
+    )
 
 
 @dataclass(frozen=True)

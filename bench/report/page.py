@@ -25,7 +25,6 @@ from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
 from bench.report.conditions import Section, table_section
-from bench.report.figures import scenarios_not_run
 from bench.report.html import page as html_page
 from bench.report.layout import (
     CONTENTS,
@@ -75,8 +74,8 @@ def section_blocks(section: Section) -> list[Block]:
 
 
 def _scenarios_note(document: Results) -> list[Block]:
-    missing = scenarios_not_run(document)
-    if not missing or not document:
+    missing = document["derived"].get("not_run") or []
+    if not missing or "runs" not in document:
         return []
     return [Paragraph((f"Scenarios that did not run: {', '.join(missing)}.",), note=True)]
 
@@ -97,10 +96,9 @@ def _later_sections(found: Sources) -> list[Section]:
     instructions, peers."""
     document = found.document
     c100k = found.c100k.document if found.c100k else document
-    realistic = Table(tables.REALISTIC_HEADER, tables.realistic_rows(document), set(range(2, 10)))
-    counted = Table(tables.INSTRUCTION_HEADER, tables.instruction_rows(document), set(range(1, 6)))
+    realistic, counted = tables.realistic_table(document), tables.instructions(document)
     peers = Table(tables.PEER_HEADER, tables.peer_rows(document), {3, 4, 5, 6})
-    with_cpu = tables.INSTRUCTION_HEADER[-1] in counted.shown().header
+    with_cpu = tables.CPU_AT_C in counted.shown().header
     note = instructions_caption(document, with_cpu) if counted.rows else ""
     return [
         conditions.memory_section(document),

@@ -42,7 +42,7 @@ SAMPLE_FILES = (
 MAIN_CRAWLS = frozenset(catalog.SAMPLED_CRAWL_SCENARIOS) - {catalog.C100K.name}
 
 
-EMPTY = cast(Results, {})  # the document of a role without a file
+EMPTY = cast(Results, {"derived": {}})  # the document of a role without a file
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,8 @@ def read(path: Path) -> list[Source]:
         beside = path.parent.parent / RUNTIMES_JSON  # DIR/<tag>/results.json of --pythons
         if beside.is_file():
             return [_runtimes_source(beside)]
-    if "derived" not in document:
+    # A derived section written before derive wrote `not_run` holds figures of an older shape.
+    if "derived" not in document or (document["derived"] and "not_run" not in document["derived"]):
         raise ValueError(results.underived(path))
     return _results_source(path, document)
 

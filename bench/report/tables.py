@@ -5,40 +5,45 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bench.report import figures
 from bench.report.conditions import pinning_text
+from bench.report.layout import Column, Table, table
 from bench.report.palette import PEER_MARK, label, model_order
-from bench.results import Results, Run
+from bench.results import (
+    NEVER_RAN,
+    InstructionsEntry,
+    NotCounted,
+    Point,
+    Results,
+    instructions_table,
+    not_counted,
+    peer_points,
+    scenario_points,
+)
 from bench.results.words import left_out_text
 from c10k import catalog
 from c10k.sequential import NOISY_SHARE
-from c10k.words import KIB, cell, kib, number, plain
+from c10k.words import KIB, cell, kib, number, percent, plain
+
+REALISTIC_COLUMNS: list[Column[Point]] = [
+    Column("model", lambda m, p: label(m)),
+    Column("site", lambda m, p: p["site"]),
+    Column("C", lambda m, p: f"{p['concurrency']:,}", True),
+    Column("pages", lambda m, p: f"{p['pages']:,}", True),
+    Column("pages/s", lambda m, p: cell(p["pages_per_s"]), True),
+    Column("CPU µs/page", lambda m, p: cell(p["cpu_us_per_page"]), True),
+    Column("p50 ms", lambda m, p: cell(p["latency_p50_s"], 1, 1000.0), True),
+    Column("p99 ms", lambda m, p: cell(p["latency_p99_s"], 1, 1000.0), True),
+    Column("max RSS MiB", lambda m, p: cell(p["max_rss_kib"], 1, 1 / 1024.0), True),
+    Column("runs", lambda m, p: str(p["runs"]), True),
+]
 
 
-def realistic_rows(document: Results) -> list[list[str]]:
-    """The realistic scenario as table rows: one per model and point, each median with its
-    95% interval."""
-    rows = []
-    # The models, then each peer as a reference row (its name marked: not a model).
-    table = figures.points(document, catalog.REALISTIC.name)
-    table |= figures.peer_points(document, catalog.REALISTIC.name)
-    for model in model_order(list(table)):
-        for p in table[model]:
-            rows.append(
-                [
-                    label(model),
-                    p.get("site", "deep"),
-                    f"{p['concurrency']:,}",
-                    f"{p['pages']:,}",
-                    cell(p["pages_per_s"]),
-                    cell(p["cpu_us_per_page"]),
-                    cell(p["latency_p50_s"], 1, 1000.0),
-                    cell(p["latency_p99_s"], 1, 1000.0),
-                    cell(p["max_rss_kib"], 1, 1 / 1024.0),
-                    str(p["runs"]),
-                ]
-            )
-    return rows
+def realistic_table(document: Results) -> Table:
+    """The realistic scenario: one row per model and point, each median with its 95% interval;
+    the models, then each peer as a reference row (its name marked: not a model)."""
+    derived, scenario = document["derived"], catalog.REALISTIC.name
+    found = scenario_points(derived, scenario) | peer_points(derived, scenario)
+    return table(REALISTIC_COLUMNS, ((m, p) for m in model_order(list(found)) for p in found[m]))
 
 
 PEER_HEADER = [
@@ -70,16 +75,15 @@ def peer_rows(document: Results) -> list[list[str]]:
     """Per peer, scenario and point: its medians (where a run verified), its runs by status
     and its deviations; or one row saying why a peer did not run (not installed)."""
     rows = []
-    for name, entry in figures.peers(document).items():
-        if entry.get("not_run"):
-            why = entry["not_run"] or "not run"
+    for name, entry in (document["derived"].get("peers") or {}).items():
+        if why := entry.get("not_run"):
             rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", why, "-"])
             continue
-        for scenario, table in entry["scenarios"].items():
-            medians = {(p["concurrency"], p["latency"]): p for p in table.get("points") or []}
-            for point in table.get("by_point") or []:
+        for scenario, found in entry["scenarios"].items():
+            medians = {(p["concurrency"], p["latency"]): p for p in found["points"]}
+            for point in found["by_point"]:
                 p = medians.get((point["concurrency"], point["latency"]))
-                deviations = point.get("deviations") or {}
+                deviations = point["deviations"]
                 rows.append(
                     [
                         label(name),
@@ -89,9 +93,9 @@ def peer_rows(document: Results) -> list[list[str]]:
                         cell(p["pages_per_s"]) if p else "-",
                         cell(p["cpu_us_per_page"]) if p else "-",
                         cell(p["max_rss_kib"], 1, 1 / 1024.0) if p else "-",
-                        _counts_text(point.get("runs_by_status") or {}),
-                        _counts_text(deviations.get("counted") or {}),
-                        _counts_text(deviations.get("differences") or {}),
+                        _counts_text(point["runs_by_status"]),
+                        _counts_text(deviations["counted"]),
+                        _counts_text(deviations["differences"]),
                     ]
                 )
     return rows
@@ -108,7 +112,7 @@ def noisy_note(document: Results, scenario: str) -> str:
     """The scenario's noisy rounds, and the points they left with no run: ' 2 of the
     scenario's 3 rounds were noisy ...: the deep site at C 100 has no point here.'; then the
     rounds that waited for a quiet machine ('' when neither)."""
-    counts = (figures.derived(document).get("rounds") or {}).get(scenario)
+    counts = (document["derived"].get("rounds") or {}).get(scenario)
     if not counts:
         return ""
     waited = ""
@@ -120,16 +124,7 @@ def noisy_note(document: Results, scenario: str) -> str:
         )
     if not counts["noisy"]:
         return waited
-    measured = [
-        r for r in document.get("runs") or []
-        if r["scenario"] == scenario and r["kind"] == "measured" and r["status"] == "ok"
-    ]  # fmt: skip
-
-    def where(run: Run) -> str:
-        params = run["params"]
-        return f"the {params['server']['shape']} site at C {params['concurrency']:,}"
-
-    lost = sorted({where(r) for r in measured} - {where(r) for r in measured if not r["noisy"]})
+    lost = sorted(f"the {site} site at C {c:,}" for site, c in counts.get("lost", []))
     were = "was" if counts["noisy"] == 1 else "were"
     text = (
         f" {counts['noisy']} of the scenario's {counts['rounds']} rounds {were} noisy (the fixed "
@@ -140,65 +135,44 @@ def noisy_note(document: Results, scenario: str) -> str:
     return text + (f": {' and '.join(lost)} has no point here." if lost else ".") + waited
 
 
-REALISTIC_HEADER = [
-    "model",
-    "site",
-    "C",
-    "pages",
-    "pages/s",
-    "CPU µs/page",
-    "p50 ms",
-    "p99 ms",
-    "max RSS MiB",
-    "runs",
-]
+CPU_AT_C = "CPU µs/page"  # the instructions table's last column, where few-active ran
 
 
-def instruction_rows(document: Results) -> list[list[str]]:
+def instructions(document: Results) -> Table:
     """Instructions per page under callgrind, per model and for the core replay, with the
     core's share and the CPU per page few-active measured at the same concurrency (with its
     95% interval; a count repeats to within 0.1% and has none)."""
-    table = figures.instructions(document)
     cpu_at = {
         (model, p["concurrency"]): p["cpu_us_per_page"]
-        for model, found in figures.points(document, catalog.FEW_ACTIVE.name).items()
+        for model, found in scenario_points(document["derived"], catalog.FEW_ACTIVE.name).items()
         for p in found
     }
-    rows = []
-    for model in model_order(list(table)):
-        entry = table[model]
-        if "instructions_per_page" not in entry:
-            continue
-        share, at = entry.get("core_share"), entry.get("concurrency", 0)
-        rows.append(
-            [
-                model,
-                f"{at:,}",
-                f"{entry.get('pages', 0):,}",
-                number(entry["instructions_per_page"].value),
-                "-" if share is None else f"{share:.0%}",
-                cell(cpu_at.get((model, at))),
-            ]
-        )
-    return rows
-
-
-INSTRUCTION_HEADER = ["model", "C", "pages", "instructions/page", "core share", "CPU µs/page"]
+    columns: list[Column[InstructionsEntry]] = [
+        Column("model", lambda m, e: m),
+        Column("C", lambda m, e: f"{e['concurrency']:,}", True),
+        Column("pages", lambda m, e: f"{e['pages']:,}", True),
+        Column("instructions/page", lambda m, e: number(e["instructions_per_page"].value), True),
+        Column("core share", lambda m, e: percent(e.get("core_share"), 0), True),
+        Column(CPU_AT_C, lambda m, e: cell(cpu_at.get((m, e["concurrency"]))), True),
+    ]
+    counted = instructions_table(document["derived"])
+    rows = [(m, counted[m]) for m in model_order(list(counted))]
+    return table(columns, [(m, e) for m, e in rows if "instructions_per_page" in e])
 
 
 NOT_COUNTED_HEADER = ["scenario", "model", "point", "verified", "did not count", "why", "runs"]
 
 
-def _point_text(found: figures.Problem) -> str:
+def _point_text(found: NotCounted) -> str:
     if found.concurrency is None:
         return "-"
     return f"C {found.concurrency:,}" + (f", L {found.latency.text}" if found.latency else "")
 
 
-def _verified(document: Results, found: figures.Problem) -> int:
+def _verified(document: Results, found: NotCounted) -> int:
     """How many runs of a problem's point counted (its derived point's runs; 0 without one)."""
-    for p in figures.points(document, found.scenario).get(found.model) or []:
-        if p["concurrency"] == found.concurrency and p.get("latency") == found.latency:
+    for p in scenario_points(document["derived"], found.scenario).get(found.model, []):
+        if p["concurrency"] == found.concurrency and p["latency"] == found.latency:
             return int(p["runs"])
     return 0
 
@@ -208,8 +182,8 @@ def not_counted_rows(document: Results) -> list[list[str]]:
     latency) with how many of the runs that ran verified ("0 of 2"), how the others ended
     and why ("2 timeout, 3 not-run": a point that failed twice is not run again), and their
     ids. Then one row per model the plan left out, as no runtime of the run can run it."""
-    groups: dict[tuple[str, str, str], list[figures.Problem]] = {}
-    for problem in figures.problems(document):
+    groups: dict[tuple[str, str, str], list[NotCounted]] = {}
+    for problem in not_counted(document["derived"]):
         groups.setdefault((problem.scenario, problem.model, _point_text(problem)), []).append(
             problem
         )
@@ -218,9 +192,9 @@ def not_counted_rows(document: Results) -> list[list[str]]:
         statuses = Counter(p.status for p in found)
         reasons = list(dict.fromkeys(p.reason for p in found))
         verified = "-" if found[0].concurrency is None else str(_verified(document, found[0]))
-        quiet = sum(1 for p in found if p.status not in figures.NEVER_RAN and not p.noisy)
+        quiet = sum(1 for p in found if p.status not in NEVER_RAN and not p.noisy)
         total = "" if verified == "-" else f" of {int(verified) + quiet}"
-        noisy = sum(1 for p in found if p.noisy and p.status not in figures.NEVER_RAN)
+        noisy = sum(1 for p in found if p.noisy and p.status not in NEVER_RAN)
         rows.append(
             [
                 scenario,

@@ -13,6 +13,7 @@ import typing
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from bench.results.derived import NotCounted
 from bench.results.identity import Block, PointKey
 from bench.results.tables import IdleEntry, LeftOut, MemoryFit, PerUrl
 from c10k.durations import Latency
@@ -20,7 +21,7 @@ from c10k.quantity import Fit, Interval, Quantity, Spread
 
 TYPES: tuple[type, ...] = (
     *(Quantity, Spread, Fit, Latency, PointKey, Block),
-    *(MemoryFit, PerUrl, LeftOut, IdleEntry),
+    *(MemoryFit, PerUrl, LeftOut, IdleEntry, NotCounted),
 )
 _BY_FIELDS = {frozenset(f.name for f in fields(cls)): cls for cls in TYPES}
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NotRequired, TypedDict, cast
+from dataclasses import dataclass
+from typing import NotRequired, TypedDict, TypeVar, cast
 
 from bench.results.tables import (
     CrawlTable,
     Deviations,
     IdleTable,
     InstructionsTable,
+    MemoryFit,
     ModelTable,
     NoiseFloor,
+    Point,
     RunStatus,
     ScenarioTable,
 )
@@ -37,7 +40,10 @@ class PeerEntry(TypedDict):
     not_run: NotRequired[str | None]  # why not (every run skipped: not installed)
 
 
-class NotCounted(TypedDict):
+@dataclass(frozen=True)
+class NotCounted:
+    """A measured run that did not count, with what it still tells (for crossed markers)."""
+
     run_id: str
     scenario: str
     model: str
@@ -102,6 +108,7 @@ class RoundCounts(TypedDict):
     again: int
     waited: NotRequired[int]  # rounds that waited
     waited_s: NotRequired[float]  # their pauses, in all
+    lost: NotRequired[list[tuple[str, int]]]  # (site, C) with no quiet run, where rounds were noisy
 
 
 class ModelRatios(TypedDict):
@@ -184,6 +191,10 @@ class FewActiveHighlights(TypedDict):
     threads_most_runs_per_point: int
 
 
+class RealisticHighlights(FewActiveHighlights):
+    site: str  # the site read: deep where it ran, else the first other
+
+
 class LargestPlateau(TypedDict):
     most: str | None
     most_mib: float | None
@@ -247,38 +258,29 @@ class LatencySweepHighlights(TypedDict):
 Highlights = (
     IdleHighlights
     | FewActiveHighlights
+    | RealisticHighlights
     | SleepyHighlights
     | C100kHighlights
     | LatencySweepHighlights
 )
 
 
-class Overview(TypedDict):
-    """The figures across models and runs, beside the per-scenario tables."""
+class Derived(TypedDict, total=False):
+    """derived: the figures across models and runs (the analysis' overview), the peers'
+    tables and the harness's cost; empty before the first run. Each scenario's table sits
+    beside them under the scenario's name, read through the readers below."""
 
     not_counted: list[NotCounted]
     comparisons: Comparisons
     highlights: dict[str, Highlights]  # scenario -> what its chart and verdicts quote
     socket_ceiling: SocketCeiling
     rounds: dict[str, RoundCounts]  # scenario -> its paired rounds
-
-
-class Derived(TypedDict, total=False):
-    """derived: the overview's figures, the peers' tables and the harness's cost; empty
-    before the first run. Each scenario's table sits beside them under the scenario's
-    name, read and written through the functions of bench.results.tables."""
-
-    not_counted: list[NotCounted]
-    comparisons: Comparisons
-    highlights: dict[str, Highlights]
-    socket_ceiling: SocketCeiling
-    rounds: dict[str, RoundCounts]
+    not_run: list[str]  # scenarios with no run at all
     peers: dict[str, PeerEntry]
     harness_cost: HarnessCost | None
 
 
-# -- each scenario's table, under its name beside the fields above ------------------------------
-# Each reader takes derived, or the tables alone as derive builds them.
+# -- its readers: each takes derived, or the tables alone as derive builds them ----------------
 
 
 def crawl_table(derived: Mapping[str, object], scenario: str) -> CrawlTable:
@@ -304,3 +306,51 @@ def instructions_table(derived: Mapping[str, object]) -> InstructionsTable:
 def with_tables(tables: Mapping[str, ScenarioTable], rest: Derived) -> Derived:
     """derived as it is written: each scenario's table under its name, then the rest."""
     return cast(Derived, {**tables, **rest})
+
+
+def scenario_points(derived: Mapping[str, object], scenario: str) -> dict[str, list[Point]]:
+    """Model -> its points in a crawl scenario ({} when it did not run; [] for an instructions
+    entry, which has none)."""
+    table = crawl_table(derived, scenario)
+    return {model: entry.get("points", []) for model, entry in table.items()}
+
+
+def memory_fits(derived: Mapping[str, object], scenario: str) -> dict[str, MemoryFit | None]:
+    """Model -> its memory fit in a scenario (None: fewer than two points held)."""
+    table = crawl_table(derived, scenario)
+    return {model: entry.get("memory_per_connection") for model, entry in table.items()}
+
+
+def peer_points(derived: Derived, scenario: str) -> dict[str, list[Point]]:
+    """Peer -> its points in a crawl scenario, as scenario_points gives a model's."""
+    return {
+        name: entry["scenarios"][scenario]["points"]
+        for name, entry in (derived.get("peers") or {}).items()
+        if scenario in entry["scenarios"]
+    }
+
+
+H = TypeVar("H")
+
+
+def highlights(derived: Derived, scenario: str, kind: type[H]) -> H | None:
+    """derived.highlights.<scenario>, of the kind its scenario has; None when it did not run."""
+    return cast(H | None, (derived.get("highlights") or {}).get(scenario))
+
+
+# Runs never made (the model is missing on this interpreter, or not installed): the report
+# lists them once, under "Runs that did not count"; the charts do not cross them out.
+NEVER_MADE = frozenset({"skipped", "unavailable"})
+# Runs that never ran: never made, or not run again after their point failed twice.
+NEVER_RAN = NEVER_MADE | {"not-run"}
+
+
+def not_counted(derived: Derived, scenario: str | None = None) -> list[NotCounted]:
+    """The measured runs that did not count (all scenarios, or one)."""
+    found = derived.get("not_counted") or []
+    return [p for p in found if scenario is None or p.scenario == scenario]
+
+
+def crossed_runs(derived: Derived, scenario: str) -> list[NotCounted]:
+    """The runs of a scenario that were made and did not count: each chart crosses them out."""
+    return [p for p in not_counted(derived, scenario) if p.status not in NEVER_MADE]

@@ -111,9 +111,10 @@ def load_runtimes(path: Path) -> dict[str, Any]:
 
 
 def underived(path: Path) -> str:
-    """Why a report cannot be drawn from a file migrated from an older schema, in one line."""
+    """Why a report cannot be drawn from a file migrated from an older schema, or derived by an
+    older derive, in one line."""
     return (
-        f"{path} has no derived figures (written by an older harness): "
+        f"{path} has no derived figures of this version (written by an older harness): "
         f"run python -m bench.analysis.derive {path}"
     )
 

@@ -141,6 +141,8 @@ class ThreadCeiling(TypedDict):
     elapsed_s: float
     context: dict[str, Any]  # the machine's limits at the moment of failure
     processes: int
+    capped: bool  # it stopped at the harness's own cap, not at a limit
+    machine_limit: bool  # it stopped at a limit of the whole machine: not the cap, nor per process
     per_process: NotRequired[list[dict[str, Any]] | None]
 
 
@@ -167,11 +169,17 @@ class IdleEntry:
     seconds_to_start_all: float | None = None
     start_rate_per_s: Quantity | None = None
     rss_kib_at_count: float | None = None
+    parked: int | None = None  # the units parked at the slope run's last step, as measured
     tracemalloc_bytes_per_unit: float | None = None
     tracemalloc_count: int | None = None
     max_threads: ThreadCeiling | None = None
     max_threads_machine: ThreadCeiling | None = None
     problems: list[IdleProblem] = field(default_factory=list)
+
+    @property
+    def failed_slopes(self) -> list[IdleProblem]:
+        """Its slope runs that did not count."""
+        return [p for p in self.problems if p["mode"] == "slope"]
 
 
 IdleTable = dict[str, IdleEntry]  # idle kind -> its entry

@@ -19,10 +19,11 @@ from __future__ import annotations
 import copy
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench import results
-from bench.analysis.derive import derive
+from bench.analysis.derive import derive, profiled_scenarios
+from bench.results import Results
 
 HERE = Path(__file__).parent
 KEEP_SAMPLES = 3
@@ -52,7 +53,8 @@ def _find(runs: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
 def _write(name: str, document: dict[str, Any]) -> None:
     # Fit memory per connection over every sleepy point: the quick profile's C stay below
     # the default's 1,000, and the charts need a fit to draw.
-    document["derived"] = derive(document["runs"], {"sleepy": 0}, document.get("environment"))
+    profiled = profiled_scenarios(cast(Results, document))
+    document["derived"] = derive(document["runs"], {"sleepy": 0}, document["environment"], profiled)
     results.write_atomic(HERE / name, document)
 
 

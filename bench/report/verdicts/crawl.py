@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Literal
 
-from bench.report import figures
 from bench.report.verdicts.base import (
     ASYNCIO,
     CONTRADICTED,
@@ -27,7 +26,18 @@ from bench.report.verdicts.base import (
     not_measured,
     profile_name,
 )
-from bench.results import AsyncioVsThreads, Look, MemoryFit, PairedComparison, Results
+from bench.results import (
+    AsyncioVsThreads,
+    FewActiveHighlights,
+    Look,
+    MemoryFit,
+    NotCounted,
+    PairedComparison,
+    Results,
+    highlights,
+    memory_fits,
+    not_counted,
+)
 from c10k import catalog
 from c10k.quantity import T_95, Quantity
 from c10k.words import ONE_RUN, Figure, Line, counts, in_kib, percent, span
@@ -88,7 +98,7 @@ def _paired(document: Results, claim: str, name: str = "") -> PairedComparison |
     return next(
         (
             c
-            for c in figures.comparisons(document).get("paired") or []
+            for c in document["derived"]["comparisons"]["paired"]
             if c["claim"] == claim and (not name or c["name"] == name)
         ),
         None,
@@ -116,7 +126,7 @@ def _instructions_text(
 ) -> list[str]:
     """['callgrind: ...'] from the instructions comparison's ratios, [] without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
-    found = figures.comparisons(document).get("instructions")
+    found = document["derived"]["comparisons"]["instructions"]
     ratios = found[key] if found else {}
     if not ratios:
         return []
@@ -137,13 +147,13 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     inconclusive (within noise) when it straddles 50% or 95%. Needs the median (C6_NEEDS)."""
     if need := lacking(document, C6_NEEDS):
         return not_measured("C6", need.words)
-    found = figures.comparisons(document)["event_loop_vs_threads"]
+    found = document["derived"]["comparisons"]["event_loop_vs_threads"]
     each: list[str | Figure] = []
     for m, r in found["models"].items():
         each += [", " if each else "", f"{m} ", Figure(r["pages_per_s"]), " pages/s"]
         if r["cpu_us_per_page"] is not None:
             each += [", ", Figure(r["cpu_us_per_page"]), " CPU/page"]
-    site = figures.few_active_highlights(document, FEW_ACTIVE)
+    site = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
     shown: tuple[Line, ...] = (
         (*each, f" (vs {THREADS}; intervals {T_95})"),
         *_instructions_text(
@@ -159,10 +169,10 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     return replace(fact, measured=measured, shown=shown)
 
 
-def _crawler_failures(document: Results, model: str, scenario: str) -> list[figures.Problem]:
+def _crawler_failures(document: Results, model: str, scenario: str) -> list[NotCounted]:
     return [
         p
-        for p in figures.problems(document, scenario)
+        for p in not_counted(document["derived"], scenario)
         if p.model == model and p.status in CRAWLER_FAILURES
     ]
 
@@ -174,14 +184,14 @@ def _threads_there(found: AsyncioVsThreads, failed: str) -> Line:
     return f"{THREADS} {failed or 'not run'} there"
 
 
-def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[figures.Problem]:
+def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[NotCounted]:
     found = _crawler_failures(document, THREADS, scenario)
     return [p for p in found if p.concurrency == concurrency]
 
 
 def _close_mode_beside(document: Results) -> Line:
     """The close mode's fractions of C/L at its largest C, shown beside the keep-alive verdict."""
-    close = figures.comparisons(document).get("asyncio_vs_threads_sleepy")
+    close = document["derived"]["comparisons"]["asyncio_vs_threads_sleepy"]
     if close is None:
         return f"{SLEEPY} (a connection per fetch) not run"
     concurrency = close["concurrency"]
@@ -212,7 +222,7 @@ def _held(memory: MemoryFit) -> Line:
     return (in_kib(memory.total_bytes), f" (fitted over C {counts(memory.concurrencies)})")
 
 
-def _asyncio_failed_later(document: Results, at: int) -> figures.Problem | None:
+def _asyncio_failed_later(document: Results, at: int) -> NotCounted | None:
     """asyncio's first failure of its own at a larger concurrency (1,000 or more) than `at`."""
     later = [
         p
@@ -239,10 +249,10 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     together caps every model below C/L."""
     if need := lacking(document, C7_NEEDS):
         return not_measured("C7", need.words)
-    found = figures.comparisons(document)["asyncio_vs_threads_sleepy_keep_alive"]
+    found = document["derived"]["comparisons"]["asyncio_vs_threads_sleepy_keep_alive"]
     assert found is not None
     concurrency = found["concurrency"]
-    memory = figures.memory_fits(document)
+    memory = memory_fits(document["derived"], SLEEPY)
     mine, theirs = memory[ASYNCIO], memory[THREADS]
     assert mine is not None and theirs is not None
     failed = _threads_failed(document, SLEEPY_KEEP_ALIVE, concurrency)
@@ -291,7 +301,7 @@ def c9_uvloop(document: Results) -> Verdict:
     the asyncio model and its uvloop twin (C9_NEEDS); the other loop pairs are shown beside."""
     if need := lacking(document, C9_NEEDS):
         return not_measured("C9", need.words)
-    found = figures.comparisons(document)["uvloop"]
+    found = document["derived"]["comparisons"]["uvloop"]
     assert found is not None
     first = next((p for p in found["pairs"] if (p["plain"], p["fast"]) == (ASYNCIO, UVLOOP)), None)
     if first is None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bench.report import figures
 from bench.report.verdicts.base import (
     C100K,
     CONTRADICTED,
@@ -22,7 +21,7 @@ from bench.report.verdicts.base import (
     not_measured,
     profile_name,
 )
-from bench.results import IdleEntry, Results
+from bench.results import NEVER_MADE, C100kHighlights, IdleEntry, Results, highlights, idle_table
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 from c10k.quantity import value_of
 from c10k.words import KIB, kib, number
@@ -60,7 +59,7 @@ def c1_thread_memory(document: Results) -> Verdict:
     Needs the idle thread slope run's figure (C1_NEEDS)."""
     if need := lacking(document, C1_NEEDS):
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
-    unit = figures.idle_entries(document)[THREAD]
+    unit = idle_table(document["derived"])[THREAD]
     shown = (
         f"{unit.count or 0:,} threads blocked on an Event, default stack",
         f"RSS {kib(unit.rss_bytes_per_unit)} (R² {number(unit.rss_r2, 3)}) + kernel "
@@ -83,7 +82,7 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     (C2_NEEDS)."""
     if need := lacking(document, C2_NEEDS):
         return not_measured("C2", need.words, _idle_problem(document, TASK))
-    units = figures.idle_entries(document)
+    units = idle_table(document["derived"])
     measured = {
         k: total
         for k in COROUTINE_KINDS
@@ -107,8 +106,11 @@ def c2_coroutine_memory(document: Results) -> Verdict:
 
 def _idle_problem(document: Results, kind: str) -> tuple[str, ...]:
     """Why an idle kind has no figures: its failed slope run, if one failed."""
-    for count, status, reason in figures.failed_slope_runs(document).get(kind, []):
-        return (f"the idle {kind} run ({count:,} units) was {status}: {reason}",)
+    unit = idle_table(document["derived"]).get(kind)
+    for p in unit.failed_slopes if unit else []:
+        return (
+            f"the idle {kind} run ({p['count'] or 0:,} units) was {p['status']}: {p['reason']}",
+        )
     return ()
 
 
@@ -120,7 +122,7 @@ def c3_thread_failures(document: Results) -> Verdict:
     needs no interval."""
     if need := lacking(document, C3_NEEDS):
         return not_measured("C3", need.words)
-    ceiling = figures.idle_entries(document)[THREAD].max_threads
+    ceiling = idle_table(document["derived"])[THREAD].max_threads
     assert ceiling is not None
     count, stopped = int(ceiling["count"]), str(ceiling["stopped_by"])
     context = ceiling.get("context") or {}
@@ -131,7 +133,7 @@ def c3_thread_failures(document: Results) -> Verdict:
         f"{number(context.get('kernel.pid_max'))}",
         profile_name(document),
     )
-    if figures.stopped_by_a_limit(ceiling):
+    if not ceiling["capped"]:
         outcome, measured = REPRODUCED if count < MANY_THREADS else CONTRADICTED, ""
     elif int(ceiling.get("cap") or count) >= MANY_THREADS:
         outcome, measured = CONTRADICTED, " no failure,"
@@ -149,11 +151,11 @@ def c4_many_coroutines(document: Results) -> Verdict:
     inconclusive when one straddles it. Needs the asyncio tasks' start rate from a run of
     100,000 or more (C4_NEEDS)."""
     failures = [
-        (kind, count, status, reason)
-        for kind, runs in figures.failed_slope_runs(document).items()
+        (kind, p["count"] or 0, p["status"], p["reason"])
+        for kind, unit in idle_table(document["derived"]).items()
         if kind in COROUTINE_KINDS
-        for count, status, reason in runs
-        if count >= MANY_COROUTINES and status not in ("skipped", "unavailable")
+        for p in unit.failed_slopes
+        if (p["count"] or 0) >= MANY_COROUTINES and p["status"] not in NEVER_MADE
     ]
     if failures:
         kind, count, status, reason = failures[0]
@@ -162,7 +164,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
         return Verdict(
             "C4", CONTRADICTED, measured, (reason or status, profile_name(document)), why=why
         )
-    units = figures.idle_entries(document)
+    units = idle_table(document["derived"])
     if need := lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
     if (units[TASK].count or 0) < MANY_COROUTINES:
@@ -202,22 +204,23 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     no interval."""
     if need := lacking(document, C5_NEEDS):
         return not_measured("C5", need.words)
-    machine = figures.idle_entries(document)[THREAD].max_threads_machine
+    machine = idle_table(document["derived"])[THREAD].max_threads_machine
     assert machine is not None
-    held = figures.largest_peak_in_flight(document, C100K)
+    c100k = highlights(document["derived"], C100K, C100kHighlights)
+    held = c100k["largest_peak_in_flight"] if c100k else 0
     count, stopped = int(machine["count"]), str(machine["stopped_by"])
     measured = (
         f"{count:,} threads on the machine ({stopped}) vs {held:,} connections held at once"
         f" ({C100K}, server-verified), {A_COUNT}"
     )
-    one = figures.idle_entries(document)[THREAD].max_threads
-    sockets, socket_limit = figures.socket_ceiling(document)
+    one = idle_table(document["derived"])[THREAD].max_threads
+    ceiling = document["derived"]["socket_ceiling"]
     beside = (
         [
             f"one process: {int(one['count']):,} threads ({one['stopped_by']}) vs "
-            f"{sockets:,} sockets ({socket_limit})"
+            f"{ceiling['count']:,} sockets ({ceiling['limit']})"
         ]
-        if one is not None and sockets is not None
+        if one is not None and ceiling["count"] is not None
         else []
     )
     shown = (
@@ -225,7 +228,7 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
         *beside,
         profile_name(document),
     )
-    if not figures.stopped_by_a_machine_limit(machine):
+    if not machine["machine_limit"]:
         return not_measured("C5", f"threads stopped by a limit of the machine ({stopped})", shown)
     if held <= count:
         return not_measured(
