@@ -7,13 +7,13 @@ from typing import Any
 
 from c10k.entries import IdleKind as IdleKind
 from c10k.entries import Model as Model
-from c10k.entries import NeedsPython as NeedsPython
 from c10k.entries import Peer as Peer
 from c10k.entries import ProfileName as ProfileName
+from c10k.entries import Runtimes as Runtimes
 from c10k.entries import Scenario as Scenario
 from c10k.entries import by_name
 
-SUBINTERPRETERS = NeedsPython((3, 14), "concurrent.interpreters")  # PEP 734: a GIL each
+SUBINTERPRETERS = Runtimes((3, 14), "concurrent.interpreters")  # PEP 734: a GIL each
 
 
 # -- models -------------------------------------------------------------------------------
@@ -25,10 +25,11 @@ CORE_PURE = "pure"
 CORES = (CORE_C, CORE_PURE)
 
 
-def on_loop(model: Model, loop: str, entry: str, how: str = "", loop_api: str = "") -> Model:
+def on_loop(model: Model, loop: str, entry: str, how: str = "", **fields: Any) -> Model:
     """The model's own code on another asyncio event loop (LOOP_PAIRS), named after both; how
-    it runs there, if not as on asyncio's loop, in its description's brackets. Not counted
-    among the chapter's event loops (C6 judges the plain models)."""
+    it runs there, if not as on asyncio's loop, in its description's brackets; `fields` that
+    differ from the model's. Not counted among the chapter's event loops (C6 judges the plain
+    models)."""
     return replace(
         model,
         name=f"{model.name}-{loop}",
@@ -37,7 +38,7 @@ def on_loop(model: Model, loop: str, entry: str, how: str = "", loop_api: str = 
         requires=(*model.requires, loop),
         event_loop=False,
         loop=loop,
-        loop_api=loop_api or model.loop_api,
+        **fields,
     )
 
 
@@ -78,6 +79,20 @@ ASYNCIO_UVLOOP = on_loop(ASYNCIO, "uvloop", "impls.models.asyncio_streams:run_uv
 ASYNCIO_RLOOP = on_loop(
     ASYNCIO, "rloop", "impls.models.asyncio_rloop:run", "the loop's socket API", loop_api="sockets"
 )
+# veloxloop 0.2.0, on streams and on its socket API alike: a refused connect and a reset wait
+# for the caller's timeout; at 100 connections a connect stalls 10 s with the CPU busy, and
+# past ~250 connects fail with "OSError: SQ full", its io_uring queue
+# (docs/notes/2026-11-29-loop-league.md).
+ASYNCIO_VELOXLOOP = on_loop(
+    ASYNCIO,
+    "veloxloop",
+    "impls.models.asyncio_streams:run_veloxloop",
+    runtimes=Runtimes(gil_only="veloxloop 0.2.0 has no free-threaded wheel"),
+    finding="a refused connect and a reset by the peer both end in its timeout; "
+    "past 64 connections it stalls",
+    failing_cases=("refused-connect", "reset"),
+    max_concurrency=64,
+)
 AIOHTTP = Model(
     "aiohttp",
     "impls.models.aiohttp_client:run",
@@ -107,6 +122,7 @@ GEVENT = Model(
     "impls.models.gevent_greenlets:run",
     "the threads model's code on greenlets, gevent sockets",
     requires=("gevent",),
+    runtimes=Runtimes(gil_only="gevent's libev extension turns the GIL back on"),
     processes=True,
 )
 # Structured concurrency: trio's own run loop, not the chapter's kind of event loop, so it
@@ -125,14 +141,14 @@ INTERPRETERS = Model(
     "interpreters",
     "impls.models.interpreters:run",
     "subinterpreters (a GIL each) in one process, the callbacks model in each",
-    python=SUBINTERPRETERS,
+    runtimes=SUBINTERPRETERS,
     core=CORE_PURE,
     in_parts="impls.models.interpreters:crawl_parts",
 )
 # In the chapter's order (threads first), then the models it does not cover: the order of
 # every table, legend and plan.
 MODELS: dict[str, Model] = by_name(
-    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP,
+    THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP, ASYNCIO_VELOXLOOP,
     AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO, INTERPRETERS,
 )  # fmt: skip
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
@@ -185,7 +201,7 @@ SUBINTERPRETER = IdleKind(
     "subinterpreter",
     "impls.tools.idle_interpreters:park_subinterpreters",
     interpreter=True,
-    python=SUBINTERPRETERS,
+    runtimes=SUBINTERPRETERS,
 )
 IDLE_KINDS: dict[str, IdleKind] = by_name(
     THREAD, THREAD_SMALL_STACK, ASYNCIO_TASK, UVLOOP_TASK, RLOOP_TASK, GENERATORS_TASK,

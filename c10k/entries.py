@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import platform
-import sys
+import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -31,23 +31,38 @@ def _load(entry: str) -> Callable[..., Any]:
 
 
 @dataclass(frozen=True)
-class NeedsPython:
-    """The oldest CPython a model or an idle kind runs on, and what it needs of that one."""
+class Runtimes:
+    """The CPythons an entry runs on: from `oldest` on, with the GIL, and on the free-threaded
+    build unless `gil_only` says why not (the catalog's runtime column, docs/runtimes.md)."""
 
-    version: tuple[int, int]
-    feature: str  # what that version has: "concurrent.interpreters"
+    oldest: tuple[int, int] = (3, 11)
+    feature: str = ""  # what `oldest` has that older ones lack: "concurrent.interpreters"
+    gil_only: str = ""  # why not free-threaded: no cp3XXt wheel, or it turns the GIL back on
 
-    def runs_on(self, version: tuple[int, int]) -> bool:
-        """Whether CPython `version` (major, minor) has what is needed."""
-        return version >= self.version
+    def needs(self, tag: str, version: str) -> str | None:
+        """What a CPython lacks, by its tag ('3.14t': free-threaded) and version ('3.14.7'),
+        as 'needs CPython ...' ends: '3.14', 'with the GIL'; None if it will do."""
+        major, minor = version.split(".")[:2]
+        if (int(major), int(minor)) < self.oldest:
+            return ".".join(map(str, self.oldest))
+        return "with the GIL" if tag.endswith("t") and self.gil_only else None
 
     def refusal(self, what: str) -> str | None:
         """One line naming the interpreter `what` needs; None if this one will do."""
-        if self.runs_on((sys.version_info[0], sys.version_info[1])):
+        version = platform.python_version()
+        tag = "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else ""
+        if not (needs := self.needs(tag, version)):
             return None
-        major, minor = self.version
-        this = platform.python_version()
-        return f"{what} needs CPython {major}.{minor}+ ({self.feature}); this is {this}"
+        why = f"{needs}+ ({self.feature})" if needs[0].isdigit() else f"{needs} ({self.gil_only})"
+        return f"{what} needs CPython {why}; this is {version}{tag}"
+
+    def words(self) -> str:
+        """'3.11+', '3.14+', '3.11+, GIL only': the report's runtime column."""
+        major, minor = self.oldest
+        return f"{major}.{minor}+" + (", GIL only" if self.gil_only else "")
+
+
+ANY_RUNTIME = Runtimes()
 
 
 @dataclass(frozen=True)
@@ -70,7 +85,7 @@ class Model:
     # crawl document records both (docs/crawl-json.md), for C9's "which loop".
     loop: str = ""
     loop_api: str = ""
-    python: NeedsPython | None = None  # the interpreter it needs, if not any the project runs on
+    runtimes: Runtimes = ANY_RUNTIME  # the CPythons it runs on
     core: str = ""  # the only core variant it runs on ("": `--core` chooses)
     # "module:function(args, connect_host, roots) -> document" that `c10k crawl` runs
     # instead of `entry` (kept for in-process callers): the site's parts (their roots),
@@ -79,14 +94,19 @@ class Model:
     # The most connections the harness asks it to hold (0: no ceiling), where one process
     # of it holds no more in reasonable time: measured, and said in the report.
     max_concurrency: int = 0
+    # What the contract tests found it does wrong (a loop of the league): its failed
+    # verifications are this finding, which the report shows and --check lets pass; the tests
+    # marked with one of `failing_cases` (pytest.mark.contract_case) must fail on it.
+    finding: str = ""
+    failing_cases: tuple[str, ...] = ()
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""
         return [name for name in self.requires if importlib.util.find_spec(name) is None]
 
-    def too_old(self) -> str | None:
+    def unavailable(self) -> str | None:
         """Why this interpreter cannot run it, in one line (None: it can, modules aside)."""
-        return self.python.refusal(f"model {self.name}") if self.python else None
+        return self.runtimes.refusal(f"model {self.name}")
 
     def load(self) -> Callable[..., None]:
         return _load(self.entry)
@@ -128,11 +148,11 @@ class IdleKind:
     # the chapter's stackless coroutines in C2, not judged by its "barely 3k" (docs/report.md).
     stackful: bool = False
     interpreter: bool = False  # a whole interpreter: neither a thread nor a coroutine
-    python: NeedsPython | None = None  # the interpreter it needs, if not any
+    runtimes: Runtimes = ANY_RUNTIME  # the CPythons it runs on
 
-    def too_old(self) -> str | None:
+    def unavailable(self) -> str | None:
         """Why this interpreter cannot park it, in one line (None: it can)."""
-        return self.python.refusal(f"idle kind {self.name}") if self.python else None
+        return self.runtimes.refusal(f"idle kind {self.name}")
 
     def load(self) -> Callable[..., list[dict[str, Any]]]:
         return _load(self.entry)

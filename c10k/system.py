@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import resource
 import select
@@ -38,22 +39,16 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def uvloop_loop_factory() -> LoopFactory:
-    """uvloop's loop factory; ImportError when uvloop is not installed (imported only here,
-    and only when asked, so that the plain models and the server run without it)."""
-    import uvloop
-
-    factory: LoopFactory = uvloop.new_event_loop
-    return factory
+def loop_factory(module: str, factory: str = "new_event_loop") -> LoopFactory:
+    """An event loop's factory, `module.factory`, imported only when asked (so that the plain
+    models and the server run without the loop); ImportError when it is not installed."""
+    found: LoopFactory = getattr(importlib.import_module(module), factory)
+    return found
 
 
 def rloop_loop_factory() -> LoopFactory:
-    """rloop's loop factory (the Rust event loop, its self-socket closed once: c10k.rloop_loop);
-    ImportError when rloop is not installed, imported only when asked, as uvloop is."""
-    from c10k.rloop_loop import RLoop
-
-    factory: LoopFactory = RLoop
-    return factory
+    """rloop's loop factory (the Rust event loop, its self-socket closed once: c10k.rloop_loop)."""
+    return loop_factory("c10k.rloop_loop", "RLoop")
 
 
 def read_line(stream: IO[bytes], timeout: float) -> bytes:

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from c10k.system import LoopFactory, uvloop_loop_factory
+from c10k.system import LoopFactory, loop_factory
 from server.app import ACCEPT_QUEUES, SiteHandler, make_listener, start_server
 
 _PR_SET_PDEATHSIG = 1
@@ -36,7 +36,7 @@ def _run(main: Coroutine[Any, Any, None], loop: str) -> None:
     factory: LoopFactory | None = None
     if loop in ("auto", "uvloop"):
         try:
-            factory = uvloop_loop_factory()
+            factory = loop_factory("uvloop")
         except ImportError:
             if loop == "uvloop":
                 raise ServeError("uvloop is not installed") from None

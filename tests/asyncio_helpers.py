@@ -9,14 +9,14 @@ import struct
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from c10k.system import LoopFactory, uvloop_loop_factory
+from c10k.system import LoopFactory, loop_factory
 
 T = TypeVar("T")
 
 # asyncio's own loop always; uvloop's when it is installed.
 LOOPS: dict[str, LoopFactory | None] = {"asyncio": None}
 if importlib.util.find_spec("uvloop") is not None:
-    LOOPS["uvloop"] = uvloop_loop_factory()
+    LOOPS["uvloop"] = loop_factory("uvloop")
 
 
 def run_on(loop: str, main: Coroutine[Any, Any, T]) -> T:

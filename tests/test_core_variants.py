@@ -126,6 +126,7 @@ def test_the_parts_of_processes_run_the_same_core(core: str) -> None:
     assert argv[argv.index("--core") + 1] == core
 
 
+@pytest.mark.contract_case("reset")
 @pytest.mark.parametrize(("model", "keep_alive"), model_modes())
 def test_a_crawl_on_the_pure_core_equals_the_manifest(model: str, keep_alive: bool) -> None:
     # Every variety of link and markup the site has, and each fault but a hang.

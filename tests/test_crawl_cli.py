@@ -142,6 +142,7 @@ def test_models_lists_every_model() -> None:
         "asyncio",
         "asyncio-uvloop",
         "asyncio-rloop",
+        "asyncio-veloxloop",
         "aiohttp",
         "aiohttp-uvloop",
         "httpx",

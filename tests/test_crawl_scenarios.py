@@ -90,6 +90,7 @@ def test_prohibited_hosts_are_never_fetched(run: Crawl) -> None:
         assert elsewhere.hits == {}
 
 
+@pytest.mark.contract_case("reset")
 def test_max_tries_for_a_reset(run: Crawl) -> None:
     with TinySite({"/": page("/r"), "/r": RESET}) as site:
         assert run(site.root, max_tries=3) == {"/": 200, "/r": "error:reset"}
@@ -158,6 +159,7 @@ def test_chunked_and_eof_delimited_bodies(run: Crawl) -> None:
         assert set(run(site.root)) == {"/", "/c", "/e", "/chunk", "/eof"}
 
 
+@pytest.mark.contract_case("refused-connect")
 def test_unreachable_root_is_one_connect_error(run: Crawl) -> None:
     with TinySite({}) as site:
         root = site.root

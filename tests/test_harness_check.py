@@ -7,6 +7,7 @@ from typing import cast
 
 from bench.harness.check import check_runs
 from bench.results import Results
+from c10k import catalog
 
 
 def document(*runs: object) -> Results:
@@ -47,3 +48,27 @@ def test_check_lets_a_peer_pass_only_where_its_absence_or_deviation_is_known() -
     assert check_runs(document(ok, crashed)) == 1
     model = {**merged, "model": "asyncio"}
     assert check_runs(document(ok, model)) == 1
+
+
+def test_check_lets_a_models_failed_verification_pass_only_where_its_catalog_has_a_finding() -> (
+    None
+):
+    ok = {"id": "a", "model": "asyncio", "status": "ok", "reason": ""}
+    found = [m.name for m in catalog.MODELS.values() if m.finding]
+    assert found  # a loop of the league with a finding (veloxloop's)
+    wrong = {"id": "b", "model": found[0], "status": "failed-verification", "reason": "differ"}
+    assert check_runs(document(ok, wrong)) == 0
+    assert check_runs(document(ok, {**wrong, "status": "crashed"})) == 1
+    assert check_runs(document(ok, {**wrong, "model": "asyncio-uvloop"})) == 1
+
+
+def test_check_lets_a_run_pass_that_its_runtime_cannot_make_by_the_catalog() -> None:
+    gevent = {
+        "id": "g",
+        "model": catalog.GEVENT.name,
+        "status": "skipped",
+        "reason": "unavailable on 3.14t",
+        "runtime": {"tag": "3.14t", "version": "3.14.7"},
+    }
+    assert check_runs(document(gevent)) == 0
+    assert check_runs(document({**gevent, "runtime": {"tag": "3.14", "version": "3.14.7"}})) == 1

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from typing import cast
 
 import pytest
@@ -473,7 +472,9 @@ def test_c100k_holds_100000_connections_within_each_processs_and_addresss_limits
     models = {run.model for run in plan if run.kind != "sentinel"}
     thread_models = {m.name for m in catalog.MODELS.values() if m.thread_per_worker}
     assert thread_models and not models & thread_models
-    assert models == set(catalog.MODELS) - thread_models
+    smallest = min(p.concurrency for p in points)
+    capped = {m.name for m in catalog.MODELS.values() if 0 < m.max_concurrency < smallest}
+    assert models == set(catalog.MODELS) - thread_models - capped
     assert all(run.keep_alive and run.steady_heap for run in plan if run.kind != "sentinel")
 
 
@@ -490,12 +491,22 @@ def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None
     # skips it), and on that runtime alone.
     for runtimes in ({"3.11": "3.11.7", "3.14": "3.14.0"}, {"3.14t": "3.14.0"}):
         models, left = bench_cli.plan_models(sc.ALL_CRAWLERS, runtimes)
-        assert interpreters in models and left == []
+        assert interpreters in models and interpreters not in [e["model"] for e in left]
+
+
+def test_a_model_that_keeps_the_gil_is_planned_only_beside_a_gil_build() -> None:
+    gevent = catalog.GEVENT.name
+    models, left = bench_cli.plan_models(sc.ALL_CRAWLERS, {"3.14t": "3.14.7"})
+    assert gevent not in models
+    mine = next(entry for entry in left if entry["model"] == gevent)
+    assert mine == {"model": gevent, "needs": "with the GIL", "runtimes": ["3.14t"]}
+    assert left_out_text(mine) == "needs CPython with the GIL (this run: 3.14t)"
+    models, left = bench_cli.plan_models(sc.ALL_CRAWLERS, {"3.14": "3.14.7", "3.14t": "3.14.7"})
+    assert gevent in models and left == []
 
 
 @pytest.mark.skipif(
-    catalog.INTERPRETERS.python is None
-    or catalog.INTERPRETERS.python.runs_on((sys.version_info[0], sys.version_info[1])),
+    catalog.INTERPRETERS.unavailable() is None,
     reason="this interpreter runs the interpreters model",
 )
 def test_the_dry_run_on_this_interpreter_plans_no_run_it_must_skip() -> None:

@@ -32,7 +32,7 @@ from server.site import Site
 from server.site_params import SiteParams
 from tests.server_helpers import get_json, serve_in_thread, serve_process, wait_for
 
-TOO_OLD = INTERPRETERS.too_old()  # None from 3.14 on
+TOO_OLD = INTERPRETERS.unavailable()  # None from 3.14 on
 needs_subinterpreters = pytest.mark.skipif(TOO_OLD is not None, reason=TOO_OLD or "")
 # A deep site in 3 parts with redirects, 404s and faults that are not retried: each URL
 # asked once.

@@ -26,6 +26,7 @@ from tests.tinysite import (
     response,
 )
 
+A_RESET = pytest.param(True, marks=pytest.mark.contract_case("reset"))
 KEEP_ALIVE = model_modes(modes=(True,))
 
 
@@ -98,7 +99,7 @@ def test_a_response_that_ends_its_connection_is_not_reused(
 
 
 @pytest.mark.parametrize(("model", "keep_alive"), KEEP_ALIVE)
-@pytest.mark.parametrize("reset", [False, True], ids=["closed", "reset"])
+@pytest.mark.parametrize("reset", [False, A_RESET], ids=["closed", "reset"])
 def test_a_connection_the_server_dropped_is_retried_fresh_without_a_try(
     model: str, keep_alive: bool, reset: bool
 ) -> None:
@@ -115,7 +116,7 @@ def test_a_connection_the_server_dropped_is_retried_fresh_without_a_try(
 
 
 @pytest.mark.parametrize(("model", "keep_alive"), KEEP_ALIVE)
-@pytest.mark.parametrize("reset", [False, True], ids=["closed", "reset"])
+@pytest.mark.parametrize("reset", [False, A_RESET], ids=["closed", "reset"])
 def test_a_connection_the_server_ends_while_idle_costs_no_try(
     model: str, keep_alive: bool, reset: bool
 ) -> None:
@@ -129,6 +130,7 @@ def test_a_connection_the_server_ends_while_idle_costs_no_try(
     assert (frontier.peak_in_flight, frontier.in_flight) == (1, 0)
 
 
+@pytest.mark.contract_case("reset")
 @pytest.mark.parametrize(("model", "keep_alive"), KEEP_ALIVE)
 def test_a_reset_after_some_bytes_of_the_response_spends_a_try(
     model: str, keep_alive: bool
@@ -144,6 +146,7 @@ def test_a_reset_after_some_bytes_of_the_response_spends_a_try(
     assert (site.hits["/a"], site.reused_hits["/a"]) == (2, 1)
 
 
+@pytest.mark.contract_case("reset")
 @pytest.mark.parametrize(("model", "keep_alive"), KEEP_ALIVE)
 def test_every_fault_of_the_test_site_gives_the_manifests_outcome(
     model: str, keep_alive: bool
@@ -163,6 +166,7 @@ def counting_site() -> dict[str, Behaviour]:
     return routes | {"/reset": RESET, "/close": CLOSE, "/garbage": b"not HTTP\r\n\r\n"}
 
 
+@pytest.mark.contract_case("reset")
 @pytest.mark.parametrize(("model", "keep_alive"), model_modes())
 def test_every_model_counts_tries_and_connections_alike(model: str, keep_alive: bool) -> None:
     with TinySite(counting_site()) as site:

@@ -177,7 +177,7 @@ def test_the_catalog_names_the_crawlers_that_refuse() -> None:
     # A peer runs as Scrapy does: one process; the interpreters model crawls parts itself.
     assert refusing == ["interpreters", "scrapy"]
     for name in refusing:
-        if not CRAWLERS[name].missing() and not CRAWLERS[name].too_old():  # else refused first
+        if not CRAWLERS[name].missing() and not CRAWLERS[name].unavailable():  # else refused first
             done = c10k_crawl("http://127.0.0.1:9/", "--model", name, "--processes", "2")
             assert done.returncode == 2
             assert done.stderr.strip().endswith(f"model {name} does not support --processes")

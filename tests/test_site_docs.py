@@ -274,6 +274,7 @@ def test_server_answers_every_docs_url_as_the_model_says() -> None:
             assert (reply.error, reply.status, reply.body) == (None, expected.status, expected.body)
 
 
+@pytest.mark.contract_case("reset")
 @pytest.mark.parametrize(("model", "keep_alive"), model_modes())
 def test_models_crawl_a_docs_site_exactly(model: str, keep_alive: bool) -> None:
     site = Site(dataclasses.replace(FAULTY, seed=10, pages=40, hang=0.0))

@@ -165,7 +165,7 @@ def framed(reply: bytes) -> bool:
 def skip_if_missing(name: str) -> pytest.MarkDecorator:
     """Skip a test of the model when what it needs is not installed, or this interpreter is
     too old for it."""
-    if why := MODELS[name].too_old():
+    if why := MODELS[name].unavailable():
         return pytest.mark.skip(reason=why)
     missing = MODELS[name].missing()
     return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}")

@@ -42,16 +42,14 @@ def plan_models(
     models: Sequence[str], runtimes: Mapping[str, str]
 ) -> tuple[list[str], list[LeftOutModel]]:
     """The models the plan holds, and those it leaves out: the ones no runtime of the run
-    (tag -> CPython version, "3.11.7") can run, by the catalog's NeedsPython, each with the
-    version it needs."""
-    versions = [(int(v.split(".")[0]), int(v.split(".")[1])) for v in runtimes.values()]
-    left: list[LeftOutModel] = [
-        {"model": name, "needs": ".".join(map(str, needs.version)), "runtimes": list(runtimes)}
-        for name in models
-        if (crawler := catalog.CRAWLERS.get(name)) is not None
-        and (needs := crawler.python) is not None
-        and not any(needs.runs_on(version) for version in versions)
-    ]
+    (tag -> CPython version, "3.11.7"; a tag ending in t is free-threaded) can run, by the
+    catalog's runtime column, each with what it needs."""
+    left: list[LeftOutModel] = []
+    for name in models:
+        crawler = catalog.CRAWLERS.get(name)
+        needs = [crawler.runtimes.needs(t, v) for t, v in runtimes.items()] if crawler else []
+        if needs and all(needs):
+            left.append({"model": name, "needs": str(needs[0]), "runtimes": list(runtimes)})
     out = {entry["model"] for entry in left}
     return [name for name in models if name not in out], left
 

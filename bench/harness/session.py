@@ -53,7 +53,9 @@ def harness_runtime() -> RuntimeRecord:
         "build": " ".join(sys.version.split()[1:]),
         "dependencies": None,
         "unavailable_models": {
-            name: reason for name, model in catalog.CRAWLERS.items() if (reason := model.too_old())
+            name: reason
+            for name, model in catalog.CRAWLERS.items()
+            if (reason := model.unavailable())
         },
     }
 

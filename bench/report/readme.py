@@ -30,10 +30,10 @@ def place(readme: Path, out_dir: Path) -> Place:
 
 
 def models_table() -> Table:
-    """The catalog's models (and peers), with what each one is."""
-    rows = [[f"`{m.name}`", m.description] for m in MODELS.values()]
-    rows += [[f"`{p.name}` (peer)", p.description] for p in PEERS.values()]
-    return Table(["model", "how it schedules its I/O"], rows)
+    """The catalog's models (and peers), with what each one is and the CPythons it runs on."""
+    rows = [[f"`{m.name}`", m.description, m.runtimes.words()] for m in MODELS.values()]
+    rows += [[f"`{p.name}` (peer)", p.description, p.runtimes.words()] for p in PEERS.values()]
+    return Table(["model", "how it schedules its I/O", "runs on"], rows)
 
 
 def block_text(found: Sources, at: Place) -> str:

@@ -137,7 +137,7 @@ def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
     model = CRAWLERS.get(args.model)
     if model is None:
         raise UsageError(f"unknown model {args.model!r}; choose one of: {', '.join(CRAWLERS)}")
-    if why := model.too_old():
+    if why := model.unavailable():
         raise UsageError(why)
     peer = PEERS.get(model.name)
     if peer is not None and peer.missing():

@@ -15,14 +15,15 @@ def models_main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     args = parser.parse_args(argv)
     # "missing": modules not installed; "unavailable": why this interpreter cannot run it
-    # whatever is installed (too old), or None.
+    # whatever is installed (the catalog's runtime column), or None.
     rows: list[dict[str, Any]] = [
         {
             "name": m.name,
             "style": m.description,
             "missing": m.missing(),
             "peer": m.name in PEERS,
-            "unavailable": m.too_old(),
+            "unavailable": m.unavailable(),
+            "runs_on": m.runtimes.words(),
         }
         for m in CRAWLERS.values()
     ]
@@ -37,5 +38,5 @@ def models_main(argv: list[str]) -> int:
             note = f"  [{PEERS[row['name']].install_hint()}]"
         if row["unavailable"]:
             note = f"  [{row['unavailable']}]"
-        print(f"{row['name']:<{width}}  {row['style']}{note}")
+        print(f"{row['name']:<{width}}  {row['style']} (CPython {row['runs_on']}){note}")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import aiohttp
 from yarl import URL
 
-from c10k.system import uvloop_loop_factory
+from c10k.system import loop_factory
 from impls.core import FetchError, Frontier, Job
 from impls.core.http import convert_headers
 from impls.core.outcomes import Response
@@ -42,4 +42,4 @@ def run(frontier: Frontier) -> None:
 
 
 def run_uvloop(frontier: Frontier) -> None:
-    asyncio_streams.run_on(crawl(frontier), uvloop_loop_factory())
+    asyncio_streams.run_on(crawl(frontier), loop_factory("uvloop"))

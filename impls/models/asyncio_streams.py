@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
-from c10k.system import LoopFactory, uvloop_loop_factory
+from c10k.system import LoopFactory, loop_factory
 from impls.core.frontier import Fetch, Frontier, Job, fetch_and_record
 from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
 from impls.core.outcomes import (
@@ -24,7 +24,11 @@ def run(frontier: Frontier) -> None:
 
 
 def run_uvloop(frontier: Frontier) -> None:
-    run_on(crawl_streams(frontier, open_stream), uvloop_loop_factory())
+    run_on(crawl_streams(frontier, open_stream), loop_factory("uvloop"))
+
+
+def run_veloxloop(frontier: Frontier) -> None:
+    run_on(crawl_streams(frontier, open_stream), loop_factory("veloxloop"))
 
 
 async def crawl(frontier: Frontier, fetch: Fetch) -> None:

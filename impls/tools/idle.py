@@ -15,7 +15,7 @@ from typing import Any
 
 from c10k import catalog, probes
 from c10k.fits import linear_fit
-from c10k.system import LoopFactory, rloop_loop_factory, uvloop_loop_factory
+from c10k.system import LoopFactory, loop_factory, rloop_loop_factory
 from impls.tools.thread_ceiling import threads_on_the_machine, threads_until_failure
 
 PROG = f"python -m {__spec__.name}"  # this program, as `python -m` runs it
@@ -246,14 +246,14 @@ def park_tasks_on(
     return park_tasks(count, steps, factory)
 
 
-park_uvloop_tasks = functools.partial(park_tasks_on, "uvloop", uvloop_loop_factory)
+park_uvloop_tasks = functools.partial(park_tasks_on, "uvloop", lambda: loop_factory("uvloop"))
 park_rloop_tasks = functools.partial(park_tasks_on, "rloop", rloop_loop_factory)
 
 
 def park(kind: str, count: int, steps: int) -> list[dict[str, Any]]:
     """Park `count` units of the catalog's idle kind, measuring at `steps` counts."""
     entry = catalog.IDLE_KINDS[kind]
-    if why := entry.too_old():
+    if why := entry.unavailable():
         raise Unavailable(why)
     return entry.load()(count, steps)
 
