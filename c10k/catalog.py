@@ -93,6 +93,22 @@ ASYNCIO_VELOXLOOP = on_loop(
     failing_cases=("refused-connect", "reset"),
     max_concurrency=64,
 )
+# Wheels for CPython 3.14 and 3.14t only (zuvloop 0.0.17), and 3.12-3.14 with the GIL (zloop
+# 0.0.1): compared on 3.14 with 3.14's asyncio.
+ASYNCIO_ZUVLOOP = on_loop(
+    ASYNCIO,
+    "zuvloop",
+    "impls.models.asyncio_streams:run_zuvloop",
+    runtimes=Runtimes((3, 14), "zuvloop 0.0.17's wheels"),
+)
+ASYNCIO_ZLOOP = on_loop(
+    ASYNCIO,
+    "zloop",
+    "impls.models.asyncio_streams:run_zloop",
+    runtimes=Runtimes(
+        (3, 12), "zloop 0.0.1's wheels", gil_only="zloop 0.0.1 has no free-threaded wheel"
+    ),
+)
 AIOHTTP = Model(
     "aiohttp",
     "impls.models.aiohttp_client:run",
@@ -149,6 +165,7 @@ INTERPRETERS = Model(
 # every table, legend and plan.
 MODELS: dict[str, Model] = by_name(
     THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP, ASYNCIO_VELOXLOOP,
+    ASYNCIO_ZUVLOOP, ASYNCIO_ZLOOP,
     AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO, INTERPRETERS,
 )  # fmt: skip
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
@@ -161,6 +178,9 @@ LOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
     (AIOHTTP, AIOHTTP_UVLOOP),
     (ASYNCIO, ASYNCIO_RLOOP),
+    (ASYNCIO, ASYNCIO_VELOXLOOP),
+    (ASYNCIO, ASYNCIO_ZUVLOOP),
+    (ASYNCIO, ASYNCIO_ZLOOP),
 )
 # -- idle kinds ---------------------------------------------------------------------------
 THREAD = IdleKind(
@@ -330,7 +350,13 @@ FREE_THREADING = ProfileName(
     "for --pythons 3.14,3.14t, and the three ways to use both cores; unpinned unless --pin "
     "is given",
 )
-PROFILES: dict[str, ProfileName] = by_name(QUICK, DEFAULT, FULL, FREE_THREADING)
+LOOPS = ProfileName(
+    "loops",
+    "the loop league: the asyncio model on each loop against asyncio's own loop (few-active "
+    "by paired rounds, callgrind's count, the realistic site's faults), on one runtime: "
+    "--python 3.14 for the loops with 3.14 wheels only",
+)
+PROFILES: dict[str, ProfileName] = by_name(QUICK, DEFAULT, FULL, FREE_THREADING, LOOPS)
 
 # -- peers: what a user would use instead (not models) -------------------------------------
 SCRAPY = Peer(

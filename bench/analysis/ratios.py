@@ -129,8 +129,8 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
 
 def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
     """Callgrind's instructions per page of each event-loop model over the threads', and of
-    each model on asyncio's loop over its twin on another (keyed by the twin): C6's and
-    C9's CPU ratios on the figure that holds still."""
+    each model on asyncio's loop over its twin on another (keyed by the twin), whole and on
+    the loop's own work: C6's and C9's CPU ratios on the figure that holds still."""
 
     def per_page(model: str) -> float | None:
         entry = table.get(model)
@@ -148,9 +148,21 @@ def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
         for plain, twin in catalog.LOOP_PAIRS
         if (slow := per_page(plain.name)) and (fast := per_page(twin.name))
     }
+    # The loop's own instructions: the model's less the core's, where the model runs on the
+    # shared core (streams or sockets; a library's transports parse with its own code).
+    core = per_page(catalog.CORE_REPLAY)
+    own = {
+        twin.name: (slow - core) / (fast - core)
+        for plain, twin in catalog.LOOP_PAIRS
+        if plain.loop_api != "transports"
+        and core
+        and (slow := per_page(plain.name))
+        and (fast := per_page(twin.name))
+        and fast > core
+    }
     if not (event_loop or uvloop):
         return None
-    return {"event_loop_vs_threads": event_loop, "uvloop_speedup": uvloop}
+    return {"event_loop_vs_threads": event_loop, "uvloop_speedup": uvloop, "loop_own_speedup": own}
 
 
 def uvloop_speedups(tables: Mapping[str, object]) -> UvloopComparison | None:

@@ -141,6 +141,8 @@ class UvloopComparison(TypedDict):
 class InstructionRatios(TypedDict):
     event_loop_vs_threads: dict[str, float]
     uvloop_speedup: dict[str, float]
+    # The same over the loop's own work: each count less the core replay's (raw-socket pairs).
+    loop_own_speedup: dict[str, float]
 
 
 class AsyncioVsThreads(TypedDict):

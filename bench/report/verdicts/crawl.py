@@ -122,7 +122,9 @@ def rounds_text(found: PairedComparison | None) -> str:
 
 
 def _instructions_text(
-    document: Results, key: Literal["event_loop_vs_threads", "uvloop_speedup"], template: str
+    document: Results,
+    key: Literal["event_loop_vs_threads", "uvloop_speedup", "loop_own_speedup"],
+    template: str,
 ) -> list[str]:
     """['callgrind: ...'] from the instructions comparison's ratios, [] without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
@@ -317,13 +319,19 @@ def c9_uvloop(document: Results) -> Verdict:
         for p in found["pairs"]
     )
     speedup = first["cpu_per_page_speedup"]
-    fact = judged_ratio("C9", speedup, f"{ASYNCIO} over {UVLOOP}:", first.get("look"))
+    label = f"the crawler's CPU/page, {ASYNCIO} over {UVLOOP}:"
+    fact = judged_ratio("C9", speedup, label, first.get("look"))
     shown = (
         *pairs,
         *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),
+        *_instructions_text(
+            document, "loop_own_speedup", "{} {:.2f}x fewer of the loop's own instructions/page"
+        ),
         f"{found['scenario']}, C {span(first['concurrencies'])}"
         + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
         profile_name(document),
     )
     measured = (f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: ", Figure(speedup))
-    return replace(fact, measured=measured, shown=shown)
+    own = (document["derived"]["comparisons"]["instructions"] or {}).get("loop_own_speedup", {})
+    beside = f"the loop's own instructions/page {own[UVLOOP]:.2f}x fewer (callgrind, not judged)"
+    return replace(fact, measured=measured, shown=shown, beside=beside if UVLOOP in own else "")
