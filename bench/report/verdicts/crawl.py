@@ -319,8 +319,7 @@ def c9_uvloop(document: Results) -> Verdict:
         for p in found["pairs"]
     )
     speedup = first["cpu_per_page_speedup"]
-    label = f"the crawler's CPU/page, {ASYNCIO} over {UVLOOP}:"
-    fact = judged_ratio("C9", speedup, label, first.get("look"))
+    fact = judged_ratio("C9", speedup, f"{ASYNCIO} over {UVLOOP}:", first.get("look"))
     shown = (
         *pairs,
         *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),
@@ -332,6 +331,9 @@ def c9_uvloop(document: Results) -> Verdict:
         profile_name(document),
     )
     measured = (f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: ", Figure(speedup))
-    own = (document["derived"]["comparisons"]["instructions"] or {}).get("loop_own_speedup", {})
-    beside = f"the loop's own instructions/page {own[UVLOOP]:.2f}x fewer (callgrind, not judged)"
-    return replace(fact, measured=measured, shown=shown, beside=beside if UVLOOP in own else "")
+    counted = document["derived"]["comparisons"]["instructions"]
+    own = counted["loop_own_speedup"].get(UVLOOP) if counted else None
+    beside = (
+        f"the loop's own instructions/page {own:.2f}x fewer (callgrind, not judged)" if own else ""
+    )
+    return replace(fact, measured=measured, shown=shown, beside=beside)
