@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from c10k.entries import IdleKind as IdleKind
+from c10k.entries import LoopClaim as LoopClaim
 from c10k.entries import Model as Model
 from c10k.entries import Peer as Peer
 from c10k.entries import ProfileName as ProfileName
@@ -72,7 +73,12 @@ ASYNCIO = Model(
     loop="asyncio",
     loop_api="streams",
 )
-ASYNCIO_UVLOOP = on_loop(ASYNCIO, "uvloop", "impls.models.asyncio_streams:run_uvloop")
+ASYNCIO_UVLOOP = on_loop(
+    ASYNCIO,
+    "uvloop",
+    "impls.models.asyncio_streams:run_uvloop",
+    claim=LoopClaim("makes asyncio 2-4x faster", "uvloop 0.23.0's README (C9)", ASYNCIO.name, 2.0),
+)
 # rloop's transports lose a reset by the peer (impls/models/asyncio_rloop.py), so the asyncio
 # model's fetch runs on the loop's socket API there. Tol's wine; triangle right, long and
 # short dash, vertical and forward-diagonal hatch.
@@ -90,8 +96,41 @@ ASYNCIO_VELOXLOOP = on_loop(
     runtimes=Runtimes(gil_only="veloxloop 0.2.0 has no free-threaded wheel"),
     finding="a refused connect and a reset by the peer both end in its timeout; "
     "past 64 connections it stalls",
+    claim=LoopClaim(
+        "significantly faster I/O and lower overhead than the default selector event loop",
+        "veloxloop 0.2.0's package description",
+        ASYNCIO.name,
+    ),
     failing_cases=("refused-connect", "reset"),
     max_concurrency=64,
+)
+# Wheels for CPython 3.14 and 3.14t only (zuvloop 0.0.17), and 3.12-3.14 with the GIL (zloop
+# 0.0.1): compared on 3.14 with 3.14's asyncio.
+ASYNCIO_ZUVLOOP = on_loop(
+    ASYNCIO,
+    "zuvloop",
+    "impls.models.asyncio_streams:run_zuvloop",
+    runtimes=Runtimes((3, 14), "zuvloop 0.0.17's wheels"),
+    claim=LoopClaim(
+        "over 20x faster than asyncio at thread-safe scheduling",
+        "zuvloop 0.0.17's package description",
+        ASYNCIO.name,
+        20.0,
+    ),
+)
+ASYNCIO_ZLOOP = on_loop(
+    ASYNCIO,
+    "zloop",
+    "impls.models.asyncio_streams:run_zloop",
+    runtimes=Runtimes(
+        (3, 12), "zloop 0.0.1's wheels", gil_only="zloop 0.0.1 has no free-threaded wheel"
+    ),
+    claim=LoopClaim(
+        "for a single GIL-bound loop the default epoll backend beats uvloop",
+        "zloop 0.0.1's package description",
+        ASYNCIO_UVLOOP.name,
+        1.0,
+    ),
 )
 AIOHTTP = Model(
     "aiohttp",
@@ -149,6 +188,7 @@ INTERPRETERS = Model(
 # every table, legend and plan.
 MODELS: dict[str, Model] = by_name(
     THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP, ASYNCIO_VELOXLOOP,
+    ASYNCIO_ZUVLOOP, ASYNCIO_ZLOOP,
     AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO, INTERPRETERS,
 )  # fmt: skip
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
@@ -161,6 +201,9 @@ LOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
     (ASYNCIO, ASYNCIO_UVLOOP),
     (AIOHTTP, AIOHTTP_UVLOOP),
     (ASYNCIO, ASYNCIO_RLOOP),
+    (ASYNCIO, ASYNCIO_VELOXLOOP),
+    (ASYNCIO, ASYNCIO_ZUVLOOP),
+    (ASYNCIO, ASYNCIO_ZLOOP),
 )
 # -- idle kinds ---------------------------------------------------------------------------
 THREAD = IdleKind(
@@ -330,7 +373,13 @@ FREE_THREADING = ProfileName(
     "for --pythons 3.14,3.14t, and the three ways to use both cores; unpinned unless --pin "
     "is given",
 )
-PROFILES: dict[str, ProfileName] = by_name(QUICK, DEFAULT, FULL, FREE_THREADING)
+LOOPS = ProfileName(
+    "loops",
+    "the loop league: the asyncio model on each loop against asyncio's own loop (few-active "
+    "by paired rounds, callgrind's count, the realistic site's faults), on one runtime: "
+    "--python 3.14 for the loops with 3.14 wheels only",
+)
+PROFILES: dict[str, ProfileName] = by_name(QUICK, DEFAULT, FULL, FREE_THREADING, LOOPS)
 
 # -- peers: what a user would use instead (not models) -------------------------------------
 SCRAPY = Peer(

@@ -66,6 +66,17 @@ ANY_RUNTIME = Runtimes()
 
 
 @dataclass(frozen=True)
+class LoopClaim:
+    """What a loop's maker says of it, quoted, and where: judged like C9 when it names a
+    figure, the least ratio of `against`'s CPU per page over the loop's that bears it out."""
+
+    words: str
+    source: str
+    against: str  # the model it is measured against: on asyncio's loop, or on another
+    at_least: float | None = None  # None: the words name no figure, and get no verdict
+
+
+@dataclass(frozen=True)
 class Model:
     """A crawler model: `c10k crawl --model NAME` runs `entry(frontier)` until the crawl ends."""
 
@@ -99,6 +110,7 @@ class Model:
     # marked with one of `failing_cases` (pytest.mark.contract_case) must fail on it.
     finding: str = ""
     failing_cases: tuple[str, ...] = ()
+    claim: LoopClaim | None = None  # a loop of the league: what its maker claims of it
 
     def missing(self) -> list[str]:
         """The required modules that cannot be imported here."""

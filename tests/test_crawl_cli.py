@@ -143,6 +143,8 @@ def test_models_lists_every_model() -> None:
         "asyncio-uvloop",
         "asyncio-rloop",
         "asyncio-veloxloop",
+        "asyncio-zuvloop",
+        "asyncio-zloop",
         "aiohttp",
         "aiohttp-uvloop",
         "httpx",

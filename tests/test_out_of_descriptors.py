@@ -46,7 +46,7 @@ def fail_nth_call(real: Callable[..., Any], n: int) -> Callable[..., Any]:
 
 
 # (the model's run, the module and the name of what opens each connection)
-MODELS = {
+MODELS: dict[str, tuple[Callable[[Frontier], None], object, str]] = {
     "asyncio": (asyncio_streams.run, asyncio, "open_connection"),
     "asyncio-uvloop": (asyncio_streams.run_uvloop, asyncio, "open_connection"),
     "asyncio-rloop": (asyncio_rloop.run, asyncio_rloop, "open_socket"),

@@ -62,6 +62,14 @@ def c100k_run(tmp_path: Path) -> Path:
     return write(tmp_path / "c100k" / "results.json", document)
 
 
+def loops_run(tmp_path: Path) -> Path:
+    """The loops profile's run: few-active with asyncio and its uvloop twin."""
+    rounds = few_active_rounds(asyncio=[790.0, 800.0, 810.0])
+    document = results_document({"few-active": rounds})
+    document["profile"]["name"] = "loops"
+    return write(tmp_path / "loops" / "results.json", document)
+
+
 def free_threading_run(tmp_path: Path) -> Path:
     """A --pythons run's folder: runtimes.json and one runtime's results beside it."""
     folder = tmp_path / "c8"
@@ -79,7 +87,10 @@ def free_threading_run(tmp_path: Path) -> Path:
 
 
 def test_each_file_is_recognised_by_what_it_holds(tmp_path: Path) -> None:
-    found = sources.collect([free_threading_run(tmp_path), c100k_run(tmp_path), main_run(tmp_path)])
+    named = [free_threading_run(tmp_path), c100k_run(tmp_path), main_run(tmp_path)]
+    assert sources.collect(named).missing() == [sources.LOOPS]
+    found = sources.collect([*named, loops_run(tmp_path)])
+    assert found.loops is not None and found.loops.path == tmp_path / "loops" / "results.json"
     assert found.main is not None and found.main.profile == "default"
     assert found.c100k is not None and found.c100k.profile == "full"
     assert found.free_threading is not None
@@ -145,6 +156,7 @@ def test_one_report_names_each_file_its_profile_and_its_date(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     files = [main_run(tmp_path), c100k_run(tmp_path), free_threading_run(tmp_path)]
+    files.append(loops_run(tmp_path))
     out = tmp_path / "out"
     assert cli.main([*map(str, files), "--out", str(out)]) == 0
     markdown = (out / "report.md").read_text(encoding="utf-8")
@@ -153,6 +165,9 @@ def test_one_report_names_each_file_its_profile_and_its_date(
         markdown
     )
     assert f"`{files[0]}` (profile default, 2026-11-26)" in markdown
+    assert f"Which loop: each asyncio loop against asyncio's own (CPython ?, {files[3]})" in (
+        markdown
+    )
     assert "not given" not in capsys.readouterr().out
 
 

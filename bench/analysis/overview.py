@@ -18,6 +18,7 @@ from bench.analysis.ratios import (
     asyncio_vs_threads,
     event_loop_vs_threads,
     instruction_ratios,
+    loop_claims,
     uvloop_speedups,
 )
 from bench.results import (
@@ -133,6 +134,7 @@ def overview(
         ),
         "instructions": instruction_ratios(instructions_table(tables)),
         "paired": paired_comparisons(tables, runs),
+        "loop_claims": loop_claims(few_active, instructions_table(tables)),
     }
     fold_looks(comparisons, comparisons["paired"])
     return {

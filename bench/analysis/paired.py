@@ -240,7 +240,8 @@ def paired_comparisons(tables: Mapping[str, object], runs: Sequence[Run]) -> lis
 
 def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> None:
     """Give the verdicts' comparisons the paired rounds' values and intervals: C6's median,
-    each loop pair's CPU speedup, and C7's asyncio over threads at the judged point."""
+    each loop pair's CPU speedup (and a loop's claim on it), and C7's asyncio over threads at
+    the judged point."""
     for found in paired:
         look = found["look"]
         if look is None:
@@ -252,6 +253,12 @@ def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> 
             for pair in loops["pairs"]:
                 if [pair["plain"], pair["fast"]] == [*found["numerators"], found["denominator"]]:
                     pair["cpu_per_page_speedup"], pair["look"] = look["ratio"], look
+            for claim in comparisons.get("loop_claims") or []:  # the same pair, as a claim
+                if [claim["against"], claim["model"]] == [
+                    *found["numerators"],
+                    found["denominator"],
+                ]:
+                    claim["cpu_per_page_speedup"] = look["ratio"]
         elif found["claim"] == "C7" and (c7 := comparisons["asyncio_vs_threads_sleepy_keep_alive"]):
             c7["asyncio_over_threads"], c7["look"] = look["ratio"], look
 

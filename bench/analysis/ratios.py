@@ -12,6 +12,7 @@ from bench.results import (
     EventLoopVsThreads,
     InstructionRatios,
     InstructionsTable,
+    LoopClaimFigures,
     ModelRatios,
     Point,
     UvloopComparison,
@@ -127,30 +128,70 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
     }
 
 
+def per_page(table: InstructionsTable, model: str) -> float | None:
+    """A model's median instructions per page; None without a counted run."""
+    entry = table.get(model)
+    found = entry.get("instructions_per_page") if entry else None
+    return found.value if found else None
+
+
+def own_ratio(table: InstructionsTable, slow: str, fast: str) -> float | None:
+    """slow's instructions per page over fast's, each less the core replay's: the loop's own
+    work, where both models run on the shared core."""
+    core = per_page(table, catalog.CORE_REPLAY)
+    mine, theirs = per_page(table, fast), per_page(table, slow)
+    if not (core and mine and theirs and mine > core):
+        return None
+    return (theirs - core) / (mine - core)
+
+
 def instruction_ratios(table: InstructionsTable) -> InstructionRatios | None:
     """Callgrind's instructions per page of each event-loop model over the threads', and of
-    each model on asyncio's loop over its twin on another (keyed by the twin): C6's and
-    C9's CPU ratios on the figure that holds still."""
-
-    def per_page(model: str) -> float | None:
-        entry = table.get(model)
-        found = entry.get("instructions_per_page") if entry else None
-        return found.value if found else None
-
-    threads = per_page(THREADS)
+    each model on asyncio's loop over its twin on another (keyed by the twin), whole and on
+    the loop's own work: C6's and C9's CPU ratios on the figure that holds still."""
+    threads = per_page(table, THREADS)
     event_loop = {
         m.name: mine / threads
         for m in catalog.MODELS.values()
-        if m.event_loop and threads and (mine := per_page(m.name))
+        if m.event_loop and threads and (mine := per_page(table, m.name))
     }
     uvloop = {
         twin.name: slow / fast
         for plain, twin in catalog.LOOP_PAIRS
-        if (slow := per_page(plain.name)) and (fast := per_page(twin.name))
+        if (slow := per_page(table, plain.name)) and (fast := per_page(table, twin.name))
+    }
+    # A library's transports parse with its own code, not the core's: no own share there.
+    own = {
+        twin.name: ratio
+        for plain, twin in catalog.LOOP_PAIRS
+        if plain.loop_api != "transports" and (ratio := own_ratio(table, plain.name, twin.name))
     }
     if not (event_loop or uvloop):
         return None
-    return {"event_loop_vs_threads": event_loop, "uvloop_speedup": uvloop}
+    return {"event_loop_vs_threads": event_loop, "uvloop_speedup": uvloop, "loop_own_speedup": own}
+
+
+def loop_claims(table: Points, counts: InstructionsTable) -> list[LoopClaimFigures]:
+    """Each loop's claim that names a figure, on both views: the crawler's CPU per page in
+    few-active (table) and callgrind's counts (counts); a loop that did not run, none."""
+    found: list[LoopClaimFigures] = []
+    for model in catalog.MODELS.values():
+        if not (model.claim and model.name in table and model.claim.against in table):
+            continue
+        against = model.claim.against
+        speedup, used = ratio_over_points(table, against, model.name, "cpu_us_per_page")
+        mine, theirs = per_page(counts, model.name), per_page(counts, against)
+        found.append(
+            {
+                "model": model.name,
+                "against": against,
+                "cpu_per_page_speedup": speedup,
+                "concurrencies": used,
+                "instructions_speedup": theirs / mine if mine and theirs else None,
+                "loop_own_speedup": own_ratio(counts, against, model.name),
+            }
+        )
+    return found
 
 
 def uvloop_speedups(tables: Mapping[str, object]) -> UvloopComparison | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.harness.points import IdleSpec, LatencyRule, Profile, Scenario
+from dataclasses import replace
+
+from bench.harness.points import CrawlPoint, IdleSpec, LatencyRule, Profile, Scenario
 from bench.harness.shapes import (
     both_cores_points,
     docs_point,
@@ -43,6 +45,11 @@ NO_THREAD_PER_WORKER = tuple(m.name for m in catalog.MODELS.values() if not m.th
 # latencies up, which outlast the crawler processes' own ramp.
 MEMORY_POINT = LatencyRule()
 THROUGHPUT_POINT = LatencyRule(judges_throughput=True)
+
+
+def only(models: tuple[str, ...], points: tuple[CrawlPoint, ...]) -> tuple[CrawlPoint, ...]:
+    """The points, each run by these models alone."""
+    return tuple(replace(point, models=models) for point in points)
 
 
 def from_written(latency_s: float) -> LatencyRule:
@@ -219,6 +226,37 @@ PROFILE_TABLE[catalog.FREE_THREADING.name] = Profile(
             catalog.BOTH_CORES,
             points=both_cores_points(300, 200, BOTH_CORES_CONCURRENCIES),
             repetitions=3,
+        ),
+    ),
+)
+
+
+# The loop league (docs/report.md, "Which loop"): the raw-socket model of catalog.LOOP_PAIRS on
+# every loop, judged as C9 is (CPU per page in few-active, by paired rounds), counted by
+# callgrind, and crawled through the realistic site's faults, where a loop that loses a
+# reset fails its verification (a finding).
+LEAGUE = tuple(
+    dict.fromkeys(m.name for pair in catalog.LOOP_PAIRS for m in pair if m.loop_api != "transports")
+)
+PROFILE_TABLE[catalog.LOOPS.name] = Profile(
+    catalog.LOOPS.name,
+    catalog.LOOPS.description,
+    budget_s=300.0,
+    sample_interval_s=0.1,
+    quiet_wait_s=QUIET_WAIT_S,
+    scenarios=(
+        Scenario(catalog.NOISE_FLOOR, loops=5),
+        Scenario(
+            catalog.FEW_ACTIVE,
+            points=only(LEAGUE, few_active_points(300, (1, 10, 64))),
+            repetitions=3,
+            warmups=1,
+            cap=CAP,
+        ),
+        # At C 64, which every loop of the league is asked to hold.
+        Scenario(catalog.REALISTIC, points=only(LEAGUE, (realistic_point(2000, 64),))),
+        Scenario(
+            catalog.INSTRUCTIONS, points=only(LEAGUE, few_active_points(300, (16,))), counted=True
         ),
     ),
 )

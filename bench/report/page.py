@@ -38,6 +38,7 @@ from bench.report.layout import (
     Table,
     folded,
 )
+from bench.report.loops import which_loop
 from bench.report.markdown import render
 from bench.report.sources import Sources, of_document
 from bench.report.verdicts import Ruling, rulings
@@ -93,7 +94,7 @@ def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
 
 def _later_sections(found: Sources) -> list[Section]:
     """How the runs ran: memory fits, past one process (the c100k run's), cores, realistic,
-    instructions, peers."""
+    instructions, peers; which loop (the main run's, and the loops run's)."""
     document = found.document
     c100k = found.c100k.document if found.c100k else document
     realistic, counted = tables.realistic_table(document), tables.instructions(document)
@@ -112,6 +113,7 @@ def _later_sections(found: Sources) -> list[Section]:
         ),
         table_section(INSTRUCTIONS_TITLE, counted, note, anchor="instructions-table"),
         table_section(PEERS_TITLE, peers, tables.PEER_NOTE, empty="No peer ran.", anchor="peers"),
+        *(which_loop(source) for source in (found.main, found.loops) if source is not None),
     ]
 
 

@@ -43,9 +43,12 @@ CRAWLER_STYLES: dict[str, Style] = {
     catalog.GENERATORS.name: Style("#009E73", "^", "-.", "xxx"),
     catalog.ASYNCIO.name: Style("#CC79A7", "D", ":", "||"),
     catalog.ASYNCIO_UVLOOP.name: Style("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1)), "O"),
-    # Past Okabe-Ito's eight: Paul Tol's wine, olive and teal, apart in grey by marker, dash, hatch.
+    # Past Okabe-Ito's eight: Paul Tol's wine, olive, indigo, sand and teal, apart in grey by
+    # marker, dash and hatch.
     catalog.ASYNCIO_RLOOP.name: Style("#882255", ">", (0, (10, 3, 2, 3)), "|/"),
     catalog.ASYNCIO_VELOXLOOP.name: Style("#999933", "d", (0, (2, 2, 6, 2)), "o|"),
+    catalog.ASYNCIO_ZUVLOOP.name: Style("#332288", "X", (0, (6, 1, 2, 1)), "+/"),
+    catalog.ASYNCIO_ZLOOP.name: Style("#DDCC77", "8", (0, (1, 3)), "o-"),
     catalog.AIOHTTP.name: Style("#56B4E9", "P", (0, (8, 2)), "---"),
     catalog.AIOHTTP_UVLOOP.name: Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
     catalog.HTTPX.name: Style("#44AA99", "H", (0, (1, 1, 1, 4)), "x-"),

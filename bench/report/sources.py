@@ -17,18 +17,21 @@ from bench.results import RUNTIMES_JSON, Results
 from c10k import catalog
 
 MAIN, C100K, FREE_THREADING = "main", "c100k", "free-threading"
-ROLES = (MAIN, C100K, FREE_THREADING)
+LOOPS = catalog.LOOPS.name
+ROLES = (MAIN, C100K, FREE_THREADING, LOOPS)
 # The command that writes each role's file (docs/report.md, "Several results files").
 COMMANDS = {
     MAIN: "tox -e bench (c10k bench --profile default --out reports)",
     C100K: "c10k bench --profile full --scenarios idle,c100k --models asyncio-uvloop --out DIR",
     FREE_THREADING: "c10k bench --profile free-threading --pythons 3.14,3.14t --out DIR",
+    LOOPS: "c10k bench --profile loops --python 3.14 --out DIR",
 }
 # What each role's file is, in words.
 ROLE_WORDS = {
     MAIN: "the benchmark's run",
     C100K: "the full profile's idle and c100k run",
     FREE_THREADING: "the free-threading run of --pythons 3.14,3.14t",
+    LOOPS: "the loop league's run",
 }
 # The committed sample: its files, in their roles, beside the page they draw.
 SAMPLE_DIR = Path("reports")
@@ -36,6 +39,7 @@ SAMPLE_FILES = (
     SAMPLE_DIR / results.FILENAME,
     SAMPLE_DIR / "c100k" / results.FILENAME,
     SAMPLE_DIR / "free-threading",
+    SAMPLE_DIR / "loops" / results.FILENAME,
 )
 # The crawls that make a file with c100k in it the main one too (a full run of every scenario):
 # the idle scenario alone does not, as the c100k command runs it for C5's threads.
@@ -86,9 +90,10 @@ class Sources:
     main: Source | None = None
     c100k: Source | None = None
     free_threading: Source | None = None
+    loops: Source | None = None
 
     def given(self) -> list[Source]:
-        found = [self.main, self.c100k, self.free_threading]
+        found = [self.main, self.c100k, self.free_threading, self.loops]
         return [s for s in found if s is not None]
 
     @property
@@ -119,11 +124,14 @@ def _profile_name(document: Results) -> str:
 
 
 def _results_source(path: Path, document: Results) -> list[Source]:
-    """A results file as a source of each role it fills: c100k when it ran c100k, main when it
-    did not or also ran another crawl (a full run of every scenario fills both)."""
+    """A results file as a source of each role it fills: loops when the loops profile made it;
+    c100k when it ran c100k, main when it did not or also ran another crawl (a full run of
+    every scenario fills both)."""
     ran = set(document.get("derived") or {})
     profile = _profile_name(document)
     started, finished = document.get("started_at"), document.get("finished_at")
+    if profile == LOOPS:
+        return [Source(LOOPS, path, document, profile, started, finished)]
     roles = [C100K] if catalog.C100K.name in ran else []
     roles += [MAIN] if not roles or ran & MAIN_CRAWLS else []
     return [Source(role, path, document, profile, started, finished) for role in roles]

@@ -141,6 +141,21 @@ class UvloopComparison(TypedDict):
 class InstructionRatios(TypedDict):
     event_loop_vs_threads: dict[str, float]
     uvloop_speedup: dict[str, float]
+    # The same over the loop's own work: each count less the core replay's (raw-socket pairs).
+    loop_own_speedup: dict[str, float]
+
+
+class LoopClaimFigures(TypedDict):
+    """A loop's claim (catalog Model.claim) on both views: the crawler's CPU per page of the
+    model it names over the loop's, in few-active, and callgrind's instructions per page of
+    the same two, whole and the loop's own (less the core replay's)."""
+
+    model: str
+    against: str
+    cpu_per_page_speedup: Quantity | None
+    concurrencies: list[int]
+    instructions_speedup: float | None
+    loop_own_speedup: float | None
 
 
 class AsyncioVsThreads(TypedDict):
@@ -161,6 +176,7 @@ class Comparisons(TypedDict):
     asyncio_vs_threads_sleepy_keep_alive: AsyncioVsThreads | None
     instructions: InstructionRatios | None
     paired: list[PairedComparison]
+    loop_claims: NotRequired[list[LoopClaimFigures]]  # derived before the league: none
 
 
 class Ranking(TypedDict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
@@ -23,12 +24,16 @@ def run(frontier: Frontier) -> None:
     run_on(crawl_streams(frontier, open_stream))  # asyncio's own selector loop
 
 
-def run_uvloop(frontier: Frontier) -> None:
-    run_on(crawl_streams(frontier, open_stream), loop_factory("uvloop"))
+def run_streams_on(loop: str, frontier: Frontier) -> None:
+    """The model on another event loop: the module `loop`'s new_event_loop."""
+    run_on(crawl_streams(frontier, open_stream), loop_factory(loop))
 
 
-def run_veloxloop(frontier: Frontier) -> None:
-    run_on(crawl_streams(frontier, open_stream), loop_factory("veloxloop"))
+# The catalog's entries for the model on the loops of the league that take asyncio's streams.
+run_uvloop = functools.partial(run_streams_on, "uvloop")
+run_veloxloop = functools.partial(run_streams_on, "veloxloop")
+run_zuvloop = functools.partial(run_streams_on, "zuvloop")
+run_zloop = functools.partial(run_streams_on, "zloop")
 
 
 async def crawl(frontier: Frontier, fetch: Fetch) -> None:

@@ -260,6 +260,7 @@ class Verdict:
     data_band: Band | None = None
     stopping: str = ""  # where a sequential comparison stopped: "after 5 paired rounds: decided"
     missing: str = ""  # the figure it needs and lacks (NOT_MEASURED)
+    beside: str = ""  # a second view of the judged figure, shown after it and not judged
 
     @property
     def about(self) -> Claim:
@@ -287,7 +288,8 @@ class Verdict:
             return self.why if self.value is None and self.why != ONE_RUN else "-"
         unit = UNITS[self.about.unit].value
         text = with_interval(self.value, self.interval, unit, why=self.why, method=self.method)
-        return f"{self.label} {text}" if self.label else text
+        text = f"{self.label} {text}" if self.label else text
+        return f"{text}; {self.beside}" if self.beside else text
 
     @property
     def conditions(self) -> tuple[str, ...]:
