@@ -3,12 +3,21 @@ ran again, and which rounds waited for a quiet machine."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, cast
 
+from bench.analysis.derive import main as derive_main
 from bench.analysis.paired import lost_points
+from bench.report import captions, sources
+from bench.report.charts_crawl import NO_COUNTED_RUN, chart_sleepy_throughput
+from bench.report.cli import main as report_main
 from bench.report.tables import noisy_note
 from bench.report.verdicts.crawl import rounds_text
 from bench.results import PairedComparison, Results, Run
+from c10k import catalog
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(shape: str, concurrency: int, noisy: bool) -> dict[str, Any]:
@@ -67,3 +76,18 @@ def test_the_conditions_say_how_many_noisy_rounds_ran_again() -> None:
     )
     assert rounds_text(comparison(3, 0, 0)) == ", 3 paired rounds ran at these points, none noisy"
     assert rounds_text(None) == ""
+
+
+def test_a_report_whose_every_sleepy_round_was_noisy_renders_and_says_so(tmp_path: Path) -> None:
+    """A quick run on a busy machine: every sleepy run in a noisy round, so no point counts."""
+    document = json.loads((ROOT / "reports" / "results.json").read_text(encoding="utf-8"))
+    for run in document["runs"]:
+        if run["scenario"] == catalog.SLEEPY.name:
+            run["noisy"] = True
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert derive_main([str(path)]) == 0
+    found = sources.collect([path])
+    chart = chart_sleepy_throughput(found.document)
+    assert chart.interpretation == captions.not_run(catalog.SLEEPY.name, NO_COUNTED_RUN)
+    assert report_main([str(path), "--out", str(tmp_path / "out")]) == 0

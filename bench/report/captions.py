@@ -111,14 +111,14 @@ def crossed_note(document: Results, scenario: str) -> str:
     return f" Crossed: {runs} that did not count (listed under Runs that did not count)."
 
 
-def not_run(scenario: str) -> str:
-    """The caption of a chart whose scenario did not run."""
-    return f"Not measured: {scenario} did not run."
+def not_run(scenario: str, why: str = "did not run") -> str:
+    """The caption of a chart whose scenario did not run (or has no run that counted)."""
+    return f"Not measured: {scenario} {why}."
 
 
-def no_data(scenario: str) -> str:
+def no_data(scenario: str, why: str = "did not run") -> str:
     """What an empty chart says inside its axes."""
-    return f"the {scenario} scenario did not run"
+    return f"the {scenario} scenario {why}"
 
 
 def bars_note(bars: bool) -> str:

@@ -82,13 +82,15 @@ def no_data(ax: Axes, reason: str) -> None:
     )
 
 
-def not_run(name: str, title: str, figure: Figure, axes: list[Axes], scenario: str) -> Chart:
-    """The chart of a scenario that did not run: 'no data' in its axes, and a caption that
-    says so."""
-    no_data(axes[0], captions.no_data(scenario))
+def not_run(
+    name: str, title: str, figure: Figure, axes: list[Axes], scenario: str, why: str = "did not run"
+) -> Chart:
+    """The chart of a scenario that did not run (or has no run that counted): 'no data' in
+    its axes, and a caption that says so."""
+    no_data(axes[0], captions.no_data(scenario, why))
     for ax in axes[1:]:
         no_data(ax, "")
-    return Chart(name, title, figure, captions.not_run(scenario))
+    return Chart(name, title, figure, captions.not_run(scenario, why))
 
 
 def model_line(ax: Axes, model: str, xs: list[float], ys: list[float], **extra: Any) -> None:

@@ -32,6 +32,9 @@ SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 
 
+NO_COUNTED_RUN = "has no run that counted (see the runs that did not count)"
+
+
 def _concurrency(point: Point) -> float:
     return float(point["concurrency"])
 
@@ -55,6 +58,8 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Ch
     found = crossed_runs(document["derived"], scenario)
     if not table:
         return kit.not_run(name, title, figure, axes, scenario)
+    if not latencies:  # it ran, and no run counted: every round noisy, or every run failed
+        return kit.not_run(name, title, figure, axes, scenario, NO_COUNTED_RUN)
     highlighted = highlights(document["derived"], scenario, SleepyHighlights)
     judged = highlighted.get("judged_latency") if highlighted else None
     saturated = bars = False
