@@ -142,6 +142,8 @@ def test_models_lists_every_model() -> None:
         "asyncio",
         "asyncio-uvloop",
         "asyncio-rloop",
+        "asyncio-threads",
+        "asyncio-threads-uvloop",
         "aiohttp",
         "aiohttp-uvloop",
         "httpx",

@@ -45,6 +45,9 @@ CRAWLER_STYLES: dict[str, Style] = {
     catalog.ASYNCIO_UVLOOP.name: Style("#E69F00", "v", (0, (5, 1, 1, 1, 1, 1)), "O"),
     # Past Okabe-Ito's eight: Paul Tol's wine and teal, apart in grey by marker, dash, hatch.
     catalog.ASYNCIO_RLOOP.name: Style("#882255", ">", (0, (10, 3, 2, 3)), "|/"),
+    # Tol's indigo and rose; thin diamond and upright hexagon, dashes and hatches of their own.
+    catalog.ASYNCIO_THREADS.name: Style("#332288", "d", (0, (6, 1, 2, 1)), "/-"),
+    catalog.ASYNCIO_THREADS_UVLOOP.name: Style("#CC6677", "h", (0, (2, 1, 2, 3)), "+/"),
     catalog.AIOHTTP.name: Style("#56B4E9", "P", (0, (8, 2)), "---"),
     catalog.AIOHTTP_UVLOOP.name: Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
     catalog.HTTPX.name: Style("#44AA99", "H", (0, (1, 1, 1, 4)), "x-"),
