@@ -132,6 +132,21 @@ ASYNCIO_ZLOOP = on_loop(
         1.0,
     ),
 )
+# CPython's advice for asyncio on the free-threaded build: an event loop per thread (one per
+# CPU the process may run on), each with its share of the workers and the asyncio model's
+# fetch; one queue, and one frontier under locks as the threads model shares it. Not the
+# chapter's kind of event loop (one thread), so out of C6's median.
+ASYNCIO_THREADS = Model(
+    "asyncio-threads",
+    "impls.models.asyncio_threads:run",
+    "an asyncio loop per thread (one per CPU), one shared queue",
+    processes=True,
+    loop="asyncio",
+    loop_api="streams",
+)
+ASYNCIO_THREADS_UVLOOP = on_loop(
+    ASYNCIO_THREADS, "uvloop", "impls.models.asyncio_threads:run_uvloop"
+)
 AIOHTTP = Model(
     "aiohttp",
     "impls.models.aiohttp_client:run",
@@ -188,7 +203,7 @@ INTERPRETERS = Model(
 # every table, legend and plan.
 MODELS: dict[str, Model] = by_name(
     THREADS, CALLBACKS, GENERATORS, ASYNCIO, ASYNCIO_UVLOOP, ASYNCIO_RLOOP, ASYNCIO_VELOXLOOP,
-    ASYNCIO_ZUVLOOP, ASYNCIO_ZLOOP,
+    ASYNCIO_ZUVLOOP, ASYNCIO_ZLOOP, ASYNCIO_THREADS, ASYNCIO_THREADS_UVLOOP,
     AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO, INTERPRETERS,
 )  # fmt: skip
 # Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m

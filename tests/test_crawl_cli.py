@@ -145,6 +145,8 @@ def test_models_lists_every_model() -> None:
         "asyncio-veloxloop",
         "asyncio-zuvloop",
         "asyncio-zloop",
+        "asyncio-threads",
+        "asyncio-threads-uvloop",
         "aiohttp",
         "aiohttp-uvloop",
         "httpx",

@@ -23,8 +23,8 @@ from bench.interpreter import missing_models, python_command
 from bench.results import Results
 from c10k.catalog import INTERPRETERS, MODELS, SUBINTERPRETER
 from impls.cli.options import crawl_parser
-from impls.cli.parts import shares
 from impls.core import CrawlConfig, Frontier
+from impls.core.frontier import shares
 from impls.core.outcomes import PartFailed
 from impls.models import interpreter_shares, interpreters
 from impls.models.interpreter_shares import crawl_in_interpreters, part_configs

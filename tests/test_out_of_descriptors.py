@@ -66,22 +66,38 @@ def test_out_of_descriptors_ends_the_crawl_and_closes_every_connection(
     hanging fetches are cancelled, and every connection, the failed one too, is counted
     closed."""
     run, module, opener = MODELS[model]
-    # Close mode: a connection each for /, /a, /b, /c; keep-alive: /a goes on the root's.
-    monkeypatch.setattr(
-        module, opener, fail_nth_call(getattr(module, opener), 3 if keep_alive else 4)
-    )
+    monkeypatch.setattr(module, opener, last_connection_fails(getattr(module, opener), keep_alive))
+    frontier = crawl_out_of_descriptors(run, keep_alive, hang_for=5.0)
+    assert frontier.fetched == {frontier.origin.root: 200}  # /a and /b were cancelled
+    assert (frontier.peak_in_flight, frontier.in_flight) == (3, 0)
+
+
+def last_connection_fails(real: Callable[..., Any], keep_alive: bool) -> Callable[..., Any]:
+    """The opener, whose last connection for / -> /a, /b, /c fails with EMFILE. Close mode: a
+    connection each for /, /a, /b, /c; keep-alive: one of the three goes on the root's."""
+    return fail_nth_call(real, 3 if keep_alive else 4)
+
+
+def crawl_out_of_descriptors(
+    run: Callable[[Frontier], None], keep_alive: bool, hang_for: float
+) -> Frontier:
+    """The crawl of / -> /a, /b (both hang for hang_for seconds) and /c, three at once, which
+    must raise the ResourceLimit (the caller's opener fails: last_connection_fails)."""
     routes: dict[str, Behaviour] = {
         "/": page("/a", "/b", "/c"),
         "/a": HANG,
         "/b": HANG,
         "/c": page(),
     }
-    with TinySite(routes, hang_for=5.0) as site:
+    with TinySite(routes, hang_for=hang_for) as site:
         config = CrawlConfig(
-            root=site.root, connect_host="127.0.0.1", concurrency=3, keep_alive=keep_alive
+            root=site.root,
+            connect_host="127.0.0.1",
+            concurrency=3,
+            keep_alive=keep_alive,
+            timeout=2 * hang_for,
         )
         frontier = Frontier(config)
         with pytest.raises(ResourceLimit):
             run(frontier)
-    assert frontier.fetched == {site.root: 200}  # /a and /b were cancelled, not recorded
-    assert (frontier.peak_in_flight, frontier.in_flight) == (3, 0)
+    return frontier

@@ -19,6 +19,7 @@ from c10k.catalog import CRAWLERS, MODELS
 from impls.cli import parts
 from impls.cli.checks import UsageError, check_processes
 from impls.cli.options import crawl_parser
+from impls.core.frontier import shares
 from impls.core.summary import format_summary
 from tests.server_helpers import get_json, serve_process, wait_for
 from tests.tinysite import TinySite, page, skip_if_missing
@@ -99,7 +100,7 @@ def test_the_merged_crawl_is_its_parts_manifests_with_each_url_fetched_once(
     processes = result["processes"]
     assert [p["root"] for p in processes] == roots
     assert [p["pages"] for p in processes] == [len(manifest) for manifest in manifests]
-    assert [p["concurrency"] for p in processes] == parts.shares(CONCURRENCY, 3)
+    assert [p["concurrency"] for p in processes] == shares(CONCURRENCY, 3)
     assert len({p["pid"] for p in processes} | {result["parent"]["pid"]}) == 4
     assert result["peak_in_flight"] == sum(p["peak_in_flight"] for p in processes) <= CONCURRENCY
     assert result["cpu_user_s"] == sum(p["cpu_user_s"] for p in processes)  # not the parent's

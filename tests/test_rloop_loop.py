@@ -53,7 +53,7 @@ def test_each_model_runs_on_the_loop_the_catalog_names(
     monkeypatch.setattr(asyncio_streams, "run_on", recording_run_on)
     with TinySite({"/": page("/a"), "/a": page()}) as site:
         assert crawl(model, site.root) == {"/": 200, "/a": 200}
-    assert loops == [MODELS[model].loop]
+    assert set(loops) == {MODELS[model].loop}  # asyncio-threads: one loop per thread
 
 
 @NEEDS_RLOOP

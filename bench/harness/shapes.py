@@ -137,8 +137,9 @@ def both_cores_points(
 ) -> tuple[CrawlPoint, ...]:
     """The many-links site at each concurrency, crawled by each answer to "use `workers`
     cores" on the pure core, each on the build it belongs to: subinterpreters and
-    `--processes` on a GIL build, threads on a free-threaded one; and `--processes` on the C
-    core beside them, for what the C-accelerated core buys."""
+    `--processes` (of callbacks and of asyncio) on a GIL build, threads and an asyncio loop
+    per thread (CPython's advice) on a free-threaded one; and `--processes` on the C core
+    beside them, for what the C-accelerated core buys."""
     server = ServeOptions(pages=pages, links=links, shape="deep", parts=workers)
     pure, gil_only, free_only = catalog.CORE_PURE, False, True
 
@@ -166,7 +167,10 @@ def both_cores_points(
         for point in (
             answer(c, catalog.INTERPRETERS.name, gil_only, interpreters=workers),
             answer(c, catalog.THREADS.name, free_only),
+            answer(c, catalog.ASYNCIO_THREADS.name, free_only),
+            answer(c, catalog.ASYNCIO_THREADS_UVLOOP.name, free_only),
             answer(c, catalog.CALLBACKS.name, gil_only, processes=workers),
+            answer(c, catalog.ASYNCIO.name, gil_only, processes=workers),
             answer(c, catalog.CALLBACKS.name, gil_only, catalog.CORE_C, processes=workers),
         )
     )

@@ -49,6 +49,9 @@ CRAWLER_STYLES: dict[str, Style] = {
     catalog.ASYNCIO_VELOXLOOP.name: Style("#999933", "d", (0, (2, 2, 6, 2)), "o|"),
     catalog.ASYNCIO_ZUVLOOP.name: Style("#332288", "X", (0, (6, 1, 2, 1)), "+/"),
     catalog.ASYNCIO_ZLOOP.name: Style("#DDCC77", "8", (0, (1, 3)), "o-"),
+    # Tol's rose and purple; a cross and an upright hexagon, dashes and hatches of their own.
+    catalog.ASYNCIO_THREADS.name: Style("#CC6677", "x", (0, (3, 2, 1, 2, 1, 2)), "/-"),
+    catalog.ASYNCIO_THREADS_UVLOOP.name: Style("#AA4499", "h", (0, (2, 1, 2, 3)), "x/"),
     catalog.AIOHTTP.name: Style("#56B4E9", "P", (0, (8, 2)), "---"),
     catalog.AIOHTTP_UVLOOP.name: Style("#7570B3", "*", (0, (3, 1, 1, 1)), "+++"),
     catalog.HTTPX.name: Style("#44AA99", "H", (0, (1, 1, 1, 4)), "x-"),

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from c10k.probes import peak_rss_kib
 from c10k.system import stop_process
 from impls.cli.checks import UsageError
+from impls.core.frontier import shares
 from impls.core.outcomes import PartFailed
 from impls.core.summary import merge_results
 from impls.core.urls import Origin
@@ -65,12 +66,6 @@ def part_roots(root: str, wanted: int | None, what: str) -> list[str]:
             f"with --parts {wanted}"
         )
     return [str(r) for r in roots]
-
-
-def shares(total: int, parts: int) -> list[int]:
-    """--concurrency split across the parts: C // P each, one more for the first C % P."""
-    base, extra = divmod(total, parts)
-    return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
 @dataclass

@@ -37,6 +37,13 @@ class CrawlConfig:
     core: str = CORE_C  # the core's variant: c or pure (docs/contract.md#core-variants)
 
 
+def shares(total: int, parts: int) -> list[int]:
+    """--concurrency split across parts (processes, interpreters, event loops): C // P each,
+    one more for the first C % P."""
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
 def is_html(content_type: str | None) -> bool:
     """True when the media type (parameters ignored, any case) is text/html."""
     if not content_type:

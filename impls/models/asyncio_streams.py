@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from c10k.system import LoopFactory, loop_factory
-from impls.core.frontier import Fetch, Frontier, Job, fetch_and_record
-from impls.core.http_base import READ_SIZE, retry_on_fresh_connection
+from impls.core.frontier import CrawlConfig, Fetch, Frontier, Job, fetch_and_record
+from impls.core.http_base import READ_SIZE, ResponseParserBase, retry_on_fresh_connection
 from impls.core.outcomes import (
     ErrorKind,
     FetchError,
@@ -18,6 +18,7 @@ from impls.core.outcomes import (
     classify_os_error,
     first_failure,
 )
+from impls.core.urls import Origin
 
 
 def run(frontier: Frontier) -> None:
@@ -63,7 +64,7 @@ async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> N
         queue.task_done()
 
 
-async def fetch(job: Job, frontier: Frontier, idle: list[Stream], connect: Connect) -> Response:
+async def fetch(job: Job, frontier: Counted, idle: list[Stream], connect: Connect) -> Response:
     """One try of one URL within the config's timeout, on a kept-alive connection or a new one.
 
     `idle` holds the connections kept alive between fetches: at most one per worker, as a
@@ -125,6 +126,24 @@ class Writer(Protocol):
     def close(self) -> None: ...
 
 
+class Counted(Protocol):
+    """What a fetch uses of the frontier: its options, origin and parser, and its connection
+    count (a Frontier; in the asyncio-threads model, the one frontier counted under a lock)."""
+
+    @property
+    def config(self) -> CrawlConfig: ...
+
+    @property
+    def origin(self) -> Origin: ...
+
+    @property
+    def response_parser(self) -> type[ResponseParserBase]: ...
+
+    def opened(self) -> None: ...
+
+    def closed(self) -> None: ...
+
+
 Stream = tuple[Reader, Writer]
 Connect = Callable[[str, int], Awaitable[Stream]]  # (host, port) -> a connected stream
 
@@ -134,7 +153,7 @@ async def open_stream(host: str, port: int) -> Stream:
     return await asyncio.open_connection(host, port, limit=READ_SIZE)
 
 
-def release(stream: Stream | None, frontier: Frontier) -> None:
+def release(stream: Stream | None, frontier: Counted) -> None:
     """Close a connection (None: its connect failed); either way it is counted closed."""
     if stream is not None:
         stream[1].close()  # the transport closes its socket on the next loop iteration
@@ -142,10 +161,17 @@ def release(stream: Stream | None, frontier: Frontier) -> None:
 
 
 async def crawl_streams(frontier: Frontier, connect: Connect) -> None:
-    """crawl() with raw streams, which count their own connections; the kept ones end last."""
+    """crawl() with raw streams, which count their own connections."""
+    await on_streams(frontier, connect, lambda fetch: crawl(frontier, fetch))
+
+
+async def on_streams(
+    frontier: Counted, connect: Connect, crawl: Callable[[Fetch], Awaitable[None]]
+) -> None:
+    """crawl(fetch), its fetch() on raw streams; the connections kept alive end last."""
     idle: list[Stream] = []
     try:
-        await crawl(frontier, lambda job: fetch(job, frontier, idle, connect))
+        await crawl(lambda job: fetch(job, frontier, idle, connect))
     finally:
         for stream in idle:
             release(stream, frontier)

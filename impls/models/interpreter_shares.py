@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from c10k.catalog import INTERPRETERS
-from impls.cli.parts import POLL_S, shares
+from impls.cli.parts import POLL_S
 from impls.core import CrawlConfig
+from impls.core.frontier import shares
 from impls.core.outcomes import PartFailed
 from impls.models.in_interpreter import LIMIT, StartLineEnds, crawl_share
 from impls.subinterpreters import new_interpreter
