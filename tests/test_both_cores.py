@@ -26,6 +26,8 @@ from tests.recorded import latency, quantity, runs_of
 BOTH = catalog.BOTH_CORES.name
 PURE, C = catalog.CORE_PURE, catalog.CORE_C
 INTERPRETERS, THREADS, CALLBACKS = "interpreters", "threads", "callbacks"
+ASYNCIO, ASYNCIO_THREADS = catalog.ASYNCIO.name, catalog.ASYNCIO_THREADS.name
+ASYNCIO_THREADS_UVLOOP = catalog.ASYNCIO_THREADS_UVLOOP.name
 
 
 def runtime(tag: str) -> RuntimeRecord:
@@ -59,9 +61,14 @@ def test_each_runtime_plans_exactly_its_answers() -> None:
         return sorted((*a, c) for a in answers for c in (8, 64) for _ in range(3))
 
     assert both_cores_runs("3.14") == expected(
-        (INTERPRETERS, PURE, 1, 2), (CALLBACKS, PURE, 2, 0), (CALLBACKS, C, 2, 0)
+        (INTERPRETERS, PURE, 1, 2),
+        (CALLBACKS, PURE, 2, 0),
+        (ASYNCIO, PURE, 2, 0),
+        (CALLBACKS, C, 2, 0),
     )
-    assert both_cores_runs("3.14t") == expected((THREADS, PURE, 1, 0))
+    assert both_cores_runs("3.14t") == expected(
+        (THREADS, PURE, 1, 0), (ASYNCIO_THREADS, PURE, 1, 0), (ASYNCIO_THREADS_UVLOOP, PURE, 1, 0)
+    )
 
 
 def test_a_runtime_of_the_other_kind_skips_with_a_reason() -> None:
@@ -96,7 +103,8 @@ def test_the_crawl_command_asks_for_the_points_core() -> None:
         assert ("--core pure" in text) == ("/pure/" in run_id), run_id
         assert "--keep-alive" in argv
         assert ("--interpreters 2" in text) == run_id.startswith(f"{BOTH}/{INTERPRETERS}/")
-        assert ("--processes 2" in text) == run_id.startswith(f"{BOTH}/{CALLBACKS}/")
+        processes = any(run_id.startswith(f"{BOTH}/{m}/") for m in (CALLBACKS, ASYNCIO))
+        assert ("--processes 2" in text) == processes
     assert "--core" not in crawl_argv("http://h/", CALLBACKS, 4)  # the C core: the default
 
 
