@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from c10k.entries import IdleKind as IdleKind
@@ -19,8 +20,7 @@ SUBINTERPRETERS = Runtimes((3, 14), "concurrent.interpreters")  # PEP 734: a GIL
 
 # -- models -------------------------------------------------------------------------------
 # The crawler core's two variants (`c10k crawl --core`, docs/contract.md#core-variants): C
-# accelerated (httptools' llhttp, selectolax's lexbor), the default; or pure Python (llhttp's
-# rules ported, html.parser), which loads in a subinterpreter, where the C ones refuse to.
+# accelerated (httptools, selectolax), the default; or pure Python, which a subinterpreter loads.
 CORE_C = "c"
 CORE_PURE = "pure"
 CORES = (CORE_C, CORE_PURE)
@@ -29,8 +29,7 @@ CORES = (CORE_C, CORE_PURE)
 def on_loop(model: Model, loop: str, entry: str, how: str = "", **fields: Any) -> Model:
     """The model's own code on another asyncio event loop (LOOP_PAIRS), named after both; how
     it runs there, if not as on asyncio's loop, in its description's brackets; `fields` that
-    differ from the model's. Not counted among the chapter's event loops (C6 judges the plain
-    models)."""
+    differ from the model's. Not among the chapter's event loops (C6 judges the plain ones)."""
     return replace(
         model,
         name=f"{model.name}-{loop}",
@@ -79,23 +78,18 @@ ASYNCIO_UVLOOP = on_loop(
     "impls.models.asyncio_streams:run_uvloop",
     claim=LoopClaim("makes asyncio 2-4x faster", "uvloop 0.23.0's README (C9)", ASYNCIO.name, 2.0),
 )
-# rloop's transports lose a reset by the peer (impls/models/asyncio_rloop.py), so the asyncio
-# model's fetch runs on the loop's socket API there. Tol's wine; triangle right, long and
-# short dash, vertical and forward-diagonal hatch.
+# rloop's transports lose a reset by the peer (docs/contract.md): the model reads its sockets.
 ASYNCIO_RLOOP = on_loop(
     ASYNCIO, "rloop", "impls.models.asyncio_rloop:run", "the loop's socket API", loop_api="sockets"
 )
-# veloxloop 0.2.0, on streams and on its socket API alike: a refused connect and a reset wait
-# for the caller's timeout; at 100 connections a connect stalls 10 s with the CPU busy, and
-# past ~250 connects fail with "OSError: SQ full", its io_uring queue
-# (docs/notes/2026-11-29-loop-league.md).
+# veloxloop 0.2.0 loses a refused connect and a reset, and stalls past 64 connections, on
+# streams and sockets alike (docs/notes/2026-11-29-loop-league.md).
 ASYNCIO_VELOXLOOP = on_loop(
     ASYNCIO,
     "veloxloop",
     "impls.models.asyncio_streams:run_veloxloop",
     runtimes=Runtimes(gil_only="veloxloop 0.2.0 has no free-threaded wheel"),
-    finding="a refused connect and a reset by the peer both end in its timeout; "
-    "past 64 connections it stalls",
+    finding="a refused connect and a reset end in its timeout; past 64 connections it stalls",
     claim=LoopClaim(
         "significantly faster I/O and lower overhead than the default selector event loop",
         "veloxloop 0.2.0's package description",
@@ -104,8 +98,7 @@ ASYNCIO_VELOXLOOP = on_loop(
     failing_cases=("refused-connect", "reset"),
     max_concurrency=64,
 )
-# Wheels for CPython 3.14 and 3.14t only (zuvloop 0.0.17), and 3.12-3.14 with the GIL (zloop
-# 0.0.1): compared on 3.14 with 3.14's asyncio.
+# Wheels for 3.14 only (zuvloop), 3.12 on with the GIL (zloop): compared on 3.14's asyncio.
 ASYNCIO_ZUVLOOP = on_loop(
     ASYNCIO,
     "zuvloop",
@@ -122,9 +115,7 @@ ASYNCIO_ZLOOP = on_loop(
     ASYNCIO,
     "zloop",
     "impls.models.asyncio_streams:run_zloop",
-    runtimes=Runtimes(
-        (3, 12), "zloop 0.0.1's wheels", gil_only="zloop 0.0.1 has no free-threaded wheel"
-    ),
+    runtimes=Runtimes((3, 12), "zloop 0.0.1's wheels", gil_only="no cp314t wheel of zloop"),
     claim=LoopClaim(
         "for a single GIL-bound loop the default epoll backend beats uvloop",
         "zloop 0.0.1's package description",
@@ -132,10 +123,8 @@ ASYNCIO_ZLOOP = on_loop(
         1.0,
     ),
 )
-# CPython's advice for asyncio on the free-threaded build: an event loop per thread (one per
-# CPU the process may run on), each with its share of the workers and the asyncio model's
-# fetch; one queue, and one frontier under locks as the threads model shares it. Not the
-# chapter's kind of event loop (one thread), so out of C6's median.
+# CPython's advice for asyncio on the free-threaded build, a loop per thread sharing one crawl
+# (impls/models/asyncio_threads.py); not the chapter's kind of event loop: out of C6's median.
 ASYNCIO_THREADS = Model(
     "asyncio-threads",
     "impls.models.asyncio_threads:run",
@@ -157,7 +146,6 @@ AIOHTTP = Model(
     loop_api="transports",
 )
 AIOHTTP_UVLOOP = on_loop(AIOHTTP, "uvloop", "impls.models.aiohttp_client:run_uvloop")
-# Tol's teal; flat hexagon, two dots and a gap, crossed diagonals with horizontals.
 HTTPX = Model(
     "httpx",
     "impls.models.httpx_client:run",
@@ -166,9 +154,8 @@ HTTPX = Model(
     processes=True,
     loop="asyncio",
     loop_api="transports",
-    # httpcore's pool looks at every connection it holds for each request: 3,000 held
-    # connections took 119 s to crawl two waves, and at 10,000 none started in 200 s
-    # (docs/notes/2026-11-26-httpx-pool-ceiling.md).
+    # httpcore's pool looks at every connection it holds for each request: at 10,000 none
+    # started in 200 s (docs/notes/2026-11-26-httpx-pool-ceiling.md).
     max_concurrency=1000,
 )
 GEVENT = Model(
@@ -188,9 +175,8 @@ TRIO = Model(
     requires=("trio",),
     processes=True,
 )
-# Subinterpreters in threads of one process, each the callbacks model on one part of the
-# site (as `--processes` crawls them; one on a site of one part) and on the pure core
-# (docs/contract.md).
+# Subinterpreters in threads of one process, each the callbacks model on one part of the site
+# and on the pure core (docs/contract.md).
 INTERPRETERS = Model(
     "interpreters",
     "impls.models.interpreters:run",
@@ -206,20 +192,15 @@ MODELS: dict[str, Model] = by_name(
     ASYNCIO_ZUVLOOP, ASYNCIO_ZLOOP, ASYNCIO_THREADS, ASYNCIO_THREADS_UVLOOP,
     AIOHTTP, AIOHTTP_UVLOOP, HTTPX, GEVENT, TRIO, INTERPRETERS,
 )  # fmt: skip
-# Not a model: the crawler core alone (impls/core), fed a recorded crawl by `python -m
-# impls.tools.replay` with no I/O; its cost per page is the part of a raw-socket model's that is
-# not the model's own.
+# Not a model: the crawler core alone replaying a recorded crawl (`python -m impls.tools.replay`,
+# no I/O): the part of a raw-socket model's cost per page that is not the model's own.
 CORE_REPLAY = "core-replay"
 # The pairs that differ only in the event loop, each (on asyncio's loop, on another): C9,
 # "which loop", whose claim is that uvloop makes asyncio 2-4x faster (judged on the first).
 LOOP_PAIRS: tuple[tuple[Model, Model], ...] = (
-    (ASYNCIO, ASYNCIO_UVLOOP),
-    (AIOHTTP, AIOHTTP_UVLOOP),
-    (ASYNCIO, ASYNCIO_RLOOP),
-    (ASYNCIO, ASYNCIO_VELOXLOOP),
-    (ASYNCIO, ASYNCIO_ZUVLOOP),
-    (ASYNCIO, ASYNCIO_ZLOOP),
-)
+    (ASYNCIO, ASYNCIO_UVLOOP), (AIOHTTP, AIOHTTP_UVLOOP), (ASYNCIO, ASYNCIO_RLOOP),
+    (ASYNCIO, ASYNCIO_VELOXLOOP), (ASYNCIO, ASYNCIO_ZUVLOOP), (ASYNCIO, ASYNCIO_ZLOOP),
+)  # fmt: skip
 # -- idle kinds ---------------------------------------------------------------------------
 THREAD = IdleKind(
     "thread",
@@ -384,15 +365,13 @@ FULL = ProfileName(
 )
 FREE_THREADING = ProfileName(
     "free-threading",
-    "claim C8: few-active and a CPU-heavy keep-alive crawl at C 2-64 and the idle thread, "
-    "for --pythons 3.14,3.14t, and the three ways to use both cores; unpinned unless --pin "
-    "is given",
+    "claim C8: few-active and a CPU-heavy keep-alive crawl at C 2-64, the idle thread, and "
+    "the ways to use both cores, for --pythons 3.14,3.14t; unpinned unless --pin is given",
 )
 LOOPS = ProfileName(
     "loops",
-    "the loop league: the asyncio model on each loop against asyncio's own loop (few-active "
-    "by paired rounds, callgrind's count, the realistic site's faults), on one runtime: "
-    "--python 3.14 for the loops with 3.14 wheels only",
+    "the loop league: the asyncio model on each loop against asyncio's own (few-active, "
+    "callgrind's count, realistic), on one runtime: --python 3.14 for every loop",
 )
 PROFILES: dict[str, ProfileName] = by_name(QUICK, DEFAULT, FULL, FREE_THREADING, LOOPS)
 
@@ -403,26 +382,19 @@ SCRAPY = Peer(
     "Scrapy spider on Twisted (a peer: what a user would use instead)",
     requires=("scrapy",),
     scenarios=(FEW_ACTIVE.name, SLEEPY.name, REALISTIC.name),
-    # The sleepy site at L = 2 s on the 2-core dev VM: C = 1,000 held (server peak 1,000); at
-    # C = 2,000 and 3,000 the server's peak stays at 1,200, as Scrapy is CPU-bound (about
-    # 8 ms of CPU per page: ~125 pages/s, so ~250-1,200 fetches in flight at 2 s).
+    # The sleepy site at L = 2 s on the 2-core dev VM: C 1,000 held; at C 2,000 and 3,000 the
+    # server's peak stays at 1,200, Scrapy being CPU-bound (about 8 ms of CPU per page).
     max_concurrency=1000,
 )
 PEERS: dict[str, Peer] = by_name(SCRAPY)
-# Every crawler `c10k crawl --model` runs, models first: for lookups by name, never for loops
-# that compare models.
+# Every crawler `c10k crawl --model` runs, models first: for lookups by name, not comparisons.
 CRAWLERS: dict[str, Model] = {**MODELS, **PEERS}
 
 
-def _catalog_order(names: list[str] | set[str], known: dict[str, Any]) -> list[str]:
+def _in_order(known: dict[str, Any], names: list[str] | set[str]) -> list[str]:
     """names in the catalog's order, unknown ones after, alphabetically."""
     return [k for k in known if k in names] + sorted(n for n in names if n not in known)
 
 
-def model_order(names: list[str] | set[str]) -> list[str]:
-    """Models in the catalog's order, then peers, then unknown names."""
-    return _catalog_order(names, CRAWLERS)
-
-
-def idle_order(names: list[str] | set[str]) -> list[str]:
-    return _catalog_order(names, IDLE_KINDS)
+model_order = partial(_in_order, CRAWLERS)  # models, then peers, then unknown names
+idle_order = partial(_in_order, IDLE_KINDS)
