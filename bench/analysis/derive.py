@@ -24,6 +24,7 @@ from bench.analysis.points import (
     sort_key,
     split_url_points,
 )
+from bench.analysis.ratios import per_page
 from bench.results import (
     CrawlTable,
     Derived,
@@ -32,7 +33,6 @@ from bench.results import (
     IdleDocument,
     IdleEntry,
     IdleTable,
-    InstructionsEntry,
     InstructionsTable,
     ModelTable,
     NoiseFloor,
@@ -231,18 +231,12 @@ def derive_instructions(runs: list[Run]) -> InstructionsTable:
                     "site_pages": params["server"]["pages"],
                 }
             )
-    core = _per_page(table.get(catalog.CORE_REPLAY))
+    core = per_page(table, catalog.CORE_REPLAY)
     for model, entry in table.items():
-        mine = _per_page(entry)
+        mine = per_page(table, model)
         if model != catalog.CORE_REPLAY and core and mine:
             entry["core_share"] = core / mine
     return table
-
-
-def _per_page(entry: InstructionsEntry | None) -> float | None:
-    """An entry's median instructions per page; None without a counted run."""
-    found = entry.get("instructions_per_page") if entry else None
-    return found.value if found else None
 
 
 def fit_thresholds(document: Results) -> dict[str, int]:

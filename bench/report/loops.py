@@ -45,21 +45,17 @@ def exact(document: Results, model: str) -> str:
     )
 
 
-def _league(document: Results) -> dict[str, float]:
-    found = document["derived"]["comparisons"]["instructions"]
-    return found["loop_own_speedup"] if found else {}
-
-
 def pair_columns(document: Results) -> list[Column[UvloopPair]]:
     instructions = document["derived"]["comparisons"]["instructions"]
     whole = instructions["uvloop_speedup"] if instructions else {}
+    own = instructions["loop_own_speedup"] if instructions else {}
     return [
         Column("loop", lambda n, p: p["fast"]),
         Column("against", lambda n, p: p["plain"]),
         Column("crawler: less CPU/page", lambda n, p: str(Figure(p["cpu_per_page_speedup"])), True),
         Column("crawler: pages/s", lambda n, p: str(Figure(p["pages_per_s_ratio"])), True),
         Column("fewer instructions/page", lambda n, p: times(whole.get(p["fast"])), True),
-        Column("loop's own: fewer", lambda n, p: times(_league(document).get(p["fast"])), True),
+        Column("loop's own: fewer", lambda n, p: times(own.get(p["fast"])), True),
         Column("exact", lambda n, p: exact(document, p["fast"])),
     ]
 
@@ -80,8 +76,8 @@ def claim_row(entry: LoopClaimFigures) -> list[str]:
         verdicts = ["names no figure: no verdict"] * 2
     else:
         value, interval = (crawler.value, crawler.interval) if crawler else (None, None)
-        own = entry["loop_own_speedup"]
-        verdicts = [judged(value, interval, claim.at_least), judged(own, None, claim.at_least)]
+        own = judged(entry["loop_own_speedup"], None, claim.at_least)
+        verdicts = [judged(value, interval, claim.at_least), own]
     return [
         entry["model"],
         said,
