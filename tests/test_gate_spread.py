@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from bench.regress import repeat
 from bench.regress.baseline import figure_spreads, pooled_document
 from bench.regress.cli import main
 from bench.regress.compare import judge, load_run
-from bench.regress.environment import file_slug
+from bench.regress.environment import current_environment, file_slug
 from bench.regress.spread import (
     BASELINE_RUNS,
     SPREAD_KEY,
@@ -263,3 +264,29 @@ def test_the_baseline_env_measures_five_runs_and_records_their_spreads() -> None
     assert f"python -m bench.regress.repeat {{env:C10K_BASELINE_RUNS:{BASELINE_RUNS}}}" in commands
     assert "-m deterministic" in commands
     assert "c10k compare --deterministic --update" in commands
+
+
+def test_the_gate_measures_only_the_models_its_baseline_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows: list[dict[str, Any]] = [
+        {"name": name, "missing": []} for name in ("asyncio", "threads", "asyncio-threads")
+    ]
+    monkeypatch.setattr(support, "listed_models", lambda: rows)
+    held = [{"extra_info": {"model": m}} for m in ("asyncio", "threads")] + [{"extra_info": {}}]
+    slug = file_slug(current_environment())
+    (tmp_path / slug).write_text(json.dumps({"benchmarks": held}))
+    monkeypatch.setenv("C10K_GATE_BASELINES", str(tmp_path))
+    assert support.available_models() == ["asyncio", "threads"]
+    # No baseline for this environment, or not the gate (tox -e baseline): every model.
+    (tmp_path / slug).unlink()
+    assert support.available_models() == ["asyncio", "threads", "asyncio-threads"]
+    monkeypatch.setenv("C10K_GATE_BASELINES", "")
+    assert support.available_models() == ["asyncio", "threads", "asyncio-threads"]
+
+
+def test_tox_gives_the_gate_its_baselines_and_the_baseline_every_model() -> None:
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(Path(__file__).resolve().parent.parent / "tox.ini")
+    assert "C10K_GATE_BASELINES = {tox_root}" in tox["testenv:gate"]["set_env"]
+    assert tox["testenv:baseline"]["set_env"].rstrip().endswith("C10K_GATE_BASELINES =")

@@ -18,6 +18,7 @@ from bench.harness.points import IdleSpec
 from bench.harness.recipes import recorded_replay
 from bench.harness.site import ServeOptions, Server
 from bench.interpreter import listed_models
+from bench.regress.environment import current_environment, file_slug
 from c10k import catalog
 from c10k.durations import Latency
 
@@ -121,12 +122,27 @@ def core_instruction_count(server: Server) -> InstructionCount:
 
 def available_models() -> list[str]:
     """The catalog's models that run here (dependencies installed, interpreter new enough),
-    asked of `c10k models`; never a peer (Scrapy): the regression gate judges the models only."""
+    asked of `c10k models`; never a peer (Scrapy): the regression gate judges the models only.
+    Under the gate (C10K_GATE_BASELINES names the baselines' folder), only the models this
+    environment's baseline holds: a model it lacks has nothing to be compared with until
+    `tox -e baseline` takes it in."""
+    held = baseline_models(os.environ.get("C10K_GATE_BASELINES"))
     return [
         entry["name"]
         for entry in listed_models()
         if not entry["missing"] and not entry.get("peer") and not entry.get("unavailable")
+        if held is None or entry["name"] in held
     ]
+
+
+def baseline_models(folder: str | None) -> set[str] | None:
+    """The models in the folder's baseline for this environment; None without a folder or
+    a baseline for this environment (then every model runs, and the comparison says why)."""
+    path = Path(folder or "") / file_slug(current_environment())
+    if not folder or not path.is_file():
+        return None
+    entries = json.loads(path.read_text())["benchmarks"]
+    return {e["extra_info"]["model"] for e in entries if "model" in e.get("extra_info", {})}
 
 
 def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
