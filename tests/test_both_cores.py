@@ -3,20 +3,24 @@ it gives, runtimes.json's both_cores block from crafted outcomes, and how the re
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
+from bench.analysis import derive
 from bench.analysis.points import group_of
 from bench.harness import plan as sc
+from bench.harness import runtimes
 from bench.harness.both_cores import both_cores
 from bench.harness.commands import crawl_argv
 from bench.harness.profiles import PROFILE_TABLE
 from bench.harness.recipes import _sampled_argv
 from bench.harness.runner import run_elsewhere
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
-from bench.report.both_cores import ABSENT, COMMAND, NOTE, both_cores_blocks
+from bench.report.both_cores import ABSENT, COMMAND, NOTE, both_cores_blocks, lead_sentence
 from bench.report.layout import Table
 from bench.report.runtimes import runtimes_markdown
 from bench.results import Results, RuntimeRecord
@@ -148,7 +152,7 @@ def results(table: dict[str, list[Any]]) -> Results:
     )
 
 
-def side_by_side() -> dict[str, Any]:
+def side_by_side(threads: tuple[float, ...] = (700.0, 710.0, 690.0)) -> dict[str, Any]:
     gil = {
         INTERPRETERS: [
             point(c, PURE, [900.0, 1000.0, 1100.0], rss(c, 40.0), interpreters=2) for c in (8, 64)
@@ -159,7 +163,7 @@ def side_by_side() -> dict[str, Any]:
             for core, f in ((PURE, 1.0), (C, 2.0))
         ],
     }
-    free = {THREADS: [point(c, PURE, [700.0, 710.0, 690.0], rss(c, 60.0)) for c in (8, 64)]}
+    free = {THREADS: [point(c, PURE, list(threads), rss(c, 60.0)) for c in (8, 64)]}
     outcomes = [
         runtime_outcome(dict(runtime("3.14")), Path("/o/3.14"), results(gil), None),
         runtime_outcome(dict(runtime("3.14t")), Path("/o/3.14t"), results(free), None),
@@ -193,6 +197,28 @@ def test_the_block_gives_each_answer_and_the_c_core_over_the_pure_one() -> None:
     assert ratio["cpu_us_per_page"].value == pytest.approx(0.5)
 
 
+def test_the_lead_is_the_most_pages_per_s_over_the_runner_up_paired_by_round() -> None:
+    lead = side_by_side(threads=(2000.0, 2020.0, 1980.0))["both_cores"]["lead"]
+    assert lead["concurrency"] == 64
+    assert (lead["leader"]["model"], lead["leader"]["runtime"]) == (THREADS, "3.14t")
+    # Callbacks' median equals interpreters', and it comes first in the catalog's order.
+    assert (lead["runner_up"]["model"], lead["runner_up"]["processes"]) == (CALLBACKS, 2)
+    assert lead["pages_per_s"].value == pytest.approx(2.0) and lead["pages_per_s"].n == 3
+    assert lead["cpu_us_per_page"].value == pytest.approx(0.5)
+    said = lead_sentence(lead) or ""
+    assert said.startswith("On the pure core at C 64, threads on 3.14t wins: its pages/s 2.00x [")
+    assert "those of callbacks --processes 2 on 3.14, paired by round." in said
+
+
+def test_a_lead_whose_interval_holds_one_is_not_called_a_win() -> None:
+    lead = side_by_side()["both_cores"]["lead"]
+    assert lead["leader"]["model"] == CALLBACKS and lead["runner_up"]["model"] == INTERPRETERS
+    assert lead["pages_per_s"].interval.low < 1.0 < lead["pages_per_s"].interval.high
+    said = lead_sentence(lead) or ""
+    assert "leads but is not told apart from interpreters (2 subinterpreters) on 3.14" in said
+    assert "wins" not in said
+
+
 def test_no_block_without_the_scenario() -> None:
     assert both_cores([{"tag": "3.14", "points": {}}]) is None
 
@@ -202,7 +228,11 @@ def test_the_report_shows_the_table_the_finding_and_the_absent_case() -> None:
     text = runtimes_markdown(document)
     assert "## Using both cores" in text and NOTE in text
     assert "httptools 0.9.0 and selectolax 1.0.2" in text
-    assert "| interpreters (2 subinterpreters) | 3.14 | pure | 1,000 [900, 1,100] at C 64 |" in text
+    assert (
+        "| interpreters (2 subinterpreters) | 3.14 | pure | 1,000 [900, 1,100] at C 64 "
+        "| 1,000 (one run) at C 64 |" in text
+    )
+    assert "leads but is not told apart from" in text
     assert "| threads | 3.14t (free-threaded) | pure |" in text
     assert "| callbacks --processes 2 | 3.14 | 64 | 2.00x [" in text
     blocks = both_cores_blocks(document)
@@ -212,3 +242,28 @@ def test_the_report_shows_the_table_the_finding_and_the_absent_case() -> None:
     assert ABSENT in runtimes_markdown(older) and COMMAND in ABSENT
     assert not [b for b in both_cores_blocks(older) if isinstance(b, Table)]
     assert not [b for b in both_cores_blocks(None) if isinstance(b, Table)]
+
+
+def test_the_committed_side_by_side_is_what_this_checkout_derives_from_its_runs(
+    tmp_path: Path,
+) -> None:
+    """`tox -e sample` derives each runtime's results.json, then runtimes.json from them."""
+    sample = Path(__file__).resolve().parent.parent / "reports" / "free-threading"
+    copy = shutil.copytree(sample, tmp_path / "sample")
+    committed = json.loads((copy / "runtimes.json").read_text())
+    for entry in committed["runtimes"]:
+        assert derive.main([str(copy / entry["results"])]) == 0
+    assert runtimes.main([str(copy / "runtimes.json")]) == 0
+    assert json.loads((copy / "runtimes.json").read_text()) == committed
+
+
+def test_a_side_by_side_that_cannot_be_read_again_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "runtimes.json").write_text("{}")
+    assert runtimes.main([str(tmp_path / "runtimes.json")]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("bench.harness.runtimes: error: ") and "is not a" in line
+    with pytest.raises(SystemExit) as exit_:
+        runtimes.main([])
+    assert exit_.value.code == 2

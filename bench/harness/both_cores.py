@@ -1,5 +1,6 @@
-"""runtimes.json's both_cores block: each answer to "use both cores", its pages/s and its
-memory per connection, and what the C core buys the same model (pure; the report renders it)."""
+"""runtimes.json's both_cores block: each answer to "use both cores", its pages/s, CPU per page
+and memory per connection, which answer leads, and what the C core buys the same model (pure;
+the report renders it)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ BOTH_CORES = catalog.BOTH_CORES.name
 KIB = 1024.0
 # An answer's identity within a runtime: its model, its core and its processes.
 AnswerKey = tuple[str, str, int]
+# What names an answer in the lead: enough for the report's label of it.
+IDENTITY = ("model", "runtime", "gil_disabled", "processes", "interpreters")
 
 
 def _key(model: str, point: Point) -> AnswerKey:
@@ -53,6 +56,7 @@ def _answer(outcome: dict[str, Any], key: AnswerKey, points: list[Point]) -> dic
         "processes": processes,
         "interpreters": top.get("interpreters"),
         "pages_per_s": cell(top["pages_per_s"], top["concurrency"]),
+        "cpu_us_per_page": cell(top["cpu_us_per_page"], top["concurrency"]),
         "memory_per_connection_bytes": peak_rss_slope(points),
     }
 
@@ -83,12 +87,37 @@ def _core_ratio(
     return found
 
 
+def _lead(answers: Sequence[tuple[dict[str, Any], list[Point]]]) -> dict[str, Any] | None:
+    """Which way of using both cores wins on the pure core: of the answers, the one with the
+    most pages/s at the largest concurrency all of them ran, over the runner-up there, pages/s
+    and CPU per page paired by round (the runtimes ran round k back to back); None with fewer
+    than two answers or no concurrency they share."""
+    ran = [{p["concurrency"] for p in points} for _, points in answers]
+    shared = set.intersection(*ran) if len(ran) >= 2 else set()
+    if not shared:
+        return None
+    at = max(shared)
+    tops = [(a, next(p for p in ps if p["concurrency"] == at)) for a, ps in answers]
+    tops.sort(key=lambda found: -(found[1]["pages_per_s"].value or 0.0))
+    (leader, top), (runner_up, next_top) = tops[:2]
+    found: dict[str, Any] = {
+        "concurrency": at,
+        "leader": {k: leader[k] for k in IDENTITY},
+        "runner_up": {k: runner_up[k] for k in IDENTITY},
+    }
+    for figure in ("pages_per_s", "cpu_us_per_page"):
+        ratio = point_ratio(top, next_top, figure)
+        found[figure] = ratio.quantity() if ratio else None
+    return found
+
+
 def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """Per runtime that ran the both-cores scenario, each answer that ran there (pure core
     first, then the C core) and, per model that ran on both cores, C over pure; None when
     no runtime ran it (an older run, or --scenarios without it)."""
     answers: list[dict[str, Any]] = []
     ratios: list[dict[str, Any]] = []
+    pure: list[tuple[dict[str, Any], list[Point]]] = []
     for outcome in outcomes:
         table: dict[str, list[Point]] = (outcome.get("points") or {}).get(BOTH_CORES) or {}
         grouped: dict[AnswerKey, list[Point]] = {}
@@ -96,7 +125,10 @@ def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
             for point in table[model]:
                 grouped.setdefault(_key(model, point), []).append(point)
         pure_first = sorted(grouped, key=lambda k: k[1] != catalog.CORE_PURE)
-        answers += [_answer(outcome, key, grouped[key]) for key in pure_first]
+        for key in pure_first:
+            answers.append(_answer(outcome, key, grouped[key]))
+            if key[1] == catalog.CORE_PURE:
+                pure.append((answers[-1], grouped[key]))
         by_model: dict[tuple[str, int], dict[str, list[Point]]] = {}
         for (model, core, processes), points in grouped.items():
             by_model.setdefault((model, processes), {})[core] = points
@@ -107,4 +139,9 @@ def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
         ]
     if not answers:
         return None
-    return {"scenario": BOTH_CORES, "answers": answers, "core_ratios": ratios}
+    return {
+        "scenario": BOTH_CORES,
+        "answers": answers,
+        "core_ratios": ratios,
+        "lead": _lead(pure),
+    }

@@ -1,8 +1,11 @@
 """`--pythons`: the key figures of each runtime's results.json side by side (pure; the
-report's runtimes.py renders them)."""
+report's runtimes.py renders them). `python -m bench.harness.runtimes DIR/runtimes.json`
+writes it again from each runtime's DIR/<tag>/results.json."""
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,10 @@ from bench.results import (
     Results,
     crawl_table,
     idle_table,
+    load,
+    load_runtimes,
     scenario_points,
+    write_atomic,
 )
 from c10k import catalog
 from c10k.stats import Ratio, ratio_quantity
@@ -274,3 +280,38 @@ def free_threading(outcomes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         for free in ran
         if free.get("gil_disabled") and free.get("version") == gil.get("version")
     ]
+
+
+def side_by_side_again(path: Path) -> dict[str, Any]:
+    """runtimes.json at path written again by this checkout from each runtime's results.json
+    beside it (derived first: `python -m bench.analysis.derive`); a runtime that failed to
+    run stays as recorded. ValueError with a one-line reason when a file is unreadable."""
+    before = load_runtimes(path)
+    outcomes = [
+        runtime_outcome(document["runtime"], path.parent / entry["tag"], document, None)
+        if entry.get("results") and (document := load(path.parent / entry["results"]))
+        else entry | {"figures": {}}
+        for entry in before["runtimes"]
+    ]
+    return compare_runtimes(outcomes, before["tags"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite the runtimes.json named; one line and exit 2 when a file is unreadable."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.harness.runtimes",
+        description="Write runtimes.json again from each runtime's DIR/<tag>/results.json.",
+    )
+    parser.add_argument("runtimes", type=Path, help="the DIR/runtimes.json to rewrite in place")
+    path: Path = parser.parse_args(argv).runtimes
+    try:
+        write_atomic(path, side_by_side_again(path))
+    except (ValueError, KeyError, TypeError) as exc:
+        sys.stderr.write(f"bench.harness.runtimes: error: {path}: {exc}\n")
+        return 2
+    print(f"side by side again: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -27,7 +27,14 @@ ABSENT = (
     "No both-cores figures here (an older runtimes.json, or a run without the both-cores "
     f"scenario): `{COMMAND}` produces them, as runtimes.json's both_cores block."
 )
-HEADER = ["answer", "runtime", "core", "pages/s [95%]", "KiB per connection [95%]"]
+HEADER = [
+    "answer",
+    "runtime",
+    "core",
+    "pages/s [95%]",
+    "CPU µs per page [95%]",
+    "KiB per connection [95%]",
+]
 RATIO_HEADER = ["model", "runtime", "C", "pages/s, C over pure", "CPU per page, C over pure"]
 KIB = 1024.0
 
@@ -64,6 +71,26 @@ def answer_label(answer: dict[str, Any]) -> str:
     return f"{model} --processes {processes}" if processes > 1 else model
 
 
+def lead_sentence(lead: dict[str, Any] | None) -> str | None:
+    """The answer to "which way of using both cores wins": the leader over the runner-up,
+    paired by round; a tie when the pages/s interval holds 1."""
+    pages = (lead or {}).get("pages_per_s")
+    if lead is None or pages is None:
+        return None
+    leader, runner_up = (
+        f"{answer_label(a)} on {a['runtime']}" for a in (lead["leader"], lead["runner_up"])
+    )
+    figures = (
+        f"its pages/s {ratio_text(lead, 'pages_per_s', why='one round')} and its CPU per page "
+        f"{ratio_text(lead, 'cpu_us_per_page', why='one round')}"
+    )
+    if pages.interval is not None and pages.interval.low > 1.0:
+        said = f"{leader} wins: {figures} those of {runner_up}"
+    else:
+        said = f"{leader} leads but is not told apart from {runner_up}: {figures} theirs"
+    return f"On the pure core at C {lead['concurrency']:,}, {said}, paired by round."
+
+
 def answer_rows(block: dict[str, Any]) -> list[list[str]]:
     """One row per answer and runtime: pages/s at its largest C, memory per connection (the
     slope of peak RSS between its concurrencies)."""
@@ -73,6 +100,7 @@ def answer_rows(block: dict[str, Any]) -> list[list[str]]:
             a["runtime"] + (" (free-threaded)" if a.get("gil_disabled") else ""),
             a["core"],
             at_point(a.get("pages_per_s"), lambda v: number(v)),
+            at_point(a.get("cpu_us_per_page"), lambda v: number(v)),
             at_point(a.get("memory_per_connection_bytes"), lambda v: number(v / KIB, 1)),
         ]
         for a in block.get("answers") or []
@@ -115,7 +143,8 @@ def both_cores_blocks(runtimes: dict[str, Any] | None) -> list[Block]:
     return [
         title,
         finding,
-        Table(HEADER, answer_rows(block), {3, 4}, caption="The answers side by side"),
+        *[Paragraph((Strong(found),)) for found in [lead_sentence(block.get("lead"))] if found],
+        Table(HEADER, answer_rows(block), {3, 4, 5}, caption="The answers side by side"),
         Table(RATIO_HEADER, ratio_rows(block), {2, 3, 4}, caption="What the C core buys"),
         Paragraph((CAPTION, " Made by ", Code(COMMAND), "."), note=True),
     ]
