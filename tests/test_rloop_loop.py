@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import importlib.metadata
 import json
 import os
 import socket
@@ -66,7 +67,11 @@ def test_the_crawl_document_names_the_loop_and_its_api() -> None:
             timeout=60,
         )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["loop"] == {"name": "rloop", "api": "sockets"}
+    assert json.loads(done.stdout)["loop"] == {
+        "name": "rloop",
+        "api": "sockets",
+        "version": importlib.metadata.version("rloop"),
+    }
 
 
 # --- rloop 0.5: a reset by the peer, through its transports and through its sockets ---------

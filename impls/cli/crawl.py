@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from c10k.catalog import Model, Peer
-from c10k.probes import mark_crawl_boundary, peak_rss_kib
+from c10k.probes import mark_crawl_boundary, package_versions, peak_rss_kib
 from impls.cli.checks import UsageError, check_usage
 from impls.cli.options import crawl_parser
 from impls.core.frontier import CrawlConfig, Frontier
@@ -116,8 +116,8 @@ def crawl(args: argparse.Namespace, model: Model, peer: Peer | None, connect_hos
         )
         return 3
     result = clock.document(frontier, model.name)
-    if model.loop:  # which asyncio event loop, and which of its APIs (docs/crawl-json.md)
-        result["loop"] = {"name": model.loop, "api": model.loop_api}
+    if model.loop:  # which asyncio event loop, its version, which of its APIs (crawl-json.md)
+        result["loop"] = {"name": model.loop, "api": model.loop_api, "version": loop_version(model)}
     if args.latencies:  # what `--processes` merges (impls/cli/parts.py)
         result["latencies_s"] = frontier.latencies
     if peer is not None:
@@ -165,6 +165,13 @@ def add_peer(
         # Close mode was asked; every try went over the peer's kept connections.
         counted["keep-alive-not-close"] = frontier.tries
     result["deviations"] = dict(sorted(counted.items()))
+
+
+def loop_version(model: Model) -> str | None:
+    """The version of the loop that crawled: the installed package's, or asyncio's Python's."""
+    if model.loop == "asyncio":
+        return platform.python_version()
+    return package_versions((model.loop,))[model.loop]
 
 
 def python_block() -> dict[str, Any]:
