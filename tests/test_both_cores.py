@@ -267,3 +267,5 @@ def test_a_side_by_side_that_cannot_be_read_again_is_one_line_and_exit_2(
     with pytest.raises(SystemExit) as exit_:
         runtimes.main([])
     assert exit_.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("python -m bench.harness.runtimes: error: ")

@@ -4,13 +4,13 @@ writes it again from each runtime's DIR/<tag>/results.json."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from bench.analysis.ratios import Figure, point_ratio
+from bench.arguments import OneLineParser
 from bench.harness.both_cores import both_cores
 from bench.harness.cells import Cell, cell
 from bench.results import (
@@ -298,7 +298,7 @@ def side_by_side_again(path: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the runtimes.json named; one line and exit 2 when a file is unreadable."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m bench.harness.runtimes",
         description="Write runtimes.json again from each runtime's DIR/<tag>/results.json.",
     )
