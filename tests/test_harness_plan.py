@@ -18,7 +18,7 @@ from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
 from bench.harness.progress import plan_table
 from bench.harness.session import harness_runtime
-from bench.harness.shapes import both_cores_points, past_one_process_points
+from bench.harness.shapes import both_cores_points, sleepy_points
 from bench.harness.site import ServeOptions
 from bench.interpreter import python_command
 from bench.results import Block, Results
@@ -288,7 +288,7 @@ def test_server_argv() -> None:
 
 
 def test_the_points_of_several_processes_serve_a_part_to_each() -> None:
-    for point in past_one_process_points((100,), 1.0, processes=3):
+    for point in sleepy_points((100,), 1.0, waves=2, processes=3):
         assert point.server.parts == point.server.addresses == point.processes == 3
     for point in both_cores_points(300, 200, (8,), workers=2):
         assert point.server.parts == 2
