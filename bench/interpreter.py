@@ -15,10 +15,11 @@ from typing import Any
 from c10k import catalog
 
 
-def python_command(*args: str, python: str = sys.executable) -> list[str]:
-    """Run a c10k subcommand with an interpreter (this one unless told: a runtime's venv
-    python), never a crawler import in this process."""
-    return [python, "-m", "c10k.cli", *args]
+def python_command(*args: str, python: str = sys.executable, module: str = "c10k.cli") -> list[str]:
+    """Run a c10k subcommand (or another program of the project's, `python -m module`) with
+    an interpreter (this one unless told: a runtime's venv python), never a crawler import
+    in this process."""
+    return [python, "-m", module, *args]
 
 
 def listed_models(python: str = sys.executable) -> list[dict[str, Any]]:

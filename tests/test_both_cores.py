@@ -17,7 +17,7 @@ from bench.harness import runtimes
 from bench.harness.both_cores import both_cores
 from bench.harness.commands import crawl_argv
 from bench.harness.profiles import PROFILE_TABLE
-from bench.harness.recipes import _sampled_argv
+from bench.harness.recipes import _crawl_argv
 from bench.harness.runner import run_elsewhere
 from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.report.both_cores import ABSENT, COMMAND, NOTE, both_cores_blocks, lead_sentence
@@ -98,7 +98,7 @@ class FakeServer:
 def test_the_crawl_command_asks_for_the_points_core() -> None:
     plan = sc.build_plan(PROFILE_TABLE["free-threading"], sc.ALL_MODELS, [BOTH])
     argvs = {
-        r.id: _sampled_argv(r, FakeServer(), "python")  # type: ignore[arg-type]
+        r.id: _crawl_argv(r, FakeServer(), "python")  # type: ignore[arg-type]
         for r in plan
         if r.point is not None and r.kind == "measured" and r.round == 0
     }

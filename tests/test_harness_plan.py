@@ -13,12 +13,12 @@ from bench.analysis.paired import compared_models
 from bench.harness import cli as bench_cli
 from bench.harness import costs
 from bench.harness import plan as sc
-from bench.harness.commands import crawl_argv
+from bench.harness.commands import crawl_argv, idle_argv
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
 from bench.harness.progress import plan_table
 from bench.harness.session import harness_runtime
-from bench.harness.shapes import both_cores_points, past_one_process_points
+from bench.harness.shapes import both_cores_points, sleepy_points
 from bench.harness.site import ServeOptions
 from bench.interpreter import python_command
 from bench.results import Block, Results
@@ -91,7 +91,7 @@ def test_default_reaches_ten_thousand_connections_and_a_million_coroutines() -> 
     assert not [s for s in idle if s.mode == "until-failure" and s.processes > 1]
     full = PROFILE_TABLE["full"].scenario("idle").idle
     machine = [s for s in full if s.mode == "until-failure" and s.processes > 1]
-    assert len(machine) == 1 and "--processes" in machine[0].argv()
+    assert len(machine) == 1 and "--processes" in idle_argv(machine[0])
     few = profile.scenario("few-active")
     assert [p.concurrency for p in few.points] == [1, 10, 64]  # C 10: every model's figures
     assert few.repetitions >= 3 and few.warmups >= 1
@@ -288,7 +288,7 @@ def test_server_argv() -> None:
 
 
 def test_the_points_of_several_processes_serve_a_part_to_each() -> None:
-    for point in past_one_process_points((100,), 1.0, processes=3):
+    for point in sleepy_points((100,), 1.0, waves=2, processes=3):
         assert point.server.parts == point.server.addresses == point.processes == 3
     for point in both_cores_points(300, 200, (8,), workers=2):
         assert point.server.parts == 2

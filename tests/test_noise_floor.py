@@ -11,9 +11,10 @@ import pytest
 
 from bench.analysis.derive import derive_noise_floor
 from bench.harness import plan as sc
-from bench.harness.commands import loop_argv
+from bench.harness.commands import CPU_LOOP_PROGRAM
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.summary import summary_table
+from bench.interpreter import python_command
 from bench.report.conditions import noise_floor_text
 from bench.results import Block, Results
 from c10k import catalog
@@ -42,7 +43,10 @@ def test_the_loop_does_the_same_work_every_time() -> None:
 
 def test_the_loop_program_prints_its_cpu_seconds_as_json() -> None:
     done = subprocess.run(
-        [*loop_argv(), "--rounds", "2"], capture_output=True, text=True, check=True
+        python_command("--rounds", "2", module=CPU_LOOP_PROGRAM),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     document = json.loads(done.stdout)
     assert document["rounds"] == 2

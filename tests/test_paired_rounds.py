@@ -52,7 +52,7 @@ class FakeServer:
 
     started: ClassVar[int] = 0
 
-    def __init__(self, options: ServeOptions, cpus: Any = None) -> None:
+    def __init__(self, options: ServeOptions, cpus: Any = None, host: Any = None) -> None:
         self.root = "http://127.0.0.1:1/"
 
     def start(self) -> None:
@@ -93,7 +93,7 @@ def machine(monkeypatch: pytest.MonkeyPatch) -> Machine:
     found = Machine()
     for name in ("run_crawl", "run_idle", "run_loop", "run_counted"):
         monkeypatch.setattr(runner, name, found.run)
-    monkeypatch.setattr(runner, "Server", FakeServer)
+    monkeypatch.setattr(runner, "new_site", FakeServer)
     monkeypatch.setattr(harness_session, "missing_models", lambda models, python: {})
     monkeypatch.setattr(probes, "environment", lambda: {})
     return found

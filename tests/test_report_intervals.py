@@ -77,8 +77,8 @@ def test_the_bench_summary_shows_intervals_and_flags_a_cv_over_five_percent() ->
     assert "coefficient of variation above 5%" in lines[0]
     threads = next(line for line in lines if line.strip().startswith("threads"))
     asyncio = next(line for line in lines if line.strip().startswith("asyncio"))
-    assert "~1,000 [752,1,248]" in threads
-    assert " 800 [780,820]" in asyncio
+    assert "~1,000 [752, 1,248]" in threads
+    assert " 800 [780, 820]" in asyncio
 
 
 def test_a_file_of_an_older_schema_asks_for_derive_then_renders(

@@ -44,7 +44,7 @@ class FakeServer:
 
     started: ClassVar[list[ServeOptions]] = []
 
-    def __init__(self, options: ServeOptions, cpus: Any = None) -> None:
+    def __init__(self, options: ServeOptions, cpus: Any = None, host: Any = None) -> None:
         self.options = options
         self.root = "http://127.0.0.1:1/"
 
@@ -79,7 +79,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     for name in ("run_crawl", "run_idle", "run_loop", "run_counted"):
         monkeypatch.setattr(runner, name, fake_run)
     monkeypatch.setattr(pythons, "prepare", fake_prepare)
-    monkeypatch.setattr(runner, "Server", FakeServer)
+    monkeypatch.setattr(runner, "new_site", FakeServer)
     monkeypatch.setattr(harness_session, "missing_models", lambda models, python: {})
     monkeypatch.setattr(runner, "derive_document", lambda document: {})
     monkeypatch.setattr(probes, "environment", lambda: {})

@@ -161,16 +161,11 @@ def unavailable_here(models: Sequence[str]) -> frozenset[str]:
 
 
 def print_plan(
-    args: argparse.Namespace,
-    profile: Profile,
-    plan: list[PlannedRun],
-    skipped: frozenset[str] | None,
+    args: argparse.Namespace, profile: Profile, plan: list[PlannedRun], skipped: frozenset[str]
 ) -> None:
-    """--dry-run: the plan, its estimate, the models left out and the probe it would run
-    first (skipped None: the runs this interpreter cannot make are skipped)."""
+    """--dry-run: the plan, its estimate (the skipped models' runs at no cost), the models
+    left out and the probe it would run first."""
     print(plan_table(plan))
-    if skipped is None:
-        skipped = unavailable_here(args.models)
     print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
     for entry in args.left_out:
         print(f"  not planned: {entry['model']}, {left_out_text(entry)}")
@@ -201,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     args.models, args.left_out = plan_models(args.models, versions)
     plan = build_plan(profile, args.models, args.scenarios, args.seed)
     if args.dry_run:
-        print_plan(args, profile, plan, skipped=frozenset() if chosen else None)
+        # Without --python(s), the runs this interpreter cannot make are skipped.
+        print_plan(args, profile, plan, frozenset() if chosen else unavailable_here(args.models))
         return 0
     command = ["c10k", "bench", *(sys.argv[2:] if argv is None else argv)]
     if args.server is not None:  # asked before any venv is made

@@ -63,25 +63,11 @@ def crawl_argv(
 
 def idle_argv(spec: IdleSpec, python: str = sys.executable) -> list[str]:
     """`python -m IDLE_PROGRAM --kind K --count N ...` for one idle spec."""
-    return [python, "-m", IDLE_PROGRAM, *spec.argv()]
-
-
-def loop_argv(python: str = sys.executable) -> list[str]:
-    """`python -m CPU_LOOP_PROGRAM`: the noise floor's fixed CPU loop, once."""
-    return [python, "-m", CPU_LOOP_PROGRAM]
-
-
-def replay_record_argv(
-    root: str, urls_file: str, out: str, python: str = sys.executable
-) -> list[str]:
-    """`python -m REPLAY_PROGRAM record ROOT URLS OUT`: a site's raw responses, once each."""
-    return [python, "-m", REPLAY_PROGRAM, "record", root, urls_file, out]
-
-
-def replay_argv(
-    recording: str, mark_crawl: bool = False, python: str = sys.executable
-) -> list[str]:
-    """`python -m REPLAY_PROGRAM run REC [--mark-crawl] --json`: the core alone, fed a
-    recorded crawl."""
-    argv = [python, "-m", REPLAY_PROGRAM, "run", recording]
-    return [*argv, *(["--mark-crawl"] if mark_crawl else []), "--json"]
+    args = ["--kind", spec.kind, "--count", str(spec.count), "--steps", str(spec.steps)]
+    if spec.mode == "tracemalloc":
+        args.append("--tracemalloc")
+    if spec.mode == "until-failure":
+        args += ["--until-failure", "--cap", str(spec.cap)]
+        if spec.processes > 1:
+            args += ["--processes", str(spec.processes)]
+    return python_command(*args, python=python, module=IDLE_PROGRAM)

@@ -133,7 +133,10 @@ def build_plan(
     for scenario in profile.scenarios:
         if scenario.name not in scenarios:
             continue
-        plan += _loop_runs(scenario)
+        plan += [
+            _cpu_loop(scenario, f"{scenario.name}/{catalog.CPU_LOOP}/{n}", "measured", n)
+            for n in range(scenario.loops)
+        ]
         if scenario.idle:
             plan += _idle_runs(scenario)
             continue
@@ -145,14 +148,6 @@ def build_plan(
             plan += _warmup_runs(scenario, points[0], key, models) if index == 0 else []
             plan += _round_runs(scenario, points, key, models, order_seed)
     return plan
-
-
-def _loop_runs(scenario: Scenario) -> list[PlannedRun]:
-    """The scenario's runs of the fixed CPU loop (the noise floor's)."""
-    return [
-        _cpu_loop(scenario, f"{scenario.name}/{catalog.CPU_LOOP}/{n}", "measured", n)
-        for n in range(scenario.loops)
-    ]
 
 
 def _cpu_loop(
@@ -236,7 +231,9 @@ def _round_runs(
         ]
         if runs and not scenario.counted:  # a count under callgrind does not feel the noise
             conditional = all(run.conditional for run in runs)
-            runs.insert(0, _sentinel_run(scenario, r, block, conditional))
+            # The fixed CPU loop before the round, on the crawler's CPUs: was the machine quiet?
+            label = f"{block.label}/{catalog.CPU_LOOP}"
+            runs.insert(0, _cpu_loop(scenario, label, "sentinel", r, block, conditional))
         plan += runs
     return plan
 
@@ -261,12 +258,6 @@ def _round_order(
         return [*here, catalog.CORE_REPLAY]
     random.Random(seed).shuffle(here)
     return here
-
-
-def _sentinel_run(scenario: Scenario, r: int, block: Block, conditional: bool) -> PlannedRun:
-    """The fixed CPU loop before a round, on the crawler's CPUs: was the machine quiet?"""
-    label = f"{block.label}/{catalog.CPU_LOOP}"
-    return _cpu_loop(scenario, label, "sentinel", r, block, conditional)
 
 
 def runs_at(crawler: str, scenario: str, concurrency: int, processes: int = 1) -> bool:
@@ -359,21 +350,3 @@ def _times_run(run: PlannedRun, runtimes: int) -> int:
 def runs_count(plan: Sequence[PlannedRun], runtimes: int = 1) -> int:
     """The runs the plan starts over `runtimes` runtimes (_times_run each)."""
     return sum(_times_run(run, runtimes) for run in plan)
-
-
-def estimate_by_scenario(
-    plan: Sequence[PlannedRun], runtimes: int = 1, skipped: frozenset[str] = frozenset()
-) -> dict[str, dict[str, float]]:
-    """Per scenario: runs (once per runtime, or once when bound to a kind of build), servers
-    and expected seconds (every conditional round counted; a skipped model's runs take
-    nothing)."""
-    table: dict[str, dict[str, float]] = {}
-    for name in SCENARIOS:
-        runs = [run for run in plan if run.scenario == name]
-        if runs:
-            table[name] = {
-                "runs": runs_count(runs, runtimes),
-                "servers": len({run.server_key for run in runs if run.point is not None}),
-                "estimate_s": plan_estimate_s(runs, runtimes, skipped=skipped),
-            }
-    return table

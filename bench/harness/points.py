@@ -132,16 +132,6 @@ class IdleSpec:
     # stopped: the machine's ceiling (kernel.pid_max), not one process's (C5)
     processes: int = 1
 
-    def argv(self) -> list[str]:
-        args = ["--kind", self.kind, "--count", str(self.count), "--steps", str(self.steps)]
-        if self.mode == "tracemalloc":
-            args.append("--tracemalloc")
-        if self.mode == "until-failure":
-            args += ["--until-failure", "--cap", str(self.cap)]
-            if self.processes > 1:
-                args += ["--processes", str(self.processes)]
-        return args
-
     def estimate_s(self) -> float:
         per_unit = IDLE_START_S[self.kind]  # start, measure and release one
         if self.mode == "until-failure" and self.processes > 1:

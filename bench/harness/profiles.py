@@ -10,9 +10,6 @@ from bench.harness.shapes import (
     docs_point,
     few_active_points,
     idle_specs,
-    many_links_points,
-    past_one_process_points,
-    per_url_point,
     realistic_point,
     scenarios,
     sleepy_points,
@@ -116,7 +113,7 @@ PROFILE_TABLE: dict[str, Profile] = {
             # waves tells the memory held per URL apart.
             sleepy=sleepy_points((1000, 3000), 2.0, 1, repetitions=2, choice=MEMORY_POINT)
             + sleepy_points((10_000,), 2.0, waves=1, repetitions=3, choice=MEMORY_POINT)
-            + per_url_point(3000, 2.0, waves=3, choice=MEMORY_POINT),
+            + sleepy_points((3000,), 2.0, waves=3, choice=MEMORY_POINT),
             sleepy_reps=1,
             few_active_keep_alive=few_active_points(300, (1, 10, 64)),
             # At 2 s, 10,000 connections ask the pinned server for about 0.95 of its core: the
@@ -184,12 +181,12 @@ PROFILE_TABLE: dict[str, Profile] = {
             # One process up to 10,000 connections (its open files allow 20,000), then six
             # processes up to 100,000: a slope at each scale, from the same site and mode.
             c100k=sleepy_points((1000, 3000, 10_000), 10.0, 2, choice=from_written(10.0))
-            + past_one_process_points((10_000,), 10.0, 6, choice=from_written(10.0))
-            + past_one_process_points((30_000, 60_000), 40.0, 6, choice=from_written(40.0))
-            + past_one_process_points((100_000,), 60.0, 6, choice=from_written(60.0))
+            + sleepy_points((10_000,), 10.0, 2, processes=6, choice=from_written(10.0))
+            + sleepy_points((30_000, 60_000), 40.0, 2, processes=6, choice=from_written(40.0))
+            + sleepy_points((100_000,), 60.0, 2, processes=6, choice=from_written(60.0))
             # The per-URL share of both fits: the same C with twice the pages per connection.
-            + per_url_point(3000, 10.0, waves=4, choice=from_written(10.0))
-            + past_one_process_points((30_000,), 40.0, 6, 4, choice=from_written(40.0)),
+            + sleepy_points((3000,), 10.0, waves=4, choice=from_written(10.0))
+            + sleepy_points((30_000,), 40.0, 4, processes=6, choice=from_written(40.0)),
         ),
     ),
 }
@@ -217,7 +214,7 @@ PROFILE_TABLE[catalog.FREE_THREADING.name] = Profile(
         ),
         Scenario(
             catalog.MANY_LINKS_KEEP_ALIVE,
-            points=many_links_points(300, 200, FREE_THREADING_CONCURRENCIES),
+            points=few_active_points(300, FREE_THREADING_CONCURRENCIES, links=200),
             repetitions=3,
         ),
         # The same site: pages/s read at the larger C, memory per connection the slope of

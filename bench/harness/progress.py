@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from bench.harness.cores import Pinning
-from bench.harness.plan import PlannedRun, estimate_by_scenario, plan_estimate_s, runs_count
+from bench.harness.plan import SCENARIOS, PlannedRun, plan_estimate_s, runs_count
 from bench.harness.points import Profile
 from bench.harness.rounds import again_allowances, always_run
 
@@ -21,11 +21,13 @@ def describe_plan(
     """The plan per scenario and in all, its runs once per runtime (a skipped model's at no
     cost); the budget is per runtime."""
     lines = [f"profile {profile.name}: {profile.description}"]
-    for name, row in estimate_by_scenario(plan, runtimes, skipped).items():
-        lines.append(
-            f"  {name:<21} {int(row['runs']):>4} runs  {int(row['servers']):>3} servers  "
-            f"~{_clock(row['estimate_s'])}"
-        )
+    for name in SCENARIOS:  # each with its servers and its conditional rounds
+        if runs := [run for run in plan if run.scenario == name]:
+            servers = len({run.server_key for run in runs if run.point is not None})
+            lines.append(
+                f"  {name:<21} {runs_count(runs, runtimes):>4} runs  {servers:>3} servers  "
+                f"~{_clock(plan_estimate_s(runs, runtimes, skipped=skipped))}"
+            )
     total = plan_estimate_s(plan, runtimes, skipped=skipped)
     least = plan_estimate_s(plan, runtimes, conditional=False, skipped=skipped)
     budget = profile.budget_s * runtimes

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from bench.analysis.busy import BUSY_SHARE, server_cpu_lost
 from bench.analysis.plateau import plateau_summary
 from bench.harness import callgrind
-from bench.harness.commands import crawl_argv, idle_argv, loop_argv, replay_argv, replay_record_argv
+from bench.harness.commands import CPU_LOOP_PROGRAM, REPLAY_PROGRAM, crawl_argv, idle_argv
 from bench.harness.cores import (
     CpuSets,
     affinity,
@@ -28,14 +28,8 @@ from bench.harness.processes import Finished, run_process
 from bench.harness.sampler import Sampler
 from bench.harness.site import SiteClient
 from bench.harness.verify import verification_failures, verify
-from bench.results import (
-    Busy,
-    CrawlDocument,
-    Run,
-    RunPinning,
-    RunStatus,
-    Verification,
-)
+from bench.interpreter import python_command
+from bench.results import CrawlDocument, Run, RunStatus, Verification
 from c10k import catalog, probes
 
 EXIT_STATUS: dict[int, RunStatus] = {
@@ -62,7 +56,7 @@ def run_crawl(
     record = base_record(run)
     server.reset_stats()
     record["kernel_before"] = {"meminfo_kib": probes.meminfo(), "sockstat": probes.sockstat()}
-    argv = _sampled_argv(run, server, python)
+    argv = _crawl_argv(run, server, python)
     record["argv"] = argv[1:]
     if env is None and run.steady_heap:
         env, record["heap"] = memory_env()
@@ -100,23 +94,31 @@ def run_crawl(
     return record
 
 
-def _sampled_argv(run: PlannedRun, server: SiteClient, python: str) -> list[str]:
-    """The argv of a sampled crawl at its point, against the server."""
+def _crawl_argv(
+    run: PlannedRun, server: SiteClient, python: str, counted: bool = False
+) -> list[str]:
+    """The argv of a crawl at its point, against the server: sampled, with the point's
+    options; counted, a plain crawl that marks its start and end for callgrind."""
     assert run.point is not None
     point = run.point
+    options: dict[str, Any] = {"mark_crawl": True}
+    if not counted:
+        options = {
+            "timeout_s": point.timeout_s,
+            "max_tries": point.max_tries,
+            "processes": point.processes,
+            "connect_to": server.addresses,
+            "core": point.core,
+            "interpreters": point.interpreters,
+        }
     return crawl_argv(
         server.root,
         run.model,
         point.concurrency,
-        timeout_s=point.timeout_s,
-        max_tries=point.max_tries,
         keep_alive=run.keep_alive,
         remote=server.remote,
-        processes=point.processes,
-        connect_to=server.addresses,
-        core=point.core,
-        interpreters=point.interpreters,
         python=python,
+        **options,
     )
 
 
@@ -146,7 +148,13 @@ def _record_server(
     # not over the crawler's interpreter start.
     busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else record["elapsed_s"]
     cpu_cores = sampler.server_utilisation(busy_s) if sampler else {}
-    busy = _busy(crawl, sampler, record["pinning"], workers)  # None when reads were lost
+    # Each side's busy share of the CPUs it ran on (docs/results.md, `busy`); None when
+    # reads were lost.
+    crawler_cpus, server_cpus = record["pinning"]["crawler"], record["pinning"]["server"]
+    busy = None
+    if sampler is not None and crawler_cpus and server_cpus:
+        capacity = server_capacity(len(server_cpus), workers)
+        busy = run_busy(crawl, sampler.columns, len(crawler_cpus), capacity)
     # Throttled by the server: the same figure as the CPU-bound side, so the two never differ.
     lost = server_cpu_lost(record)
     saturated = None if lost else bool(busy and busy["server"] >= BUSY_SHARE)
@@ -214,8 +222,10 @@ def run_counted(
             count = callgrind.read_count(out_file, int(crawl["pages"]))
         except (ValueError, KeyError, callgrind.CountFailed) as exc:
             return ended(record, "crashed", f"no count: {exc}")
-    verification = verify(crawl.pop("fetched", None), server.manifest, 0, None, False)
-    record["crawl"], record["verification"] = crawl, verification
+    record["crawl"] = crawl
+    _record_verification(
+        record, verify(crawl.pop("fetched", None), server.manifest, 0, None, False)
+    )
     record["instructions"] = {
         "startup_ir": count.startup_ir,
         "crawl_ir": count.crawl_ir,
@@ -224,9 +234,7 @@ def run_counted(
         "per_page": count.per_page,
         "pythonhashseed": int(callgrind.HASH_SEED),
     }
-    if not verification["ok"]:
-        return ended(record, "failed-verification", verification_failures(verification))
-    return ended(record, "ok", None)
+    return record
 
 
 def _counted_argv(
@@ -238,19 +246,9 @@ def _counted_argv(
 ) -> tuple[list[str], Finished | None]:
     """The argv to count: the crawler's, or for the core replay the replay of the site's
     responses recorded into workdir (or how recording them failed)."""
-    assert run.point is not None
     if run.model == catalog.CORE_REPLAY:
         return recorded_replay(server, workdir, run.timeout_s, cpus, python)
-    argv = crawl_argv(
-        server.root,
-        run.model,
-        run.point.concurrency,
-        keep_alive=run.keep_alive,
-        mark_crawl=True,
-        remote=server.remote,
-        python=python,
-    )
-    return argv, None
+    return _crawl_argv(run, server, python, counted=True), None
 
 
 def recorded_replay(
@@ -262,10 +260,12 @@ def recorded_replay(
 ) -> tuple[list[str], Finished | None]:
     """Record the site's responses into workdir; the replay's argv, or how recording failed."""
     urls, recording = workdir / "urls.json", workdir / "site.rec"
+    replaying = {"python": python, "module": REPLAY_PROGRAM}
     urls.write_text(json.dumps(server.manifest["urls"]))
-    argv = replay_record_argv(server.root, str(urls), str(recording), python)
+    # The site's raw responses, once each; then the core alone, fed them.
+    argv = python_command("record", server.root, str(urls), str(recording), **replaying)
     done = run_process(argv, timeout, cpus=cpus)
-    replay = replay_argv(str(recording), mark_crawl=True, python=python)
+    replay = python_command("run", str(recording), "--mark-crawl", "--json", **replaying)
     return replay, (None if done.code == 0 else done)
 
 
@@ -307,7 +307,8 @@ def run_idle(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.exe
 def run_loop(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable) -> Run:
     """One run of the fixed CPU loop (under the interpreter python, on cpus.crawler when
     pinned): its CPU and wall seconds."""
-    return _run_reporting_program(run, loop_argv(python), "loop", cpus)
+    argv = python_command(python=python, module=CPU_LOOP_PROGRAM)
+    return _run_reporting_program(run, argv, "loop", cpus)
 
 
 def _run_reporting_program(
@@ -344,17 +345,6 @@ def _record_end(
         "sampler": None,
     }
     record["harness"] = harness_share(finished.harness_cpu_s or 0.0, finished.elapsed_s)
-
-
-def _busy(
-    crawl: CrawlDocument | None, sampler: Sampler | None, pinning: RunPinning, workers: int
-) -> Busy | None:
-    """Each side's busy share of the CPUs it ran on (docs/results.md, `busy`)."""
-    crawler_cpus, server_cpus = pinning["crawler"], pinning["server"]
-    if sampler is None or not crawler_cpus or not server_cpus:
-        return None
-    capacity = server_capacity(len(server_cpus), workers)
-    return run_busy(crawl, sampler.columns, len(crawler_cpus), capacity)
 
 
 def _failed(

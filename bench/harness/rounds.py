@@ -42,20 +42,13 @@ def blocks(plan: Sequence[PlannedRun]) -> Iterator[list[PlannedRun]]:
         index = end
 
 
-def loop_wall_times(document: Results) -> list[float]:
-    """The wall seconds of every CPU loop of the session that ran well."""
-    return [
-        run["loop"]["wall_s"] for run in document["runs"] if "loop" in run and run["status"] == "ok"
-    ]
-
-
 def sentinel_noisy(record: Run, document: Results) -> bool:
     """True when a sentinel's loop took NOISY_SHARE more wall time than the fastest of the
-    session's loops before it (judged once there are LOOPS_BEFORE_JUDGING)."""
+    session's loops before it that ran well (judged once there are LOOPS_BEFORE_JUDGING)."""
     loop = record.get("loop")
     if record["status"] != "ok" or loop is None:
         return True  # the machine could not even run the loop: nothing here is quiet
-    before = loop_wall_times(document)
+    before = [r["loop"]["wall_s"] for r in document["runs"] if "loop" in r and r["status"] == "ok"]
     if len(before) < LOOPS_BEFORE_JUDGING:
         return False
     return loop["wall_s"] > (1.0 + NOISY_SHARE) * min(before)
@@ -140,13 +133,6 @@ def runs_needed(
     return [run for run in runs if run.kind == "sentinel"] + compared + short
 
 
-def quiet_runs(document: Results) -> Counter[Place]:
-    """Each point's measured runs in rounds that were not noisy, however they ended."""
-    return Counter(
-        recorded_place(r) for r in document["runs"] if r["kind"] == "measured" and not r["noisy"]
-    )
-
-
 def make_up_runs(
     documents: Sequence[Results],
     runs: Sequence[PlannedRun],
@@ -163,7 +149,11 @@ def make_up_runs(
     for run in always.get(block.rounds, ()):
         if run.kind == "measured":
             minimum.setdefault(place(run), []).append(run)
-    quiet = [quiet_runs(d) for d in documents]
+    # Each point's measured runs in rounds that were not noisy, however they ended.
+    quiet = [
+        Counter(recorded_place(r) for r in d["runs"] if r["kind"] == "measured" and not r["noisy"])
+        for d in documents
+    ]
     held = {place(run): run for run in runs if run.kind == "measured"}
     made_up: list[PlannedRun] = []
     for point, planned in minimum.items():

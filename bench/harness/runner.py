@@ -32,8 +32,8 @@ from bench.harness.rounds import (
     sentinel_noisy,
 )
 from bench.harness.session import Lane
-from bench.harness.site import Server, ServerError, SiteClient
-from bench.harness.ssh_server import SiteHost, SshServer
+from bench.harness.site import ServerError, SiteClient
+from bench.harness.ssh_server import SiteHost, new_site
 from bench.harness.summary import summary_table
 from bench.results import Run, RuntimeRecord, Status, run_label
 from c10k.system import raise_open_files_limit
@@ -133,11 +133,7 @@ class Sites:
         wanted = [r for r in self.plan if r.server_key == self.key]
         if not any(r.model not in lane.skip for r in wanted for lane in self.lanes):
             return
-        server: SiteClient = (
-            SshServer(self.host, run.point.server)
-            if self.host
-            else Server(run.point.server, self.pinning.server)
-        )
+        server = new_site(run.point.server, self.pinning.server, self.host)
         try:
             server.start()
         except (ServerError, OSError, ValueError) as exc:  # start() stopped it
@@ -215,12 +211,17 @@ def _run_block(
         else:
             records = run_once()
         for lane, record in records:
-            if again:
-                record["id"], record["again"] = run_label(run.id, again, 0), again
             record["noisy"] = noisy and ran(record)
-            lane.store.add_run(record)
+            _save(lane, run, record, again)
             progress.finished(run, record["status"])
     return noisy
+
+
+def _save(lane: Lane, run: PlannedRun, record: Run, again: int, wait: int = 0) -> None:
+    """Save a run's record in its lane, as its round's `again`-th run again and its `wait`-th
+    wait for quiet (both 0: as planned)."""
+    record["id"], record["again"], record["wait"] = run_label(run.id, again, wait), again, wait
+    lane.store.add_run(record)
 
 
 def _run_in_lanes(
@@ -259,13 +260,8 @@ def _quiet_sentinel(
             return records, noisy
         wait += 1
         for lane, record in records:
-            record["id"], record["again"], record["wait"] = (
-                run_label(run.id, again, wait),
-                again,
-                wait,
-            )
             record["noisy"], record["waited_s"] = True, pause
-            lane.store.add_run(record)
+            _save(lane, run, record, again, wait)
         progress.waiting(run, pause, waiting.left_s)
         sleep(pause)
 

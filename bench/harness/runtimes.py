@@ -161,6 +161,12 @@ def runtime_outcome(
     }
 
 
+def _cell_at(outcome: dict[str, Any] | None, name: str, row: str) -> Cell:
+    """A runtime's cell of a figure's row, or why it has none."""
+    found = ((outcome or {}).get("figures", {}).get(name) or {}).get(row)
+    return found or {"value": None, "missing": _missing(outcome, row)}
+
+
 def _missing(outcome: dict[str, Any] | None, row: str) -> str:
     """Why a runtime has no figure for a row."""
     if outcome is None:
@@ -194,13 +200,7 @@ def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) ->
             "unit": unit,
             "higher_is_better": higher_is_better,
             "rows": {
-                row: {
-                    tag: (by_tag[tag]["figures"].get(name) or {}).get(row)
-                    if tag in by_tag and (by_tag[tag]["figures"].get(name) or {}).get(row)
-                    else {"value": None, "missing": _missing(by_tag.get(tag), row)}
-                    for tag in tags
-                }
-                for row in rows
+                row: {tag: _cell_at(by_tag.get(tag), name, row) for tag in tags} for row in rows
             },
         }
     return {

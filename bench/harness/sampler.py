@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import psutil
@@ -30,12 +30,8 @@ class Reading:
     processes: int = 1
 
     def add(self, other: Reading) -> None:
-        self.rss_kib += other.rss_kib
-        self.cpu_user_s += other.cpu_user_s
-        self.cpu_sys_s += other.cpu_sys_s
-        self.threads += other.threads
-        self.fds += other.fds
-        self.processes += other.processes
+        for field in fields(self):
+            setattr(self, field.name, getattr(self, field.name) + getattr(other, field.name))
 
 
 def _plus(a: int | None, b: int | None) -> int | None:

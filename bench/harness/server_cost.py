@@ -15,8 +15,8 @@ from bench.harness.latencies import LADDER_S, cpu_between, server_cost
 from bench.harness.points import CrawlPoint
 from bench.harness.processes import run_process
 from bench.harness.shapes import sleepy_site, sleepy_timeout_s
-from bench.harness.site import Server, ServerError, SiteClient
-from bench.harness.ssh_server import SiteHost, SshServer
+from bench.harness.site import ServerError, SiteClient
+from bench.harness.ssh_server import SiteHost, new_site
 from bench.results import ServerCost, ServerProbe
 from c10k import catalog
 from c10k.durations import Latency
@@ -125,7 +125,7 @@ def measure_server_cost(
     point = _probe_point(connections)
     connections, site = point.concurrency, point.server
     raise_open_files_limit()  # the server started here inherits it
-    server: SiteClient = SshServer(host, site) if host else Server(site, pinning.server)
+    server = new_site(site, pinning.server, host)
     try:
         with this_thread_on(pinning.server):  # the watch's thread too, as the sampler's
             server.start()

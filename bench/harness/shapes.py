@@ -24,26 +24,34 @@ def sleepy_points(
     concurrencies: Sequence[int],
     latency_s: float,
     waves: int,
-    workers: int = 1,
+    workers: int = 0,
     repetitions: int | None = None,
     cap: int | None = None,
     models: tuple[str, ...] | None = None,
     choice: LatencyRule | None = None,
+    processes: int = 1,
 ) -> tuple[CrawlPoint, ...]:
     """A wide site of exactly waves*C pages per C: all in flight at once, `waves` times over,
     its root (the hub that lists them) answering at once; `repetitions` runs of each model
     per point (None: the scenario's), paired rounds up to `cap` while a comparison judged
     there is open, and only `models` there (None: every model); its latency chosen at the
-    session's start by `choice` (None: as written)."""
+    session's start by `choice` (None: as written).
+
+    With `processes` > 1, each point is crawled by that many processes, one per part of the
+    site, against a server of as many workers (unless told) on as many loopback addresses:
+    each process stays under its own open-file limit and each address under its own
+    ephemeral ports. The latency must outlast the ramp (about 38 s to open 100,000
+    connections on the 2-core dev VM)."""
     return tuple(
         CrawlPoint(
-            sleepy_site(waves * c, latency_s, workers=workers),
+            sleepy_site(waves * c, latency_s, workers or processes, addresses=processes),
             concurrency=c,
             timeout_s=sleepy_timeout_s(latency_s),
             check_peak=True,
             repetitions=repetitions,
             cap=cap,
             models=models,
+            processes=processes,
             choice=choice,
         )
         for c in concurrencies
@@ -63,39 +71,6 @@ def sleepy_site(pages: int, latency_s: float, workers: int = 1, addresses: int =
         root_latency=False,
         parts=addresses,
     )
-
-
-def past_one_process_points(
-    concurrencies: Sequence[int],
-    latency_s: float,
-    processes: int,
-    waves: int = 2,
-    choice: LatencyRule | None = None,
-) -> tuple[CrawlPoint, ...]:
-    """Sleepy points of `waves` waves crawled by `processes` processes, one per part of the
-    site, against a server of as many workers on as many loopback addresses: each process
-    stays under its own
-    open-file limit and each address under its own ephemeral ports. The latency must outlast
-    the ramp (about 38 s to open 100,000 connections on the 2-core dev VM)."""
-    return tuple(
-        CrawlPoint(
-            sleepy_site(waves * c, latency_s, workers=processes, addresses=processes),
-            concurrency=c,
-            timeout_s=sleepy_timeout_s(latency_s),
-            check_peak=True,
-            processes=processes,
-            choice=choice,
-        )
-        for c in concurrencies
-    )
-
-
-def per_url_point(
-    concurrency: int, latency_s: float, waves: int, choice: LatencyRule | None = None
-) -> tuple[CrawlPoint, ...]:
-    """A sleepy point with more pages per connection than the scenario's own at the same C:
-    derive tells the memory held per URL apart from the memory held per connection by it."""
-    return sleepy_points((concurrency,), latency_s, waves, choice=choice)
 
 
 def sweep_points(
@@ -118,16 +93,12 @@ def sweep_points(
     return tuple(points)
 
 
-def few_active_points(pages: int, concurrencies: Sequence[int]) -> tuple[CrawlPoint, ...]:
-    server = ServeOptions(pages=pages, links=10, shape="deep")
-    return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
-
-
-def many_links_points(
-    pages: int, links: int, concurrencies: Sequence[int]
+def few_active_points(
+    pages: int, concurrencies: Sequence[int], links: int = 10
 ) -> tuple[CrawlPoint, ...]:
-    """The few-active shape with `links` links a page: the crawler's CPU per page (parsing,
-    link extraction, the frontier) several times the server's, so the crawler limits."""
+    """A deep site of `links` links a page at each concurrency; with many links (the
+    many-links scenario), the crawler's CPU per page (parsing, link extraction, the
+    frontier) is several times the server's, so the crawler limits."""
     server = ServeOptions(pages=pages, links=links, shape="deep")
     return tuple(CrawlPoint(server, concurrency=c) for c in concurrencies)
 
@@ -141,17 +112,19 @@ def both_cores_points(
     per thread (CPython's advice) on a free-threaded one; and `--processes` on the C core
     beside them, for what the C-accelerated core buys."""
     server = ServeOptions(pages=pages, links=links, shape="deep", parts=workers)
-    pure, gil_only, free_only = catalog.CORE_PURE, False, True
-
-    def answer(
-        c: int,
-        model: str,
-        free_threaded: bool,
-        core: str = pure,
-        processes: int = 1,
-        interpreters: int = 0,
-    ) -> CrawlPoint:
-        return CrawlPoint(
+    pure, c_core, gil_only, free_only = catalog.CORE_PURE, catalog.CORE_C, False, True
+    # (model, its build, its core, --processes, --interpreters)
+    answers = (
+        (catalog.INTERPRETERS.name, gil_only, pure, 1, workers),
+        (catalog.THREADS.name, free_only, pure, 1, 0),
+        (catalog.ASYNCIO_THREADS.name, free_only, pure, 1, 0),
+        (catalog.ASYNCIO_THREADS_UVLOOP.name, free_only, pure, 1, 0),
+        (catalog.CALLBACKS.name, gil_only, pure, workers, 0),
+        (catalog.ASYNCIO.name, gil_only, pure, workers, 0),
+        (catalog.CALLBACKS.name, gil_only, c_core, workers, 0),
+    )
+    return tuple(
+        CrawlPoint(
             server,
             concurrency=c,
             models=(model,),
@@ -160,19 +133,8 @@ def both_cores_points(
             interpreters=interpreters,
             free_threaded=free_threaded,
         )
-
-    return tuple(
-        point
         for c in concurrencies
-        for point in (
-            answer(c, catalog.INTERPRETERS.name, gil_only, interpreters=workers),
-            answer(c, catalog.THREADS.name, free_only),
-            answer(c, catalog.ASYNCIO_THREADS.name, free_only),
-            answer(c, catalog.ASYNCIO_THREADS_UVLOOP.name, free_only),
-            answer(c, catalog.CALLBACKS.name, gil_only, processes=workers),
-            answer(c, catalog.ASYNCIO.name, gil_only, processes=workers),
-            answer(c, catalog.CALLBACKS.name, gil_only, catalog.CORE_C, processes=workers),
-        )
+        for model, free_threaded, core, processes, interpreters in answers
     )
 
 
@@ -211,23 +173,16 @@ def idle_specs(
     ]
     specs += [IdleSpec(kind, tracemalloc_threads, "tracemalloc", steps=1) for kind in thread_kinds]
     specs += [IdleSpec(kind, tracemalloc_units, "tracemalloc", steps=1) for kind in coroutine_kinds]
-    specs.append(
-        IdleSpec(catalog.THREAD.name, thread_cap, "until-failure", steps=1, cap=thread_cap)
-    )
-    if not machine_ceiling:
-        return tuple(specs)
-    # C5 on the machine: threads started by several processes at once, past one process's
-    # vm.max_map_count, up to the machine's kernel.pid_max.
-    specs.append(
+    # The threads' ceiling in one process; with machine_ceiling, C5 on the machine too:
+    # threads started by several processes at once, past one process's vm.max_map_count, up
+    # to the machine's kernel.pid_max.
+    ceilings = (1, MACHINE_THREAD_PROCESSES) if machine_ceiling else (1,)
+    specs += [
         IdleSpec(
-            catalog.THREAD.name,
-            thread_cap,
-            "until-failure",
-            steps=1,
-            cap=thread_cap,
-            processes=MACHINE_THREAD_PROCESSES,
+            catalog.THREAD.name, thread_cap, "until-failure", steps=1, cap=thread_cap, processes=n
         )
-    )
+        for n in ceilings
+    ]
     return tuple(specs)
 
 

@@ -105,13 +105,30 @@ class ServerError(Exception):
 
 
 class SiteClient:
-    """What the harness asks of a running site over HTTP: its URLs, stats and manifest."""
+    """A `c10k serve` this harness runs as a child (here, or over ssh), and what the harness
+    asks of the running site over HTTP: its URLs, stats and manifest. Its URL is the first
+    line of the child's stdout, the rest drained, its stderr kept for the error messages."""
 
     remote = False  # the server runs on another host: none of its processes is visible here
-    root = ""
-    manifest: dict[str, Any]
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[bytes] | None = None
+        self.root = ""
+        self.manifest: dict[str, Any] = {}
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115  # closed in _forget()
+        self._stdout_tail: deque[bytes] = deque(maxlen=50)
 
     def start(self) -> None:
+        """Start the server, wait for its URL, then read its manifest; ServerError if it
+        prints no URL. Whatever fails, the server is stopped before the error propagates."""
+        try:
+            self._start()
+            self.manifest = http_json(self.url("__manifest__"), timeout=SERVER_READY_S)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
         raise NotImplementedError
 
     def stop(self) -> None:
@@ -145,30 +162,6 @@ class SiteClient:
 
     def reset_stats(self) -> None:
         http_json(self.url("__stats__/reset"), method="POST")
-
-
-class SiteProcess(SiteClient):
-    """A `c10k serve` this harness runs as a child (here, or over ssh): its URL the first line
-    of the child's stdout, the rest drained, its stderr kept for the error messages."""
-
-    def __init__(self) -> None:
-        self.process: subprocess.Popen[bytes] | None = None
-        self.root = ""
-        self.manifest: dict[str, Any] = {}
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115  # closed in _forget()
-        self._stdout_tail: deque[bytes] = deque(maxlen=50)
-
-    def start(self) -> None:
-        """Start the server, wait for its URL, then read its manifest; ServerError if it
-        prints no URL. Whatever fails, the server is stopped before the error propagates."""
-        try:
-            self._start()
-        except BaseException:
-            self.stop()
-            raise
-
-    def _start(self) -> None:
-        raise NotImplementedError
 
     def _launch(
         self, argv: list[str], cpus: Collection[int] | None = None, stdin: int | None = None
@@ -210,7 +203,7 @@ class SiteProcess(SiteClient):
         self._stderr.close()
 
 
-class Server(SiteProcess):
+class Server(SiteClient):
     """A `c10k serve` process (and its workers), started and stopped by the harness."""
 
     _next_host = 1
@@ -244,7 +237,6 @@ class Server(SiteProcess):
             self.workers = psutil.Process(self.process.pid).children(recursive=True)
         for worker in self.workers:
             track(worker.pid)
-        self.manifest = http_json(self.url("__manifest__"), timeout=SERVER_READY_S)
 
     def pids(self) -> list[int]:
         return ([self.process.pid] if self.process else []) + [w.pid for w in self.workers]

@@ -6,11 +6,12 @@ import contextlib
 import os
 import shlex
 import subprocess
+from collections.abc import Collection
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from bench.harness.processes import STOP_GRACE_S
-from bench.harness.site import SERVER_READY_S, ServeOptions, ServerError, SiteProcess, http_json
+from bench.harness.site import ServeOptions, Server, ServerError, SiteClient
 from bench.results import ServerPlace
 from c10k.system import stop_process
 from c10k.version import DISTRIBUTION, same_code, version_line
@@ -143,7 +144,7 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "no message"
 
 
-class SshServer(SiteProcess):
+class SshServer(SiteClient):
     """`c10k serve` on the site host for as long as its ssh session lasts: on the address the
     host was reached at, ended by closing the session (`--stop-on-eof`: the remote server
     stops when its stdin ends); its processes out of sight (no pids, no /proc)."""
@@ -170,7 +171,6 @@ class SshServer(SiteProcess):
         # stdin a pipe held open by this process only: its end (stop(), or this harness
         # dying) ends the session's stdin, and with it the remote server.
         self._launch(self.host.target.ssh_argv(serve), stdin=subprocess.PIPE)
-        self.manifest = http_json(self.url("__manifest__"), timeout=SERVER_READY_S)
 
     def stop(self) -> None:
         """Close the session's stdin: the remote server stops, and ssh exits with it; ssh
@@ -185,3 +185,10 @@ class SshServer(SiteProcess):
         except subprocess.TimeoutExpired:
             stop_process(self.process, STOP_GRACE_S)  # the session closes with ssh all the same
         self._forget()
+
+
+def new_site(
+    options: ServeOptions, cpus: Collection[int] | None, host: SiteHost | None
+) -> SiteClient:
+    """A site to start: over ssh on the site host, or here on cpus."""
+    return SshServer(host, options) if host else Server(options, cpus)

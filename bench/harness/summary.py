@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from bench.results import (
     CrawlTable,
     IdleTable,
@@ -17,29 +15,14 @@ from bench.results import (
 from c10k import catalog
 from c10k.quantity import Quantity
 from c10k.stats import CV_FLAG
+from c10k.words import cell, number, percent
 
 
-def _num(value: float | None, digits: int = 0, scale: float = 1.0) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "-"
-    return f"{value * scale:,.{digits}f}"
-
-
-def _percent(fraction: float | None) -> float | None:
-    return None if fraction is None else 100 * fraction
-
-
-def _m(figure: Quantity | None, digits: int = 0, scale: float = 1.0, after: str = "") -> str:
-    """A figure's value and 95% interval, '734 [701,760]' (the value alone for one run),
-    marked '~' when its CV is over CV_FLAG."""
-    if not figure or figure.value is None:
-        return "-"
-    noisy = figure.spread is not None and figure.spread.noisy
-    text = ("~" if noisy else "") + _num(figure.value, digits, scale) + after
-    found = figure.interval
-    if found is None:
-        return text
-    return f"{text} [{_num(found.low, digits, scale)},{_num(found.high, digits, scale)}]"
+def _m(figure: Quantity | None, digits: int = 0, scale: float = 1.0) -> str:
+    """A figure's cell(), '734 [701, 760]', marked '~' when its CV is over CV_FLAG."""
+    noisy = figure is not None and figure.spread is not None and figure.spread.noisy
+    text = cell(figure, digits, scale)
+    return "~" + text if noisy and text != "-" else text
 
 
 def summary_table(document: Results) -> str:
@@ -63,14 +46,14 @@ def summary_table(document: Results) -> str:
         out += [
             "",
             f"noise floor: a fixed CPU loop in {cpu.n} fresh processes, median "
-            f"{_num(cpu.value, 0, 1000)} ms of CPU, "
-            f"CV {_num(cpu.spread.cv if cpu.spread else None, 1, 100)}%",
+            f"{number(cpu.scaled(1000, 'ms').value)} ms of CPU, "
+            f"CV {percent(cpu.spread.cv if cpu.spread else None, 1)}",
         ]
     if cost := derived.get("harness_cost"):
         out += [
             "",
-            f"harness CPU during the sampled crawls: median {_num(cost['median_share'], 1, 100)}%,"
-            f" max {_num(cost['max_share'], 1, 100)}% of one CPU ({cost['max_run']})",
+            f"harness CPU during the sampled crawls: median {percent(cost['median_share'], 1)},"
+            f" max {percent(cost['max_share'], 1)} of one CPU ({cost['max_run']})",
         ]
     failed = [r for r in document["runs"] if r["status"] not in ("ok",)]
     if failed:
@@ -87,10 +70,10 @@ def idle_lines(entries: IdleTable) -> list[str]:
     for kind, e in entries.items():
         kernel = sum(v or 0 for v in e.kernel_bytes_per_unit.values())
         out.append(
-            f"  {kind:<18} {_num(e.rss_bytes_per_unit):>9}  "
-            f"{_num(e.rss_r2, 3):>5}  {_num(kernel) if e.count is not None else '-':>12}  "
-            f"{_num(e.tracemalloc_bytes_per_unit):>12}  "
-            f"{_num(e.start_us_per_unit, 1):>8}"
+            f"  {kind:<18} {number(e.rss_bytes_per_unit):>9}  "
+            f"{number(e.rss_r2, 3):>5}  {number(kernel) if e.count is not None else '-':>12}  "
+            f"{number(e.tracemalloc_bytes_per_unit):>12}  "
+            f"{number(e.start_us_per_unit, 1):>8}"
             + (f"  [{e.problems[0]['status']}: {e.problems[0]['reason']}]" if e.problems else "")
         )
         if (m := e.max_threads) is not None:
@@ -104,7 +87,7 @@ def idle_lines(entries: IdleTable) -> list[str]:
 def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
     """One crawl scenario's table: per model and point, throughput, CPU, latency, memory."""
     out = [
-        f"{scenario:<21} {'C':>6} {'latency':>8} {'pages/s':>21} {'of ideal':>14} "
+        f"{scenario:<21} {'C':>6} {'latency':>8} {'pages/s':>21} {'% of ideal':>14} "
         f"{'CPU µs/pg':>21} {'p50 ms':>21} {'p99 ms':>21} {'RSS MiB':>21}  runs"
     ]
     for model, entry in models.items():
@@ -116,7 +99,7 @@ def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
             flag = f"  CPU-bound: {bound}" if bound in ("crawler", "server", "both") else ""
             out.append(
                 f"  {model:<19} {p['concurrency']:>6} {p['latency'].text:>8} {_m(rate):>21} "
-                f"{_m(ideal, 0, 100, '%'):>14} "
+                f"{_m(ideal, 0, 100):>14} "
                 f"{_m(p['cpu_us_per_page']):>21} {_m(p['latency_p50_s'], 1, 1e3):>21} "
                 f"{_m(p['latency_p99_s'], 1, 1e3):>21} {_m(rss, 1, 1 / 1024):>21}  "
                 f"{p['runs']}{flag}"
@@ -129,15 +112,15 @@ def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
             repeat, tcp, per_url = held.repeat, fit.kernel_tcp_bytes, fit.per_url
             out.append(
                 f"  {model:<14} memory per connection held {_m(held.slope)}"
-                + (f" (a repeat run: {_num(repeat.low)}-{_num(repeat.high)})" if repeat else "")
-                + f" B (R² {_num(held.r2, 3)}, {fit.runs} runs), "
-                f"check {_num(_percent(fit.check_gap), 1)}%, "
-                f"peak {_num(peak.slope.value)} B (R² {_num(peak.r2, 3)}), "
+                + (f" (a repeat run: {number(repeat.low)}-{number(repeat.high)})" if repeat else "")
+                + f" B (R² {number(held.r2, 3)}, {fit.runs} runs), "
+                f"check {percent(fit.check_gap, 1)}, "
+                f"peak {number(peak.slope.value)} B (R² {number(peak.r2, 3)}), "
                 f"C {fit.concurrencies}"
-                + (f", kernel TCP {_num(tcp.slope.value)} B" if tcp else "")
+                + (f", kernel TCP {number(tcp.slope.value)} B" if tcp else "")
                 + (
-                    f", {_num(per_url.bytes_per_url.value)} B per URL, net "
-                    f"{_num(per_url.net_rss_bytes.value)} B"
+                    f", {number(per_url.bytes_per_url.value)} B per URL, net "
+                    f"{number(per_url.net_rss_bytes.value)} B"
                     if per_url
                     else ""
                 )
@@ -157,6 +140,6 @@ def instruction_lines(entries: InstructionsTable) -> list[str]:
         share = e.get("core_share")
         out.append(
             f"  {model:<14} {e['concurrency']:>6} {_m(e['instructions_per_page']):>11} "
-            f"{_num(share, 0, 100) + '%' if share else '-':>10}"
+            f"{percent(share) if share else '-':>10}"
         )
     return out
