@@ -12,7 +12,7 @@ from bench.report import both_cores as cores
 from bench.report.both_cores import at_point, ratio_text
 from bench.report.layout import Block, Cell, Code, Heading, Paragraph, Strong, Table
 from bench.report.markdown import render
-from bench.report.verdicts import c8_free_threading
+from bench.report.verdicts.crawl import c8_free_threading
 from bench.results import RUNTIMES_MD, load_runtimes
 from c10k.words import line, number
 

@@ -21,7 +21,7 @@ from bench.report.verdicts.base import (
     not_measured,
     profile_name,
 )
-from bench.results import NEVER_MADE, C100kHighlights, IdleEntry, Results, highlights, idle_table
+from bench.results import NEVER_MADE, C100kHighlights, Results, highlights, idle_table
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 from c10k.quantity import value_of
 from c10k.words import KIB, kib, number
@@ -47,11 +47,6 @@ C5_NEEDS = (
 )
 
 
-def _memory(claim: str, kind: str, unit: IdleEntry) -> Verdict:
-    """A claim judged on an idle kind's RSS + kernel per unit, on its fit's interval."""
-    return judged(claim, unit.total_bytes_per_unit, kind)
-
-
 def c1_thread_memory(document: Results) -> Verdict:
     """Reproduced if an idle thread's RSS plus kernel memory (stack, slab, page tables) per
     thread is within a factor of 2 of 50 KiB (25-100 KiB), the whole interval of its fit
@@ -68,7 +63,8 @@ def c1_thread_memory(document: Results) -> Verdict:
         profile_name(document),
     )
     measured = f"{kib(value_of(unit.total_bytes_per_unit))} per thread (RSS + kernel)"
-    return replace(_memory("C1", THREAD, unit), measured=measured, shown=shown)
+    fact = judged("C1", unit.total_bytes_per_unit, THREAD)
+    return replace(fact, measured=measured, shown=shown)
 
 
 def c2_coroutine_memory(document: Results) -> Verdict:
@@ -88,17 +84,20 @@ def c2_coroutine_memory(document: Results) -> Verdict:
         for k in COROUTINE_KINDS
         if k in units and (total := value_of(units[k].total_bytes_per_unit))
     }
-    judged = [k for k in measured if k in STACKLESS_COROUTINE_KINDS]
-    worst = max(judged, key=lambda k: measured[k])
+    stackless = {
+        k: judged("C2", units[k].total_bytes_per_unit, k)
+        for k in measured
+        if k in STACKLESS_COROUTINE_KINDS
+    }
+    worst = max(stackless, key=lambda k: measured[k])
     each = ", ".join(
         f"{k} {kib(total, 2)}"
         + ("" if k in STACKLESS_COROUTINE_KINDS else " (stackful: not judged)")
         for k, total in measured.items()
     )
-    outcome = combined(_memory("C2", k, units[k]).verdict for k in judged)
     return replace(
-        _memory("C2", worst, units[worst]),
-        verdict=outcome,
+        stackless[worst],
+        verdict=combined(fact.verdict for fact in stackless.values()),
         measured=f"{kib(measured[worst], 2)} per {worst}, the costliest stackless kind",
         shown=(f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
     )
