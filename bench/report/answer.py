@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from bench.report.layout import Link, Rich, Strong
+from bench.report.layout import Link, Rich, Span, Strong, joined
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
 from bench.report.verdicts import (
@@ -163,22 +163,16 @@ def pick(workload: Workload) -> Rich:
 ORDER = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN, NOT_MEASURED)
 
 
-def _claims(found: list[Ruling]) -> list[Link | str]:
+def _claims(found: list[Ruling]) -> Rich:
     """The claims as links to their sections, 'C1, C2, C3'."""
-    spans: list[Link | str] = []
-    for n, ruling in enumerate(found):
-        spans += [", "] if n else []
-        spans.append(Link(ruling.verdict.claim, f"#{ruling.verdict.claim.lower()}"))
-    return spans
+    return joined(Link(r.verdict.claim, f"#{r.verdict.claim.lower()}") for r in found)
 
 
 def tally(found: list[Ruling]) -> Rich:
     """'6 of 9 claims reproduced (C1, ...); 1 contradicted: C9; 1 inconclusive (one run): C4;
     2 not measured: C5, C8 (each needs a figure or a run it lacks: see its section).'"""
     groups = {kind: [r for r in found if r.verdict.verdict == kind] for kind in ORDER}
-    spans: list[Link | str | Strong] = [
-        Strong(f"{len(groups[REPRODUCED])} of {len(found)} claims reproduced")
-    ]
+    spans: list[Span] = [Strong(f"{len(groups[REPRODUCED])} of {len(found)} claims reproduced")]
     if groups[REPRODUCED]:
         spans += [" (", *_claims(groups[REPRODUCED]), ")"]
     for kind in ORDER[1:]:

@@ -39,6 +39,14 @@ Span = str | Link | Strong | Code | Badge
 Rich = tuple[Span, ...]
 
 
+def joined(spans: Iterable[Span], between: str = ", ") -> Rich:
+    """Spans with a separator between each two: 'C1, C2, C3'."""
+    found: list[Span] = []
+    for span in spans:
+        found += [between, span] if found else [span]
+    return tuple(found)
+
+
 def plain(spans: Rich | str) -> str:
     """The text of spans without their markup."""
     if isinstance(spans, str):

@@ -8,6 +8,7 @@ Only the files named on the command line count; `--sample` names the committed s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -67,20 +68,12 @@ class Source:
         return self.results if self.results is not None else EMPTY
 
     @property
-    def status(self) -> str:
-        return self.results["status"] if self.results is not None else "-"
-
-    @property
     def date(self) -> str:
         return (self.started or "")[:10] or "date unknown"
 
     def about(self) -> str:
         """'profile default, 2026-11-26'."""
         return f"profile {self.profile}, {self.date}"
-
-    def label(self) -> str:
-        """'reports/results.json (profile default, 2026-11-26)'."""
-        return f"{self.path} ({self.about()})"
 
 
 @dataclass(frozen=True)
@@ -109,12 +102,11 @@ class Sources:
 
 def of_document(document: Results, path: Path = Path("results.json")) -> Sources:
     """One results document in every role it can fill (the tests' and older callers' way)."""
-    found = _results_source(path, document)
-    return Sources(**{_field(s.role): s for s in found})
+    return _by_role(_results_source(path, document))
 
 
-def _field(role: str) -> str:
-    return role.replace("-", "_")
+def _by_role(found: Iterable[Source]) -> Sources:
+    return Sources(**{source.role.replace("-", "_"): source for source in found})
 
 
 def _profile_name(document: Results) -> str:
@@ -186,7 +178,7 @@ def collect(paths: list[Path], root: Path | None = None) -> Sources:
                     "name one"
                 )
             by_role[source.role] = source
-    return Sources(**{_field(role): source for role, source in by_role.items()})
+    return _by_role(by_role.values())
 
 
 def sample(root: Path) -> list[Path]:

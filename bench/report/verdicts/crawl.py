@@ -41,7 +41,7 @@ from bench.results import (
 )
 from c10k import catalog
 from c10k.quantity import T_95, Quantity
-from c10k.words import ONE_RUN, Figure, Line, counts, in_kib, percent, span
+from c10k.words import ONE_RUN, Figure, Line, counts, in_kib, percent, span, times
 
 # Why a ratio over points has no interval: a point ran once (or its runs did not pair up).
 ONE_RUN_PER_POINT = "1 run per point"
@@ -128,7 +128,7 @@ def rounds_text(found: PairedComparison | None) -> str:
 def _instructions_text(
     document: Results,
     key: Literal["event_loop_vs_threads", "uvloop_speedup", "loop_own_speedup"],
-    template: str,
+    after: str,
 ) -> list[str]:
     """['callgrind: ...'] from the instructions comparison's ratios, [] without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
@@ -138,7 +138,7 @@ def _instructions_text(
         return []
     return [
         "callgrind: "
-        + ", ".join(template.format(m, r) for m, r in ratios.items())
+        + ", ".join(f"{m} {times(r)} {after}" for m, r in ratios.items())
         + " (counts repeat to within 0.1%: no interval)"
     ]
 
@@ -162,9 +162,7 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     site = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
     shown: tuple[Line, ...] = (
         (*each, f" (vs {THREADS}; intervals {T_95})"),
-        *_instructions_text(
-            document, "event_loop_vs_threads", "{} {:.2f}x " + THREADS + "' instructions/page"
-        ),
+        *_instructions_text(document, "event_loop_vs_threads", f"{THREADS}' instructions/page"),
         f"{FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
         f"{site['threads_pages'] if site else '?'} pages" + rounds_text(_paired(document, "C6")),
         profile_name(document),
@@ -319,9 +317,9 @@ def c9_uvloop(document: Results) -> Verdict:
     fact = judged_ratio("C9", speedup, f"{ASYNCIO} over {UVLOOP}:", first.get("look"))
     shown = (
         *pairs,
-        *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),
+        *_instructions_text(document, "uvloop_speedup", "fewer instructions/page"),
         *_instructions_text(
-            document, "loop_own_speedup", "{} {:.2f}x fewer of the loop's own instructions/page"
+            document, "loop_own_speedup", "fewer of the loop's own instructions/page"
         ),
         f"{found['scenario']}, C {span(first['concurrencies'])}"
         + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
@@ -330,9 +328,8 @@ def c9_uvloop(document: Results) -> Verdict:
     measured = (f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: ", Figure(speedup))
     counted = document["derived"]["comparisons"]["instructions"]
     own = counted["loop_own_speedup"].get(UVLOOP) if counted else None
-    beside = (
-        f"the loop's own instructions/page {own:.2f}x fewer (callgrind, not judged)" if own else ""
-    )
+    beside = f"the loop's own instructions/page {times(own)} fewer (callgrind, not judged)"
+    beside = beside if own else ""
     return replace(fact, measured=measured, shown=shown, beside=beside)
 
 
