@@ -109,7 +109,7 @@ def _by_role(found: Iterable[Source]) -> Sources:
     return Sources(**{source.role.replace("-", "_"): source for source in found})
 
 
-def _profile_name(document: Results) -> str:
+def profile_name(document: Results) -> str:
     """The profile a run was made with; '?' in a file written before its first run."""
     record = document.get("profile")
     return record["name"] if record else "?"
@@ -120,7 +120,7 @@ def _results_source(path: Path, document: Results) -> list[Source]:
     c100k when it ran c100k, main when it did not or also ran another crawl (a full run of
     every scenario fills both)."""
     ran = set(document.get("derived") or {})
-    profile = _profile_name(document)
+    profile = profile_name(document)
     started, finished = document.get("started_at"), document.get("finished_at")
     if profile == LOOPS:
         return [Source(LOOPS, path, document, profile, started, finished)]
@@ -138,7 +138,7 @@ def _runtimes_source(path: Path) -> Source:
         beside = path.parent / str(tag) / results.FILENAME
         if beside.is_file():
             first = results.load(beside)
-            profile, started = _profile_name(first), first.get("started_at")
+            profile, started = profile_name(first), first.get("started_at")
             break
     return Source(FREE_THREADING, path, None, profile, started, runtimes=document)
 
@@ -154,7 +154,7 @@ def read(path: Path) -> list[Source]:
     if path.name == RUNTIMES_JSON:
         return [_runtimes_source(path)]
     document = results.load(path)
-    if _profile_name(document) == FREE_THREADING:
+    if profile_name(document) == FREE_THREADING:
         beside = path.parent.parent / RUNTIMES_JSON  # DIR/<tag>/results.json of --pythons
         if beside.is_file():
             return [_runtimes_source(beside)]

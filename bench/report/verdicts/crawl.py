@@ -25,7 +25,7 @@ from bench.report.verdicts.base import (
     judged,
     lacking,
     not_measured,
-    profile_name,
+    profile_of,
 )
 from bench.results import (
     AsyncioVsThreads,
@@ -165,7 +165,7 @@ def c6_event_loop_speed(document: Results) -> Verdict:
         *_instructions_text(document, "event_loop_vs_threads", f"{THREADS}' instructions/page"),
         f"{FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
         f"{site['threads_pages'] if site else '?'} pages" + rounds_text(_paired(document, "C6")),
-        profile_name(document),
+        profile_of(document),
     )
     median = found["median_pages_per_s"]
     fact = judged_ratio("C6", median, "event loops", found.get("look"))
@@ -263,7 +263,7 @@ def c7_sleepy_connections(document: Results) -> Verdict:
             *_held(theirs),
         ),
         _close_mode_beside(document),
-        profile_name(document),
+        profile_of(document),
     )
     measured = (
         f"{ASYNCIO} at {concurrency:,} connections, of C/L: ",
@@ -323,7 +323,7 @@ def c9_uvloop(document: Results) -> Verdict:
         ),
         f"{found['scenario']}, C {span(first['concurrencies'])}"
         + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
-        profile_name(document),
+        profile_of(document),
     )
     measured = (f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: ", Figure(speedup))
     counted = document["derived"]["comparisons"]["instructions"]
