@@ -227,6 +227,26 @@ def _held(memory: MemoryFit) -> Line:
     return (in_kib(memory.total_bytes), f" (fitted over C {counts(memory.concurrencies)})")
 
 
+def _sleepy_conditions(
+    document: Results, found: AsyncioVsThreads, mine: MemoryFit, theirs: MemoryFit
+) -> tuple[Line, ...]:
+    """C7's conditions: the point, the server's load there, both memory fits, the close mode."""
+    load = found.get("server_ideal_load")
+    return (
+        f"{SLEEPY_KEEP_ALIVE}: C {found['concurrency']:,}, latency {found['latency'].text}, "
+        f"{found['pages']:,} pages{rounds_text(_paired(document, 'C7'))}",
+        *([] if load is None else [f"C/L asks the server for {load:.0%} of its core"]),
+        (
+            f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} ",
+            *_held(mine),
+            f", {THREADS} ",
+            *_held(theirs),
+        ),
+        _close_mode_beside(document),
+        profile_of(document),
+    )
+
+
 def c7_sleepy_connections(document: Results) -> Verdict:
     """Judged in sleepy-keep-alive (C connections held at once), with sleepy's close mode
     shown beside it. Compares asyncio with threads at the scenario's largest point (1,000
@@ -251,20 +271,7 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     mine, theirs = memory[ASYNCIO], memory[THREADS]
     assert mine is not None and theirs is not None
     failed = _threads_failed(document, SLEEPY_KEEP_ALIVE, concurrency)
-    load = found.get("server_ideal_load")
-    shown: tuple[Line, ...] = (
-        f"{SLEEPY_KEEP_ALIVE}: C {concurrency:,}, latency {found['latency'].text}, "
-        f"{found['pages']:,} pages{rounds_text(_paired(document, 'C7'))}",
-        *([] if load is None else [f"C/L asks the server for {load:.0%} of its core"]),
-        (
-            f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} ",
-            *_held(mine),
-            f", {THREADS} ",
-            *_held(theirs),
-        ),
-        _close_mode_beside(document),
-        profile_of(document),
-    )
+    shown = _sleepy_conditions(document, found, mine, theirs)
     measured = (
         f"{ASYNCIO} at {concurrency:,} connections, of C/L: ",
         Figure(found["asyncio_fraction_of_ideal"], percent, ONE_RUN),
