@@ -78,7 +78,7 @@ def peer_rows(document: Results) -> list[list[str]]:
     rows = []
     for name, entry in (document["derived"].get("peers") or {}).items():
         if why := entry.get("not_run"):
-            rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", why, "-"])
+            rows.append([label(name), *["-"] * 7, why, "-"])
             continue
         for scenario, found in entry["scenarios"].items():
             medians = {(p["concurrency"], p["latency"]): p for p in found["points"]}
@@ -117,10 +117,9 @@ def noisy_note(document: Results, scenario: str) -> str:
     if not counts:
         return ""
     waited = ""
-    if counts.get("waited"):
-        rounds = "round" if counts.get("waited") == 1 else "rounds"
+    if n := counts.get("waited"):
         waited = (
-            f" {counts.get('waited')} {rounds} waited {counts.get('waited_s', 0.0):.0f} s in all "
+            f" {n} round{'s' if n != 1 else ''} waited {counts.get('waited_s', 0.0):.0f} s in all "
             "for a noisy machine to quiet before they started."
         )
     if not counts["noisy"]:
