@@ -106,10 +106,8 @@ def line(parts: Line) -> str:
 def cell(found: Quantity | None, digits: int = 0, scale: float = 1.0) -> str:
     """A table cell: a figure's value and 95% interval, '734 [701, 760]'; the value alone for
     one run; '-' without a value."""
-    if found is None or found.value is None:
-        return "-"
-    interval = None if found.interval is None else found.interval.scaled(scale)
-    return with_interval(found.value * scale, interval, lambda v: number(v, digits), why="")
+    scaled = None if found is None else found.scaled(scale, found.unit)
+    return str(Figure(scaled, lambda v: number(v, digits), why=""))
 
 
 def span(values: list[int]) -> str:
@@ -147,8 +145,8 @@ UNITS: dict[str, Unit] = {
         lambda v: f"{v / KIB:,.{2 if abs(v) < 10 * KIB else 1}f} KiB",
         lambda v: (f"{v / KIB:g}", " KiB"),
     ),
-    TIMES: Unit(lambda v: f"{v:.2f}x", lambda v: (f"{v:g}", "x")),
-    SHARE: Unit(lambda v: f"{v:.0%}", lambda v: (f"{v * 100:g}", "%")),
+    TIMES: Unit(times, lambda v: (f"{v:g}", "x")),
+    SHARE: Unit(percent, lambda v: (f"{v * 100:g}", "%")),
     THREAD_COUNT: Unit(lambda v: f"{v:,.0f} threads", lambda v: (f"{v:,.0f}", " threads")),
     PER_SECOND: Unit(lambda v: f"{v:,.0f}/s", lambda v: (f"{v:,.0f}", "/s")),
 }

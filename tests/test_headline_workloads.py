@@ -6,8 +6,9 @@ from typing import Any, cast
 
 from bench.analysis.highlights import realistic_highlights
 from bench.analysis.points import Points
-from bench.report.answer import Workload, realistic_site
+from bench.report.answer import Workload, memory_bound, pick, realistic_site, workloads
 from bench.report.charts_glance import headline_caption
+from bench.report.layout import plain
 from bench.results import Results
 from c10k.quantity import Interval
 from c10k.words import Entry
@@ -55,7 +56,9 @@ def test_the_realistic_column_falls_back_to_the_docs_site() -> None:
 
 
 def _workload(entries: list[Entry]) -> Workload:
-    return Workload("A few busy connections", "pages/s", "few-active, C 64", True, entries, str)
+    return Workload(
+        "A few busy connections", "pages/s", "few-active, C 64", "few-active", True, entries, str
+    )
 
 
 def test_the_caption_names_the_models_tied_with_the_best() -> None:
@@ -77,3 +80,9 @@ def test_a_column_of_single_runs_is_not_ranked() -> None:
     caption = headline_caption([_workload(entries)])
     assert "one run per model, not ranked" in caption
     assert "best" not in caption.split("(tied within noise).")[-1]
+
+
+def test_a_workload_that_did_not_run_names_its_scenario() -> None:
+    empty = cast(Results, {"derived": {}})
+    assert plain(pick(memory_bound(empty))) == "Memory-bound: not measured (sleepy did not run)."
+    assert all(w.scenario in plain(pick(w)) for w in workloads(empty))

@@ -351,7 +351,7 @@ CASES: list[tuple[str, Results, str]] = [
 
 
 def rule(claim: str) -> Callable[[Results], v.Verdict]:
-    return v.RULES[claim][0]
+    return v.RULES[claim].judge
 
 
 @pytest.mark.parametrize(
@@ -383,7 +383,7 @@ def test_server_bound_points_do_not_decide_the_event_loop_claim() -> None:
     for entry in table.values():
         for p in entry["points"]:
             p["server_saturated_runs"] = 1
-    verdict = v.RULES["C6"][0](document({"few-active": table}))
+    verdict = v.RULES["C6"].judge(document({"few-active": table}))
     assert verdict.verdict == v.NOT_MEASURED
 
 
@@ -393,7 +393,7 @@ def test_an_empty_document_is_not_measured_everywhere() -> None:
 
 def test_every_rule_has_a_docstring_and_is_in_the_docs() -> None:
     docs = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
-    for found in [r for r, _ in v.RULES.values()] + [v.c8_free_threading]:
+    for found in [r.judge for r in v.RULES.values()]:
         assert inspect.getdoc(found), found.__name__
         assert found.__name__ in docs, f"{found.__name__} is missing from docs/report.md"
 
@@ -653,12 +653,13 @@ def test_the_answer_line_counts_each_outcome() -> None:
 
     found = [
         v.Ruling(
-            v.RULES["C1"][0](document({"idle": {"thread": idle_kind(16 * KIB, 28 * KIB)}})), None
+            v.RULES["C1"].judge(document({"idle": {"thread": idle_kind(16 * KIB, 28 * KIB)}})), None
         ),
         v.Ruling(
-            v.RULES["C1"][0](document({"idle": {"thread": idle_kind(40 * KIB, spread=None)}})), None
+            v.RULES["C1"].judge(document({"idle": {"thread": idle_kind(40 * KIB, spread=None)}})),
+            None,
         ),
-        v.Ruling(v.RULES["C6"][0](document()), None),
+        v.Ruling(v.RULES["C6"].judge(document()), None),
     ]
     assert plain(tally(found)) == (
         "1 of 3 claims reproduced (C1); 1 inconclusive (one run): C1; 1 not measured: C6 "

@@ -133,7 +133,7 @@ def test_a_missing_round_pairs_only_the_rounds_both_have() -> None:
 
 def test_no_pair_unless_the_same_version_differs_in_the_gil() -> None:
     assert side_by_side({2: [1500.0] * 3}, free_version="3.14.6")["free_threading"] == []
-    verdict = v.c8_free_threading(side_by_side({2: [1500.0] * 3}, free_version="3.14.6"))
+    verdict = v.RULES["C8"].judge(side_by_side({2: [1500.0] * 3}, free_version="3.14.6"))
     assert verdict.verdict == v.NOT_MEASURED
     assert verdict.missing == "a free-threaded build beside the GIL build of its version"
 
@@ -153,7 +153,7 @@ def test_the_c8_verdict_for_each_outcome(
     free_rates: dict[int, list[float]], gil_enabled: bool | None, expected: str
 ) -> None:
     found = side_by_side(free_rates, gil_enabled)
-    verdict = v.c8_free_threading(found)
+    verdict = v.RULES["C8"].judge(found)
     assert verdict.verdict == expected, verdict
     assert verdict.claim == "C8"
     assert "threads on 3.14t over 3.14" in "; ".join(verdict.conditions)

@@ -156,8 +156,8 @@ def test_the_sample_gives_its_nine_verdicts() -> None:
 
 
 def _needs() -> Iterator[tuple[str, v.Need]]:
-    for claim, needs in v.NEEDS.items():
-        for need in needs:
+    for claim, rule in v.RULES.items():
+        for need in rule.needs:
             yield claim, need
 
 
@@ -182,8 +182,8 @@ def test_a_claim_without_its_own_run_is_not_measured_and_names_the_run(
 
 
 def test_every_rule_declares_what_it_needs() -> None:
-    assert set(v.NEEDS) == set(CLAIMS) == set(JUDGED)
-    assert all(v.NEEDS.values())
+    assert set(v.RULES) == set(CLAIMS) == set(JUDGED)
+    assert all(rule.needs for rule in v.RULES.values())
 
 
 EDGES = [

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from bench.report.layout import Link, Rich, Strong
+from bench.report.layout import Link, Rich, Span, Strong, joined
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
 from bench.report.verdicts import (
@@ -47,6 +47,7 @@ class Workload:
     title: str  # "A few busy connections"
     measure: str  # what the figure is, after its value: "pages/s"
     where: str  # the scenario and point: "few-active, C 64"
+    scenario: str  # the scenario it was read from, which did not run without entries
     higher_is_better: bool
     entries: list[Entry]  # per model (catalog order), in the unit shown
     shown: Callable[[float], str]
@@ -67,8 +68,9 @@ class Workload:
         return best / entry.value, flipped
 
 
-def _entries(values: Mapping[str, Quantity]) -> list[Entry]:
-    """Models only (no peer), in the catalog's order, with their intervals."""
+def _entries(values: Mapping[str, Quantity] | None) -> list[Entry]:
+    """Models only (no peer), in the catalog's order, with their intervals; [] without any."""
+    values = values or {}
     return [
         Entry(m, float(value), values[m].interval)
         for m in model_order(list(values))
@@ -78,15 +80,14 @@ def _entries(values: Mapping[str, Quantity]) -> list[Entry]:
 
 def _ranked(ranking: Ranking | None) -> list[Entry]:
     """A derived ranking's models (no peer) with their intervals; [] without a ranking."""
-    return [] if ranking is None else _entries(ranking["values"])
+    return _entries(ranking["values"] if ranking else None)
 
 
 def few_busy(document: Results) -> Workload:
     found = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
-    ranking = found["pages_per_s"] if found else None
     where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
-    entries = _ranked(ranking)
-    return Workload("A few busy connections", "pages/s", where, True, entries, number)
+    entries = _ranked(found["pages_per_s"] if found else None)
+    return Workload("A few busy connections", "pages/s", where, FEW_ACTIVE, True, entries, number)
 
 
 def many_sleepy(document: Results) -> Workload:
@@ -95,25 +96,24 @@ def many_sleepy(document: Results) -> Workload:
     found = highlights(document["derived"], SLEEPY_KEEP_ALIVE, SleepyHighlights)
     scenario = SLEEPY_KEEP_ALIVE if found else SLEEPY
     found = found or highlights(document["derived"], SLEEPY, SleepyHighlights)
-    ranking = found["percent_of_ideal"] if found else None
     judged = found["judged_latency"] if found else None
     every = ", ".join(k.text for k in found["latencies"]) if found else ""
     latency = judged.text if judged else every
     where = f"{scenario}, C {found['largest_concurrency'] if found else 0:,}, L {latency}"
-    entries = _ranked(ranking)
-    return Workload(
-        "Many sleepy connections", "of the ideal C/L", where, True, entries, lambda v: f"{v:.0f}%"
-    )
+    entries = _ranked(found["percent_of_ideal"] if found else None)
+    title, measure = "Many sleepy connections", "of the ideal C/L"
+    return Workload(title, measure, where, scenario, True, entries, lambda v: f"{v:.0f}%")
 
 
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
     memory = memory_fits(document["derived"], SLEEPY)
-    fits = {m: fit.total_bytes.scaled(1 / KIB, "KiB") for m, fit in memory.items() if fit}
-    entries = _entries(fits)
+    entries = _entries(
+        {m: fit.total_bytes.scaled(1 / KIB, "KiB") for m, fit in memory.items() if fit}
+    )
     where = f"{SLEEPY}'s fits (held: RSS + kernel)"
     return Workload(
-        "Memory-bound", "KiB per connection", where, False, entries, lambda v: f"{v:,.2f}"
+        "Memory-bound", "KiB per connection", where, SLEEPY, False, entries, lambda v: f"{v:,.2f}"
     )
 
 
@@ -124,7 +124,7 @@ def realistic_site(document: Results) -> Workload:
     site, top = (found["site"], found["largest_concurrency"]) if found else ("deep", 0)
     entries = _ranked(found["pages_per_s"] if found else None)
     where = f"{REALISTIC} {site} site, C {top:,}"
-    return Workload("Realistic site", "pages/s", where, True, entries, number)
+    return Workload("Realistic site", "pages/s", where, REALISTIC, True, entries, number)
 
 
 def workloads(document: Results) -> list[Workload]:
@@ -143,7 +143,7 @@ def pick(workload: Workload) -> Rich:
     found = standing(workload.entries, workload.higher_is_better)
     head = Strong(f"{workload.title}:")
     if not found.leaders:
-        return (head, f" not measured ({workload.where.split(',')[0]} did not run).")
+        return (head, f" not measured ({workload.scenario} did not run).")
     best, rest = found.leaders[0], found.leaders[1:]
     if found.all_tied and len(workload.entries) > 1:
         return (
@@ -163,22 +163,16 @@ def pick(workload: Workload) -> Rich:
 ORDER = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN, NOT_MEASURED)
 
 
-def _claims(found: list[Ruling]) -> list[Link | str]:
+def _claims(found: list[Ruling]) -> Rich:
     """The claims as links to their sections, 'C1, C2, C3'."""
-    spans: list[Link | str] = []
-    for n, ruling in enumerate(found):
-        spans += [", "] if n else []
-        spans.append(Link(ruling.verdict.claim, f"#{ruling.verdict.claim.lower()}"))
-    return spans
+    return joined(Link(r.verdict.claim, f"#{r.verdict.claim.lower()}") for r in found)
 
 
 def tally(found: list[Ruling]) -> Rich:
     """'6 of 9 claims reproduced (C1, ...); 1 contradicted: C9; 1 inconclusive (one run): C4;
     2 not measured: C5, C8 (each needs a figure or a run it lacks: see its section).'"""
     groups = {kind: [r for r in found if r.verdict.verdict == kind] for kind in ORDER}
-    spans: list[Link | str | Strong] = [
-        Strong(f"{len(groups[REPRODUCED])} of {len(found)} claims reproduced")
-    ]
+    spans: list[Span] = [Strong(f"{len(groups[REPRODUCED])} of {len(found)} claims reproduced")]
     if groups[REPRODUCED]:
         spans += [" (", *_claims(groups[REPRODUCED]), ")"]
     for kind in ORDER[1:]:

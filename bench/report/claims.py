@@ -8,12 +8,12 @@ from bench.report.sources import COMMANDS, ROLE_WORDS, Sources
 from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
 from c10k.words import line
 
-VERDICT_MARK = {REPRODUCED: "✔", CONTRADICTED: "✘", INCONCLUSIVE: "≈", FROM_ONE_RUN: "≈"}
-VERDICT_CSS = {
-    REPRODUCED: "reproduced",
-    CONTRADICTED: "contradicted",
-    INCONCLUSIVE: "inconclusive",
-    FROM_ONE_RUN: "inconclusive",
+# Each outcome's mark and its badge's CSS class; any other outcome is not measured.
+BADGES = {
+    REPRODUCED: ("✔", "reproduced"),
+    CONTRADICTED: ("✘", "contradicted"),
+    INCONCLUSIVE: ("≈", "inconclusive"),
+    FROM_ONE_RUN: ("≈", "inconclusive"),
 }
 VERDICT_HEADER = ["claim", "claimed", "measured here", "threshold", "verdict"]
 RULES_AT = "bench/report/verdicts/"  # where every rule is written, documented in docs/report.md
@@ -38,8 +38,8 @@ FOLD_CLAUSES = 4  # conditions with more clauses than this open on a click
 
 def badge(ruling: Ruling) -> layout.Badge:
     verdict = ruling.verdict.verdict
-    mark = VERDICT_MARK.get(verdict, "–")
-    return layout.Badge(f"{mark} {verdict}", VERDICT_CSS.get(verdict, "not-measurable"))
+    mark, css = BADGES.get(verdict, ("–", "not-measurable"))
+    return layout.Badge(f"{mark} {verdict}", css)
 
 
 def anchor(ruling: Ruling) -> str:
@@ -109,13 +109,9 @@ def claim_section(ruling: Ruling) -> list[layout.Block]:
         blocks.append(layout.Details(summary, [layout.Bullets(items)]))
     else:
         blocks.append(layout.Bullets(items))
-    evidence = EVIDENCE.get(v.claim) or ()
-    if evidence:
-        links: list[layout.Span] = ["Shown in: "]
-        for n, (target, text) in enumerate(evidence):
-            links += [", "] if n else []
-            links.append(layout.Link(text, f"#{target}"))
-        blocks.append(layout.Paragraph((*links, ".")))
+    if evidence := EVIDENCE[v.claim]:
+        links = [layout.Link(text, f"#{target}") for target, text in evidence]
+        blocks.append(layout.Paragraph(("Shown in: ", *layout.joined(links), ".")))
     return blocks
 
 

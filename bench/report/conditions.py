@@ -48,12 +48,18 @@ class Section:
 
 
 def table_section(
-    title: str, table: Table, note: str = "", empty: str = "Not measured.", anchor: str = ""
+    title: str,
+    table: Table,
+    note: str = "",
+    empty: str = "Not measured.",
+    anchor: str = "",
+    lead: str = "",
 ) -> Section:
-    """A section that is one table and its note, or the text `empty` when it has no rows."""
+    """A section that is one table, the text that leads to it and its note; or the text
+    `empty` when it has no rows."""
     if not table.rows:
         return Section(title, [empty], [], anchor=anchor)
-    return Section(title, [], [table], [note] if note else [], anchor)
+    return Section(title, [lead] if lead else [], [table], [note] if note else [], anchor)
 
 
 MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
@@ -97,9 +103,6 @@ def memory_table(document: Results) -> Table:
 
 def memory_section(document: Results) -> Section:
     title = "Memory per connection, held and peak (sleepy)"
-    found_table = memory_table(document)
-    if not found_table.rows:
-        return Section(title, ["Not measured."], [], anchor=MEMORY)
     found = highlights(document["derived"], catalog.SLEEPY.name, SleepyHighlights)
     fitted = found["fit_concurrencies"] if found else []
     lead = (
@@ -133,7 +136,7 @@ def memory_section(document: Results) -> Section:
             " Left out of its model's fits, a point whose quiet runs verified in half or "
             f"fewer (too few to give the point a spread of its own): {'; '.join(left_out)}."
         )
-    return Section(title, [lead], [found_table], anchor=MEMORY)
+    return table_section(title, memory_table(document), anchor=MEMORY, lead=lead)
 
 
 # -- past one process (c100k) ----------------------------------------------------------------
@@ -194,10 +197,6 @@ def past_one_process_section(document: Results) -> Section:
         if held
         else "Past one process: connections held by several processes (c100k)"
     )
-    found_table = past_one_process_table(document)
-    if not found_table.rows:
-        why = "Not measured (the full profile's c100k scenario)."
-        return Section(title, [why], [], anchor=C100K)
     lead = (
         "One process may open 20,000 files here, and one destination address gives 28,232 "
         "ephemeral ports, so the crawl runs as several processes (`c10k crawl --processes`) "
@@ -220,7 +219,8 @@ def past_one_process_section(document: Results) -> Section:
         + "Models with a thread per worker sit this scenario out: the machine's threads stop "
         "near pid_max (C5)."
     )
-    return Section(title, [lead], [found_table], anchor=C100K)
+    why = "Not measured (the full profile's c100k scenario)."
+    return table_section(title, past_one_process_table(document), "", why, C100K, lead)
 
 
 # -- cores -----------------------------------------------------------------------------------

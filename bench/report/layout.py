@@ -39,6 +39,14 @@ Span = str | Link | Strong | Code | Badge
 Rich = tuple[Span, ...]
 
 
+def joined(spans: Iterable[Span], between: str = ", ") -> Rich:
+    """Spans with a separator between each two: 'C1, C2, C3'."""
+    found: list[Span] = []
+    for span in spans:
+        found += [between, span] if found else [span]
+    return tuple(found)
+
+
 def plain(spans: Rich | str) -> str:
     """The text of spans without their markup."""
     if isinstance(spans, str):
@@ -167,16 +175,12 @@ def headings(blocks: list[Block]) -> list[Heading]:
     return found
 
 
-def rows_or(table: Table, empty: str) -> list[Block]:
-    """The table, or the text `empty` when it has no rows."""
-    return [table] if table.rows else [Paragraph((empty,))]
-
-
 FOLD_ROWS = 6  # a table with more rows than this opens on a click
 
 
 def folded(table: Table, summary: str) -> list[Block]:
-    """A long table in a fold (summary: what it holds); a short one as it is."""
-    if len(table.rows) <= FOLD_ROWS:
-        return rows_or(table, "None.")
-    return [Details(f"{summary} ({len(table.rows)} rows)", [table])]
+    """A long table in a fold (summary: what it holds); a short one as it is; "None." for a
+    table without rows."""
+    if len(table.rows) > FOLD_ROWS:
+        return [Details(f"{summary} ({len(table.rows)} rows)", [table])]
+    return [table] if table.rows else [Paragraph(("None.",))]

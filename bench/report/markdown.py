@@ -51,11 +51,10 @@ def table(block: layout.Table, place: Place) -> list[str]:
 
 
 def _contents(blocks: list[Block], place: Place) -> list[str]:
-    lines = []
-    for heading in layout.headings(blocks):
-        if heading.level in (2, 3):
-            indent = "  " * (heading.level - 2)
-            lines.append(f"{indent}- [{heading.text}]({place.href('#' + heading.anchor)})")
+    lines = [
+        f"{'  ' * (heading.level - 2)}- [{heading.text}]({place.href('#' + heading.anchor)})"
+        for heading in layout.headings(blocks)
+    ]
     return [*lines, ""]
 
 

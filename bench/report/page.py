@@ -40,7 +40,7 @@ from bench.report.layout import (
 )
 from bench.report.loops import which_loop
 from bench.report.markdown import render
-from bench.report.sources import Sources, of_document
+from bench.report.sources import Sources, of_document, profile_name
 from bench.report.verdicts import Ruling, rulings
 from bench.results import Results
 from c10k import catalog
@@ -84,9 +84,8 @@ def _scenarios_note(document: Results) -> list[Block]:
 def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
     """The answer and the verdict table: what the README's block holds too."""
     document = found.document
-    profile = (document.get("profile") or {}).get("name")
     blocks: list[Block] = [Bullets(answer(found, judged), css="answer")]
-    if profile == "quick":
+    if profile_name(document) == "quick":
         smoke = "The quick profile is a smoke test at tiny scale: its numbers are not measurements."
         blocks.append(Paragraph((smoke,), note=True))
     return [*blocks, verdict_table(judged), sources_note(found, judged)]

@@ -12,22 +12,26 @@ from bench.report import both_cores as cores
 from bench.report.both_cores import at_point, ratio_text
 from bench.report.layout import Block, Cell, Code, Heading, Paragraph, Strong, Table
 from bench.report.markdown import render
-from bench.report.verdicts import c8_free_threading
+from bench.report.verdicts.crawl import c8_free_threading
 from bench.results import RUNTIMES_MD, load_runtimes
-from c10k.words import line, number
+from c10k.words import KIB, line, number
 
-KIB = 1024.0
+
+def _kib(value: float) -> str:
+    return number(value / KIB, 1)
+
+
 # figure -> (title, how a value is shown)
 TITLES: dict[str, tuple[str, Callable[[float], str]]] = {
-    "few_active_cpu_us_per_page": ("few-active: CPU µs per page", lambda v: number(v)),
-    "few_active_pages_per_s": ("few-active: pages/s", lambda v: number(v)),
-    "idle_bytes_per_unit": ("idle: KiB per idle unit (RSS + kernel)", lambda v: number(v / KIB, 1)),
+    "few_active_cpu_us_per_page": ("few-active: CPU µs per page", number),
+    "few_active_pages_per_s": ("few-active: pages/s", number),
+    "idle_bytes_per_unit": ("idle: KiB per idle unit (RSS + kernel)", _kib),
     "memory_per_connection_bytes": (
         "sleepy: KiB per connection (fitted slope, RSS + kernel)",
-        lambda v: number(v / KIB, 1),
+        _kib,
     ),
     "c10k_fraction_of_ideal": ("sleepy: % of the ideal C/L", lambda v: number(100 * v, 1)),
-    "thread_ceiling": ("idle: threads started before the first failure", lambda v: number(v)),
+    "thread_ceiling": ("idle: threads started before the first failure", number),
 }
 
 
@@ -74,21 +78,18 @@ def _some(run_ids: list[str], shown: int = 3) -> str:
     return f"{len(run_ids)}: {', '.join(run_ids[:shown])}{more}"
 
 
+def _ratio(found: dict[str, Any], key: str = "pages_per_s") -> str:
+    return ratio_text(found, key, why="one round")
+
+
 def _ratio_rows(pair: dict[str, Any]) -> list[list[str]]:
     """Per model and scenario of a free-threaded/GIL pair: its ratios over the points and at
     each point."""
     rows = []
     for model, scenarios in pair["models"].items():
         for scenario, found in scenarios.items():
-            at = "; ".join(
-                f"C {p['concurrency']}: {ratio_text(p, 'pages_per_s', why='one round')}"
-                for p in found["points"]
-            )
-            pages, cpu = (
-                ratio_text(found, "pages_per_s", why="one round"),
-                ratio_text(found, "cpu_us_per_page", why="one round"),
-            )
-            rows.append([model, scenario, pages, cpu, at])
+            at = "; ".join(f"C {p['concurrency']}: {_ratio(p)}" for p in found["points"])
+            rows.append([model, scenario, _ratio(found), _ratio(found, "cpu_us_per_page"), at])
     return rows
 
 
@@ -106,7 +107,7 @@ def _pair_blocks(pair: dict[str, Any]) -> list[Block]:
     """A free-threaded/GIL pair: per model and scenario the ratios over the points and at
     each point, the idle thread on both, and the GIL at the crawls' end."""
     free, gil = pair["free_threaded"], pair["gil"]
-    idle, shown = pair["idle_thread_bytes"], TITLES["idle_bytes_per_unit"][1]
+    idle = pair["idle_thread_bytes"]
     gil_rows = [
         [scenario, model, str(e["crawls"]), str(e["gil_disabled"]), _some(e["gil_enabled"]),
          _some(e["unknown"])]
@@ -124,8 +125,8 @@ def _pair_blocks(pair: dict[str, Any]) -> list[Block]:
         Table(RATIO_HEADER, _ratio_rows(pair)),
         Paragraph(
             (
-                f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, shown)}, "
-                f"{free} {at_point(idle['free_threaded'] or {}, shown)}. Shown, not judged.",
+                f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, _kib)}, "
+                f"{free} {at_point(idle['free_threaded'] or {}, _kib)}. Shown, not judged.",
             )
         ),
         Paragraph(

@@ -8,6 +8,7 @@ Only the files named on the command line count; `--sample` names the committed s
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -67,20 +68,12 @@ class Source:
         return self.results if self.results is not None else EMPTY
 
     @property
-    def status(self) -> str:
-        return self.results["status"] if self.results is not None else "-"
-
-    @property
     def date(self) -> str:
         return (self.started or "")[:10] or "date unknown"
 
     def about(self) -> str:
         """'profile default, 2026-11-26'."""
         return f"profile {self.profile}, {self.date}"
-
-    def label(self) -> str:
-        """'reports/results.json (profile default, 2026-11-26)'."""
-        return f"{self.path} ({self.about()})"
 
 
 @dataclass(frozen=True)
@@ -109,15 +102,14 @@ class Sources:
 
 def of_document(document: Results, path: Path = Path("results.json")) -> Sources:
     """One results document in every role it can fill (the tests' and older callers' way)."""
-    found = _results_source(path, document)
-    return Sources(**{_field(s.role): s for s in found})
+    return _by_role(_results_source(path, document))
 
 
-def _field(role: str) -> str:
-    return role.replace("-", "_")
+def _by_role(found: Iterable[Source]) -> Sources:
+    return Sources(**{source.role.replace("-", "_"): source for source in found})
 
 
-def _profile_name(document: Results) -> str:
+def profile_name(document: Results) -> str:
     """The profile a run was made with; '?' in a file written before its first run."""
     record = document.get("profile")
     return record["name"] if record else "?"
@@ -128,7 +120,7 @@ def _results_source(path: Path, document: Results) -> list[Source]:
     c100k when it ran c100k, main when it did not or also ran another crawl (a full run of
     every scenario fills both)."""
     ran = set(document.get("derived") or {})
-    profile = _profile_name(document)
+    profile = profile_name(document)
     started, finished = document.get("started_at"), document.get("finished_at")
     if profile == LOOPS:
         return [Source(LOOPS, path, document, profile, started, finished)]
@@ -146,7 +138,7 @@ def _runtimes_source(path: Path) -> Source:
         beside = path.parent / str(tag) / results.FILENAME
         if beside.is_file():
             first = results.load(beside)
-            profile, started = _profile_name(first), first.get("started_at")
+            profile, started = profile_name(first), first.get("started_at")
             break
     return Source(FREE_THREADING, path, None, profile, started, runtimes=document)
 
@@ -162,7 +154,7 @@ def read(path: Path) -> list[Source]:
     if path.name == RUNTIMES_JSON:
         return [_runtimes_source(path)]
     document = results.load(path)
-    if _profile_name(document) == FREE_THREADING:
+    if profile_name(document) == FREE_THREADING:
         beside = path.parent.parent / RUNTIMES_JSON  # DIR/<tag>/results.json of --pythons
         if beside.is_file():
             return [_runtimes_source(beside)]
@@ -186,7 +178,7 @@ def collect(paths: list[Path], root: Path | None = None) -> Sources:
                     "name one"
                 )
             by_role[source.role] = source
-    return Sources(**{_field(role): source for role, source in by_role.items()})
+    return _by_role(by_role.values())
 
 
 def sample(root: Path) -> list[Path]:

@@ -8,6 +8,7 @@ from collections import Counter
 from bench.report.conditions import pinning_text
 from bench.report.layout import Column, Table, table
 from bench.report.palette import PEER_MARK, label, model_order
+from bench.report.sources import profile_name
 from bench.results import (
     NEVER_RAN,
     InstructionsEntry,
@@ -77,7 +78,7 @@ def peer_rows(document: Results) -> list[list[str]]:
     rows = []
     for name, entry in (document["derived"].get("peers") or {}).items():
         if why := entry.get("not_run"):
-            rows.append([label(name), "-", "-", "-", "-", "-", "-", "-", why, "-"])
+            rows.append([label(name), *["-"] * 7, why, "-"])
             continue
         for scenario, found in entry["scenarios"].items():
             medians = {(p["concurrency"], p["latency"]): p for p in found["points"]}
@@ -116,10 +117,9 @@ def noisy_note(document: Results, scenario: str) -> str:
     if not counts:
         return ""
     waited = ""
-    if counts.get("waited"):
-        rounds = "round" if counts.get("waited") == 1 else "rounds"
+    if n := counts.get("waited"):
         waited = (
-            f" {counts.get('waited')} {rounds} waited {counts.get('waited_s', 0.0):.0f} s in all "
+            f" {n} round{'s' if n != 1 else ''} waited {counts.get('waited_s', 0.0):.0f} s in all "
             "for a noisy machine to quiet before they started."
         )
     if not counts["noisy"]:
@@ -221,22 +221,18 @@ def environment_rows(document: Results) -> list[tuple[str, str]]:
     limits = env.get("limits") or {}
     memory = env.get("memory_kib") or {}
     packages = env.get("packages") or {}
-    profile = document.get("profile") or {}
 
     def limit(name: str) -> str:
-        if name not in limits:
-            return "-"
-        value = limits[name]
+        value = limits.get(name, "-")
         if isinstance(value, dict):
-            soft, hard = value.get("soft"), value.get("hard")
-            return f"{plain(soft)} soft / {plain(hard)} hard"
+            return f"{plain(value.get('soft'))} soft / {plain(value.get('hard'))} hard"
         if isinstance(value, list):
             return "-".join(str(v) for v in value)
         return plain(value)
 
     gil = "free-threaded (no GIL)" if python.get("gil_disabled") else "with the GIL"
-    rows = [
-        ("profile", f"{profile.get('name', '?')} ({document.get('status', '?')})"),
+    return [
+        ("profile", f"{profile_name(document)} ({document.get('status', '?')})"),
         ("started", str(document.get("started_at") or "-")),
         ("CPU", f"{cpu.get('model', '?')}, {cpu.get('usable_cores', '?')} usable cores"),
         ("CPU sets", pinning_text(document)),
@@ -260,4 +256,3 @@ def environment_rows(document: Results) -> list[tuple[str, str]]:
         ("ports per destination", limit("ephemeral_ports_per_destination")),
         ("load average at start", ", ".join(number(v, 2) for v in env.get("load_average") or [])),
     ]
-    return rows

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, is_dataclass
 from typing import Any
 
+from bench.report.sources import profile_name
 from bench.results import Results
 from c10k import catalog, claims
 from c10k.quantity import T_95, Interval, Quantity
@@ -50,12 +51,7 @@ MANY_THREADS = 100_000  # "tens of thousands" means a failure below this count
 MANY_COROUTINES = 100_000  # "hundreds of thousands" means at least this many
 EASY_START_RATE = 10_000.0  # "easily": at least this many started per second (100,000 in 10 s)
 MANY_CONNECTIONS = 1_000  # "many connections" starts here
-# The ratios' thresholds, which the paired rounds also stop by (c10k/claims.py).
-MODERATE_RANGE, GIL_GAIN, UVLOOP_SPEEDUP = (
-    claims.MODERATE_RANGE,
-    claims.GIL_GAIN,
-    claims.UVLOOP_SPEEDUP,
-)
+# The ratios' thresholds, which the paired rounds also stop by, are c10k/claims.py's.
 # Run statuses that are the crawler's own failure (not the harness's, not the server's).
 CRAWLER_FAILURES = ("failed-verification", "crashed", "limit", "timeout")
 
@@ -172,7 +168,7 @@ CLAIMS: dict[str, Claim] = {
         "event loop pages/s 50-95% of threads' in few-active, its whole interval inside",
         "C6 event loop moderately slower",
         SHARE,
-        Band(*MODERATE_RANGE),
+        Band(*claims.MODERATE_RANGE),
         " of the threads' pages/s",
     ),
     "C7": Claim(
@@ -194,7 +190,7 @@ CLAIMS: dict[str, Claim] = {
         " interval at 1.05x or above",
         "C8 threads better without a GIL",
         TIMES,
-        Band(GIL_GAIN),
+        Band(claims.GIL_GAIN),
     ),
     "C9": Claim(
         "uvloop makes asyncio 2-4x faster (uvloop's README)",
@@ -202,7 +198,7 @@ CLAIMS: dict[str, Claim] = {
         "uvloop >= 2x less CPU per page than the same code on asyncio's loop, its whole interval",
         "C9 uvloop 2-4x faster",
         TIMES,
-        Band(UVLOOP_SPEEDUP),
+        Band(claims.UVLOOP_SPEEDUP),
         " less CPU per page",
         source="uvloop's README",
     ),
@@ -222,16 +218,13 @@ class Need:
         for key in self.path:
             if isinstance(key, int):
                 node = node[key] if isinstance(node, list) and len(node) > key else None
-            else:
-                node = node.get(key) if isinstance(node, Mapping) else _field(node, key)
+            elif isinstance(node, Mapping):
+                node = node.get(key)
+            else:  # a typed value's field (bench.results' dataclasses)
+                node = getattr(node, key, None) if is_dataclass(node) else None
             if node is None or (isinstance(node, Quantity) and node.value is None):
                 return False
         return True
-
-
-def _field(node: object, key: str) -> object:
-    """A typed value's field (bench.results' dataclasses), None for anything else."""
-    return getattr(node, key, None) if is_dataclass(node) else None
 
 
 def lacking(document: Mapping[str, Any], needs: tuple[Need, ...]) -> Need | None:
@@ -323,5 +316,5 @@ def combined(outcomes: Iterable[str]) -> str:
     return REPRODUCED
 
 
-def profile_name(document: Results) -> str:
-    return f"profile {(document.get('profile') or {}).get('name', '?')}"
+def profile_of(document: Results) -> str:
+    return f"profile {profile_name(document)}"

@@ -1,10 +1,10 @@
-"""The verdicts on C6, C7 and C9: crawls with few active connections, many sleepy ones, and
-uvloop against asyncio's own loop."""
+"""The verdicts on C6-C9: crawls with few active connections, many sleepy ones, threads
+without a GIL (a --pythons run's runtimes.json) and uvloop against asyncio's own loop."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 from bench.report.verdicts.base import (
     ASYNCIO,
@@ -14,6 +14,7 @@ from bench.report.verdicts.base import (
     FROM_ONE_RUN,
     INCONCLUSIVE,
     MANY_CONNECTIONS,
+    MANY_LINKS_KEEP_ALIVE,
     REPRODUCED,
     SLEEPY,
     SLEEPY_KEEP_ALIVE,
@@ -24,7 +25,7 @@ from bench.report.verdicts.base import (
     judged,
     lacking,
     not_measured,
-    profile_name,
+    profile_of,
 )
 from bench.results import (
     AsyncioVsThreads,
@@ -40,7 +41,7 @@ from bench.results import (
 )
 from c10k import catalog
 from c10k.quantity import T_95, Quantity
-from c10k.words import ONE_RUN, Figure, Line, counts, in_kib, percent, span
+from c10k.words import ONE_RUN, Figure, Line, counts, in_kib, percent, span, times
 
 # Why a ratio over points has no interval: a point ran once (or its runs did not pair up).
 ONE_RUN_PER_POINT = "1 run per point"
@@ -67,6 +68,13 @@ C7_NEEDS = (
         ("derived", SLEEPY, THREADS, "memory_per_connection", "total_bytes"),
     ),
 )
+C8_NEEDS = (
+    Need("a free-threaded build beside the GIL build of its version", ("free_threading", 0)),
+    Need(
+        f"{THREADS}' pages/s without the GIL over with it, in {MANY_LINKS_KEEP_ALIVE}",
+        ("free_threading", 0, "models", THREADS, MANY_LINKS_KEEP_ALIVE, "pages_per_s"),
+    ),
+)
 C9_NEEDS = (
     Need(
         f"{ASYNCIO}'s CPU per page over {UVLOOP}'s",
@@ -79,18 +87,14 @@ def judged_ratio(
     claim: str, found: Quantity | None, label: str, look: Look | None = None
 ) -> Verdict:
     """A claim judged on a ratio's interval, made by its method; by paired rounds (look),
-    saying where they stopped."""
+    saying where they stopped: 'after 5 paired rounds: decided' (docs/report.md)."""
     if not look:
         return judged(claim, found, label, f"{ONE_RUN_PER_POINT}, no interval")
-    why = f"{look['ratio'].n} round(s), no interval"
-    return replace(judged(claim, found, label, why), stopping=stopping_text(look))
-
-
-def stopping_text(look: Look) -> str:
-    """Where a paired comparison stopped: 'after 5 paired rounds: decided' (docs/report.md)."""
     rounds = look["ratio"].n
     why = "decided" if look["decided"] else "precise" if look["precise"] else "undecided"
-    return f"after {rounds} paired round{'s' if rounds != 1 else ''}: {why}"
+    stopping = f"after {rounds} paired round{'s' if rounds != 1 else ''}: {why}"
+    fact = judged(claim, found, label, f"{rounds} round(s), no interval")
+    return replace(fact, stopping=stopping)
 
 
 def _paired(document: Results, claim: str, name: str = "") -> PairedComparison | None:
@@ -124,7 +128,7 @@ def rounds_text(found: PairedComparison | None) -> str:
 def _instructions_text(
     document: Results,
     key: Literal["event_loop_vs_threads", "uvloop_speedup", "loop_own_speedup"],
-    template: str,
+    after: str,
 ) -> list[str]:
     """['callgrind: ...'] from the instructions comparison's ratios, [] without a count.
     Counts repeat to within 0.1% from run to run: these ratios have no noise to bound."""
@@ -134,7 +138,7 @@ def _instructions_text(
         return []
     return [
         "callgrind: "
-        + ", ".join(template.format(m, r) for m, r in ratios.items())
+        + ", ".join(f"{m} {times(r)} {after}" for m, r in ratios.items())
         + " (counts repeat to within 0.1%: no interval)"
     ]
 
@@ -158,12 +162,10 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     site = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
     shown: tuple[Line, ...] = (
         (*each, f" (vs {THREADS}; intervals {T_95})"),
-        *_instructions_text(
-            document, "event_loop_vs_threads", "{} {:.2f}x " + THREADS + "' instructions/page"
-        ),
+        *_instructions_text(document, "event_loop_vs_threads", f"{THREADS}' instructions/page"),
         f"{FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
         f"{site['threads_pages'] if site else '?'} pages" + rounds_text(_paired(document, "C6")),
-        profile_name(document),
+        profile_of(document),
     )
     median = found["median_pages_per_s"]
     fact = judged_ratio("C6", median, "event loops", found.get("look"))
@@ -171,7 +173,9 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     return replace(fact, measured=measured, shown=shown)
 
 
-def _crawler_failures(document: Results, model: str, scenario: str) -> list[NotCounted]:
+def _failures(document: Results, model: str, scenario: str) -> list[NotCounted]:
+    """The model's runs in the scenario that failed by themselves (not the harness's or the
+    server's failures)."""
     return [
         p
         for p in not_counted(document["derived"], scenario)
@@ -187,8 +191,7 @@ def _threads_there(found: AsyncioVsThreads, failed: str) -> Line:
 
 
 def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[NotCounted]:
-    found = _crawler_failures(document, THREADS, scenario)
-    return [p for p in found if p.concurrency == concurrency]
+    return [p for p in _failures(document, THREADS, scenario) if p.concurrency == concurrency]
 
 
 def _close_mode_beside(document: Results) -> Line:
@@ -224,14 +227,24 @@ def _held(memory: MemoryFit) -> Line:
     return (in_kib(memory.total_bytes), f" (fitted over C {counts(memory.concurrencies)})")
 
 
-def _asyncio_failed_later(document: Results, at: int) -> NotCounted | None:
-    """asyncio's first failure of its own at a larger concurrency (1,000 or more) than `at`."""
-    later = [
-        p
-        for p in _crawler_failures(document, ASYNCIO, SLEEPY_KEEP_ALIVE)
-        if (p.concurrency or 0) > max(at, MANY_CONNECTIONS - 1)
-    ]
-    return later[0] if later else None
+def _sleepy_conditions(
+    document: Results, found: AsyncioVsThreads, mine: MemoryFit, theirs: MemoryFit
+) -> tuple[Line, ...]:
+    """C7's conditions: the point, the server's load there, both memory fits, the close mode."""
+    load = found.get("server_ideal_load")
+    return (
+        f"{SLEEPY_KEEP_ALIVE}: C {found['concurrency']:,}, latency {found['latency'].text}, "
+        f"{found['pages']:,} pages{rounds_text(_paired(document, 'C7'))}",
+        *([] if load is None else [f"C/L asks the server for {load:.0%} of its core"]),
+        (
+            f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} ",
+            *_held(mine),
+            f", {THREADS} ",
+            *_held(theirs),
+        ),
+        _close_mode_beside(document),
+        profile_of(document),
+    )
 
 
 def c7_sleepy_connections(document: Results) -> Verdict:
@@ -258,20 +271,7 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     mine, theirs = memory[ASYNCIO], memory[THREADS]
     assert mine is not None and theirs is not None
     failed = _threads_failed(document, SLEEPY_KEEP_ALIVE, concurrency)
-    load = found.get("server_ideal_load")
-    shown: tuple[Line, ...] = (
-        f"{SLEEPY_KEEP_ALIVE}: C {concurrency:,}, latency {found['latency'].text}, "
-        f"{found['pages']:,} pages{rounds_text(_paired(document, 'C7'))}",
-        *([] if load is None else [f"C/L asks the server for {load:.0%} of its core"]),
-        (
-            f"memory per connection (RSS + kernel, {SLEEPY}): {ASYNCIO} ",
-            *_held(mine),
-            f", {THREADS} ",
-            *_held(theirs),
-        ),
-        _close_mode_beside(document),
-        profile_name(document),
-    )
+    shown = _sleepy_conditions(document, found, mine, theirs)
     measured = (
         f"{ASYNCIO} at {concurrency:,} connections, of C/L: ",
         Figure(found["asyncio_fraction_of_ideal"], percent, ONE_RUN),
@@ -280,7 +280,9 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     )
     if concurrency < MANY_CONNECTIONS:
         return not_measured("C7", f"a verified point of {MANY_CONNECTIONS:,}+ connections")
-    first = _asyncio_failed_later(document, concurrency)
+    # asyncio's first failure of its own at a larger concurrency, of 1,000 or more.
+    later = _failures(document, ASYNCIO, SLEEPY_KEEP_ALIVE)
+    first = next((p for p in later if (p.concurrency or 0) > concurrency), None)
     if first is not None:
         why = f"{ASYNCIO} {first.status} at C {first.concurrency:,}: {first.reason}"
         return Verdict("C7", CONTRADICTED, measured, (why, *shown), why=why)
@@ -322,18 +324,55 @@ def c9_uvloop(document: Results) -> Verdict:
     fact = judged_ratio("C9", speedup, f"{ASYNCIO} over {UVLOOP}:", first.get("look"))
     shown = (
         *pairs,
-        *_instructions_text(document, "uvloop_speedup", "{} {:.2f}x fewer instructions/page"),
+        *_instructions_text(document, "uvloop_speedup", "fewer instructions/page"),
         *_instructions_text(
-            document, "loop_own_speedup", "{} {:.2f}x fewer of the loop's own instructions/page"
+            document, "loop_own_speedup", "fewer of the loop's own instructions/page"
         ),
         f"{found['scenario']}, C {span(first['concurrencies'])}"
         + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
-        profile_name(document),
+        profile_of(document),
     )
     measured = (f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: ", Figure(speedup))
     counted = document["derived"]["comparisons"]["instructions"]
     own = counted["loop_own_speedup"].get(UVLOOP) if counted else None
-    beside = (
-        f"the loop's own instructions/page {own:.2f}x fewer (callgrind, not judged)" if own else ""
-    )
+    beside = f"the loop's own instructions/page {times(own)} fewer (callgrind, not judged)"
+    beside = beside if own else ""
     return replace(fact, measured=measured, shown=shown, beside=beside)
+
+
+def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
+    """C8 on runtimes.json: the threads model on the free-threaded build over the GIL build
+    of the same version, pages/s in many-links-keep-alive (where the crawler's CPU limits,
+    so the GIL binds), geometric mean over its points paired by round. Reproduced when the
+    whole interval is at 1.05x or above; contradicted when it lies wholly below 1.05x;
+    inconclusive (within noise) when it straddles 1.05x. Needs the pair and the threads
+    model's ratio there (C8_NEEDS), and every free-threaded threads crawl there ending with
+    the GIL still off (said, and off)."""
+    if need := lacking(side_by_side, C8_NEEDS):
+        return not_measured("C8", need.words)
+    pair = side_by_side["free_threading"][0]
+    names = f"{THREADS} on {pair['free_threaded']} over {pair['gil']} (Python {pair['version']})"
+    found = pair["models"][THREADS][MANY_LINKS_KEEP_ALIVE]
+    pages = found.get("pages_per_s")
+    cpu = Figure(found.get("cpu_us_per_page"))
+    measured = ("pages/s ", Figure(pages), ", CPU/page ", cpu)
+    gil = ((pair.get("gil_at_end") or {}).get(MANY_LINKS_KEEP_ALIVE) or {}).get(THREADS) or {}
+    against = gil.get("gil_enabled") or gil.get("unknown") or not gil.get("crawls")
+    conditions = (
+        f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
+        f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round",
+    )
+    label = f"{THREADS} on {pair['free_threaded']}:"
+    if against:
+        on, unknown = len(gil.get("gil_enabled") or []), len(gil.get("unknown") or [])
+        why = (
+            f"the GIL was enabled at the end of {on} and not reported in {unknown} of "
+            f"{gil.get('crawls', 0)} {THREADS} crawls on {pair['free_threaded']}"
+        )
+        return not_measured("C8", f"crawls that ran without the GIL ({why})", conditions)
+    gil_note = (
+        f"the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
+        f"{pair['free_threaded']}"
+    )
+    fact = judged_ratio("C8", pages, label)
+    return replace(fact, measured=measured, shown=(*conditions, gil_note))

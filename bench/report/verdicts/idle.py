@@ -19,9 +19,9 @@ from bench.report.verdicts.base import (
     judged,
     lacking,
     not_measured,
-    profile_name,
+    profile_of,
 )
-from bench.results import NEVER_MADE, C100kHighlights, IdleEntry, Results, highlights, idle_table
+from bench.results import NEVER_MADE, C100kHighlights, Results, highlights, idle_table
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 from c10k.quantity import value_of
 from c10k.words import KIB, kib, number
@@ -47,11 +47,6 @@ C5_NEEDS = (
 )
 
 
-def _memory(claim: str, kind: str, unit: IdleEntry) -> Verdict:
-    """A claim judged on an idle kind's RSS + kernel per unit, on its fit's interval."""
-    return judged(claim, unit.total_bytes_per_unit, kind)
-
-
 def c1_thread_memory(document: Results) -> Verdict:
     """Reproduced if an idle thread's RSS plus kernel memory (stack, slab, page tables) per
     thread is within a factor of 2 of 50 KiB (25-100 KiB), the whole interval of its fit
@@ -65,10 +60,11 @@ def c1_thread_memory(document: Results) -> Verdict:
         f"RSS {kib(unit.rss_bytes_per_unit)} (R² {number(unit.rss_r2, 3)}) + kernel "
         f"{kib(unit.kernel_total_bytes_per_unit)}",
         f"tracemalloc {kib(unit.tracemalloc_bytes_per_unit)}",
-        profile_name(document),
+        profile_of(document),
     )
     measured = f"{kib(value_of(unit.total_bytes_per_unit))} per thread (RSS + kernel)"
-    return replace(_memory("C1", THREAD, unit), measured=measured, shown=shown)
+    fact = judged("C1", unit.total_bytes_per_unit, THREAD)
+    return replace(fact, measured=measured, shown=shown)
 
 
 def c2_coroutine_memory(document: Results) -> Verdict:
@@ -88,19 +84,22 @@ def c2_coroutine_memory(document: Results) -> Verdict:
         for k in COROUTINE_KINDS
         if k in units and (total := value_of(units[k].total_bytes_per_unit))
     }
-    judged = [k for k in measured if k in STACKLESS_COROUTINE_KINDS]
-    worst = max(judged, key=lambda k: measured[k])
+    stackless = {
+        k: judged("C2", units[k].total_bytes_per_unit, k)
+        for k in measured
+        if k in STACKLESS_COROUTINE_KINDS
+    }
+    worst = max(stackless, key=lambda k: measured[k])
     each = ", ".join(
         f"{k} {kib(total, 2)}"
         + ("" if k in STACKLESS_COROUTINE_KINDS else " (stackful: not judged)")
         for k, total in measured.items()
     )
-    outcome = combined(_memory("C2", k, units[k]).verdict for k in judged)
     return replace(
-        _memory("C2", worst, units[worst]),
-        verdict=outcome,
+        stackless[worst],
+        verdict=combined(fact.verdict for fact in stackless.values()),
         measured=f"{kib(measured[worst], 2)} per {worst}, the costliest stackless kind",
-        shown=(f"{each} (RSS + kernel per unit, each a fit over its run)", profile_name(document)),
+        shown=(f"{each} (RSS + kernel per unit, each a fit over its run)", profile_of(document)),
     )
 
 
@@ -131,7 +130,7 @@ def c3_thread_failures(document: Results) -> Verdict:
         f"stopped by {stopped}" + (f" ({ceiling['error']})" if ceiling.get("error") else ""),
         f"vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
         f"{number(context.get('kernel.pid_max'))}",
-        profile_name(document),
+        profile_of(document),
     )
     if not ceiling["capped"]:
         outcome, measured = REPRODUCED if count < MANY_THREADS else CONTRADICTED, ""
@@ -162,7 +161,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
         why = f"{kind} {status} at {count:,} units"
         return Verdict(
-            "C4", CONTRADICTED, measured, (reason or status, profile_name(document)), why=why
+            "C4", CONTRADICTED, measured, (reason or status, profile_of(document)), why=why
         )
     units = idle_table(document["derived"])
     if need := lacking(document, C4_NEEDS):
@@ -189,7 +188,7 @@ def c4_many_coroutines(document: Results) -> Verdict:
         f"{number(rate.value)} per second, the slowest kind",
         shown=(
             f"units started, time to start all and RSS at the end: {each}",
-            profile_name(document),
+            profile_of(document),
         ),
     )
 
@@ -226,7 +225,7 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     shown = (
         f"threads blocked on an Event in {machine.get('processes')} processes at once",
         *beside,
-        profile_name(document),
+        profile_of(document),
     )
     if not machine["machine_limit"]:
         return not_measured("C5", f"threads stopped by a limit of the machine ({stopped})", shown)
