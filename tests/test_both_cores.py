@@ -219,6 +219,31 @@ def test_a_lead_whose_interval_holds_one_is_not_called_a_win() -> None:
     assert "wins" not in said
 
 
+def test_the_lead_is_the_answer_that_leads_its_closest_rival_paired_not_the_top_median() -> None:
+    # The threads' median (1,010) is the highest, but round by round they lose a fifth.
+    lead = side_by_side(threads=(1010.0, 1010.0, 500.0))["both_cores"]["lead"]
+    assert lead["leader"]["model"] == CALLBACKS and lead["runner_up"]["model"] == INTERPRETERS
+    assert lead["pages_per_s"].value >= 1.0
+
+
+def test_a_leader_behind_its_rival_is_said_to_lead_nothing() -> None:
+    identity = {"model": THREADS, "runtime": "3.14t", "processes": 1, "interpreters": None}
+    lead = {
+        "concurrency": 64,
+        "leader": identity,
+        "runner_up": identity | {"model": CALLBACKS, "runtime": "3.14", "processes": 2},
+        "pages_per_s": quantity(0.8, (0.7, 0.9), unit="ratio"),
+        "cpu_us_per_page": quantity(1.25, (1.1, 1.4), unit="ratio"),
+    }
+    said = lead_sentence(lead) or ""
+    assert "no answer leads: threads on 3.14t against callbacks --processes 2 on 3.14" in said
+    assert lead_sentence(lead | {"pages_per_s": quantity(1.2, None, unit="ratio")}) == (
+        "On the pure core at C 64, threads on 3.14t leads but is not told apart from "
+        "callbacks --processes 2 on 3.14: its pages/s 1.20x (one round, no interval) and CPU "
+        "per page 1.25x [1.10x, 1.40x] theirs, paired by round."
+    )
+
+
 def test_no_block_without_the_scenario() -> None:
     assert both_cores([{"tag": "3.14", "points": {}}]) is None
 
@@ -260,12 +285,28 @@ def test_the_committed_side_by_side_is_what_this_checkout_derives_from_its_runs(
 def test_a_side_by_side_that_cannot_be_read_again_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "runtimes.json").write_text("{}")
-    assert runtimes.main([str(tmp_path / "runtimes.json")]) == 2
-    (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("bench.harness.runtimes: error: ") and "is not a" in line
+    sample = Path(__file__).resolve().parent.parent / "reports" / "free-threading"
+    copy = shutil.copytree(sample, tmp_path / "sample")
+    runtimes_json = copy / "runtimes.json"
+    committed = json.loads(runtimes_json.read_text())
+    broken_results = json.loads((copy / "3.14" / "results.json").read_text())
+    del broken_results["runtime"]
+    (copy / "3.14" / "results.json").write_text(json.dumps(broken_results))
+    cases: list[tuple[Any, str]] = [
+        ({}, "is not a"),
+        (committed | {"runtimes": [[]]}, "a runtime that is not one"),
+        (committed | {"tags": None}, "has no runtimes and tags lists"),
+        (committed, "3.14/results.json lacks a field runtimes.json is made of ('runtime')"),
+    ]
+    for document, said in cases:
+        runtimes_json.write_text(json.dumps(document))
+        with pytest.raises(SystemExit) as exit_:
+            runtimes.main([str(runtimes_json)])
+        (line,) = capsys.readouterr().err.splitlines()
+        assert exit_.value.code == 2 and said in line, line
+        assert line.startswith("python -m bench.harness.runtimes: error: ")
     with pytest.raises(SystemExit) as exit_:
         runtimes.main([])
-    assert exit_.value.code == 2
     (line,) = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2
     assert line.startswith("python -m bench.harness.runtimes: error: ")

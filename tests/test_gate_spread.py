@@ -266,23 +266,35 @@ def test_the_baseline_env_measures_five_runs_and_records_their_spreads() -> None
     assert "c10k compare --deterministic --update" in commands
 
 
-def test_the_gate_measures_only_the_models_its_baseline_holds(
+def test_the_gate_skips_what_its_baseline_lacks_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rows: list[dict[str, Any]] = [
         {"name": name, "missing": []} for name in ("asyncio", "threads", "asyncio-threads")
     ]
     monkeypatch.setattr(support, "listed_models", lambda: rows)
+    baseline = tmp_path / file_slug(current_environment())
+
+    def measured() -> list[str]:
+        return [m for m in support.suite_models() if isinstance(m, str)]
+
     held = [{"extra_info": {"model": m}} for m in ("asyncio", "threads")] + [{"extra_info": {}}]
-    slug = file_slug(current_environment())
-    (tmp_path / slug).write_text(json.dumps({"benchmarks": held}))
+    baseline.write_text(json.dumps({"benchmarks": held}))
     monkeypatch.setenv("C10K_GATE_BASELINES", str(tmp_path))
-    assert support.available_models() == ["asyncio", "threads"]
-    # No baseline for this environment, or not the gate (tox -e baseline): every model.
-    (tmp_path / slug).unlink()
-    assert support.available_models() == ["asyncio", "threads", "asyncio-threads"]
+    assert measured() == ["asyncio", "threads"]
+    (skipped,) = [m for m in support.suite_models() if not isinstance(m, str)]
+    assert skipped.values == ("asyncio-threads",)
+    assert support.NOT_IN_BASELINE in skipped.marks[0].kwargs["reason"]
+    # Every model where the baseline holds none, cannot be read or is missing, or outside
+    # the gate (tox -e baseline).
+    everything = ["asyncio", "threads", "asyncio-threads"]
+    for text in (json.dumps({"benchmarks": [{"extra_info": {}}]}), "not json", "[]"):
+        baseline.write_text(text)
+        assert measured() == everything
+    baseline.unlink()
+    assert measured() == everything
     monkeypatch.setenv("C10K_GATE_BASELINES", "")
-    assert support.available_models() == ["asyncio", "threads", "asyncio-threads"]
+    assert measured() == everything
 
 
 def test_tox_gives_the_gate_its_baselines_and_the_baseline_every_model() -> None:

@@ -9,6 +9,7 @@ import gc
 import importlib.metadata
 import json
 import os
+import platform
 import socket
 import struct
 import subprocess
@@ -21,6 +22,7 @@ import pytest
 from bench.interpreter import python_command
 from c10k.catalog import ASYNCIO_RLOOP, MODELS
 from c10k.system import LoopFactory, rloop_loop_factory
+from impls.cli.crawl import loop_version
 from impls.models import asyncio_rloop, asyncio_streams
 from tests.tinysite import TinySite, crawl, page, skip_if_missing
 
@@ -259,3 +261,8 @@ def test_a_request_larger_than_the_send_buffer_arrives_whole() -> None:
     gc.collect()
     assert reply.startswith(b"HTTP/1.1 204")
     assert bytes(received) == request
+
+
+def test_the_loop_version_is_the_installed_packages_and_asyncios_the_pythons() -> None:
+    assert loop_version(MODELS["asyncio"]) == platform.python_version()
+    assert loop_version(MODELS["asyncio-uvloop"]) == importlib.metadata.version("uvloop")

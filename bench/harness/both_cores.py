@@ -4,6 +4,7 @@ the report renders it)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,26 +88,35 @@ def _core_ratio(
     return found
 
 
+def _closest(top: Point, others: Sequence[Point]) -> tuple[float, int]:
+    """Of the other answers' points, the one top's pages/s lead least, paired by round: that
+    ratio and its index (infinite where no ratio could be taken)."""
+    ratios = [point_ratio(top, other, "pages_per_s") for other in others]
+    values = [r.value if r else math.inf for r in ratios]
+    return min(values), values.index(min(values))
+
+
 def _lead(answers: Sequence[tuple[dict[str, Any], list[Point]]]) -> dict[str, Any] | None:
-    """Which way of using both cores wins on the pure core: of the answers, the one with the
-    most pages/s at the largest concurrency all of them ran, over the runner-up there, pages/s
-    and CPU per page paired by round (the runtimes ran round k back to back); None with fewer
-    than two answers or no concurrency they share."""
+    """Which way of using both cores wins on the pure core, at the largest concurrency every
+    answer ran: the answer whose pages/s lead its closest rival most (each ratio paired by
+    round: the runtimes ran round k back to back), over that rival, pages/s and CPU per
+    page; None with fewer than two answers or no concurrency they all ran."""
     ran = [{p["concurrency"] for p in points} for _, points in answers]
     shared = set.intersection(*ran) if len(ran) >= 2 else set()
     if not shared:
         return None
     at = max(shared)
-    tops = [(a, next(p for p in ps if p["concurrency"] == at)) for a, ps in answers]
-    tops.sort(key=lambda found: -(found[1]["pages_per_s"].value or 0.0))
-    (leader, top), (runner_up, next_top) = tops[:2]
+    tops = [next(p for p in points if p["concurrency"] == at) for _, points in answers]
+    rivals = [_closest(top, tops[:k] + tops[k + 1 :]) for k, top in enumerate(tops)]
+    leader = max(range(len(tops)), key=lambda k: rivals[k][0])
+    rival = [k for k in range(len(tops)) if k != leader][rivals[leader][1]]
     found: dict[str, Any] = {
         "concurrency": at,
-        "leader": {k: leader[k] for k in IDENTITY},
-        "runner_up": {k: runner_up[k] for k in IDENTITY},
+        "leader": {k: answers[leader][0][k] for k in IDENTITY},
+        "runner_up": {k: answers[rival][0][k] for k in IDENTITY},
     }
     for figure in ("pages_per_s", "cpu_us_per_page"):
-        ratio = point_ratio(top, next_top, figure)
+        ratio = point_ratio(tops[leader], tops[rival], figure)
         found[figure] = ratio.quantity() if ratio else None
     return found
 

@@ -14,6 +14,7 @@ from bench.arguments import OneLineParser
 from bench.harness.both_cores import both_cores
 from bench.harness.cells import Cell, cell
 from bench.results import (
+    RUNTIMES_JSON,
     RUNTIMES_SCHEMA,
     Derived,
     Point,
@@ -282,18 +283,30 @@ def free_threading(outcomes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def _outcome_again(entry: Any, folder: Path) -> dict[str, Any]:
+    """One runtime's outcome from its results.json, or as recorded when its run failed;
+    ValueError naming the file that cannot be read."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("tag"), str):
+        raise ValueError(f"{folder / RUNTIMES_JSON}: a runtime that is not one: {entry!r:.60}")
+    if not entry.get("results"):
+        return entry | {"figures": {}}
+    results = folder / str(entry["results"])
+    document = load(results)
+    try:
+        return runtime_outcome(document["runtime"], folder / entry["tag"], document, None)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{results} lacks a field runtimes.json is made of ({exc})") from None
+
+
 def side_by_side_again(path: Path) -> dict[str, Any]:
     """runtimes.json at path written again by this checkout from each runtime's results.json
     beside it (derived first: `python -m bench.analysis.derive`); a runtime that failed to
     run stays as recorded. ValueError with a one-line reason when a file is unreadable."""
     before = load_runtimes(path)
-    outcomes = [
-        runtime_outcome(document["runtime"], path.parent / entry["tag"], document, None)
-        if entry.get("results") and (document := load(path.parent / entry["results"]))
-        else entry | {"figures": {}}
-        for entry in before["runtimes"]
-    ]
-    return compare_runtimes(outcomes, before["tags"])
+    entries, tags = before.get("runtimes"), before.get("tags")
+    if not isinstance(entries, list) or not isinstance(tags, list):
+        raise ValueError(f"{path} has no runtimes and tags lists")
+    return compare_runtimes([_outcome_again(e, path.parent) for e in entries], tags)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -306,9 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     path: Path = parser.parse_args(argv).runtimes
     try:
         write_atomic(path, side_by_side_again(path))
-    except (ValueError, KeyError, TypeError) as exc:
-        sys.stderr.write(f"bench.harness.runtimes: error: {path}: {exc}\n")
-        return 2
+    except ValueError as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     print(f"side by side again: {path}")
     return 0
 

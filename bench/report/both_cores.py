@@ -72,22 +72,26 @@ def answer_label(answer: dict[str, Any]) -> str:
 
 
 def lead_sentence(lead: dict[str, Any] | None) -> str | None:
-    """The answer to "which way of using both cores wins": the leader over the runner-up,
-    paired by round; a tie when the pages/s interval holds 1."""
+    """The answer to "which way of using both cores wins": the leader over its closest rival,
+    paired by round. It wins when the pages/s interval lies above 1; it leads, not told apart,
+    when its ratio is 1 or more otherwise (an interval that holds 1, or one round); else no
+    answer leads."""
     pages = (lead or {}).get("pages_per_s")
     if lead is None or pages is None:
         return None
-    leader, runner_up = (
+    leader, rival = (
         f"{answer_label(a)} on {a['runtime']}" for a in (lead["leader"], lead["runner_up"])
     )
     figures = (
-        f"its pages/s {ratio_text(lead, 'pages_per_s', why='one round')} and its CPU per page "
+        f"pages/s {ratio_text(lead, 'pages_per_s', why='one round')} and CPU per page "
         f"{ratio_text(lead, 'cpu_us_per_page', why='one round')}"
     )
     if pages.interval is not None and pages.interval.low > 1.0:
-        said = f"{leader} wins: {figures} those of {runner_up}"
+        said = f"{leader} wins: its {figures} those of {rival}"
+    elif pages.value >= 1.0:
+        said = f"{leader} leads but is not told apart from {rival}: its {figures} theirs"
     else:
-        said = f"{leader} leads but is not told apart from {runner_up}: {figures} theirs"
+        said = f"no answer leads: {leader} against {rival}, its {figures} theirs"
     return f"On the pure core at C {lead['concurrency']:,}, {said}, paired by round."
 
 
@@ -125,9 +129,9 @@ CAPTION = (
     "Each answer on the build it belongs to, on the many-links keep-alive site, unpinned. "
     "KiB per connection: the least-squares slope of each run's peak RSS (over its processes, "
     "their sum) against concurrency; at C 64 or less a connection's few KiB lie within the "
-    "runs' RSS noise, so an interval that holds 0 resolves nothing. The second table: the "
-    "same model on the C core over "
-    "the pure core, paired by round."
+    "runs' RSS noise: a slope whose interval holds 0, or lies below it (less memory with "
+    "more connections), resolves nothing. The second table: the same model on the C core "
+    "over the pure core, paired by round."
 )
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bench.harness import callgrind
 from bench.harness.callgrind import InstructionCount
 from bench.harness.commands import IDLE_PROGRAM, crawl_argv, idle_argv
@@ -122,27 +124,41 @@ def core_instruction_count(server: Server) -> InstructionCount:
 
 def available_models() -> list[str]:
     """The catalog's models that run here (dependencies installed, interpreter new enough),
-    asked of `c10k models`; never a peer (Scrapy): the regression gate judges the models only.
-    Under the gate (C10K_GATE_BASELINES names the baselines' folder), only the models this
-    environment's baseline holds: a model it lacks has nothing to be compared with until
-    `tox -e baseline` takes it in."""
-    held = baseline_models(os.environ.get("C10K_GATE_BASELINES"))
+    asked of `c10k models`; never a peer (Scrapy): the regression gate judges the models only."""
     return [
         entry["name"]
         for entry in listed_models()
         if not entry["missing"] and not entry.get("peer") and not entry.get("unavailable")
-        if held is None or entry["name"] in held
     ]
 
 
+def suite_models() -> list[Any]:
+    """available_models() as the suite's parameters. Under the gate (C10K_GATE_BASELINES
+    names the baselines' folder), a model this environment's baseline lacks is a skipped test
+    that says so: it has nothing to be compared with until `tox -e baseline` takes it in."""
+    held = baseline_models(os.environ.get("C10K_GATE_BASELINES"))
+    return [
+        model
+        if held is None or model in held
+        else pytest.param(model, marks=pytest.mark.skip(reason=f"{model}: {NOT_IN_BASELINE}"))
+        for model in available_models()
+    ]
+
+
+NOT_IN_BASELINE = "not in this environment's baseline, nothing to compare (tox -e baseline)"
+
+
 def baseline_models(folder: str | None) -> set[str] | None:
-    """The models in the folder's baseline for this environment; None without a folder or
-    a baseline for this environment (then every model runs, and the comparison says why)."""
+    """The models in the folder's baseline for this environment; None (every model runs,
+    and the comparison says why) without a folder, or a readable baseline for this
+    environment that holds a model."""
     path = Path(folder or "") / file_slug(current_environment())
-    if not folder or not path.is_file():
+    try:
+        entries = json.loads(path.read_text())["benchmarks"] if folder else []
+        held = {e["extra_info"]["model"] for e in entries if "model" in e.get("extra_info", {})}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    entries = json.loads(path.read_text())["benchmarks"]
-    return {e["extra_info"]["model"] for e in entries if "model" in e.get("extra_info", {})}
+    return held or None
 
 
 def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:

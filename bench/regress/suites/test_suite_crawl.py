@@ -18,15 +18,15 @@ from bench.regress.suites.support import (
     IDLE_KINDS,
     ROUNDS,
     SuiteConfig,
-    available_models,
     core_instruction_count,
     idle_costs,
     instruction_count,
     run_site_crawl,
+    suite_models,
 )
 from c10k import catalog
 
-MODELS = available_models()
+MODELS = suite_models()
 
 
 def record(benchmark: Any, info: dict[str, Any], samples: dict[str, list[float]]) -> None:
