@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Literal
 
@@ -20,6 +21,7 @@ from bench.results import (
     scenario_points,
 )
 from c10k import catalog
+from c10k.durations import Latency
 from c10k.quantity import MEDIAN_OF, Quantity
 from c10k.stats import (
     CONFIDENCE,
@@ -38,19 +40,39 @@ FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 
 
-def _by_round(point: Point, figure: Figure) -> dict[int, float]:
-    """A point's per-run figure keyed by the round it ran in."""
+PointId = tuple[int, Latency]  # a point of a scenario: its concurrency and latency
+
+
+def point_order(key: PointId) -> tuple[int, float]:
+    """Points by concurrency, then latency."""
+    return key[0], key[1].mean_s
+
+
+def judged_point(table: Points) -> PointId | None:
+    """The scenario's point with the most connections, at the longest latency among them."""
+    keys = {(p["concurrency"], p["latency"]) for points in table.values() for p in points}
+    return max(keys, key=point_order, default=None)
+
+
+def by_point(table: Points, model: str) -> dict[PointId, Point]:
+    """A model's points in a scenario, by concurrency and latency."""
+    return {(p["concurrency"], p["latency"]): p for p in table.get(model, [])}
+
+
+def by_round(point: Point, figure: Figure) -> dict[int, float]:
+    """A point's per-run figure keyed by the round it ran in (finite and positive ones only:
+    no ratio can be taken of the others)."""
     return {
         int(run["round"]): float(value)
         for run in point.get("rounds") or []
-        if (value := run.get(figure)) is not None
+        if (value := run.get(figure)) is not None and value > 0 and math.isfinite(value)
     }
 
 
 def point_ratio(top: Point, bottom: Point, figure: Figure) -> Ratio | None:
     """figure(top) / figure(bottom) at one point, paired by round (rep k of both ran next
     to each other); the ratio of the medians, without an interval, when no round pairs up."""
-    found = paired_ratio(_by_round(top, figure), _by_round(bottom, figure))
+    found = paired_ratio(by_round(top, figure), by_round(bottom, figure))
     if found is not None:
         return found
     a, b = top.get(figure), bottom.get(figure)
@@ -74,14 +96,10 @@ def ratio_over_points(
     Points where the test server was CPU-bound for either model (or no run could tell) are
     left out when skip_saturated: their pages/s is the server's, not the crawler's.
     """
-    by_key = {
-        name: {(p["concurrency"], p["latency"]): p for p in table.get(name, [])}
-        for name in (numerator, denominator)
-    }
+    mine, theirs = by_point(table, numerator), by_point(table, denominator)
     ratios, used = [], []
-    shared = set(by_key[numerator]) & set(by_key[denominator])
-    for key in sorted(shared, key=lambda k: (k[0], k[1].mean_s)):
-        a, b = by_key[numerator][key], by_key[denominator][key]
+    for key in sorted(set(mine) & set(theirs), key=point_order):
+        a, b = mine[key], theirs[key]
         if skip_saturated and (server_bound(a) or server_bound(b)):
             continue
         ratio = point_ratio(a, b, figure)
