@@ -33,9 +33,8 @@ class ProfileDefinition(TypedDict):
     sample_interval_s: float
     scenarios: list[ScenarioDefinition]
     pin: str
-    again_share: NotRequired[float]  # replaced again_s_per_scenario on 2026-11-27
+    again_share: NotRequired[float]  # since 2026-11-27
     quiet_wait_s: NotRequired[float]  # since 2026-11-28
-    again_s_per_scenario: NotRequired[float]  # earlier that day: per scenario
 
 
 class LeftOutModel(TypedDict):
