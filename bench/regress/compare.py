@@ -91,11 +91,6 @@ class Run:
     spreads: Spreads = field(default_factory=dict)
 
 
-def load_figures(path: Path) -> Figures:
-    """Every figure of a saved pytest-benchmark file, with ratios between models added."""
-    return load_run(path).figures
-
-
 def load_run(path: Path) -> Run:
     """A saved pytest-benchmark file of this suite, read and checked."""
     try:
