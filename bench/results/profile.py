@@ -133,7 +133,6 @@ class ServerPlace(TypedDict):
     host: str | None  # the address the sites listened on, there
     remote_c10k: NotRequired[str]  # how that host's shell ran c10k
     version: NotRequired[str]  # that c10k's --version line
-    agent: NotRequired[str | None]  # a /1 file's remote agent, which /2 no longer has
 
 
 class Environment(TypedDict):
