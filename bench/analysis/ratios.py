@@ -81,17 +81,11 @@ def point_ratio(top: Point, bottom: Point, figure: Figure) -> Ratio | None:
     return single_ratio(a.value, b.value)
 
 
-def ratio_over_points(
-    table: Points,
-    numerator: str,
-    denominator: str,
-    figure: Figure,
-    skip_saturated: bool = False,
-    confidence: float = CONFIDENCE,
-) -> tuple[Quantity | None, list[int]]:
-    """Geometric mean over shared points of figure(numerator) / figure(denominator), with
-    its interval at the confidence (none when a point has one round), and the concurrencies
-    used.
+def point_ratios(
+    table: Points, numerator: str, denominator: str, figure: Figure, skip_saturated: bool = False
+) -> tuple[list[Ratio], list[int]]:
+    """figure(numerator) / figure(denominator) at each point both ran, paired by round, and
+    the concurrencies of those points.
 
     Points where the test server was CPU-bound for either model (or no run could tell) are
     left out when skip_saturated: their pages/s is the server's, not the crawler's.
@@ -107,7 +101,16 @@ def ratio_over_points(
             continue
         ratios.append(ratio)
         used.append(int(key[0]))
-    return (ratio_quantity(ratios, confidence) if ratios else None), used
+    return ratios, used
+
+
+def ratio_over_points(
+    table: Points, numerator: str, denominator: str, figure: Figure
+) -> tuple[Quantity | None, list[int]]:
+    """The geometric mean of point_ratios with its 95% interval (none when a point has one
+    round), and the concurrencies used."""
+    ratios, used = point_ratios(table, numerator, denominator, figure)
+    return (ratio_quantity(ratios) if ratios else None), used
 
 
 def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
@@ -115,20 +118,20 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
     points left out of pages/s) with their 95% intervals, and the median of the pages/s
     ratios with the interval of c10k.stats.median_interval: each model's at 1 - 5%/k."""
     models: dict[str, ModelRatios] = {}
-    used_all: list[int] = []
+    paired: list[list[Ratio]] = []
     for model in (m.name for m in catalog.MODELS.values() if m.event_loop):
-        ratio, used = ratio_over_points(table, model, THREADS, "pages_per_s", skip_saturated=True)
-        if ratio is None:
+        found, used = point_ratios(table, model, THREADS, "pages_per_s", skip_saturated=True)
+        if not found:
             continue
-        used_all += used
+        paired.append(found)
         cpu, _ = ratio_over_points(table, model, THREADS, "cpu_us_per_page")
-        models[model] = {"pages_per_s": ratio, "cpu_us_per_page": cpu, "concurrencies": used}
+        models[model] = {
+            "pages_per_s": ratio_quantity(found),
+            "cpu_us_per_page": cpu,
+            "concurrencies": used,
+        }
     each = 1 - (1 - CONFIDENCE) / max(len(models), 1)  # Bonferroni over the k models
-    wide = [
-        found.interval
-        for m in models
-        if (found := ratio_over_points(table, m, THREADS, "pages_per_s", True, each)[0])
-    ]
+    wide = [ratio_quantity(found, each).interval for found in paired]
     ratios = [m["pages_per_s"] for m in models.values()]
     values = [r.value for r in ratios if r.value is not None]
     return {
@@ -142,7 +145,7 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
         )
         if ratios
         else None,
-        "concurrencies": sorted(set(used_all)),
+        "concurrencies": sorted({c for m in models.values() for c in m["concurrencies"]}),
     }
 
 
