@@ -8,14 +8,7 @@ from dataclasses import dataclass
 
 from bench.analysis.busy import server_bound
 from bench.analysis.points import Points, ran
-from bench.analysis.ratios import (
-    Figure,
-    PointId,
-    by_point,
-    by_round,
-    judged_point,
-    point_order,
-)
+from bench.analysis.ratios import Figure, PointId, by_point, by_round, judged_point, point_order
 from bench.results import (
     Block,
     Comparisons,
