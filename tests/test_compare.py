@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench.regress.cli import main
-from bench.regress.compare import judge, load_figures
+from bench.regress.compare import judge, load_run
 from bench.regress.environment import current_environment, differences, file_slug
 from bench.regress.significance import average_ranks, mann_whitney_u, u_counts
 from bench.regress.stability import main as stability_main
@@ -178,7 +178,7 @@ def write_run(
 
 
 def test_figures_and_ratios_are_read(tmp_path: Path) -> None:
-    figures = load_figures(write_run(tmp_path / "run.json"))
+    figures = load_run(write_run(tmp_path / "run.json")).figures
     assert figures[("test_crawl[asyncio-deep]", "time")] == [0.5, 0.51, 0.49]
     assert ("test_instructions[threads]", "time") not in figures  # valgrind's time
     ratio = figures[("test_instructions[asyncio]", "ratio_instructions_per_page")]

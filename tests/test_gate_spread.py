@@ -5,6 +5,7 @@ from __future__ import annotations
 import configparser
 import json
 import subprocess
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ def test_threshold_is_the_fixed_gate_or_three_spreads() -> None:
 
 def test_recorded_spreads_are_read_back() -> None:
     recorded = spread_of([100.0, 101.0, 100.5], 0.03)
-    assert read_spread(recorded.as_dict(), 0.03) == recorded
+    assert read_spread(asdict(recorded), 0.03) == recorded
     without_threshold = read_spread({"runs": 5, "spread": 0.02}, 0.03)
     assert without_threshold is not None and without_threshold.threshold == pytest.approx(0.06)
     lowered = read_spread({"runs": 5, "spread": 0.0, "threshold": 0.001}, 0.03)

@@ -6,9 +6,9 @@ import argparse
 import math
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 from bench import results
 from bench.analysis.busy import harness_cost
@@ -193,14 +193,9 @@ def thread_ceiling(idle: IdleDocument, processes: int) -> ThreadCeiling:
     """Threads started until one failed, in one process or in several at once."""
     failure = idle["failure"]
     stopped = str(failure["stopped_by"])
-    found: ThreadCeiling = {
-        "count": failure["count"],
-        "stopped_by": failure["stopped_by"],
-        "error": failure["error"],
-        "errno": failure["errno"],
-        "cap": failure["cap"],
-        "elapsed_s": failure["elapsed_s"],
-        "context": failure["context"],
+    copied = ("count", "stopped_by", "error", "errno", "cap", "elapsed_s", "context")
+    found = cast(ThreadCeiling, {key: failure[key] for key in copied})
+    found |= {
         "processes": processes,
         "capped": stopped == HARNESS_CAP,
         "machine_limit": stopped != HARNESS_CAP and not stopped.startswith("per-process"),
@@ -257,6 +252,14 @@ def profiled_scenarios(document: Results) -> set[str]:
     }
 
 
+# The scenarios that are not crawl points, each with the table of its own kind.
+OWN_TABLES: dict[str, Callable[[list[Run]], ScenarioTable]] = {
+    catalog.IDLE.name: derive_idle,
+    catalog.NOISE_FLOOR.name: derive_noise_floor,
+    catalog.INSTRUCTIONS.name: derive_instructions,
+}
+
+
 def derive(
     runs: list[Run],
     fit_min: Mapping[str, int],
@@ -273,14 +276,10 @@ def derive(
     runs = [r for r in everything if r["model"] not in catalog.PEERS and r["kind"] != "sentinel"]
     tables: dict[str, ScenarioTable] = {}
     for scenario in dict.fromkeys(r["scenario"] for r in runs):
-        if scenario == catalog.IDLE.name:
-            tables[scenario] = derive_idle(runs)
-        elif scenario == catalog.NOISE_FLOOR.name:
-            tables[scenario] = derive_noise_floor(runs)
-        elif scenario == catalog.INSTRUCTIONS.name:
-            tables[scenario] = derive_instructions(runs)
-        else:
-            tables[scenario] = derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
+        own = OWN_TABLES.get(scenario)
+        tables[scenario] = (
+            own(runs) if own else derive_crawl_scenario(runs, scenario, fit_min.get(scenario))
+        )
     rest: Derived = {
         **overview(tables, everything, environment),
         "not_run": not_run(tables, profiled),
@@ -334,17 +333,12 @@ def _peer_point(key: Group, group: list[Run]) -> PeerPoint:
 
 def _summed(found: Iterable[Deviations | None]) -> Deviations:
     """Deviations of several runs added up: counted (by the peer) and differences."""
-    total: Deviations = {"counted": {}, "differences": {}}
-    for deviations in found:
-        if deviations:
-            _add(total["counted"], deviations["counted"])
-            _add(total["differences"], deviations["differences"])
-    return total
-
-
-def _add(total: dict[str, int], more: Mapping[str, int]) -> None:
-    for kind, n in more.items():
-        total[kind] = total.get(kind, 0) + n
+    counted: Counter[str] = Counter()
+    differences: Counter[str] = Counter()
+    for deviations in filter(None, found):
+        counted.update(deviations["counted"])
+        differences.update(deviations["differences"])
+    return {"counted": dict(counted), "differences": dict(differences)}
 
 
 def derive_document(document: Results) -> Derived:

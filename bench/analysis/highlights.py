@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Literal
 
 from bench.analysis.points import Points
+from bench.analysis.ratios import judged_point
 from bench.results import (
     C100kHighlights,
     C100kModel,
@@ -18,7 +19,6 @@ from bench.results import (
     IdleTable,
     LatencyEnd,
     LatencySweepHighlights,
-    MemoryFit,
     MemoryHighlights,
     ModelTable,
     Point,
@@ -154,10 +154,7 @@ def sleepy_highlights(tables: Mapping[str, object], scenario: str = SLEEPY) -> S
     (beside the server's nominal L) and p99; the largest peak in flight; the memory fits
     compared."""
     table = scenario_points(tables, scenario)
-    top = largest_concurrency(table)
-    at_top = [p for entries in table.values() for p in entries if p["concurrency"] == top]
-    longest = max(at_top, key=lambda p: p["latency"].mean_s, default=None)
-    latency = None if longest is None else longest["latency"]
+    top, latency = judged_point(table) or (0, None)
 
     def judged(point: Point) -> bool:
         return bool(point["concurrency"] == top and point["latency"] == latency)
@@ -219,7 +216,8 @@ def _c100k_model(entry: ModelTable) -> C100kModel:
     alone = entry.get("memory_per_connection")
     several = entry.get("memory_across_processes")
     across = several[-1] if several else None  # the most processes
-    one, many = _rss_slope(alone), _rss_slope(across)
+    one = alone.rss_bytes.slope if alone else None
+    many = across.rss_bytes.slope if across else None
     # Net of the URLs each connection brings (a point with more pages per connection at each
     # process count): what the connection alone costs.
     one_url = alone.per_url if alone else None
@@ -244,11 +242,6 @@ def _c100k_model(entry: ModelTable) -> C100kModel:
         "across_processes_url_bytes": many_url.bytes_per_url.value if many_url else None,
         "net_ratio": _slope_ratio(value_of(many_net), value_of(one_net)),
     }
-
-
-def _rss_slope(fit: MemoryFit | None) -> Quantity | None:
-    """A memory fit's RSS slope (None without the fit)."""
-    return fit.rss_bytes.slope if fit else None
 
 
 def latency_sweep_highlights(table: Points) -> LatencySweepHighlights:

@@ -9,7 +9,14 @@ from dataclasses import replace
 from typing import Literal
 
 from bench.analysis.plateau import run_plateau
-from bench.analysis.points import Group, crawl_of, crawl_point, kernel_delta_kib, sort_key
+from bench.analysis.points import (
+    Group,
+    crawl_of,
+    crawl_point,
+    kernel_delta_kib,
+    sort_key,
+    tcp_delta_kib,
+)
 from bench.results import LeftOut, MemoryFit, ModelTable, PerUrl, Point, Run
 from c10k.fits import plane_fit, replicated_fit
 from c10k.quantity import FIT, Fit, Quantity
@@ -46,10 +53,8 @@ def _held_bytes(run: Run) -> float | None:
 
 
 def _tcp_bytes(run: Run) -> float | None:
-    tcp = run_plateau(run).get("tcp_mem_kib")
-    if tcp is None:
-        return None
-    return float(tcp - run["kernel_before"]["sockstat"].get("mem_kib", 0)) * 1024.0
+    delta = tcp_delta_kib(run)
+    return None if delta is None else delta * 1024.0
 
 
 def _fit_runs(runs: list[Run], figure: Callable[[Run], float | None]) -> Fit:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from bench.analysis.highlights import (
     c100k_highlights,
@@ -14,6 +14,7 @@ from bench.analysis.highlights import (
 )
 from bench.analysis.paired import fold_looks, paired_comparisons, round_counts
 from bench.analysis.plateau import run_plateau
+from bench.analysis.points import Points
 from bench.analysis.ratios import (
     asyncio_vs_threads,
     event_loop_vs_threads,
@@ -101,28 +102,31 @@ def not_run(tables: Mapping[str, ScenarioTable], profiled: Collection[str]) -> l
     ]
 
 
-def overview(
-    tables: Mapping[str, ScenarioTable], runs: list[Run], environment: Environment | None
-) -> Derived:
+Tables = Mapping[str, ScenarioTable]
+
+
+def _of_points(highlight: Callable[[Points], Highlights]) -> Callable[[Tables, str], Highlights]:
+    """A highlight of a scenario's points, read from the tables."""
+    return lambda tables, scenario: highlight(scenario_points(tables, scenario))
+
+
+# What each scenario's chart and verdicts quote, from its table (in the order written).
+HIGHLIGHTS: dict[str, Callable[[Tables, str], Highlights]] = {
+    catalog.IDLE.name: lambda tables, _: idle_highlights(idle_table(tables)),
+    catalog.FEW_ACTIVE.name: _of_points(few_active_highlights),
+    catalog.FEW_ACTIVE_KEEP_ALIVE.name: _of_points(few_active_highlights),
+    catalog.SLEEPY.name: sleepy_highlights,
+    catalog.SLEEPY_KEEP_ALIVE.name: sleepy_highlights,
+    catalog.REALISTIC.name: _of_points(realistic_highlights),
+    catalog.C100K.name: lambda tables, scenario: c100k_highlights(crawl_table(tables, scenario)),
+    catalog.LATENCY_SWEEP.name: _of_points(latency_sweep_highlights),
+}
+
+
+def overview(tables: Tables, runs: list[Run], environment: Environment | None) -> Derived:
     """The figures across models and runs, beside the per-scenario tables in `derived`."""
     few_active = scenario_points(tables, catalog.FEW_ACTIVE.name)
-    highlights: dict[str, Highlights] = {}
-    if catalog.IDLE.name in tables:
-        highlights[catalog.IDLE.name] = idle_highlights(idle_table(tables))
-    for name in (catalog.FEW_ACTIVE.name, catalog.FEW_ACTIVE_KEEP_ALIVE.name):
-        if name in tables:
-            highlights[name] = few_active_highlights(scenario_points(tables, name))
-    for name in (catalog.SLEEPY.name, catalog.SLEEPY_KEEP_ALIVE.name):
-        if name in tables:
-            highlights[name] = sleepy_highlights(tables, name)
-    if (realistic := catalog.REALISTIC.name) in tables:
-        highlights[realistic] = realistic_highlights(scenario_points(tables, realistic))
-    if catalog.C100K.name in tables:
-        highlights[catalog.C100K.name] = c100k_highlights(crawl_table(tables, catalog.C100K.name))
-    if catalog.LATENCY_SWEEP.name in tables:
-        highlights[catalog.LATENCY_SWEEP.name] = latency_sweep_highlights(
-            scenario_points(tables, catalog.LATENCY_SWEEP.name)
-        )
+    highlights = {s: HIGHLIGHTS[s](tables, s) for s in HIGHLIGHTS if s in tables}
     comparisons: Comparisons = {
         "event_loop_vs_threads": event_loop_vs_threads(few_active),
         "uvloop": uvloop_speedups(tables),

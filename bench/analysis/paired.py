@@ -8,19 +8,17 @@ from dataclasses import dataclass
 
 from bench.analysis.busy import server_bound
 from bench.analysis.points import Points, ran
-from bench.analysis.ratios import Figure
+from bench.analysis.ratios import Figure, PointId, by_point, by_round, judged_point, point_order
 from bench.results import (
     Block,
     Comparisons,
     Look,
     PairedComparison,
-    Point,
     RoundCounts,
     Run,
     scenario_points,
 )
 from c10k import catalog, claims, sequential
-from c10k.durations import Latency
 from c10k.quantity import PAIRED_ROUNDS, Quantity
 from c10k.stats import median
 
@@ -100,42 +98,17 @@ def compared_models(scenario: str) -> frozenset[str]:
     return frozenset().union(*(c.models for c in comparisons() if c.scenario == scenario))
 
 
-PointId = tuple[int, Latency]  # concurrency and latency
-
-
-def _order(key: PointId) -> tuple[int, float]:
-    return key[0], key[1].mean_s
-
-
-def judged_point(table: Points) -> PointId | None:
-    """The scenario's point with the most connections, at the longest latency among them."""
-    keys = {(p["concurrency"], p["latency"]) for points in table.values() for p in points}
-    return max(keys, key=_order, default=None)
-
-
-def _by_point(table: Points, model: str) -> dict[PointId, Point]:
-    return {(p["concurrency"], p["latency"]): p for p in table.get(model, [])}
-
-
-def _by_round(point: Point, figure: Figure) -> dict[int, float]:
-    return {
-        int(run["round"]): float(value)
-        for run in point.get("rounds") or []
-        if (value := run.get(figure)) is not None and value > 0 and math.isfinite(value)
-    }
-
-
 def shared_points(table: Points, comparison: Comparison) -> list[PointId]:
     """The points every model of the comparison ran (saturated ones left out if asked)."""
     models = [*comparison.numerators, comparison.denominator]
-    each = [_by_point(table, m) for m in models]
+    each = [by_point(table, m) for m in models]
     keys = set(each[0]).intersection(*each[1:]) if each else set()
     if comparison.at_judged_point:
         top = judged_point(table)
         keys = {top} & keys if top is not None else set()
     if comparison.skip_saturated:
         keys = {k for k in keys if not any(server_bound(e[k]) for e in each)}
-    return sorted(keys, key=_order)
+    return sorted(keys, key=point_order)
 
 
 def round_ratios(
@@ -144,16 +117,13 @@ def round_ratios(
     """Round -> the comparison's log ratio in it, for every round complete at every point."""
     if not points:
         return {}
-    den = _by_point(table, comparison.denominator)
+    den = by_point(table, comparison.denominator)
     per_model: list[dict[int, float]] = []
     for model in comparison.numerators:
-        mine = _by_point(table, model)
+        mine = by_point(table, model)
         logs: dict[int, list[float]] = {}
         for key in points:
-            top, bottom = (
-                _by_round(mine[key], comparison.figure),
-                _by_round(den[key], comparison.figure),
-            )
+            top, bottom = (by_round(found[key], comparison.figure) for found in (mine, den))
             for r in set(top) & set(bottom):
                 logs.setdefault(r, []).append(math.log(top[r] / bottom[r]))
         per_model.append({r: sum(v) / len(v) for r, v in logs.items() if len(v) == len(points)})

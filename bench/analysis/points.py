@@ -96,6 +96,13 @@ def kernel_delta_kib(run: Run) -> float | None:
     return total
 
 
+def tcp_delta_kib(run: Run) -> float | None:
+    """The TCP buffers at a run's plateau (both ends of each loopback connection), less those
+    before it; None where they were not sampled."""
+    tcp = run_plateau(run).get("tcp_mem_kib")
+    return None if tcp is None else float(tcp - run["kernel_before"]["sockstat"].get("mem_kib", 0))
+
+
 def run_round(run: Run) -> int:
     """The round a measured crawl ran in (the plan gives every measured crawl one)."""
     found = run["round"]
@@ -213,11 +220,7 @@ def _add_plateau_memory(figures: Point, runs: list[Run]) -> None:
     figures["plateau_rss_kib"] = summarize(rss, "KiB")
     uss = [float(uss) for p in plateaus if (uss := p.get("uss_kib")) is not None]
     figures["plateau_uss_kib"] = summarize(uss, "KiB") if uss else None
-    tcp = [
-        float(tcp - r["kernel_before"]["sockstat"].get("mem_kib", 0))
-        for p, r in zip(plateaus, runs, strict=True)
-        if (tcp := p.get("tcp_mem_kib")) is not None
-    ]
+    tcp = [delta for r in runs if (delta := tcp_delta_kib(r)) is not None]
     figures["plateau_tcp_mem_delta_kib"] = summarize(tcp, "KiB") if tcp else None
     ramps = [float(ramp) for p in plateaus if (ramp := p.get("ramp_s")) is not None]
     figures["ramp_s"] = summarize(ramps, "s") if ramps else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Literal
 
@@ -20,6 +21,7 @@ from bench.results import (
     scenario_points,
 )
 from c10k import catalog
+from c10k.durations import Latency
 from c10k.quantity import MEDIAN_OF, Quantity
 from c10k.stats import (
     CONFIDENCE,
@@ -38,19 +40,39 @@ FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 
 
-def _by_round(point: Point, figure: Figure) -> dict[int, float]:
-    """A point's per-run figure keyed by the round it ran in."""
+PointId = tuple[int, Latency]  # a point of a scenario: its concurrency and latency
+
+
+def point_order(key: PointId) -> tuple[int, float]:
+    """Points by concurrency, then latency."""
+    return key[0], key[1].mean_s
+
+
+def judged_point(table: Points) -> PointId | None:
+    """The scenario's point with the most connections, at the longest latency among them."""
+    keys = {(p["concurrency"], p["latency"]) for points in table.values() for p in points}
+    return max(keys, key=point_order, default=None)
+
+
+def by_point(table: Points, model: str) -> dict[PointId, Point]:
+    """A model's points in a scenario, by concurrency and latency."""
+    return {(p["concurrency"], p["latency"]): p for p in table.get(model, [])}
+
+
+def by_round(point: Point, figure: Figure) -> dict[int, float]:
+    """A point's per-run figure keyed by the round it ran in (finite and positive ones only:
+    no ratio can be taken of the others)."""
     return {
         int(run["round"]): float(value)
         for run in point.get("rounds") or []
-        if (value := run.get(figure)) is not None
+        if (value := run.get(figure)) is not None and value > 0 and math.isfinite(value)
     }
 
 
 def point_ratio(top: Point, bottom: Point, figure: Figure) -> Ratio | None:
     """figure(top) / figure(bottom) at one point, paired by round (rep k of both ran next
     to each other); the ratio of the medians, without an interval, when no round pairs up."""
-    found = paired_ratio(_by_round(top, figure), _by_round(bottom, figure))
+    found = paired_ratio(by_round(top, figure), by_round(bottom, figure))
     if found is not None:
         return found
     a, b = top.get(figure), bottom.get(figure)
@@ -59,29 +81,19 @@ def point_ratio(top: Point, bottom: Point, figure: Figure) -> Ratio | None:
     return single_ratio(a.value, b.value)
 
 
-def ratio_over_points(
-    table: Points,
-    numerator: str,
-    denominator: str,
-    figure: Figure,
-    skip_saturated: bool = False,
-    confidence: float = CONFIDENCE,
-) -> tuple[Quantity | None, list[int]]:
-    """Geometric mean over shared points of figure(numerator) / figure(denominator), with
-    its interval at the confidence (none when a point has one round), and the concurrencies
-    used.
+def point_ratios(
+    table: Points, numerator: str, denominator: str, figure: Figure, skip_saturated: bool = False
+) -> tuple[list[Ratio], list[int]]:
+    """figure(numerator) / figure(denominator) at each point both ran, paired by round, and
+    the concurrencies of those points.
 
     Points where the test server was CPU-bound for either model (or no run could tell) are
     left out when skip_saturated: their pages/s is the server's, not the crawler's.
     """
-    by_key = {
-        name: {(p["concurrency"], p["latency"]): p for p in table.get(name, [])}
-        for name in (numerator, denominator)
-    }
+    mine, theirs = by_point(table, numerator), by_point(table, denominator)
     ratios, used = [], []
-    shared = set(by_key[numerator]) & set(by_key[denominator])
-    for key in sorted(shared, key=lambda k: (k[0], k[1].mean_s)):
-        a, b = by_key[numerator][key], by_key[denominator][key]
+    for key in sorted(set(mine) & set(theirs), key=point_order):
+        a, b = mine[key], theirs[key]
         if skip_saturated and (server_bound(a) or server_bound(b)):
             continue
         ratio = point_ratio(a, b, figure)
@@ -89,7 +101,16 @@ def ratio_over_points(
             continue
         ratios.append(ratio)
         used.append(int(key[0]))
-    return (ratio_quantity(ratios, confidence) if ratios else None), used
+    return ratios, used
+
+
+def ratio_over_points(
+    table: Points, numerator: str, denominator: str, figure: Figure
+) -> tuple[Quantity | None, list[int]]:
+    """The geometric mean of point_ratios with its 95% interval (none when a point has one
+    round), and the concurrencies used."""
+    ratios, used = point_ratios(table, numerator, denominator, figure)
+    return (ratio_quantity(ratios) if ratios else None), used
 
 
 def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
@@ -97,20 +118,20 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
     points left out of pages/s) with their 95% intervals, and the median of the pages/s
     ratios with the interval of c10k.stats.median_interval: each model's at 1 - 5%/k."""
     models: dict[str, ModelRatios] = {}
-    used_all: list[int] = []
+    paired: list[list[Ratio]] = []
     for model in (m.name for m in catalog.MODELS.values() if m.event_loop):
-        ratio, used = ratio_over_points(table, model, THREADS, "pages_per_s", skip_saturated=True)
-        if ratio is None:
+        found, used = point_ratios(table, model, THREADS, "pages_per_s", skip_saturated=True)
+        if not found:
             continue
-        used_all += used
+        paired.append(found)
         cpu, _ = ratio_over_points(table, model, THREADS, "cpu_us_per_page")
-        models[model] = {"pages_per_s": ratio, "cpu_us_per_page": cpu, "concurrencies": used}
+        models[model] = {
+            "pages_per_s": ratio_quantity(found),
+            "cpu_us_per_page": cpu,
+            "concurrencies": used,
+        }
     each = 1 - (1 - CONFIDENCE) / max(len(models), 1)  # Bonferroni over the k models
-    wide = [
-        found.interval
-        for m in models
-        if (found := ratio_over_points(table, m, THREADS, "pages_per_s", True, each)[0])
-    ]
+    wide = [ratio_quantity(found, each).interval for found in paired]
     ratios = [m["pages_per_s"] for m in models.values()]
     values = [r.value for r in ratios if r.value is not None]
     return {
@@ -124,7 +145,7 @@ def event_loop_vs_threads(table: Points) -> EventLoopVsThreads:
         )
         if ratios
         else None,
-        "concurrencies": sorted(set(used_all)),
+        "concurrencies": sorted({c for m in models.values() for c in m["concurrencies"]}),
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from bench.regress.compare import FIGURE_RULES, Run, Spreads, read_run
@@ -46,7 +47,7 @@ def pooled_document(runs: Sequence[Run]) -> dict[str, Any]:
         info["samples"] = samples
         info["figures"] = {figure: median(values) for figure, values in samples.items() if values}
         recorded = {
-            figure: spreads[(name, figure)].as_dict()
+            figure: asdict(spreads[(name, figure)])
             for figure in samples
             if (name, figure) in spreads
         }

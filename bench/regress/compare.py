@@ -91,11 +91,6 @@ class Run:
     spreads: Spreads = field(default_factory=dict)
 
 
-def load_figures(path: Path) -> Figures:
-    """Every figure of a saved pytest-benchmark file, with ratios between models added."""
-    return load_run(path).figures
-
-
 def load_run(path: Path) -> Run:
     """A saved pytest-benchmark file of this suite, read and checked."""
     try:
@@ -193,9 +188,12 @@ class FigureChange:
     p_value: float | None  # None: too few samples for the test
     verdict: str  # rule.better, rule.worse or "no significant change"
     regressed: bool  # a gated figure got worse past its gate
-    gated: bool
     threshold: float | None = None  # the gate this figure was judged against (None: ungated)
     spread: Spread | None = None  # the baseline's spread of it, which set the threshold
+
+    @property
+    def gated(self) -> bool:
+        return self.threshold is not None
 
     @property
     def changed(self) -> bool:
@@ -274,7 +272,6 @@ def judge(
     significant = abs(change) > noise and (p_value is None or p_value < ALPHA)
     worse = change < 0 if rule.higher_is_better else change > 0
     verdict = (rule.worse if worse else rule.better) if significant else NO_CHANGE
-    gated = threshold is not None
     regressed = significant and worse and threshold is not None and abs(change) > threshold
     return FigureChange(
         benchmark,
@@ -285,7 +282,6 @@ def judge(
         p_value,
         verdict,
         regressed,
-        gated,
         threshold,
         spread,
     )

@@ -29,14 +29,6 @@ class Spread:
     threshold: float
     run_medians: tuple[float, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "runs": self.runs,
-            "spread": self.spread,
-            "threshold": self.threshold,
-            "run_medians": list(self.run_medians),
-        }
-
 
 def relative_spread(values: Sequence[float]) -> float:
     """(max - min) / median: 0 for fewer than two values; infinite around a zero median."""
@@ -62,7 +54,7 @@ def spread_of(run_medians: Sequence[float], fixed_gate: float) -> Spread:
 
 
 def read_spread(record: Any, fixed_gate: float) -> Spread | None:
-    """A spread as a baseline records it (Spread.as_dict), or None when it is not one.
+    """A spread as a baseline records it (its fields), or None when it is not one.
 
     A record without a threshold gets the one its spread sets; one whose threshold is below
     the figure's fixed gate is raised to it: a recorded spread only ever widens a gate.

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.regress.compare import FIGURE_RULES, BadFile, load_figures
+from bench.regress.compare import FIGURE_RULES, BadFile, load_run
 from c10k.stats import coefficient_of_variation, mean, median
 
 
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--figure", action="append", help="only these figures (repeatable)")
     args = p.parse_args(argv)
     try:
-        runs = [load_figures(path) for path in args.runs]
+        runs = [load_run(path).figures for path in args.runs]
     except BadFile as exc:
         sys.stderr.write(f"bench.regress.stability: error: {exc}\n")
         return 2

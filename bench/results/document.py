@@ -46,7 +46,7 @@ class RunParams(TypedDict, total=False):
     max_tries: int
     check_peak: bool
     processes: int  # a crawl's --processes, or an idle run's processes at once
-    core: str  # a crawl's --core (catalog.CORES); absent in older files: "c"
+    core: str  # a crawl's --core (catalog.CORES)
     interpreters: int  # a crawl's --interpreters (0: the crawler's default)
     server: SiteParams
     kind: str

@@ -79,10 +79,7 @@ def load(path: Path) -> Results:
     underived); ValueError with a one-line reason when it is not one."""
     if not path.is_file():
         raise ValueError(f"no results file at {path} (run `c10k bench` first)")
-    try:
-        document: Any = codec.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not readable JSON: {exc}") from None
+    document = _read(path)
     found = document.get("schema") if isinstance(document, dict) else type(document).__name__
     if found not in (SCHEMA, SCHEMA_V2, SCHEMA_V1):
         raise ValueError(f"{path} is not a {SCHEMA} results file (schema {found!r})")
@@ -101,13 +98,18 @@ def load(path: Path) -> Results:
 def load_runtimes(path: Path) -> dict[str, Any]:
     """A --pythons run's runtimes.json, its figures typed as results.json's are; ValueError
     with a one-line reason when it is not one."""
-    try:
-        document = codec.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path} is not readable JSON: {exc}") from None
+    document = _read(path)
     if not isinstance(document, dict) or document.get("schema") != RUNTIMES_SCHEMA:
         raise ValueError(f"{path} is not a {RUNTIMES_SCHEMA} file")
     return document
+
+
+def _read(path: Path) -> Any:
+    """A file's JSON with its typed values (codec); ValueError in one line when unreadable."""
+    try:
+        return codec.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not readable JSON: {exc}") from None
 
 
 def underived(path: Path) -> str:

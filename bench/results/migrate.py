@@ -68,11 +68,11 @@ def _v1_to_v2(document: dict[str, Any]) -> None:
 
 
 def _server_place(found: dict[str, Any] | None) -> dict[str, Any]:
-    """environment.server in /2's shape: /1 harnesses ran remote sites through an agent (its
-    URL kept as `agent`) and local ones with no record or `agent: null`."""
+    """environment.server in /2's shape: /1 harnesses ran remote sites through an agent, which
+    /2 has no field for, and local ones with no record or `agent: null`."""
     if not found or not found.get("remote"):
         return {"remote": False, "ssh": None, "host": None}
-    return {"remote": True, "ssh": None, "host": found.get("host"), "agent": found.get("agent")}
+    return {"remote": True, "ssh": None, "host": found.get("host")}
 
 
 def _migrate_run(run: dict[str, Any]) -> None:

@@ -33,9 +33,8 @@ class ProfileDefinition(TypedDict):
     sample_interval_s: float
     scenarios: list[ScenarioDefinition]
     pin: str
-    again_share: NotRequired[float]  # replaced again_s_per_scenario on 2026-11-27
+    again_share: NotRequired[float]  # since 2026-11-27
     quiet_wait_s: NotRequired[float]  # since 2026-11-28
-    again_s_per_scenario: NotRequired[float]  # earlier that day: per scenario
 
 
 class LeftOutModel(TypedDict):
@@ -134,7 +133,6 @@ class ServerPlace(TypedDict):
     host: str | None  # the address the sites listened on, there
     remote_c10k: NotRequired[str]  # how that host's shell ran c10k
     version: NotRequired[str]  # that c10k's --version line
-    agent: NotRequired[str | None]  # a /1 file's remote agent, which /2 no longer has
 
 
 class Environment(TypedDict):
