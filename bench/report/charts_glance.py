@@ -16,7 +16,7 @@ from bench.report.answer import Workload, workloads
 from bench.report.chart_kit import Chart, fitted_legend, new_figure, no_data, rows_height
 from bench.report.palette import model_order
 from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
-from bench.report.verdicts.base import CLAIMS, Verdict
+from bench.report.verdicts.base import CLAIMS
 from bench.results import Results
 from c10k.words import UNITS, Entry, names, standing
 
@@ -119,18 +119,6 @@ def headline_caption(columns: list[Workload]) -> str:
     )
 
 
-def _row_range(v: Verdict) -> tuple[float, float]:
-    """The x range of a claim's row: its band's finite edges, its value and its interval,
-    with room on both sides (log scale)."""
-    found = [x for x in (v.band.low, v.band.high) if v.band and 0 < x < math.inf] if v.band else []
-    found += [x for x in (v.value,) if x is not None and x > 0]
-    if v.interval is not None:
-        found += [x for x in (v.interval.low, v.interval.high) if x > 0]
-    if not found:
-        return 0.1, 10.0
-    return min(found) / 2.2, max(found) * 2.2
-
-
 def _claim_row(ax: Axes, ruling: Ruling) -> None:
     """One claim: the band that reproduces it (green), its judged figure and interval, the
     verdict at the right."""
@@ -145,7 +133,11 @@ def _claim_row(ax: Axes, ruling: Ruling) -> None:
         ax.text(0.5, 0.5, f"{why}: see its section", transform=ax.transAxes,
                 ha="center", va="center", fontsize=8, color=NOT_JUDGED)  # fmt: skip
         return
-    low, high = _row_range(v)
+    # The row's x range: the band's finite edges, the value and its interval, with room on
+    # both sides (log scale).
+    found = [x for x in (v.band.low, v.band.high) if 0 < x < math.inf] + [v.value]
+    found += [x for x in (v.interval.low, v.interval.high) if x > 0] if v.interval else []
+    low, high = min(found) / 2.2, max(found) * 2.2
     ax.set_xscale("log")
     ax.set_xlim(low, high)
     ax.axvspan(max(v.band.low, low), min(v.band.high, high), color=BAND_GREEN, alpha=0.22, lw=0)
