@@ -32,13 +32,16 @@ FIXED_RC: dict[Any, Any] = {  # rcParams for every chart
 
 @dataclass(frozen=True)
 class Chart:
-    """A drawn chart: its file stem, title, figure, the one sentence that says what to look
-    at, and the numbers it shows in words."""
+    """A drawn chart: its file stem, figure and the numbers it shows in words; its title and
+    the one sentence that says what to look at come with its name."""
 
     name: str
-    title: str
     figure: Figure
     interpretation: str
+
+    @property
+    def title(self) -> str:
+        return captions.TITLES[self.name]
 
     @property
     def look(self) -> str:
@@ -47,15 +50,14 @@ class Chart:
 
 def new_figure(
     name: str, rows: int = 1, cols: int = 1, height: float = HEIGHT, **grid: Any
-) -> tuple[str, Figure, list[Axes]]:
-    """The chart's title (from its name) and a figure of rows x cols axes under it (grid:
+) -> tuple[Figure, list[Axes]]:
+    """A figure of rows x cols axes under the chart's title, from its name (grid:
     plt.subplots' keywords, such as sharey or width_ratios)."""
-    title = captions.TITLES[name]
     figure, axes = plt.subplots(
         rows, cols, figsize=(WIDTH, height), squeeze=False, layout="constrained", **grid
     )
-    figure.suptitle(title)
-    return title, figure, [ax for row in axes for ax in row]
+    figure.suptitle(captions.TITLES[name])
+    return figure, [ax for row in axes for ax in row]
 
 
 ROW_INCHES = 0.42  # a chart with a row per model grows by this much per model
@@ -86,11 +88,11 @@ def not_run(
 ) -> Chart:
     """The chart of a scenario that did not run (or has no run that counted): 'no data' in
     its cols axes (grid: new_figure's keywords), and a caption that says so."""
-    title, figure, axes = new_figure(name, 1, cols, **grid)
+    figure, axes = new_figure(name, 1, cols, **grid)
     no_data(axes[0], f"the {scenario} scenario {why}")
     for ax in axes[1:]:
         no_data(ax, "")
-    return Chart(name, title, figure, captions.not_run(scenario, why))
+    return Chart(name, figure, captions.not_run(scenario, why))
 
 
 def model_line(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:

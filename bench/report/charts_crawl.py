@@ -1,6 +1,4 @@
-"""The crawl charts, each a row of panels with one line per model through the medians of a
-figure: sleepy throughput, few active connections, latency and the latency sweep; and
-instructions per page split into the shared core and each model's own."""
+"""The crawl charts, each a list of panels of lines through medians; instructions per page."""
 
 from __future__ import annotations
 
@@ -133,32 +131,35 @@ def crawl_lines(ax: Axes, document: Results, panel: Panel, sweep: bool) -> Lines
     def at_latency(found: Latency | None) -> bool:
         return panel.latency is None or found == panel.latency
 
-    def value(point: Point) -> float | None:
-        found = panel.figure(point)
-        return None if found is None else found.value
-
     xs_all: list[float] = []
     ys_all: list[float] = []
     saturated_any = bars = False
     derived = document["derived"]
     lines = scenario_points(derived, panel.scenario) | peer_points(derived, panel.scenario)
     for model in model_order(list(lines)):
-        entries = [p for p in lines[model] if value(p) is not None and at_latency(p["latency"])]
-        xs = [_x(p, sweep) for p in entries]
-        ys = [float(value(p) or 0.0) * panel.scale for p in entries]
+        medians = [
+            (p, q)
+            for p in lines[model]
+            if (q := panel.figure(p)) is not None
+            and q.value is not None
+            and at_latency(p["latency"])
+        ]
+        xs = [_x(p, sweep) for p, _ in medians]
+        ys = [float(q.value or 0.0) * panel.scale for _, q in medians]
         xs_all += xs
         ys_all += ys
         if xs:
             kit.model_line(ax, model, xs, ys)
-            intervals = [found.interval if (found := panel.figure(p)) else None for p in entries]
-            scaled = [None if i is None else i.scaled(panel.scale) for i in intervals]
-            bars = error_bars(ax, model, xs, ys, scaled) or bars
+            intervals = [q.interval and q.interval.scaled(panel.scale) for _, q in medians]
+            bars = error_bars(ax, model, xs, ys, intervals) or bars
         saturated = [
-            (a, b) for a, b, p in zip(xs, ys, entries, strict=True) if p["server_saturated_runs"]
+            (x, y)
+            for x, y, (p, _) in zip(xs, ys, medians, strict=True)
+            if p["server_saturated_runs"]
         ]
         if saturated:
             saturated_any = True
-            kit.hollow(ax, model, [a for a, _ in saturated], [b for _, b in saturated])
+            kit.hollow(ax, model, [x for x, _ in saturated], [y for _, y in saturated])
     crossed_at = panel.crossed_at or (lambda _: None)
     for run in crossed_runs(derived, panel.scenario) if panel.crossed_at else []:
         if run.concurrency is None or not at_latency(run.latency):
@@ -204,7 +205,7 @@ def line_chart(
     what the bars are. A panel's x axis is log where its values span 20x (symlog in the
     sweep), its y axis as kit.y_scale says."""
     cols = len(panels) // rows
-    title, figure, axes = kit.new_figure(name, rows, cols, kit.HEIGHT if rows == 1 else 8.0)
+    figure, axes = kit.new_figure(name, rows, cols, kit.HEIGHT if rows == 1 else 8.0)
     saturated = bars = False
     for ax, panel in zip(axes, panels, strict=True):
         if not scenario_points(document["derived"], panel.scenario):
@@ -234,7 +235,7 @@ def line_chart(
     marked = [p.scenario for p in panels if p.crossed_at]
     crossed = any(crossed_runs(document["derived"], scenario) for scenario in marked)
     kit.legend(figure, axes, kit.marker_keys(crossed, saturated and bool(marked), bars))
-    return kit.Chart(name, title, figure, caption(saturated) + captions.bars_note(bars))
+    return kit.Chart(name, figure, caption(saturated) + captions.bars_note(bars))
 
 
 def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Chart:
@@ -319,10 +320,10 @@ def chart_instructions(document: Results) -> kit.Chart:
     }
     core = counts.pop(catalog.CORE_REPLAY, None)
     models = model_order(list(counts))
-    title, figure, (ax,) = kit.new_figure(INSTRUCTIONS, height=kit.rows_height(len(models) + 1))
+    figure, (ax,) = kit.new_figure(INSTRUCTIONS, height=kit.rows_height(len(models) + 1))
     if not counts:
         kit.no_data(ax, "no instructions were counted (valgrind absent, or quick)")
-        return kit.Chart(INSTRUCTIONS, title, figure, "Not measured.")
+        return kit.Chart(INSTRUCTIONS, figure, "Not measured.")
     rows = [catalog.CORE_REPLAY, *models]
     for row, name in enumerate(rows):
         total = (core if name == catalog.CORE_REPLAY else counts[name]) or 0.0
@@ -343,4 +344,4 @@ def chart_instructions(document: Results) -> kit.Chart:
     ]
     kit.fitted_legend(figure, keys)
     caption = captions.instructions_caption(document, with_cpu=False)
-    return kit.Chart(INSTRUCTIONS, title, figure, caption)
+    return kit.Chart(INSTRUCTIONS, figure, caption)

@@ -63,10 +63,10 @@ def chart_headline(document: Results) -> Chart:
     its interval on the same scale; the best and the models tied with it framed in bold."""
     columns = workloads(document)
     models = model_order(list({e.name for w in columns for e in w.entries}))
-    title, figure, (ax,) = new_figure(HEADLINE, height=rows_height(len(models), 2.2))
+    figure, (ax,) = new_figure(HEADLINE, height=rows_height(len(models), 2.2))
     if not models:
         no_data(ax, "no workload was measured")
-        return Chart(HEADLINE, title, figure, "Not measured.")
+        return Chart(HEADLINE, figure, "Not measured.")
     ax.set_yticks(range(len(models)), models)
     shares = np.full((len(models), len(columns)), math.nan)
     for col, workload in enumerate(columns):
@@ -81,7 +81,7 @@ def chart_headline(document: Results) -> Chart:
     ax.grid(False)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    return Chart(HEADLINE, title, figure, headline_caption(columns))
+    return Chart(HEADLINE, figure, headline_caption(columns))
 
 
 def _ranked_leaders(workload: Workload) -> list[Entry]:
@@ -156,7 +156,7 @@ def _claim_row(ax: Axes, ruling: Ruling) -> None:
 def chart_verdicts(found: list[Ruling]) -> Chart:
     """Each claim in a row of its own scale: the band of its rule, the figure it was judged
     on with its interval, and the verdict."""
-    title, figure, axes = new_figure(VERDICT_CHART, len(found), 1, rows_height(len(found), 1.4))
+    figure, axes = new_figure(VERDICT_CHART, len(found), 1, rows_height(len(found), 1.4))
     for ax, ruling in zip(axes, found, strict=True):
         _claim_row(ax, ruling)
     keys = [
@@ -165,7 +165,7 @@ def chart_verdicts(found: list[Ruling]) -> Chart:
         Line2D([], [], color="#555555", marker="o", linestyle="none", label="judged figure"),
     ]
     fitted_legend(figure, keys)
-    return Chart(VERDICT_CHART, title, figure, verdicts_caption(found))
+    return Chart(VERDICT_CHART, figure, verdicts_caption(found))
 
 
 def verdicts_caption(found: list[Ruling]) -> str:

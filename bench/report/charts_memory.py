@@ -78,9 +78,7 @@ def chart_memory_per_connection(document: Results) -> kit.Chart:
     if not memory:
         return kit.not_run(name, SLEEPY, 2, height=kit.rows_height(0), sharey=True)
     models = model_order(list(memory))
-    title, figure, (left, right) = kit.new_figure(
-        name, 1, 2, kit.rows_height(len(models)), sharey=True
-    )
+    figure, (left, right) = kit.new_figure(name, 1, 2, kit.rows_height(len(models)), sharey=True)
     for row, model in enumerate(models):
         m = memory[model]
         if m is None or m.rss_bytes.slope.value is None:
@@ -102,7 +100,7 @@ def chart_memory_per_connection(document: Results) -> kit.Chart:
         kit.key("bar: 95% interval", color="black", marker="|", linestyle="none"),
     ]
     kit.fitted_legend(figure, keys)
-    return kit.Chart(name, title, figure, captions.memory_per_connection_caption(document))
+    return kit.Chart(name, figure, captions.memory_per_connection_caption(document))
 
 
 def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
@@ -125,7 +123,7 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
     found = crossed_runs(document["derived"], SLEEPY)
     if not memory:
         return kit.not_run(name, SLEEPY)
-    title, figure, (ax,) = kit.new_figure(name)
+    figure, (ax,) = kit.new_figure(name)
     plateaus = {
         model: [
             (float(p["concurrency"]), plateau.value / KIB)
@@ -151,7 +149,7 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
     ax.xaxis.set_major_formatter(kit.THOUSANDS)
     kit.legend(figure, [ax], kit.marker_keys(bool(found), False))
     caption = captions.plateau_rss_caption(document)
-    return kit.Chart(name, title, figure, caption)
+    return kit.Chart(name, figure, caption)
 
 
 # Each part of an idle unit's memory: marker, size, face (None: the kind's colour), legend.
@@ -241,9 +239,7 @@ def chart_idle_units(document: Results) -> kit.Chart:
     if not units:
         return kit.not_run(name, IDLE, 2, height=kit.rows_height(1), sharey=True)
     kinds = idle_order(list(units))
-    title, figure, (left, right) = kit.new_figure(
-        name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True
-    )
+    figure, (left, right) = kit.new_figure(name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True)
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, units)
     keys = [
@@ -258,4 +254,4 @@ def chart_idle_units(document: Results) -> kit.Chart:
         for marker, size, face, text in IDLE_MARKERS.values()
     ]
     kit.fitted_legend(figure, keys)
-    return kit.Chart(name, title, figure, captions.idle_units_caption(document))
+    return kit.Chart(name, figure, captions.idle_units_caption(document))
