@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
@@ -152,12 +154,13 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
     return kit.Chart(name, figure, caption)
 
 
-# Each part of an idle unit's memory: marker, size, face (None: the kind's colour), legend.
 VISIBLE_SHARE = 0.02  # a part of an idle unit's memory below this share of it is not drawn
-IDLE_MARKERS = {
-    "total": ("o", 8, None, "RSS + kernel"),
-    "RSS": ("o", 6, "white", "RSS"),
-    "kernel": ("s", 5, "white", "kernel"),
+# Each part of an idle unit's memory as Line2D's keywords, in the legend's order; a part with
+# no face is filled with the kind's colour.
+IDLE_MARKERS: dict[str, dict[str, Any]] = {
+    "total": {"label": "RSS + kernel", "marker": "o", "markersize": 8},
+    "RSS": {"label": "RSS", "marker": "o", "markersize": 6, "markerfacecolor": "white"},
+    "kernel": {"label": "kernel", "marker": "s", "markersize": 5, "markerfacecolor": "white"},
 }
 
 
@@ -172,22 +175,13 @@ def _idle_memory(ax: Axes, kinds: list[str], units: IdleTable) -> None:
         s = style(kind)
         total = (value_of(unit.total_bytes_per_unit) or unit.rss_bytes_per_unit) / KIB
         kernel = unit.kernel_total_bytes_per_unit or 0.0
-        parts = {"RSS": unit.rss_bytes_per_unit / KIB, "kernel": kernel / KIB}
-        parts["total"] = total  # drawn last, over a part of the same size
+        # The total drawn last, over a part of the same size.
+        parts = {"RSS": unit.rss_bytes_per_unit / KIB, "kernel": kernel / KIB, "total": total}
+        drawn = {"linestyle": "none", "color": s.colour, "markerfacecolor": s.colour}
         for part, value in parts.items():
             if value < total * VISIBLE_SHARE:  # a part too small to matter (kernel: noise)
                 continue
-            marker, size, face, _ = IDLE_MARKERS[part]
-            ax.plot(
-                [value],
-                [row],
-                marker=marker,
-                markersize=size,
-                linestyle="none",
-                color=s.colour,
-                markerfacecolor=face or s.colour,
-                markeredgewidth=1.4,
-            )
+            ax.plot([value], [row], markeredgewidth=1.4, **drawn | IDLE_MARKERS[part])
         _value(ax, total * 1.15, row, f"{total:,.2f}")
     ax.set_xscale("log")
     for value, dash, text in ((CHAPTER_THREAD_KIB, "--", "50"), (CHAPTER_COROUTINE_KIB, ":", "3")):
@@ -242,16 +236,6 @@ def chart_idle_units(document: Results) -> kit.Chart:
     figure, (left, right) = kit.new_figure(name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True)
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, units)
-    keys = [
-        kit.key(
-            text,
-            marker=marker,
-            markersize=size,
-            markerfacecolor=face or "#555555",
-            color="#555555",
-            linestyle="none",
-        )
-        for marker, size, face, text in IDLE_MARKERS.values()
-    ]
-    kit.fitted_legend(figure, keys)
+    grey = {"linestyle": "none", "color": "#555555", "markerfacecolor": "#555555"}
+    kit.fitted_legend(figure, [kit.key(**grey | m) for m in IDLE_MARKERS.values()])
     return kit.Chart(name, figure, captions.idle_units_caption(document))
