@@ -9,6 +9,7 @@ from bench.results import (
     FewActiveHighlights,
     IdleHighlights,
     LatencySweepHighlights,
+    MemoryFit,
     Ranking,
     Results,
     SleepyHighlights,
@@ -116,11 +117,6 @@ def not_run(scenario: str, why: str = "did not run") -> str:
     return f"Not measured: {scenario} {why}."
 
 
-def no_data(scenario: str, why: str = "did not run") -> str:
-    """What an empty chart says inside its axes."""
-    return f"the {scenario} scenario {why}"
-
-
 def bars_note(bars: bool) -> str:
     """The sentence a chart of medians ends with: what its error bars are, or why it has none."""
     if bars:
@@ -135,11 +131,9 @@ def memory_fit_label(document: Results) -> str:
     return f"KiB per connection (fitted over C = {counts(fitted) or '-'})"
 
 
-def _memory_notes(document: Results) -> list[str]:
-    memory = memory_fits(document["derived"], SLEEPY)
+def _memory_notes(fits: list[tuple[str, MemoryFit | None]]) -> list[str]:
     notes = []
-    for model in model_order(list(memory)):
-        m = memory[model]
+    for model, m in fits:
         rss = m.rss_bytes.slope.value if m else None
         if m is None or rss is None:
             notes.append(f"{model} has no fit (fewer than 2 verified points)")
@@ -166,33 +160,34 @@ def memory_per_connection_caption(document: Results) -> str:
         text += (
             f" Threads cost {cost:,.1f} KiB per connection against the chapter's 50 KiB per thread."
         )
-    memory = {m: fit for m, fit in memory_fits(document["derived"], SLEEPY).items() if fit}
+    memory = memory_fits(document["derived"], SLEEPY)
+    every = [(m, memory[m]) for m in model_order(list(memory))]
+    fits = [(m, fit) for m, fit in every if fit]
     held = [
         f"{m} {in_kib(fit.rss_bytes.slope)}"
         + (f" (check {percent_gap(fit.check_gap)})" if fit.check_gap is not None else "")
-        for m in model_order(list(memory))
-        if (fit := memory[m]).rss_bytes.slope.value is not None
+        for m, fit in fits
+        if fit.rss_bytes.slope.value is not None
     ]
-    if held:
-        text += f" RSS slopes with their 95% intervals over the runs: {', '.join(held)}."
     per_url = [
         f"{m} {in_kib(fit.per_url.bytes_per_url, 2)} per URL, "
         f"{in_kib(fit.per_url.net_rss_bytes)} per connection net of them"
-        for m in model_order(list(memory))
-        if (fit := memory[m]).per_url and fit.per_url.bytes_per_url.value is not None
+        for m, fit in fits
+        if fit.per_url and fit.per_url.bytes_per_url.value is not None
     ]
-    if per_url:
-        text += f" Per URL held in the frontier: {'; '.join(per_url)}."
     peaks = [
         f"{m} {kib(fit.peak_rss_bytes.slope.value)}"
-        for m in model_order(list(memory))
-        if (fit := memory[m]).peak_rss_bytes.slope.value
+        for m, fit in fits
+        if fit.peak_rss_bytes.slope.value
     ]
-    if peaks:
-        text += f" Peak (the slope of each run's peak RSS, to provision): {', '.join(peaks)}."
-    notes = _memory_notes(document)
-    if notes:
-        text += " Caveats: " + "; ".join(notes) + "."
+    for sentence, parts, joint in (
+        ("RSS slopes with their 95% intervals over the runs", held, ", "),
+        ("Per URL held in the frontier", per_url, "; "),
+        ("Peak (the slope of each run's peak RSS, to provision)", peaks, ", "),
+        ("Caveats", _memory_notes(every), "; "),
+    ):
+        if parts:
+            text += f" {sentence}: {joint.join(parts)}."
     return text + crossed_note(document, SLEEPY)
 
 
@@ -303,11 +298,8 @@ def latency_caption(document: Results) -> str:
         if not scenario_points(document["derived"], scenario):
             texts.append(f"{scenario} did not run")
             continue
-        found = (
-            highlights(document["derived"], scenario, FewActiveHighlights)
-            if scenario == FEW_ACTIVE
-            else highlights(document["derived"], scenario, SleepyHighlights)
-        )
+        # Sleepy's highlights have the two figures read here too.
+        found = highlights(document["derived"], scenario, FewActiveHighlights)
         if found is None:
             continue
         texts.append(

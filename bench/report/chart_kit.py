@@ -17,7 +17,6 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from bench.report import captions
 from bench.report.palette import model_order, short_label, style
-from bench.results import NotCounted
 
 WIDTH, HEIGHT = 10.0, 5.2
 FIXED_RC: dict[Any, Any] = {  # rcParams for every chart
@@ -33,13 +32,16 @@ FIXED_RC: dict[Any, Any] = {  # rcParams for every chart
 
 @dataclass(frozen=True)
 class Chart:
-    """A drawn chart: its file stem, title, figure, the one sentence that says what to look
-    at, and the numbers it shows in words."""
+    """A drawn chart: its file stem, figure and the numbers it shows in words; its title and
+    the one sentence that says what to look at come with its name."""
 
     name: str
-    title: str
     figure: Figure
     interpretation: str
+
+    @property
+    def title(self) -> str:
+        return captions.TITLES[self.name]
 
     @property
     def look(self) -> str:
@@ -48,15 +50,14 @@ class Chart:
 
 def new_figure(
     name: str, rows: int = 1, cols: int = 1, height: float = HEIGHT, **grid: Any
-) -> tuple[str, Figure, list[Axes]]:
-    """The chart's title (from its name) and a figure of rows x cols axes under it (grid:
+) -> tuple[Figure, list[Axes]]:
+    """A figure of rows x cols axes under the chart's title, from its name (grid:
     plt.subplots' keywords, such as sharey or width_ratios)."""
-    title = captions.TITLES[name]
     figure, axes = plt.subplots(
         rows, cols, figsize=(WIDTH, height), squeeze=False, layout="constrained", **grid
     )
-    figure.suptitle(title)
-    return title, figure, [ax for row in axes for ax in row]
+    figure.suptitle(captions.TITLES[name])
+    return figure, [ax for row in axes for ax in row]
 
 
 ROW_INCHES = 0.42  # a chart with a row per model grows by this much per model
@@ -83,29 +84,26 @@ def no_data(ax: Axes, reason: str) -> None:
 
 
 def not_run(
-    name: str, title: str, figure: Figure, axes: list[Axes], scenario: str, why: str = "did not run"
+    name: str, scenario: str, cols: int = 1, why: str = "did not run", **grid: Any
 ) -> Chart:
     """The chart of a scenario that did not run (or has no run that counted): 'no data' in
-    its axes, and a caption that says so."""
-    no_data(axes[0], captions.no_data(scenario, why))
+    its cols axes (grid: new_figure's keywords), and a caption that says so."""
+    figure, axes = new_figure(name, 1, cols, **grid)
+    no_data(axes[0], f"the {scenario} scenario {why}")
     for ax in axes[1:]:
         no_data(ax, "")
-    return Chart(name, title, figure, captions.not_run(scenario, why))
+    return Chart(name, figure, captions.not_run(scenario, why))
 
 
-def model_line(ax: Axes, model: str, xs: list[float], ys: list[float], **extra: Any) -> None:
+def model_line(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
+    ax.plot(xs, ys, linewidth=1.6, label=model, **style(model).line)
+
+
+def hollow(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
+    """Points that count but are qualified (server-bound): white-filled markers on top."""
     s = style(model)
-    ax.plot(
-        xs,
-        ys,
-        color=s.colour,
-        marker=s.marker,
-        linestyle=s.linestyle,
-        markersize=7,
-        linewidth=1.6,
-        label=model,
-        **extra,
-    )
+    ax.plot(xs, ys, linestyle="none", marker=s.marker, markersize=7, markerfacecolor="white",
+            markeredgecolor=s.colour, markeredgewidth=1.6)  # fmt: skip
 
 
 def cross_marker(colour: str) -> dict[str, Any]:
@@ -138,11 +136,18 @@ def crossed(ax: Axes, model: str, xs: list[float], ys: list[float | None]) -> No
         )
 
 
-def model_key(model: str) -> Line2D:
-    s = style(model)
-    return key(
-        short_label(model), color=s.colour, marker=s.marker, linestyle=s.linestyle, markersize=7
-    )
+def marker_keys(not_counted: bool, saturated: bool, bars: bool = False) -> list[Line2D]:
+    """The legend entries of the marks a chart drew, the same on every chart: its bars, the
+    runs that did not count (crossed), the server-bound points (hollow)."""
+    keys = [key("bar: 95% interval", color="#333333", marker="|", markersize=10, linestyle="none")]
+    for marker, size, width, label in (
+        ("X", 10, 2.0, "run that did not count"),
+        ("o", 8, 1.6, "server CPU-bound"),
+    ):
+        keys.append(key(label, linestyle="none", marker=marker, markersize=size,
+                        markerfacecolor="white", markeredgecolor="#333333",
+                        markeredgewidth=width))  # fmt: skip
+    return [k for k, shown in zip(keys, (bars, not_counted, saturated), strict=True) if shown]
 
 
 def key(label: str, **drawn: Any) -> Line2D:
@@ -153,10 +158,9 @@ def key(label: str, **drawn: Any) -> Line2D:
 LEGEND_COLUMNS = 5  # at most; fewer when the legend would be wider than the figure
 
 
-def fitted_legend(figure: Figure, handles: list[Any], labels: list[str] | None = None) -> None:
-    """The legend under the axes in as many columns as fit the figure's width (never cut);
-    labels: the handles' own by default."""
-    labels = labels or [str(h.get_label()) for h in handles]
+def fitted_legend(figure: Figure, handles: list[Any]) -> None:
+    """The legend under the axes in as many columns as fit the figure's width (never cut)."""
+    labels = [str(h.get_label()) for h in handles]
     renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
     for columns in range(min(LEGEND_COLUMNS, len(handles)), 0, -1):
         found = figure.legend(
@@ -168,47 +172,23 @@ def fitted_legend(figure: Figure, handles: list[Any], labels: list[str] | None =
 
 
 def legend(figure: Figure, axes: list[Axes], extra: list[Line2D] | None = None) -> None:
-    """One legend per figure: every model drawn (marker and line as in the palette)."""
+    """One legend per figure: every model drawn (marker and line as in the palette), then the
+    ideal C/L and extra."""
     handles: dict[str, Any] = {}
     for ax in axes:
         for handle, name in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(name, handle)
-    labels = model_order([h for h in handles if not h.startswith("ideal")])
-    ordered: list[Any] = [model_key(m) for m in labels]
-    labels = [short_label(m) for m in labels]
-    labels += [h for h in handles if h.startswith("ideal")]
-    ordered += [handles[h] for h in handles if h.startswith("ideal")]
-    for marker in extra or []:
-        ordered.append(marker)
-        labels.append(str(marker.get_label()))
-    if ordered:
-        fitted_legend(figure, ordered, labels)
-
-
-def error_bar_key() -> Line2D:
-    """The legend entry of the bars: what they are, on every chart that has them."""
-    return key("bar: 95% interval", color="#333333", marker="|", markersize=10, linestyle="none")
-
-
-def marker_key(kind: str) -> Line2D:
-    """The legend entry of a marker that means the same on every chart: "crossed" or not."""
-    if kind == "crossed":
-        marker, size, width, label = "X", 10, 2.0, "run that did not count"
-    else:
-        marker, size, width, label = "o", 8, 1.6, "server CPU-bound"
-    return key(label, linestyle="none", marker=marker, markersize=size, markerfacecolor="white",
-               markeredgecolor="#333333", markeredgewidth=width)  # fmt: skip
-
-
-def spans_wide(values: list[float]) -> bool:
-    """Whether the positive values span 20x or more: wide enough for a log axis."""
-    positive = sorted({v for v in values if v > 0})
-    return bool(positive) and positive[-1] / positive[0] >= 20
+    models = model_order([h for h in handles if not h.startswith("ideal")])
+    keys = [key(short_label(m), **style(m).line) for m in models]
+    keys += [handles[h] for h in handles if h.startswith("ideal")] + (extra or [])
+    if keys:
+        fitted_legend(figure, keys)
 
 
 def log_if_wide(ax: Axes, values: list[float]) -> None:
-    """A log x axis when the points span 20x or more; ticks at the measured values."""
-    if spans_wide(values):
+    """A log x axis when the positive points span 20x or more; ticks at the measured values."""
+    positive = [v for v in values if v > 0]
+    if positive and max(positive) / min(positive) >= 20:
         ax.set_xscale("log")
     ticks_at(ax, sorted(set(values)))
 
@@ -242,14 +222,3 @@ def y_scale(ax: Axes, values: list[float]) -> bool:
     ax.yaxis.set_major_formatter(LOG_VALUE)
     ax.yaxis.set_minor_formatter(NullFormatter())
     return True
-
-
-def marker_keys(found: list[NotCounted], saturated: bool, bars: bool = False) -> list[Line2D]:
-    keys = []
-    if bars:
-        keys.append(error_bar_key())
-    if found:
-        keys.append(marker_key("crossed"))
-    if saturated:
-        keys.append(marker_key("hollow"))
-    return keys

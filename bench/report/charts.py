@@ -14,25 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
 from PIL import Image
 
+from bench.report import charts_crawl as crawl
+from bench.report import charts_memory as memory
 from bench.report.chart_kit import FIXED_RC, Chart
-from bench.report.charts_crawl import (
-    chart_few_active,
-    chart_few_active_keep_alive,
-    chart_instructions,
-    chart_latency,
-    chart_latency_sweep,
-    chart_sleepy_keep_alive_throughput,
-    chart_sleepy_throughput,
-)
 from bench.report.charts_glance import chart_headline, chart_verdicts
-from bench.report.charts_memory import (
-    chart_idle_units,
-    chart_memory_per_connection,
-    chart_plateau_rss,
-)
 from bench.report.verdicts import Ruling
 from bench.results import Results
 
@@ -56,29 +43,32 @@ def small_png(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def save_figure(figure: Figure, png: Path, svg: Path) -> None:
-    """Write a figure as PNG and SVG without dates or versions (a redraw is the same file)."""
+def save(chart: Chart, directory: Path) -> tuple[Path, Path]:
+    """Write CHART into directory as PNG and SVG without dates or versions (a redraw is the
+    same file); return both paths."""
+    png, svg = directory / f"{chart.name}.png", directory / f"{chart.name}.svg"
     with drawing():
         drawn = io.BytesIO()
-        figure.savefig(drawn, format="png", dpi=DPI, metadata={"Software": None})
+        chart.figure.savefig(drawn, format="png", dpi=DPI, metadata={"Software": None})
         png.write_bytes(small_png(drawn.getvalue()))
-        figure.savefig(svg, metadata={"Date": None, "Creator": None})
-    plt.close(figure)
+        chart.figure.savefig(svg, metadata={"Date": None, "Creator": None})
+    plt.close(chart.figure)
+    return png, svg
 
 
 # The charts of one results document, in the page's order, after the two read at a glance
 # (the headline, and the verdicts against their bands).
 CHARTS: tuple[Callable[[Results], Chart], ...] = (
-    chart_memory_per_connection,
-    chart_plateau_rss,
-    chart_idle_units,
-    chart_sleepy_keep_alive_throughput,
-    chart_sleepy_throughput,
-    chart_few_active,
-    chart_few_active_keep_alive,
-    chart_latency,
-    chart_latency_sweep,
-    chart_instructions,
+    memory.chart_memory_per_connection,
+    memory.chart_plateau_rss,
+    memory.chart_idle_units,
+    crawl.chart_sleepy_keep_alive_throughput,
+    crawl.chart_sleepy_throughput,
+    crawl.chart_few_active,
+    crawl.chart_few_active_keep_alive,
+    crawl.chart_latency,
+    crawl.chart_latency_sweep,
+    crawl.chart_instructions,
 )
 GLANCE = 2  # the headline and the verdict chart
 CHART_COUNT = GLANCE + len(CHARTS)
@@ -88,11 +78,3 @@ def draw_all(document: Results, found: list[Ruling]) -> list[Chart]:
     """Every chart, drawn with the same settings: the two at a glance, then CHARTS."""
     with drawing():
         return [chart_headline(document), chart_verdicts(found)] + [d(document) for d in CHARTS]
-
-
-def save(chart: Chart, directory: Path) -> tuple[Path, Path]:
-    """Write CHART as PNG and SVG into directory; return both paths."""
-    png = directory / f"{chart.name}.png"
-    svg = directory / f"{chart.name}.svg"
-    save_figure(chart.figure, png, svg)
-    return png, svg

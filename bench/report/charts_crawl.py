@@ -1,51 +1,241 @@
-"""The crawl charts: sleepy throughput, few active connections, latency, the latency sweep, and
-instructions per page split into the shared core and each model's own."""
+"""The crawl charts, each a list of panels of lines through medians; instructions per page."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import itemgetter
+from dataclasses import dataclass
+from functools import partial
+from operator import attrgetter, itemgetter
+from typing import NamedTuple
 
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.transforms import offset_copy
 
 from bench.report import captions
 from bench.report import chart_kit as kit
-from bench.report.chart_lines import Lines, crawl_lines, plot_ideal
 from bench.report.palette import model_order, style
 from bench.results import (
     LatencySweepHighlights,
+    NotCounted,
     Point,
     Results,
     SleepyHighlights,
     crossed_runs,
     highlights,
     instructions_table,
+    peer_points,
     scenario_points,
 )
 from c10k import catalog, words
 from c10k.durations import Latency
+from c10k.quantity import Interval, Quantity
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
 SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
-
-
 NO_COUNTED_RUN = "has no run that counted (see the runs that did not count)"
+BAR_DODGE_POINTS = 2.5  # how far apart the models' error bars at one x are drawn
 
 
-def _concurrency(point: Point) -> float:
-    return float(point["concurrency"])
+@dataclass(frozen=True)
+class Panel:
+    """One axes of a crawl chart: scale times figure(point) of a scenario's points, against
+    concurrency or, in the latency sweep, the server's latency; the runs that did not count
+    crossed at crossed_at(run) (not at all without it)."""
+
+    scenario: str
+    figure: Callable[[Point], Quantity | None]
+    crossed_at: Callable[[NotCounted], float | None] | None
+    title: str
+    ylabel: str = ""
+    scale: float = 1.0
+    latency: Latency | None = None  # only the points (and runs) at this latency
+    ideal: bool = False  # the ideal C/L drawn with the lines
 
 
-def _latency_ms(point: Point) -> float:
-    return point["latency"].mean_s * 1000.0
+def speed_and_cpu(scenario: str, cpu: str, ideal: bool = False) -> list[Panel]:
+    """Pages/s on the left (with the ideal C/L, ideal), CPU per page (its axis labelled cpu)
+    on the right."""
+    return [
+        Panel(scenario, itemgetter("pages_per_s"), attrgetter("pages_per_s"),
+              "pages/s (higher is better)", "pages/s", ideal=ideal),
+        Panel(scenario, itemgetter("cpu_us_per_page"), attrgetter("cpu_us_per_page"),
+              "CPU per page (lower is better)", cpu),
+    ]  # fmt: skip
 
 
-def _latencies(table: dict[str, list[Point]]) -> list[Latency]:
-    """The server latencies a scenario ran at, shortest first ('2s' before '10s')."""
-    return sorted({p["latency"] for e in table.values() for p in e}, key=lambda k: k.mean_s)
+class Lines(NamedTuple):
+    """What a panel drew: every x and y, and whether any point was server-bound or had a bar."""
+
+    xs: list[float]
+    ys: list[float]
+    saturated: bool
+    bars: bool
+
+
+def error_bars(
+    ax: Axes, model: str, xs: list[float], ys: list[float], intervals: list[Interval | None]
+) -> bool:
+    """The 95% interval of each point as a bar in the model's colour (none for a point of
+    one run); whether any bar was drawn. A median outside its interval gets no bar on that
+    side rather than a bar pointing the wrong way. Each model's bars sit a few points to the
+    side of its markers, in the catalog's order, so that the models' bars at one x do not
+    hide each other."""
+    drawn = [(x, y, i) for x, y, i in zip(xs, ys, intervals, strict=True) if i is not None]
+    if not drawn:
+        return False
+    order = list(catalog.MODELS)
+    slot = order.index(model) - (len(order) - 1) / 2 if model in order else 0.0
+    figure = ax.figure  # the charts' axes sit on a Figure, never a SubFigure
+    shifted = offset_copy(
+        ax.transData,
+        fig=figure if isinstance(figure, Figure) else None,
+        x=slot * BAR_DODGE_POINTS,
+        units="points",
+    )
+    ax.errorbar(
+        [x for x, _, _ in drawn],
+        [y for _, y, _ in drawn],
+        yerr=[
+            [max(0.0, y - i.low) for _, y, i in drawn],
+            [max(0.0, i.high - y) for _, y, i in drawn],
+        ],
+        fmt="none",
+        ecolor=style(model).colour,
+        elinewidth=1.0,
+        capsize=2,
+        alpha=0.8,
+        transform=shifted,
+    )
+    # Bars drawn with a shifted transform do not count for autoscaling: their ends are added
+    # by hand, so no bar is cut off (a bound at or below 0 would break a log axis: left out).
+    ends = [(x, end) for x, _, i in drawn for end in (i.low, i.high) if end > 0]
+    ax.update_datalim(ends)
+    ax.autoscale_view()
+    return True
+
+
+def _x(point: Point, sweep: bool) -> float:
+    """A point's x: its concurrency, or in the sweep its server latency in ms."""
+    return point["latency"].mean_s * 1000.0 if sweep else float(point["concurrency"])
+
+
+def crawl_lines(ax: Axes, document: Results, panel: Panel, sweep: bool) -> Lines:
+    """One line per model (then each peer, as a reference line) through the panel's medians,
+    with their 95% intervals as bars; hollow server-bound points; crossed runs that did not
+    count. Only the points at the panel's latency, so that no line joins two latencies."""
+
+    def at_latency(found: Latency | None) -> bool:
+        return panel.latency is None or found == panel.latency
+
+    xs_all: list[float] = []
+    ys_all: list[float] = []
+    saturated_any = bars = False
+    derived = document["derived"]
+    lines = scenario_points(derived, panel.scenario) | peer_points(derived, panel.scenario)
+    for model in model_order(list(lines)):
+        medians = [
+            (p, q)
+            for p in lines[model]
+            if (q := panel.figure(p)) is not None
+            and q.value is not None
+            and at_latency(p["latency"])
+        ]
+        xs = [_x(p, sweep) for p, _ in medians]
+        ys = [float(q.value or 0.0) * panel.scale for _, q in medians]
+        xs_all += xs
+        ys_all += ys
+        if xs:
+            kit.model_line(ax, model, xs, ys)
+            intervals = [q.interval and q.interval.scaled(panel.scale) for _, q in medians]
+            bars = error_bars(ax, model, xs, ys, intervals) or bars
+        saturated = [
+            (x, y)
+            for x, y, (p, _) in zip(xs, ys, medians, strict=True)
+            if p["server_saturated_runs"]
+        ]
+        if saturated:
+            saturated_any = True
+            kit.hollow(ax, model, [x for x, _ in saturated], [y for _, y in saturated])
+    crossed_at = panel.crossed_at or (lambda _: None)
+    for run in crossed_runs(derived, panel.scenario) if panel.crossed_at else []:
+        if run.concurrency is None or not at_latency(run.latency):
+            continue
+        x = run.latency.mean_s * 1000.0 if sweep and run.latency else float(run.concurrency)
+        kit.crossed(ax, run.model, [x], [crossed_at(run)])
+        xs_all.append(x)
+    return Lines(xs_all, ys_all, saturated_any, bars)
+
+
+def plot_ideal(ax: Axes, document: Results, panel: Panel, sweep: bool) -> list[float]:
+    """Draw the ideal C/L of every point of the panel that has one, in one style on every
+    chart (under the lines in the sweep, over them elsewhere); its values."""
+    ideal = sorted(
+        {
+            (_x(p, sweep), float(p["ideal_pages_per_s"]))
+            for p in _at(document, panel)
+            if p.get("ideal_pages_per_s")
+        }
+    )
+    if ideal:
+        ax.plot([x for x, _ in ideal], [y for _, y in ideal], color="black", linestyle="--",
+                linewidth=1.2, marker="_", markersize=18, markeredgewidth=2, label="ideal C/L",
+                zorder=1.9 if sweep else 2)  # fmt: skip
+    return [y for _, y in ideal]
+
+
+def _at(document: Results, panel: Panel) -> list[Point]:
+    """The models' points of the panel's scenario at its latency (all without one)."""
+    table = scenario_points(document["derived"], panel.scenario)
+    return [p for e in table.values() for p in e if panel.latency in (None, p["latency"])]
+
+
+def line_chart(
+    document: Results,
+    name: str,
+    panels: list[Panel],
+    caption: Callable[[bool], str],
+    rows: int = 1,
+    sweep: bool = False,
+) -> kit.Chart:
+    """Panels in rows, one legend, and caption(whether any point was server-bound) ended by
+    what the bars are. A panel's x axis is log where its values span 20x (symlog in the
+    sweep), its y axis as kit.y_scale says."""
+    cols = len(panels) // rows
+    figure, axes = kit.new_figure(name, rows, cols, kit.HEIGHT if rows == 1 else 8.0)
+    saturated = bars = False
+    for ax, panel in zip(axes, panels, strict=True):
+        if not scenario_points(document["derived"], panel.scenario):
+            kit.no_data(ax, f"{panel.scenario} did not run")
+            continue
+        drawn = crawl_lines(ax, document, panel, sweep)
+        ideal = plot_ideal(ax, document, panel, sweep) if panel.ideal else []
+        saturated, bars = saturated or drawn.saturated, bars or drawn.bars
+        kit.y_scale(ax, drawn.ys + ideal)
+        if sweep:
+            if any(v > 0 for v in drawn.xs):
+                ax.set_xscale("symlog", linthresh=1.0)
+            kit.ticks_at(ax, sorted(set(drawn.xs)))
+            found = highlights(document["derived"], LATENCY_SWEEP, LatencySweepHighlights)
+            at = words.counts(found["concurrencies"] if found else [])
+            ax.set_xlabel(f"server latency (ms), C = {at}")
+        else:
+            kit.log_if_wide(ax, drawn.xs)
+            if panel.latency is not None:  # ticks at the concurrencies run at its latency
+                kit.ticks_at(ax, sorted({_x(p, False) for p in _at(document, panel)}))
+            ax.set_xlabel("concurrency C")
+            ax.xaxis.set_major_formatter(kit.THOUSANDS)
+        ax.set_title(panel.title, fontsize=10)
+        if panel.ylabel:
+            ax.set_ylabel(panel.ylabel)
+    # The legend keys the marks of the panels that cross runs; the latency chart's, its bars.
+    marked = [p.scenario for p in panels if p.crossed_at]
+    crossed = any(crossed_runs(document["derived"], scenario) for scenario in marked)
+    kit.legend(figure, axes, kit.marker_keys(crossed, saturated and bool(marked), bars))
+    return kit.Chart(name, figure, caption(saturated) + captions.bars_note(bars))
 
 
 def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Chart:
@@ -53,136 +243,59 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Ch
     per server latency, so that no line joins points of two latencies."""
     name = f"{scenario}-throughput"
     table = scenario_points(document["derived"], scenario)
-    latencies = _latencies(table)
-    title, figure, axes = kit.new_figure(name, 1, max(len(latencies), 1))
-    found = crossed_runs(document["derived"], scenario)
+    # The latencies it ran at, shortest first ('2s' before '10s').
+    latencies = sorted({p["latency"] for e in table.values() for p in e}, key=lambda k: k.mean_s)
     if not table:
-        return kit.not_run(name, title, figure, axes, scenario)
+        return kit.not_run(name, scenario)
     if not latencies:  # it ran, and no run counted: every round noisy, or every run failed
-        return kit.not_run(name, title, figure, axes, scenario, NO_COUNTED_RUN)
-    highlighted = highlights(document["derived"], scenario, SleepyHighlights)
-    judged = highlighted.get("judged_latency") if highlighted else None
-    saturated = bars = False
-    for ax, latency in zip(axes, latencies, strict=True):
-        drawn = crawl_lines(
-            ax,
-            document,
+        return kit.not_run(name, scenario, why=NO_COUNTED_RUN)
+    found = highlights(document["derived"], scenario, SleepyHighlights)
+    # The panel the answer is read from, marked where there are several.
+    read = found.get("judged_latency") if found and len(latencies) > 1 else None
+    panels = [
+        Panel(
             scenario,
             lambda p: p.get("plateau_pages_per_s") or p.get("pages_per_s"),
-            _concurrency,
-            lambda p: p.pages_per_s,
+            attrgetter("pages_per_s"),
+            f"L = {latency.text}" + (" (the answer is read here)" if latency == read else ""),
+            "" if i else "pages/s after the root page",
             latency=latency,
+            ideal=True,
         )
-        at = {m: [p for p in e if p["latency"] == latency] for m, e in table.items()}
-        ideal = plot_ideal(ax, at, _concurrency)
-        kit.log_if_wide(ax, drawn.xs)
-        kit.ticks_at(ax, sorted({float(p["concurrency"]) for e in at.values() for p in e}))
-        kit.y_scale(ax, drawn.ys + [y for _, y in ideal])
-        judged_here = len(latencies) > 1 and latency == judged
-        ax.set_title(f"L = {latency.text}" + (" (the answer is read here)" if judged_here else ""),
-                     fontsize=10)  # fmt: skip
-        ax.set_xlabel("concurrency C")
-        ax.xaxis.set_major_formatter(kit.THOUSANDS)
-        saturated, bars = saturated or drawn.saturated, bars or drawn.bars
-    axes[0].set_ylabel("pages/s after the root page")
-    kit.legend(figure, axes, kit.marker_keys(found, saturated, bars))
+        for i, latency in enumerate(latencies)
+    ]
     caption = captions.sleepy_throughput_caption(document, scenario)
-    return kit.Chart(name, title, figure, caption + captions.bars_note(bars))
-
-
-def _speed_and_cpu(
-    document: Results,
-    scenario: str,
-    axes: tuple[Axes, Axes],
-    x_of: Callable[[Point], float],
-    ideal: list[tuple[float, float]] | None = None,
-) -> Lines:
-    """Pages/s on the left axes, CPU per page on the right, one line per model; each axis
-    linear from 0, or log where its values (and the ideal's, on the left) span 10x."""
-    left, right = axes
-    speed = crawl_lines(
-        left, document, scenario, lambda p: p["pages_per_s"], x_of, lambda p: p.pages_per_s
-    )
-    cpu = crawl_lines(
-        right,
-        document,
-        scenario,
-        lambda p: p["cpu_us_per_page"],
-        x_of,
-        lambda p: p.cpu_us_per_page,
-    )
-    left.set_title("pages/s (higher is better)", fontsize=10)
-    right.set_title("CPU per page (lower is better)", fontsize=10)
-    kit.y_scale(left, speed.ys + [y for _, y in ideal or []])
-    kit.y_scale(right, cpu.ys)
-    return Lines(speed.xs, speed.saturated, speed.bars or cpu.bars, speed.ys)
+    return line_chart(document, name, panels, lambda _: caption)
 
 
 def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> kit.Chart:
     """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
-    title, figure, (left, right) = kit.new_figure(scenario, 1, 2)
     if not scenario_points(document["derived"], scenario):
-        return kit.not_run(scenario, title, figure, [left, right], scenario)
-    drawn = _speed_and_cpu(document, scenario, (left, right), _concurrency)
-    for ax in (left, right):
-        kit.log_if_wide(ax, drawn.xs)
-        ax.set_xlabel("concurrency C")
-        ax.xaxis.set_major_formatter(kit.THOUSANDS)
-    left.set_ylabel("pages/s")
-    right.set_ylabel("crawler CPU per page (µs, user + sys)")
-    found = crossed_runs(document["derived"], scenario)
-    kit.legend(figure, [left, right], kit.marker_keys(found, drawn.saturated, drawn.bars))
-    caption = captions.few_active_caption(document, drawn.saturated, scenario)
-    return kit.Chart(scenario, title, figure, caption + captions.bars_note(drawn.bars))
+        return kit.not_run(scenario, scenario, 2)
+    panels = speed_and_cpu(scenario, "crawler CPU per page (µs, user + sys)")
+    caption = partial(captions.few_active_caption, document, scenario=scenario)
+    return line_chart(document, scenario, panels, caption)
 
 
 def chart_latency(document: Results) -> kit.Chart:
     """Fetch latency p50 and p99 against concurrency, in few-active and sleepy."""
-    name = "latency"
-    title, figure, axes = kit.new_figure(name, 2, 2, height=8.0)
-    bars = False
-    for row, scenario in enumerate((FEW_ACTIVE, SLEEPY)):
-        table = scenario_points(document["derived"], scenario)
-        for col, quantile in enumerate(("p50", "p99")):
-            ax = axes[row * 2 + col]
-            if not table:
-                kit.no_data(ax, f"{scenario} did not run")
-                continue
-            median = itemgetter(f"latency_{quantile}_s")
-            drawn = crawl_lines(ax, document, scenario, median, _concurrency, None, 1e3)
-            bars = drawn.bars or bars
-            kit.log_if_wide(ax, drawn.xs)
-            kit.y_scale(ax, drawn.ys)
-            ax.set_title(f"{scenario}: {quantile}", fontsize=10)
-            ax.set_xlabel("concurrency C")
-            ax.set_ylabel(f"{quantile} latency (ms)")
-            ax.xaxis.set_major_formatter(kit.THOUSANDS)
-    kit.legend(figure, axes, kit.marker_keys([], False, bars))
-    caption = captions.latency_caption(document) + captions.bars_note(bars)
-    return kit.Chart(name, title, figure, caption)
+    panels = [
+        Panel(scenario, itemgetter(f"latency_{q}_s"), None, f"{scenario}: {q}",
+              f"{q} latency (ms)", 1e3)
+        for scenario in (FEW_ACTIVE, SLEEPY)
+        for q in ("p50", "p99")
+    ]  # fmt: skip
+    caption = captions.latency_caption(document)
+    return line_chart(document, "latency", panels, lambda _: caption, rows=2)
 
 
 def chart_latency_sweep(document: Results) -> kit.Chart:
     """Pages/s and CPU per page against the server's latency, at a fixed concurrency."""
-    title, figure, (left, right) = kit.new_figure(LATENCY_SWEEP, 1, 2)
-    table = scenario_points(document["derived"], LATENCY_SWEEP)
-    if not table:
-        return kit.not_run(LATENCY_SWEEP, title, figure, [left, right], LATENCY_SWEEP)
-    ideal = plot_ideal(left, table, _latency_ms)
-    drawn = _speed_and_cpu(document, LATENCY_SWEEP, (left, right), _latency_ms, ideal)
-    sweep = highlights(document["derived"], LATENCY_SWEEP, LatencySweepHighlights)
-    concurrency = sweep["concurrencies"] if sweep else []
-    for ax in (left, right):
-        if any(v > 0 for v in drawn.xs):
-            ax.set_xscale("symlog", linthresh=1.0)
-        kit.ticks_at(ax, sorted(set(drawn.xs)))
-        ax.set_xlabel(f"server latency (ms), C = {words.counts(concurrency)}")
-    left.set_ylabel("pages/s")
-    right.set_ylabel("crawler CPU per page (µs)")
-    found = crossed_runs(document["derived"], LATENCY_SWEEP)
-    kit.legend(figure, [left, right], kit.marker_keys(found, drawn.saturated, drawn.bars))
-    caption = captions.latency_sweep_caption(document) + captions.bars_note(drawn.bars)
-    return kit.Chart(LATENCY_SWEEP, title, figure, caption)
+    if not scenario_points(document["derived"], LATENCY_SWEEP):
+        return kit.not_run(LATENCY_SWEEP, LATENCY_SWEEP, 2)
+    panels = speed_and_cpu(LATENCY_SWEEP, "crawler CPU per page (µs)", ideal=True)
+    caption = captions.latency_sweep_caption(document)
+    return line_chart(document, LATENCY_SWEEP, panels, lambda _: caption, sweep=True)
 
 
 def chart_sleepy_keep_alive_throughput(document: Results) -> kit.Chart:
@@ -197,26 +310,20 @@ INSTRUCTIONS = captions.INSTRUCTIONS
 CORE_GREY = "#9E9E9E"  # the shared core's part of a model's instructions
 
 
-def _instruction_counts(document: Results) -> tuple[float | None, dict[str, float]]:
-    """The core replay's instructions per page, and each model's."""
-    table = instructions_table(document["derived"])
-    counts = {
-        name: float(median)
-        for name, entry in table.items()
-        if (found := entry.get("instructions_per_page")) and (median := found.value) is not None
-    }
-    return counts.pop(catalog.CORE_REPLAY, None), counts
-
-
 def chart_instructions(document: Results) -> kit.Chart:
     """Per model, instructions per page (callgrind) as the shared core (the core replay's
     count) and the rest, the model's own scheduling; the core replay alone on top."""
-    core, counts = _instruction_counts(document)
+    counts = {
+        name: float(median)
+        for name, entry in instructions_table(document["derived"]).items()
+        if (found := entry.get("instructions_per_page")) and (median := found.value) is not None
+    }
+    core = counts.pop(catalog.CORE_REPLAY, None)
     models = model_order(list(counts))
-    title, figure, (ax,) = kit.new_figure(INSTRUCTIONS, height=kit.rows_height(len(models) + 1))
+    figure, (ax,) = kit.new_figure(INSTRUCTIONS, height=kit.rows_height(len(models) + 1))
     if not counts:
         kit.no_data(ax, "no instructions were counted (valgrind absent, or quick)")
-        return kit.Chart(INSTRUCTIONS, title, figure, "Not measured.")
+        return kit.Chart(INSTRUCTIONS, figure, "Not measured.")
     rows = [catalog.CORE_REPLAY, *models]
     for row, name in enumerate(rows):
         total = (core if name == catalog.CORE_REPLAY else counts[name]) or 0.0
@@ -237,4 +344,4 @@ def chart_instructions(document: Results) -> kit.Chart:
     ]
     kit.fitted_legend(figure, keys)
     caption = captions.instructions_caption(document, with_cpu=False)
-    return kit.Chart(INSTRUCTIONS, title, figure, caption)
+    return kit.Chart(INSTRUCTIONS, figure, caption)

@@ -16,7 +16,7 @@ from bench.report.answer import Workload, workloads
 from bench.report.chart_kit import Chart, fitted_legend, new_figure, no_data, rows_height
 from bench.report.palette import model_order
 from bench.report.verdicts import CONTRADICTED, FROM_ONE_RUN, INCONCLUSIVE, REPRODUCED, Ruling
-from bench.report.verdicts.base import CLAIMS, Verdict
+from bench.report.verdicts.base import CLAIMS
 from bench.results import Results
 from c10k.words import UNITS, Entry, names, standing
 
@@ -63,10 +63,10 @@ def chart_headline(document: Results) -> Chart:
     its interval on the same scale; the best and the models tied with it framed in bold."""
     columns = workloads(document)
     models = model_order(list({e.name for w in columns for e in w.entries}))
-    title, figure, (ax,) = new_figure(HEADLINE, height=rows_height(len(models), 2.2))
+    figure, (ax,) = new_figure(HEADLINE, height=rows_height(len(models), 2.2))
     if not models:
         no_data(ax, "no workload was measured")
-        return Chart(HEADLINE, title, figure, "Not measured.")
+        return Chart(HEADLINE, figure, "Not measured.")
     ax.set_yticks(range(len(models)), models)
     shares = np.full((len(models), len(columns)), math.nan)
     for col, workload in enumerate(columns):
@@ -81,7 +81,7 @@ def chart_headline(document: Results) -> Chart:
     ax.grid(False)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    return Chart(HEADLINE, title, figure, headline_caption(columns))
+    return Chart(HEADLINE, figure, headline_caption(columns))
 
 
 def _ranked_leaders(workload: Workload) -> list[Entry]:
@@ -119,18 +119,6 @@ def headline_caption(columns: list[Workload]) -> str:
     )
 
 
-def _row_range(v: Verdict) -> tuple[float, float]:
-    """The x range of a claim's row: its band's finite edges, its value and its interval,
-    with room on both sides (log scale)."""
-    found = [x for x in (v.band.low, v.band.high) if v.band and 0 < x < math.inf] if v.band else []
-    found += [x for x in (v.value,) if x is not None and x > 0]
-    if v.interval is not None:
-        found += [x for x in (v.interval.low, v.interval.high) if x > 0]
-    if not found:
-        return 0.1, 10.0
-    return min(found) / 2.2, max(found) * 2.2
-
-
 def _claim_row(ax: Axes, ruling: Ruling) -> None:
     """One claim: the band that reproduces it (green), its judged figure and interval, the
     verdict at the right."""
@@ -145,7 +133,11 @@ def _claim_row(ax: Axes, ruling: Ruling) -> None:
         ax.text(0.5, 0.5, f"{why}: see its section", transform=ax.transAxes,
                 ha="center", va="center", fontsize=8, color=NOT_JUDGED)  # fmt: skip
         return
-    low, high = _row_range(v)
+    # The row's x range: the band's finite edges, the value and its interval, with room on
+    # both sides (log scale).
+    found = [x for x in (v.band.low, v.band.high) if 0 < x < math.inf] + [v.value]
+    found += [x for x in (v.interval.low, v.interval.high) if x > 0] if v.interval else []
+    low, high = min(found) / 2.2, max(found) * 2.2
     ax.set_xscale("log")
     ax.set_xlim(low, high)
     ax.axvspan(max(v.band.low, low), min(v.band.high, high), color=BAND_GREEN, alpha=0.22, lw=0)
@@ -164,7 +156,7 @@ def _claim_row(ax: Axes, ruling: Ruling) -> None:
 def chart_verdicts(found: list[Ruling]) -> Chart:
     """Each claim in a row of its own scale: the band of its rule, the figure it was judged
     on with its interval, and the verdict."""
-    title, figure, axes = new_figure(VERDICT_CHART, len(found), 1, rows_height(len(found), 1.4))
+    figure, axes = new_figure(VERDICT_CHART, len(found), 1, rows_height(len(found), 1.4))
     for ax, ruling in zip(axes, found, strict=True):
         _claim_row(ax, ruling)
     keys = [
@@ -173,7 +165,7 @@ def chart_verdicts(found: list[Ruling]) -> Chart:
         Line2D([], [], color="#555555", marker="o", linestyle="none", label="judged figure"),
     ]
     fitted_legend(figure, keys)
-    return Chart(VERDICT_CHART, title, figure, verdicts_caption(found))
+    return Chart(VERDICT_CHART, figure, verdicts_caption(found))
 
 
 def verdicts_caption(found: list[Ruling]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
@@ -12,7 +14,6 @@ from bench.report import chart_kit as kit
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
 from bench.results import (
-    IdleEntry,
     IdleTable,
     MemoryFit,
     Results,
@@ -35,59 +36,40 @@ KERNEL_GREY = "#BBBBBB"
 FIT_SAMPLES = 64  # points a fitted straight line is drawn through, so it bends on a log axis
 
 
-def _interval_bar(ax: Axes, y: float, value: float, interval: Interval | None) -> None:
-    """A horizontal 95% interval around value, in black (nothing without an interval)."""
-    if interval is None:
-        return
-    low, high = max(0.0, interval.low) / KIB, max(0.0, interval.high) / KIB
-    ax.errorbar(
-        value,
-        y,
-        xerr=[[max(0.0, value - low)], [max(0.0, high - value)]],
-        fmt="none",
-        ecolor="black",
-        capsize=3,
-        linewidth=1,
-        zorder=4,
-    )
-
-
 def _value(ax: Axes, x: float, y: float, text: str) -> None:
     ax.text(x, y, f" {text}", va="center", fontsize=8)
 
 
-def _bar_end(value: float, interval: Interval | None) -> float:
-    """Where a bar's label goes: past the bar and its interval (in KiB)."""
-    return max(value, (interval.high / KIB) if interval else 0)
+def _measured(ax: Axes, y: float, value: float, interval: Interval | None) -> None:
+    """A bar's end in KiB: its 95% interval around it in black (none without one), and its
+    value past both."""
+    if interval is not None:
+        low, high = max(0.0, interval.low) / KIB, max(0.0, interval.high) / KIB
+        ax.errorbar(value, y, xerr=[[max(0.0, value - low)], [max(0.0, high - value)]],
+                    fmt="none", ecolor="black", capsize=3, linewidth=1, zorder=4)  # fmt: skip
+    _value(ax, max(value, (interval.high / KIB) if interval else 0), y, f"{value:,.1f}")
 
 
 def _rss_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held and peak RSS per connection of one model: the same definition, side by side."""
-    s = style(model)
-    held_fit, peak_fit = m.rss_bytes.slope, m.peak_rss_bytes.slope
-    held = max(0.0, held_fit.value or 0.0) / KIB
-    ax.barh(row - BAR / 2, held, BAR, color=s.colour, edgecolor="black", linewidth=0.6)
-    _interval_bar(ax, row - BAR / 2, held, held_fit.interval)
-    _value(ax, _bar_end(held, held_fit.interval), row - BAR / 2, f"{held:,.1f}")
-    if peak_fit.value is not None:
-        peak = max(0.0, peak_fit.value) / KIB
-        ax.barh(
-            row + BAR / 2, peak, BAR, color=s.colour, alpha=PALE, edgecolor="black", linewidth=0.6
-        )
-        _interval_bar(ax, row + BAR / 2, peak, peak_fit.interval)
-        _value(ax, _bar_end(peak, peak_fit.interval), row + BAR / 2, f"{peak:,.1f}")
+    for fit, y, alpha in (
+        (m.rss_bytes.slope, row - BAR / 2, None),
+        (m.peak_rss_bytes.slope, row + BAR / 2, PALE),
+    ):
+        if fit.value is not None:
+            value = max(0.0, fit.value) / KIB
+            ax.barh(y, value, BAR, color=style(model).colour, alpha=alpha, edgecolor="black",
+                    linewidth=0.6)  # fmt: skip
+            _measured(ax, y, value, fit.interval)
 
 
 def _total_row(ax: Axes, row: int, model: str, m: MemoryFit) -> None:
     """Held per connection with the kernel's share: the RSS slope and the kernel slope on it."""
-    s = style(model)
     rss = max(0.0, m.rss_bytes.slope.value or 0.0) / KIB
     kernel = max(0.0, m.kernel_bytes.slope.value or 0.0) / KIB
-    ax.barh(row, rss, 2 * BAR, color=s.colour, edgecolor="black", linewidth=0.6)
-    ax.barh(row, kernel, 2 * BAR, left=rss, color=KERNEL_GREY, edgecolor="black", linewidth=0.6)
-    total = rss + kernel
-    _interval_bar(ax, row, total, m.total_bytes.interval)
-    _value(ax, _bar_end(total, m.total_bytes.interval), row, f"{total:,.1f}")
+    for left, width, colour in ((0.0, rss, style(model).colour), (rss, kernel, KERNEL_GREY)):
+        ax.barh(row, width, 2 * BAR, left=left, color=colour, edgecolor="black", linewidth=0.6)
+    _measured(ax, row, rss + kernel, m.total_bytes.interval)
 
 
 def chart_memory_per_connection(document: Results) -> kit.Chart:
@@ -95,12 +77,10 @@ def chart_memory_per_connection(document: Results) -> kit.Chart:
     right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
     memory = memory_fits(document["derived"], SLEEPY)
-    models = model_order(list(memory))
-    title, figure, (left, right) = kit.new_figure(
-        name, 1, 2, kit.rows_height(len(models)), sharey=True
-    )
     if not memory:
-        return kit.not_run(name, title, figure, [left, right], SLEEPY)
+        return kit.not_run(name, SLEEPY, 2, height=kit.rows_height(0), sharey=True)
+    models = model_order(list(memory))
+    figure, (left, right) = kit.new_figure(name, 1, 2, kit.rows_height(len(models)), sharey=True)
     for row, model in enumerate(models):
         m = memory[model]
         if m is None or m.rss_bytes.slope.value is None:
@@ -122,7 +102,7 @@ def chart_memory_per_connection(document: Results) -> kit.Chart:
         kit.key("bar: 95% interval", color="black", marker="|", linestyle="none"),
     ]
     kit.fitted_legend(figure, keys)
-    return kit.Chart(name, title, figure, captions.memory_per_connection_caption(document))
+    return kit.Chart(name, figure, captions.memory_per_connection_caption(document))
 
 
 def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
@@ -141,11 +121,11 @@ def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
 def chart_plateau_rss(document: Results) -> kit.Chart:
     """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
-    title, figure, (ax,) = kit.new_figure(name)
     memory = memory_fits(document["derived"], SLEEPY)
     found = crossed_runs(document["derived"], SLEEPY)
     if not memory:
-        return kit.not_run(name, title, figure, [ax], SLEEPY)
+        return kit.not_run(name, SLEEPY)
+    figure, (ax,) = kit.new_figure(name)
     plateaus = {
         model: [
             (float(p["concurrency"]), plateau.value / KIB)
@@ -159,11 +139,8 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
     kit.log_if_wide(ax, all_x)
     log_x = ax.get_xscale() == "log"
     for model in model_order(list(memory)):
-        s = style(model)
         xs, ys = [c for c, _ in plateaus[model]], [mib for _, mib in plateaus[model]]
-        ax.plot(
-            xs, ys, linestyle="none", marker=s.marker, color=s.colour, markersize=7, label=model
-        )
+        ax.plot(xs, ys, label=model, **style(model).line | {"linestyle": "none"})
         _fit_line(ax, model, memory[model], log_x)
     for p in found:
         if p.concurrency is not None:
@@ -172,47 +149,39 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
     ax.set_xlabel("concurrency C (connections open at once; lines: the fits, over their C)")
     ax.set_ylabel("plateau RSS (MiB)")
     ax.xaxis.set_major_formatter(kit.THOUSANDS)
-    kit.legend(figure, [ax], [kit.marker_key("crossed")] if found else None)
+    kit.legend(figure, [ax], kit.marker_keys(bool(found), False))
     caption = captions.plateau_rss_caption(document)
-    return kit.Chart(name, title, figure, caption)
+    return kit.Chart(name, figure, caption)
 
 
-# Each part of an idle unit's memory: marker, size, face (None: the kind's colour), legend.
 VISIBLE_SHARE = 0.02  # a part of an idle unit's memory below this share of it is not drawn
-IDLE_MARKERS = {
-    "total": ("o", 8, None, "RSS + kernel"),
-    "RSS": ("o", 6, "white", "RSS"),
-    "kernel": ("s", 5, "white", "kernel"),
+# Each part of an idle unit's memory as Line2D's keywords, in the legend's order; a part with
+# no face is filled with the kind's colour.
+IDLE_MARKERS: dict[str, dict[str, Any]] = {
+    "total": {"label": "RSS + kernel", "marker": "o", "markersize": 8},
+    "RSS": {"label": "RSS", "marker": "o", "markersize": 6, "markerfacecolor": "white"},
+    "kernel": {"label": "kernel", "marker": "s", "markersize": 5, "markerfacecolor": "white"},
 }
 
 
-def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleEntry]) -> None:
+def _idle_memory(ax: Axes, kinds: list[str], units: IdleTable) -> None:
     """Left: per idle kind, RSS + kernel per unit (filled) and each part (hollow), on a log
     axis: dots, not bars, so no length is read off a log scale."""
     for row, kind in enumerate(kinds):
-        unit = units.get(kind)
-        if unit is None or unit.rss_bytes_per_unit is None:
+        unit = units[kind]
+        if unit.rss_bytes_per_unit is None:
             ax.text(0.02, row, " not measured", va="center", transform=ax.get_yaxis_transform())
             continue
         s = style(kind)
         total = (value_of(unit.total_bytes_per_unit) or unit.rss_bytes_per_unit) / KIB
         kernel = unit.kernel_total_bytes_per_unit or 0.0
-        parts = {"RSS": unit.rss_bytes_per_unit / KIB, "kernel": kernel / KIB}
-        parts["total"] = total  # drawn last, over a part of the same size
+        # The total drawn last, over a part of the same size.
+        parts = {"RSS": unit.rss_bytes_per_unit / KIB, "kernel": kernel / KIB, "total": total}
+        drawn = {"linestyle": "none", "color": s.colour, "markerfacecolor": s.colour}
         for part, value in parts.items():
             if value < total * VISIBLE_SHARE:  # a part too small to matter (kernel: noise)
                 continue
-            marker, size, face, _ = IDLE_MARKERS[part]
-            ax.plot(
-                [value],
-                [row],
-                marker=marker,
-                markersize=size,
-                linestyle="none",
-                color=s.colour,
-                markerfacecolor=face or s.colour,
-                markeredgewidth=1.4,
-            )
+            ax.plot([value], [row], markeredgewidth=1.4, **drawn | IDLE_MARKERS[part])
         _value(ax, total * 1.15, row, f"{total:,.2f}")
     ax.set_xscale("log")
     for value, dash, text in ((CHAPTER_THREAD_KIB, "--", "50"), (CHAPTER_COROUTINE_KIB, ":", "3")):
@@ -223,21 +192,6 @@ def _idle_memory(ax: Axes, kinds: list[str], units: dict[str, IdleEntry]) -> Non
     ax.set_ylim(len(kinds) - 0.5, -1.0)
     ax.set_xlabel("KiB per unit (log)")
     ax.set_title("memory per idle unit", fontsize=10)
-
-
-def _thread_ceilings(ax: Axes, row: int, unit: IdleEntry | None) -> None:
-    """The threads started until failure, in one process (label above) and by several at once
-    on the machine (label below), as bar ends."""
-    if unit is None:
-        return
-    for ceiling, where, at in (
-        (unit.max_threads, "1 process", -0.3),
-        (unit.max_threads_machine, "machine", 0.45),
-    ):
-        if ceiling:
-            count = int(ceiling["count"])
-            ax.plot([count], [row], marker="|", markersize=16, markeredgewidth=3, color="black")
-            ax.text(count, row + at, f"{where}: {count:,}", fontsize=7.5, ha="center")
 
 
 def _idle_reached(ax: Axes, kinds: list[str], units: IdleTable) -> None:
@@ -254,7 +208,16 @@ def _idle_reached(ax: Axes, kinds: list[str], units: IdleTable) -> None:
             count = p["count"] or 0
             ax.plot([count], [row], **kit.cross_marker(s.colour))
             _value(ax, count * 1.1, row + 0.3, f"asked {count:,}: {p['status']}")
-        _thread_ceilings(ax, row, unit)
+        # The threads started until failure: in one process (label above) and by several at
+        # once on the machine (label below), as bar ends.
+        for ceiling, where, at in (
+            (unit.max_threads, "1 process", -0.3),
+            (unit.max_threads_machine, "machine", 0.45),
+        ):
+            if ceiling:
+                count = int(ceiling["count"])
+                ax.plot([count], [row], marker="|", markersize=16, markeredgewidth=3, color="black")
+                ax.text(count, row + at, f"{where}: {count:,}", fontsize=7.5, ha="center")
     ax.set_xscale("log")
     ax.tick_params(labelleft=False)
     ax.set_xlabel("units parked (log); | threads started until failure")
@@ -267,24 +230,12 @@ def chart_idle_units(document: Results) -> kit.Chart:
     """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
     units = idle_table(document["derived"])
-    kinds = idle_order(list(units))
-    title, figure, (left, right) = kit.new_figure(
-        name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True
-    )
     if not units:
-        return kit.not_run(name, title, figure, [left, right], IDLE)
+        return kit.not_run(name, IDLE, 2, height=kit.rows_height(1), sharey=True)
+    kinds = idle_order(list(units))
+    figure, (left, right) = kit.new_figure(name, 1, 2, kit.rows_height(len(kinds) + 1), sharey=True)
     _idle_memory(left, kinds, units)
     _idle_reached(right, kinds, units)
-    keys = [
-        kit.key(
-            text,
-            marker=marker,
-            markersize=size,
-            markerfacecolor=face or "#555555",
-            color="#555555",
-            linestyle="none",
-        )
-        for marker, size, face, text in IDLE_MARKERS.values()
-    ]
-    kit.fitted_legend(figure, keys)
-    return kit.Chart(name, title, figure, captions.idle_units_caption(document))
+    grey = {"linestyle": "none", "color": "#555555", "markerfacecolor": "#555555"}
+    kit.fitted_legend(figure, [kit.key(**grey | m) for m in IDLE_MARKERS.values()])
+    return kit.Chart(name, figure, captions.idle_units_caption(document))

@@ -56,36 +56,32 @@ INLINE_CSS = "".join(CSS.split("\n"))
 
 
 def spans(found: layout.Rich | str) -> str:
-    if isinstance(found, str):
-        return html.escape(found)
-    out = []
-    for span in found:
-        if isinstance(span, str):
-            out.append(html.escape(span))
-        elif isinstance(span, layout.Link):
-            out.append(f'<a href="{html.escape(span.href)}">{html.escape(span.text)}</a>')
-        elif isinstance(span, layout.Strong):
-            out.append(f"<strong>{html.escape(span.text)}</strong>")
-        elif isinstance(span, layout.Code):
-            out.append(f"<code>{html.escape(span.text)}</code>")
-        elif isinstance(span, layout.Badge):
-            out.append(f'<span class="badge {span.css}">{html.escape(span.text)}</span>')
-    return "".join(out)
+    return html.escape(found) if isinstance(found, str) else "".join(map(_span, found))
+
+
+def _span(span: layout.Span) -> str:
+    if isinstance(span, str):
+        return html.escape(span)
+    text = html.escape(span.text)
+    if isinstance(span, layout.Link):
+        return f'<a href="{html.escape(span.href)}">{text}</a>'
+    if isinstance(span, layout.Badge):
+        return f'<span class="badge {span.css}">{text}</span>'
+    tag = "strong" if isinstance(span, layout.Strong) else "code"
+    return f"<{tag}>{text}</{tag}>"
 
 
 def table(block: layout.Table) -> str:
     block = block.shown()
     head = "".join(f"<th>{html.escape(h)}</th>" for h in block.header)
-    labels = [f' data-label="{html.escape(h)}"' for h in block.header]  # a phone's card rows
+    # Each cell carries its column's name: a phone shows the rows as cards.
+    num = ' class="num"'
+    cells = [
+        f'<td{num if i in block.numeric else ""} data-label="{html.escape(h)}">'
+        for i, h in enumerate(block.header)
+    ]
     body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="num"{labels[i]}>{spans(c)}</td>'
-            if i in block.numeric
-            else f"<td{labels[i]}>{spans(c)}</td>"
-            for i, c in enumerate(row)
-        )
-        + "</tr>"
+        "<tr>" + "".join(f"{cells[i]}{spans(c)}</td>" for i, c in enumerate(row)) + "</tr>"
         for row in block.rows
     )
     css = f' class="{block.css}"' if block.css else ""

@@ -13,18 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from c10k import catalog
-from c10k.catalog import CRAWLERS, IDLE_KINDS, PEERS, idle_order, model_order
-
-__all__ = [
-    "CRAWLER_STYLES",
-    "IDLE_STYLES",
-    "Style",
-    "idle_order",
-    "label",
-    "model_order",
-    "short_label",
-    "style",
-]
+from c10k.catalog import CRAWLERS, IDLE_KINDS, PEERS
+from c10k.catalog import idle_order as idle_order  # the tables and charts read both from here
+from c10k.catalog import model_order as model_order
 
 
 @dataclass(frozen=True)
@@ -35,6 +26,11 @@ class Style:
     marker: str
     linestyle: Any  # a matplotlib line style: a name or (offset, (on, off, ...))
     hatch: str
+
+    @property
+    def line(self) -> dict[str, Any]:
+        """A model's line and its legend entry, as Line2D's keywords."""
+        return dict(color=self.colour, marker=self.marker, linestyle=self.linestyle, markersize=7)
 
 
 CRAWLER_STYLES: dict[str, Style] = {
