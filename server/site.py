@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from server.page_bodies import GARBAGE, file_body, page_body, small_html
-from server.site_layout import Chain, SiteLayout
+from server.site_layout import SiteLayout
 from server.site_params import (
-    FAULT_KINDS,
     FAULT_OUTCOMES,
     NON_HTML_TYPES,
     OFFSITE_ORIGINS,
@@ -47,57 +46,6 @@ class Site(SiteLayout):
     def __init__(self, params: SiteParams) -> None:
         self._cache: dict[tuple[str, str], PageResponse] = {}
         super().__init__(params)
-
-    # -- hand-building (tests) -------------------------------------------------------
-    # Small scenarios are easiest to state exactly: start from a plain site and add
-    # the structures by hand. Keep the order-independence rule: link only to chain
-    # heads and cycle entries, never to their later steps.
-
-    def add_link(self, page: int | None, link: Link | str) -> Link:
-        """Add a link to the root (page None) or to /p/<page>/; a str is a plain href."""
-        if isinstance(link, str):
-            link = Link(link, link if link.startswith("/") else None, "plain")
-        (self.root_links if page is None else self.page_links[page]).append(link)
-        self._cache.clear()
-        return link
-
-    def add_chain(self, statuses: list[int], end: str, end_target: str | None = None) -> str:
-        """A redirect chain with one step per status, the last pointing to `end`.
-
-        end_target is the normalised path of `end` (defaults to end itself when it is a
-        path, None when it is off-site). Returns the head's path.
-        """
-        c = len(self.chains)
-        if end_target is None and end.startswith("/"):
-            end_target = end
-        steps = [Redirect(s, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}") for k, s in enumerate(statuses)]
-        steps[-1] = Redirect(statuses[-1], end, end_target)
-        self.chains.append(Chain(steps))
-        self._cache.clear()
-        return f"/r/{c}/0"
-
-    def add_cycle(self, statuses: list[int]) -> str:
-        """A redirect cycle /c/<m>/0 -> /c/<m>/1 -> ... -> /c/<m>/0; returns its entry."""
-        m = len(self.cycles)
-        n = len(statuses)
-        self.cycles.append(
-            [
-                Redirect(s, f"/c/{m}/{(k + 1) % n}", f"/c/{m}/{(k + 1) % n}")
-                for k, s in enumerate(statuses)
-            ]
-        )
-        self._cache.clear()
-        return f"/c/{m}/0"
-
-    def set_fault(self, page: int, kind: str | None) -> None:
-        """Make /p/<page>/ fault with kind (one of FAULT_KINDS), or stop faulting (None)."""
-        if kind is None:
-            self.page_faults.pop(page, None)
-        elif kind in FAULT_KINDS:
-            self.page_faults[page] = kind
-        else:
-            raise ValueError(f"unknown fault kind {kind!r}")
-        self._cache.clear()
 
     # -- queries --------------------------------------------------------------------
 
