@@ -27,7 +27,7 @@ from server.site_layout import Chain
 from server.site_params import (
     FAULT_KINDS,
     FAULT_OUTCOMES,
-    SLOT_KINDS,
+    VARIETY,
     Link,
     Outcome,
     Redirect,
@@ -37,9 +37,7 @@ from server.site_params import (
 REPO = Path(__file__).resolve().parent.parent
 ROOT = "http://127.0.0.1:8080/"
 # Every variety ratio at 0: a site of plain links, to which a test adds what it needs.
-QUIET: dict[str, float] = dict.fromkeys(
-    (*SLOT_KINDS, "fragment", "relative", "absolute", "odd_markup"), 0.0
-)
+QUIET: dict[str, float] = dict.fromkeys(VARIETY, 0.0)
 
 
 class HandBuiltSite(Site):
