@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 
 from impls.core import ErrorKind, FetchError, Frontier, classify_os_error
-from impls.core.http import MAX_HEADER_BYTES
+from impls.core.http_base import MAX_HEADER_BYTES
 from impls.models import aiohttp_private
 
 # The contract's request headers (Host aiohttp adds, GET and HTTP/1.1 are its defaults);

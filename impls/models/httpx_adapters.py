@@ -13,7 +13,7 @@ import httpcore
 import httpx
 
 from impls.core import ErrorKind, FetchError, Frontier, classify_os_error
-from impls.core.http import retry_on_fresh_connection
+from impls.core.http_base import retry_on_fresh_connection
 from impls.models.httpx_private import CURRENT_ATTEMPT, Attempt, Pool, transport_on
 
 # The contract's request headers; httpx's own Accept-Encoding (compression: the bytes
