@@ -68,13 +68,10 @@ def new_session(frontier: Frontier) -> aiohttp.ClientSession:
 async def retry_on_a_fresh_connection(
     request: aiohttp.ClientRequest, send: aiohttp.ClientHandlerType
 ) -> aiohttp.ClientResponse:
-    """Keep-alive mode's one retry, which spends no try, as the raw models make it.
-
-    A reused connection that the server closed while it sat idle fails as soon as it is
-    used: a close or reset (RESET) before any byte of the response. The server has not
-    answered and GET is idempotent, so the request goes once more, on a new connection.
-    aiohttp's own retry (turned off) would also retry on a new connection, after some
-    bytes of the head, and on the next pooled connection rather than a new one.
+    """Keep-alive mode's one retry, which spends no try, as the raw models make it (the rule:
+    http_base.retry_on_fresh_connection). aiohttp's own retry (turned off) would also retry
+    on a new connection, after some bytes of the head, and on the next pooled connection
+    rather than a new one.
     """
     first = aiohttp_private.Attempt()
     token = aiohttp_private.CURRENT_ATTEMPT.set(first)
