@@ -27,6 +27,7 @@ _CHAIN_RE = re.compile(r"/r/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
 _CYCLE_RE = re.compile(r"/c/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
 _FILE_RE = re.compile(r"/f/(0|[1-9][0-9]*)\.([a-z]+)")
 _PART_RE = re.compile(r"part=(0|[1-9][0-9]*)")
+_HTML = ("Content-Type", "text/html; charset=utf-8")  # the root's and every status page's
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,14 +196,10 @@ class Site(SiteLayout):
         redirect = self.redirect(path)
         if redirect is not None:
             body = small_html("Moved", f"Moved to {redirect.location}.")
-            moved = (
-                ("Content-Type", "text/html; charset=utf-8"),
-                ("Location", redirect.location),
-            )
-            return PageResponse(redirect.status, moved, body)
+            return PageResponse(redirect.status, (_HTML, ("Location", redirect.location)), body)
         if kind == "missing":
             body = small_html("Not found", f"Nothing at {path}.")
-            return PageResponse(404, (("Content-Type", "text/html; charset=utf-8"),), body)
+            return PageResponse(404, (_HTML,), body)
         if kind == "file":
             ext = self.files[a]
             return PageResponse(
@@ -212,10 +209,9 @@ class Site(SiteLayout):
             )
         if fault == "error500":
             body = small_html("Server error", "Something broke.")
-            return PageResponse(500, (("Content-Type", "text/html; charset=utf-8"),), body)
+            return PageResponse(500, (_HTML,), body)
         body = self._html(-1 if kind == "root" else a, authority, path)
-        ctype = "text/html; charset=utf-8" if kind == "root" else self.page_content_types[a]
-        headers = (("Content-Type", ctype),)
+        headers = (_HTML if kind == "root" else ("Content-Type", self.page_content_types[a]),)
         if fault == "truncate":
             head = (
                 f"HTTP/1.1 200 OK\r\nContent-Type: {headers[0][1]}\r\n"
