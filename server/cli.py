@@ -25,14 +25,12 @@ from server.serve import (
     serve_workers,
 )
 from server.site import Site
-from server.site_params import FAULT_KINDS, PRESETS, SHAPES, SLOT_KINDS, SiteParams
+from server.site_params import FAULT_KINDS, PRESETS, SHAPES, VARIETY, SiteParams
 from server.specs import parse_faults, parse_size, parse_size_range
 
 PROG = "c10k serve"
 DEFAULT_HOST = "127.0.0.1"
 MAX_LISTEN = 256  # addresses in --listen: every worker holds a listening socket on each
-# Site ratios settable with --ratio NAME=VALUE (faults have their own option).
-VARIETY = (*SLOT_KINDS, "fragment", "relative", "absolute", "odd_markup")
 
 
 class UsageError(Exception):

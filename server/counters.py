@@ -119,9 +119,7 @@ class Stats:
             counts[2] = counts[1]  # requests in flight now are the new floor of the peak
             counts[3] = 0
             counts[4] = 0
-            for i in range(self.workers):
-                self._by_worker[i] = 0
-            for i in range(len(self._by_address)):
-                self._by_address[i] = 0
+            self._by_worker[:] = [0] * len(self._by_worker)
+            self._by_address[:] = [0] * len(self._by_address)
             self._begins[0] = self._begins[1] = 0.0
             self._cpu_base[0] = cpu

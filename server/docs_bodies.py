@@ -6,7 +6,7 @@ import html
 import random
 from collections.abc import Sequence
 
-from server.page_bodies import FILLER, render_link
+from server.page_bodies import lorem, render_link
 from server.site_params import Link
 
 _WORDS: tuple[str, ...] = (
@@ -148,7 +148,7 @@ def _article_start(title: str) -> bytes:
 
 def _pad(n: int) -> bytes:
     if n >= 8:
-        return b"<p>" + (FILLER * (n // len(FILLER) + 1))[: n - 8] + b"</p>\n"
+        return b"<p>" + lorem(n - 8) + b"</p>\n"
     return b" " * max(0, n)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Protocol
 
 from server.docs_bodies import DocsText, docs_page_body, nav_html
@@ -13,7 +14,6 @@ from server.site_params import (
     PORT80_FORM,
     Link,
     SiteParams,
-    fault_counts,
 )
 
 
@@ -27,6 +27,8 @@ class LayoutTables(Protocol):
     page_invalid_utf8: list[bool]
     page_faults: dict[int, str]
     missing_count: int
+
+    def place_faults(self, rng: random.Random, candidates: Sequence[int]) -> None: ...
 
     def draw_slot(self, rng: random.Random, src: int) -> Link | None: ...
 
@@ -120,7 +122,8 @@ class DocsTree:
     def build(self, layout: LayoutTables, rng: random.Random) -> None:
         """Fill the layout's tables for the docs shape (deep and wide never come here)."""
         p = self.params
-        self._place_faults(layout, rng)
+        # Never on a section index (the sidebar's entry points).
+        layout.place_faults(rng, [i for i in range(p.pages) if not self.is_index(i)])
         high = p.body_size_max or p.body_size
         for _ in range(p.pages):
             layout.page_content_types.append(rng.choice(PAGE_CONTENT_TYPES))
@@ -138,18 +141,6 @@ class DocsTree:
         for i, row in enumerate(rows):
             body = [link for link in row if link is not None]
             layout.page_links.append(navs[self.section_of[i]] + body)
-
-    def _place_faults(self, layout: LayoutTables, rng: random.Random) -> None:
-        """As the other shapes, but never on a section index (the sidebar's entry points)."""
-        n = self.params.pages
-        candidates = [i for i in range(n) if not self.is_index(i)]
-        counts = list(fault_counts(self.params.faults(), n).items())
-        chosen = rng.sample(candidates, min(len(candidates), sum(c for _, c in counts)))
-        pos = 0
-        for kind, count in counts:
-            for i in chosen[pos : pos + count]:
-                layout.page_faults[i] = kind
-            pos += count
 
     def _nav(self, layout: LayoutTables, rng: random.Random, s: int) -> list[Link]:
         """The sidebar of section s (-1: the root), written relative to its directory, so

@@ -35,7 +35,7 @@ def page_body(
     tail = b"</body></html>\n"
     filler = b"<p>" + (b"caf\xe9 " if invalid_utf8 else b"")
     pad = max(0, body_size - len(head) - len(tail) - len(filler) - 5)
-    filler += (FILLER * (pad // len(FILLER) + 1))[:pad] + b"</p>\n"
+    filler += lorem(pad) + b"</p>\n"
     return head + filler + tail
 
 
@@ -49,7 +49,12 @@ def file_body(m: int, ext: str, body_size: int) -> bytes:
     else:
         head = b"Not HTML. " + fake
     pad = max(0, body_size - len(head))
-    return head + (FILLER * (pad // len(FILLER) + 1))[:pad]
+    return head + lorem(pad)
+
+
+def lorem(n: int) -> bytes:
+    """n bytes of the filler text, repeated as far as it takes."""
+    return (FILLER * (n // len(FILLER) + 1))[:n]
 
 
 def render_link(link: Link, authority: str, n: int, text: str | None = None) -> str:

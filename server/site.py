@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from server.page_bodies import GARBAGE, file_body, page_body, small_html
-from server.site_layout import Chain, SiteLayout
+from server.site_layout import SiteLayout
 from server.site_params import (
-    FAULT_KINDS,
     FAULT_OUTCOMES,
     NON_HTML_TYPES,
     OFFSITE_ORIGINS,
@@ -28,6 +27,7 @@ _CHAIN_RE = re.compile(r"/r/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
 _CYCLE_RE = re.compile(r"/c/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
 _FILE_RE = re.compile(r"/f/(0|[1-9][0-9]*)\.([a-z]+)")
 _PART_RE = re.compile(r"part=(0|[1-9][0-9]*)")
+_HTML = ("Content-Type", "text/html; charset=utf-8")  # the root's and every status page's
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,57 +47,6 @@ class Site(SiteLayout):
     def __init__(self, params: SiteParams) -> None:
         self._cache: dict[tuple[str, str], PageResponse] = {}
         super().__init__(params)
-
-    # -- hand-building (tests) -------------------------------------------------------
-    # Small scenarios are easiest to state exactly: start from a plain site and add
-    # the structures by hand. Keep the order-independence rule: link only to chain
-    # heads and cycle entries, never to their later steps.
-
-    def add_link(self, page: int | None, link: Link | str) -> Link:
-        """Add a link to the root (page None) or to /p/<page>/; a str is a plain href."""
-        if isinstance(link, str):
-            link = Link(link, link if link.startswith("/") else None, "plain")
-        (self.root_links if page is None else self.page_links[page]).append(link)
-        self._cache.clear()
-        return link
-
-    def add_chain(self, statuses: list[int], end: str, end_target: str | None = None) -> str:
-        """A redirect chain with one step per status, the last pointing to `end`.
-
-        end_target is the normalised path of `end` (defaults to end itself when it is a
-        path, None when it is off-site). Returns the head's path.
-        """
-        c = len(self.chains)
-        if end_target is None and end.startswith("/"):
-            end_target = end
-        steps = [Redirect(s, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}") for k, s in enumerate(statuses)]
-        steps[-1] = Redirect(statuses[-1], end, end_target)
-        self.chains.append(Chain(steps))
-        self._cache.clear()
-        return f"/r/{c}/0"
-
-    def add_cycle(self, statuses: list[int]) -> str:
-        """A redirect cycle /c/<m>/0 -> /c/<m>/1 -> ... -> /c/<m>/0; returns its entry."""
-        m = len(self.cycles)
-        n = len(statuses)
-        self.cycles.append(
-            [
-                Redirect(s, f"/c/{m}/{(k + 1) % n}", f"/c/{m}/{(k + 1) % n}")
-                for k, s in enumerate(statuses)
-            ]
-        )
-        self._cache.clear()
-        return f"/c/{m}/0"
-
-    def set_fault(self, page: int, kind: str | None) -> None:
-        """Make /p/<page>/ fault with kind (one of FAULT_KINDS), or stop faulting (None)."""
-        if kind is None:
-            self.page_faults.pop(page, None)
-        elif kind in FAULT_KINDS:
-            self.page_faults[page] = kind
-        else:
-            raise ValueError(f"unknown fault kind {kind!r}")
-        self._cache.clear()
 
     # -- queries --------------------------------------------------------------------
 
@@ -247,14 +196,10 @@ class Site(SiteLayout):
         redirect = self.redirect(path)
         if redirect is not None:
             body = small_html("Moved", f"Moved to {redirect.location}.")
-            moved = (
-                ("Content-Type", "text/html; charset=utf-8"),
-                ("Location", redirect.location),
-            )
-            return PageResponse(redirect.status, moved, body)
+            return PageResponse(redirect.status, (_HTML, ("Location", redirect.location)), body)
         if kind == "missing":
             body = small_html("Not found", f"Nothing at {path}.")
-            return PageResponse(404, (("Content-Type", "text/html; charset=utf-8"),), body)
+            return PageResponse(404, (_HTML,), body)
         if kind == "file":
             ext = self.files[a]
             return PageResponse(
@@ -264,10 +209,9 @@ class Site(SiteLayout):
             )
         if fault == "error500":
             body = small_html("Server error", "Something broke.")
-            return PageResponse(500, (("Content-Type", "text/html; charset=utf-8"),), body)
+            return PageResponse(500, (_HTML,), body)
         body = self._html(-1 if kind == "root" else a, authority, path)
-        ctype = "text/html; charset=utf-8" if kind == "root" else self.page_content_types[a]
-        headers = (("Content-Type", ctype),)
+        headers = (_HTML if kind == "root" else ("Content-Type", self.page_content_types[a]),)
         if fault == "truncate":
             head = (
                 f"HTTP/1.1 200 OK\r\nContent-Type: {headers[0][1]}\r\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server.docs_layout import DocsTree
@@ -65,7 +66,7 @@ class SiteLayout:
             return
         p = self.params
         n = p.pages
-        self._place_faults(rng)
+        self.place_faults(rng, range(n))
         for _ in range(n):
             self.page_content_types.append(rng.choice(PAGE_CONTENT_TYPES))
             self.page_invalid_utf8.append(rng.random() < p.odd_markup)
@@ -91,10 +92,10 @@ class SiteLayout:
         roots = self.part_roots
         self.root_links = roots[0] if p.parts == 1 else [link for r in roots for link in r]
 
-    def _place_faults(self, rng: random.Random) -> None:
-        n = self.params.pages
-        counts = list(fault_counts(self.params.faults(), n).items())
-        chosen = rng.sample(range(n), min(n, sum(c for _, c in counts)))
+    def place_faults(self, rng: random.Random, candidates: Sequence[int]) -> None:
+        """Draw the faulty pages among the candidates, each kind's count of the pages."""
+        counts = list(fault_counts(self.params.faults(), self.params.pages).items())
+        chosen = rng.sample(candidates, min(len(candidates), sum(c for _, c in counts)))
         pos = 0
         for kind, count in counts:
             for i in chosen[pos : pos + count]:

@@ -29,6 +29,8 @@ SLOT_KINDS: tuple[str, ...] = (
     "offsite",
     "query",
 )
+# Every ratio of a site's variety: the link kinds, then the spellings and the odd markup.
+VARIETY: tuple[str, ...] = (*SLOT_KINDS, "fragment", "relative", "absolute", "odd_markup")
 REDIRECT_STATUSES: tuple[int, ...] = (301, 302, 303, 307, 308)
 SHAPES: tuple[str, ...] = ("deep", "wide", "docs")
 

@@ -23,19 +23,78 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from server.app import Delivery, SiteHandler, make_listener, start_server
 from server.counters import Stats
 from server.site import Site
-from server.site_params import FAULT_OUTCOMES, SLOT_KINDS, Outcome, SiteParams
+from server.site_layout import Chain
+from server.site_params import (
+    FAULT_KINDS,
+    FAULT_OUTCOMES,
+    VARIETY,
+    Link,
+    Outcome,
+    Redirect,
+    SiteParams,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 ROOT = "http://127.0.0.1:8080/"
 # Every variety ratio at 0: a site of plain links, to which a test adds what it needs.
-QUIET: dict[str, float] = dict.fromkeys(
-    (*SLOT_KINDS, "fragment", "relative", "absolute", "odd_markup"), 0.0
-)
+QUIET: dict[str, float] = dict.fromkeys(VARIETY, 0.0)
 
 
-def make_site(**params: Any) -> Site:
+class HandBuiltSite(Site):
+    """A site to which a test adds structures by hand: small scenarios are easiest to state
+    exactly. Keep the order-independence rule: link only to chain heads and cycle entries,
+    never to their later steps."""
+
+    def add_link(self, page: int | None, link: Link | str) -> Link:
+        """Add a link to the root (page None) or to /p/<page>/; a str is a plain href."""
+        if isinstance(link, str):
+            link = Link(link, link if link.startswith("/") else None, "plain")
+        (self.root_links if page is None else self.page_links[page]).append(link)
+        self._cache.clear()
+        return link
+
+    def add_chain(self, statuses: list[int], end: str, end_target: str | None = None) -> str:
+        """A redirect chain with one step per status, the last pointing to `end`.
+
+        end_target is the normalised path of `end` (defaults to end itself when it is a
+        path, None when it is off-site). Returns the head's path.
+        """
+        c = len(self.chains)
+        if end_target is None and end.startswith("/"):
+            end_target = end
+        steps = [Redirect(s, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}") for k, s in enumerate(statuses)]
+        steps[-1] = Redirect(statuses[-1], end, end_target)
+        self.chains.append(Chain(steps))
+        self._cache.clear()
+        return f"/r/{c}/0"
+
+    def add_cycle(self, statuses: list[int]) -> str:
+        """A redirect cycle /c/<m>/0 -> /c/<m>/1 -> ... -> /c/<m>/0; returns its entry."""
+        m = len(self.cycles)
+        n = len(statuses)
+        self.cycles.append(
+            [
+                Redirect(s, f"/c/{m}/{(k + 1) % n}", f"/c/{m}/{(k + 1) % n}")
+                for k, s in enumerate(statuses)
+            ]
+        )
+        self._cache.clear()
+        return f"/c/{m}/0"
+
+    def set_fault(self, page: int, kind: str | None) -> None:
+        """Make /p/<page>/ fault with kind (one of FAULT_KINDS), or stop faulting (None)."""
+        if kind is None:
+            self.page_faults.pop(page, None)
+        elif kind in FAULT_KINDS:
+            self.page_faults[page] = kind
+        else:
+            raise ValueError(f"unknown fault kind {kind!r}")
+        self._cache.clear()
+
+
+def make_site(**params: Any) -> HandBuiltSite:
     """A site with plain links only, unless params set ratios: make_site(pages=3, links=1)."""
-    return Site(SiteParams(**{**QUIET, **params}))
+    return HandBuiltSite(SiteParams(**{**QUIET, **params}))
 
 
 def paths(manifest: dict[str, Outcome], root: str = ROOT) -> dict[str, Outcome]:

@@ -4,21 +4,7 @@ from __future__ import annotations
 
 import httptools
 
-from impls.core.http_base import (
-    MAX_HEADER_BYTES,
-    ResponseParserBase,
-    build_request,
-    convert_headers,
-    retry_on_fresh_connection,
-)
-
-__all__ = [
-    "MAX_HEADER_BYTES",
-    "ResponseParser",
-    "build_request",
-    "convert_headers",
-    "retry_on_fresh_connection",
-]
+from impls.core.http_base import ResponseParserBase
 
 
 class ResponseParser(ResponseParserBase):

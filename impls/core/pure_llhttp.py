@@ -39,9 +39,8 @@ class HttpParserUpgrade(Exception):
 
 
 class HttpResponseParser(HeaderParser):
-    """httptools.HttpResponseParser's interface over llhttp's response rules."""
-
-    _error: tuple[type[Exception], str] | None = None
+    """httptools.HttpResponseParser's interface over llhttp's response rules: what
+    ResponseParserBase uses of it (a parser that failed is not fed again)."""
 
     def set_dangerous_leniencies(self, **flags: bool) -> None:
         expected = {
@@ -67,17 +66,11 @@ class HttpResponseParser(HeaderParser):
         return not self._needs_eof()
 
     def feed_data(self, data: bytes) -> None:
-        if self._error is not None:  # llhttp stays in its error
-            raise self._error[0](self._error[1])
         try:
             self._execute(data if type(data) is bytes else bytes(data))
-        except HttpParserUpgrade:
-            raise
-        except HttpParserError as exc:
-            self._error = (type(exc), str(exc))
+        except (HttpParserUpgrade, HttpParserError):
             raise
         except Exception as exc:  # a callback raised: wrapped, as httptools wraps it
-            self._error = (HttpParserCallbackError, "callback error")
             raise HttpParserCallbackError("callback error") from exc
 
     def _execute(self, data: bytes) -> None:
@@ -191,8 +184,7 @@ class HttpResponseParser(HeaderParser):
             bool(flags & Flag.UPGRADE and flags & Flag.CONNECTION_UPGRADE) and self._status == 101
         )
         self._maybe_call_on_header()
-        if self._on_headers_complete is not None:
-            self._on_headers_complete()
+        self._on_headers_complete()
         if self._upgrade:
             self._flags |= Flag.SKIPBODY
         self._after_headers_complete()
@@ -200,8 +192,7 @@ class HttpResponseParser(HeaderParser):
     def _after_headers_complete(self) -> None:  # llhttp__after_headers_complete (http.c)
         status, flags = self._status, self._flags
         if status == 101:  # the rest is in another protocol
-            if self._on_message_complete is not None:
-                self._on_message_complete()
+            self._on_message_complete()
             if self._upgrade:
                 raise HttpParserUpgrade("upgrade")
             raise HttpParserError("Pause on CONNECT/Upgrade")
@@ -222,8 +213,7 @@ class HttpResponseParser(HeaderParser):
             self._state = self._body
 
     def _message_done(self) -> None:  # message_done, cleanup, llhttp__after_message_complete
-        if self._on_message_complete is not None:
-            self._on_message_complete()
+        self._on_message_complete()
         keep_alive = self.should_keep_alive()
         self._flags = 0
         if keep_alive:
@@ -261,7 +251,7 @@ class HttpResponseParser(HeaderParser):
         return len(data)
 
     def _body_piece(self, piece: bytes) -> None:
-        if piece and self._on_body is not None:
+        if piece:
             self._on_body(piece)
 
     def _chunk_size_start(self) -> None:  # chunk_size_start
@@ -350,8 +340,6 @@ class HttpResponseParser(HeaderParser):
     def _chunk_size_lf(self, data: bytes, i: int) -> int:  # chunk_size_almost_done
         if data[i] != 0x0A:
             raise HttpParserError("Expected LF after chunk size")
-        if self._on_chunk_header is not None:
-            self._on_chunk_header()
         if self._length == 0:  # the last chunk: trailers follow, read as headers
             self._flags |= Flag.TRAILING
             self._state = self._field_start
@@ -378,7 +366,5 @@ class HttpResponseParser(HeaderParser):
             raise HttpParserError("Expected LF after chunk data")
         return i + 1
 
-    def _chunk_complete(self) -> None:  # httptools' on_chunk_complete
+    def _chunk_complete(self) -> None:  # httptools' on_chunk_complete: a trailer is given
         self._maybe_call_on_header()
-        if self._on_chunk_complete is not None:
-            self._on_chunk_complete()

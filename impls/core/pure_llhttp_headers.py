@@ -85,13 +85,12 @@ class HeaderParser:
     """llhttp's state, its callbacks as httptools calls them, and the states of the head."""
 
     def __init__(self, protocol: Any) -> None:
-        self._on_header = getattr(protocol, "on_header", None)
-        self._on_headers_complete = getattr(protocol, "on_headers_complete", None)
-        self._on_body = getattr(protocol, "on_body", None)
+        # ResponseParserBase's callbacks; on_message_begin only in keep-alive mode.
+        self._on_header = protocol.on_header
+        self._on_headers_complete = protocol.on_headers_complete
+        self._on_body = protocol.on_body
         self._on_message_begin = getattr(protocol, "on_message_begin", None)
-        self._on_message_complete = getattr(protocol, "on_message_complete", None)
-        self._on_chunk_header = getattr(protocol, "on_chunk_header", None)
-        self._on_chunk_complete = getattr(protocol, "on_chunk_complete", None)
+        self._on_message_complete = protocol.on_message_complete
         self._major = self._minor = self._status = 0
         self._flags = self._header_state = 0
         self._length = 0  # llhttp's content_length: of the body, or of the current chunk
@@ -114,19 +113,16 @@ class HeaderParser:
     # -- httptools' header callbacks: a header is given when the next name begins -------------
 
     def _field_piece(self, piece: bytes) -> None:  # httptools' on_header_field
-        if self._on_header is not None:
-            self._maybe_call_on_header()
-            name = self._pending_name
-            self._pending_name = piece if name is None else name + piece
+        self._maybe_call_on_header()
+        name = self._pending_name
+        self._pending_name = piece if name is None else name + piece
 
     def _value_piece(self, piece: bytes) -> None:  # httptools' on_header_value
-        if self._on_header is not None:
-            self._pending_value = (
-                piece if self._pending_value is None else self._pending_value + piece
-            )
+        value = self._pending_value
+        self._pending_value = piece if value is None else value + piece
 
     def _maybe_call_on_header(self) -> None:
-        if self._pending_value is not None and self._on_header is not None:
+        if self._pending_value is not None:
             name, value = self._pending_name, self._pending_value
             self._pending_name = self._pending_value = None
             self._on_header(name, value)

@@ -14,6 +14,24 @@ SCHEMA = "c10k-crawl/1"
 PERCENTILES = (50, 90, 99)
 
 
+# What the document records of the crawl's options (docs/crawl-json.md).
+OPTIONS = ("max_redirect", "max_tries", "timeout", "max_body", "max_pages", "keep_alive", "core")
+# What a merged document keeps of each process's own.
+PROCESS_FIELDS = (
+    "pid",
+    "root",
+    "concurrency",
+    "connect_to",
+    "pages",
+    "tries",
+    "peak_in_flight",
+    "max_rss_kib",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "wall_s",
+)
+
+
 def build_result(
     frontier: Frontier,
     model: str,
@@ -24,27 +42,17 @@ def build_result(
 ) -> dict[str, Any]:
     """The crawl's JSON document; field meanings are in docs/crawl-json.md."""
     config = frontier.config
-    options = {
-        "max_redirect": config.max_redirect,
-        "max_tries": config.max_tries,
-        "timeout": config.timeout,
-        "max_body": config.max_body,
-        "max_pages": config.max_pages,
-        "keep_alive": config.keep_alive,
-        "core": config.core,
-    }
     head = {"model": model, "root": frontier.origin.root, "concurrency": config.concurrency}
-    return _document(
-        head | {"options": options},
-        frontier.fetched,
-        frontier.tries,
-        frontier.latencies,
-        wall_s=wall_s,
-        cpu_user_s=cpu_user_s,
-        cpu_sys_s=cpu_sys_s,
-        max_rss_kib=max_rss_kib,
-        peak_in_flight=frontier.peak_in_flight,
-    )
+    figures = {
+        "tries": frontier.tries,
+        "wall_s": wall_s,
+        "cpu_user_s": cpu_user_s,
+        "cpu_sys_s": cpu_sys_s,
+        "max_rss_kib": max_rss_kib,
+        "peak_in_flight": frontier.peak_in_flight,
+    }
+    options = {name: getattr(config, name) for name in OPTIONS}
+    return _document(head | {"options": options}, frontier.fetched, frontier.latencies, figures)
 
 
 def merge_results(
@@ -63,23 +71,25 @@ def merge_results(
 
     one_process: the parts are subinterpreters of the parent's own process, so the crawl's
     peak RSS is the parent's figure (the process's), not a sum."""
-    fetched: dict[str, Outcome] = {}
-    for part in parts:
-        fetched.update(part["fetched"])
+
+    def total(key: str) -> Any:
+        return sum(part[key] for part in parts)
+
     first = parts[0]
+    head = {"model": first["model"], "root": root, "concurrency": concurrency}
+    figures = {
+        "tries": total("tries"),
+        "wall_s": max(part["wall_s"] for part in parts),
+        "cpu_user_s": total("cpu_user_s"),
+        "cpu_sys_s": total("cpu_sys_s"),
+        "max_rss_kib": int(parent["max_rss_kib"]) if one_process else total("max_rss_kib"),
+        "peak_in_flight": total("peak_in_flight"),
+    }
     merged = _document(
-        {"model": first["model"], "root": root, "concurrency": concurrency}
-        | {"options": first["options"]},
-        fetched,
-        sum(part["tries"] for part in parts),
+        head | {"options": first["options"]},
+        {url: outcome for part in parts for url, outcome in part["fetched"].items()},
         [latency for part in parts for latency in part["latencies_s"]],
-        wall_s=max(part["wall_s"] for part in parts),
-        cpu_user_s=sum(part["cpu_user_s"] for part in parts),
-        cpu_sys_s=sum(part["cpu_sys_s"] for part in parts),
-        max_rss_kib=int(parent["max_rss_kib"])
-        if one_process
-        else sum(part["max_rss_kib"] for part in parts),
-        peak_in_flight=sum(part["peak_in_flight"] for part in parts),
+        figures,
     )
     merged["peak_in_flight_upper_bound"] = True
     merged["python"] = first["python"]
@@ -93,38 +103,19 @@ def merge_results(
     return merged
 
 
-# What the merged document keeps of each process's own (docs/crawl-json.md).
-PROCESS_FIELDS = (
-    "pid",
-    "root",
-    "concurrency",
-    "connect_to",
-    "pages",
-    "tries",
-    "peak_in_flight",
-    "max_rss_kib",
-    "cpu_user_s",
-    "cpu_sys_s",
-    "wall_s",
-)
-
-
 def _document(
     head: dict[str, Any],
     fetched: dict[str, Outcome],
-    tries: int,
     latencies: list[float],
-    *,
-    wall_s: float,
-    cpu_user_s: float,
-    cpu_sys_s: float,
-    max_rss_kib: int,
-    peak_in_flight: int,
+    figures: dict[str, Any],
 ) -> dict[str, Any]:
+    """The document's fields in their order: head, then the outcomes and the figures (tries,
+    wall_s, cpu_user_s, cpu_sys_s, max_rss_kib, peak_in_flight) with what follows from them."""
     statuses = Counter(o for o in fetched.values() if isinstance(o, int))
     errors = Counter(o.removeprefix("error:") for o in fetched.values() if isinstance(o, str))
     pages = len(fetched)
-    cpu_s = cpu_user_s + cpu_sys_s
+    wall_s = figures["wall_s"]
+    cpu_s = figures["cpu_user_s"] + figures["cpu_sys_s"]
     return (
         {"schema": SCHEMA}
         | head
@@ -132,14 +123,14 @@ def _document(
             "pages": pages,
             "statuses": {str(code): n for code, n in sorted(statuses.items())},
             "errors": dict(sorted(errors.items())),
-            "tries": tries,
+            "tries": figures["tries"],
             "wall_s": wall_s,
             "pages_per_s": pages / wall_s if wall_s > 0 else None,
-            "cpu_user_s": cpu_user_s,
-            "cpu_sys_s": cpu_sys_s,
+            "cpu_user_s": figures["cpu_user_s"],
+            "cpu_sys_s": figures["cpu_sys_s"],
             "cpu_us_per_page": cpu_s / pages * 1e6 if pages else None,
-            "max_rss_kib": max_rss_kib,
-            "peak_in_flight": peak_in_flight,
+            "max_rss_kib": figures["max_rss_kib"],
+            "peak_in_flight": figures["peak_in_flight"],
             # percentile sorts its own copy
             "latency_s": {f"p{p}": percentile(latencies, p) for p in PERCENTILES}
             | {"max": max(latencies, default=math.nan), "count": len(latencies)},

@@ -7,7 +7,7 @@ from yarl import URL
 
 from c10k.system import loop_factory
 from impls.core import FetchError, Frontier, Job
-from impls.core.http import convert_headers
+from impls.core.http_base import convert_headers
 from impls.core.outcomes import Response
 from impls.models import asyncio_streams
 from impls.models.aiohttp_adapters import error_kind, new_session, read_body

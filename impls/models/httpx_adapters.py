@@ -13,7 +13,7 @@ import httpcore
 import httpx
 
 from impls.core import ErrorKind, FetchError, Frontier, classify_os_error
-from impls.core.http import retry_on_fresh_connection
+from impls.core.http_base import retry_on_fresh_connection
 from impls.models.httpx_private import CURRENT_ATTEMPT, Attempt, Pool, transport_on
 
 # The contract's request headers; httpx's own Accept-Encoding (compression: the bytes
@@ -98,13 +98,9 @@ class CountingBackend(httpcore.AsyncNetworkBackend):
 
 
 class StaleRetryTransport(httpx.AsyncBaseTransport):
-    """httpx's transport with the contract's one retry, which spends no try.
-
-    A reused connection that the server closed while it sat idle fails as soon as it is
-    used: a close or reset (RESET) before any byte of the response. The server has not
-    answered and GET is idempotent, so the request goes once more, on a new connection.
-    httpcore's pool by itself drops an idle connection whose close has already arrived,
-    but retries nothing.
+    """httpx's transport with the contract's one retry, which spends no try (the rule:
+    http_base.retry_on_fresh_connection). httpcore's pool by itself drops an idle connection
+    whose close has already arrived, but retries nothing.
     """
 
     def __init__(self, transport: httpx.AsyncHTTPTransport) -> None:

@@ -7,7 +7,7 @@ import asyncio
 import httpx
 
 from impls.core import FetchError, Frontier, Job
-from impls.core.http import convert_headers
+from impls.core.http_base import convert_headers
 from impls.core.outcomes import Response
 from impls.models import asyncio_streams
 from impls.models.httpx_adapters import an_attempt, error_kind, new_client, read_body
