@@ -88,12 +88,14 @@ def _core_ratio(
     return found
 
 
-def _closest(top: Point, others: Sequence[Point]) -> tuple[float, int]:
-    """Of the other answers' points, the one top's pages/s lead least, paired by round: that
-    ratio and its index (infinite where no ratio could be taken)."""
-    ratios = [point_ratio(top, other, "pages_per_s") for other in others]
-    values = [r.value if r else math.inf for r in ratios]
-    return min(values), values.index(min(values))
+def _closest(tops: Sequence[Point], k: int) -> tuple[float, int]:
+    """The answer whose pages/s tops[k] leads least, paired by round: that ratio and the
+    answer's index (an infinite ratio where none could be taken)."""
+    return min(
+        ((ratio.value if (ratio := point_ratio(tops[k], top, "pages_per_s")) else math.inf), j)
+        for j, top in enumerate(tops)
+        if j != k
+    )
 
 
 def _lead(answers: Sequence[tuple[dict[str, Any], list[Point]]]) -> dict[str, Any] | None:
@@ -107,9 +109,9 @@ def _lead(answers: Sequence[tuple[dict[str, Any], list[Point]]]) -> dict[str, An
         return None
     at = max(shared)
     tops = [next(p for p in points if p["concurrency"] == at) for _, points in answers]
-    rivals = [_closest(top, tops[:k] + tops[k + 1 :]) for k, top in enumerate(tops)]
+    rivals = [_closest(tops, k) for k in range(len(tops))]
     leader = max(range(len(tops)), key=lambda k: rivals[k][0])
-    rival = [k for k in range(len(tops)) if k != leader][rivals[leader][1]]
+    rival = rivals[leader][1]
     found: dict[str, Any] = {
         "concurrency": at,
         "leader": {k: answers[leader][0][k] for k in IDENTITY},

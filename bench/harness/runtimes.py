@@ -14,7 +14,6 @@ from bench.arguments import OneLineParser
 from bench.harness.both_cores import both_cores
 from bench.harness.cells import Cell, cell
 from bench.results import (
-    RUNTIMES_JSON,
     RUNTIMES_SCHEMA,
     Derived,
     Point,
@@ -283,11 +282,12 @@ def free_threading(outcomes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _outcome_again(entry: Any, folder: Path) -> dict[str, Any]:
-    """One runtime's outcome from its results.json, or as recorded when its run failed;
-    ValueError naming the file that cannot be read."""
+def _outcome_again(entry: Any, path: Path) -> dict[str, Any]:
+    """One runtime of the runtimes.json at path: its outcome from its results.json, or as
+    recorded when its run failed; ValueError naming the file that cannot be read."""
+    folder = path.parent
     if not isinstance(entry, dict) or not isinstance(entry.get("tag"), str):
-        raise ValueError(f"{folder / RUNTIMES_JSON}: a runtime that is not one: {entry!r:.60}")
+        raise ValueError(f"{path}: a runtime that is not one: {entry!r:.60}")
     if not entry.get("results"):
         return entry | {"figures": {}}
     results = folder / str(entry["results"])
@@ -306,7 +306,7 @@ def side_by_side_again(path: Path) -> dict[str, Any]:
     entries, tags = before.get("runtimes"), before.get("tags")
     if not isinstance(entries, list) or not isinstance(tags, list):
         raise ValueError(f"{path} has no runtimes and tags lists")
-    return compare_runtimes([_outcome_again(e, path.parent) for e in entries], tags)
+    return compare_runtimes([_outcome_again(e, path) for e in entries], tags)
 
 
 def main(argv: list[str] | None = None) -> int:

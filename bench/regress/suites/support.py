@@ -132,6 +132,9 @@ def available_models() -> list[str]:
     ]
 
 
+NOT_IN_BASELINE = "not in this environment's baseline, nothing to compare (tox -e baseline)"
+
+
 def suite_models() -> list[Any]:
     """available_models() as the suite's parameters. Under the gate (C10K_GATE_BASELINES
     names the baselines' folder), a model this environment's baseline lacks is a skipped test
@@ -145,16 +148,15 @@ def suite_models() -> list[Any]:
     ]
 
 
-NOT_IN_BASELINE = "not in this environment's baseline, nothing to compare (tox -e baseline)"
-
-
 def baseline_models(folder: str | None) -> set[str] | None:
     """The models in the folder's baseline for this environment; None (every model runs,
     and the comparison says why) without a folder, or a readable baseline for this
     environment that holds a model."""
-    path = Path(folder or "") / file_slug(current_environment())
+    if not folder:
+        return None
     try:
-        entries = json.loads(path.read_text())["benchmarks"] if folder else []
+        path = Path(folder) / file_slug(current_environment())
+        entries = json.loads(path.read_text())["benchmarks"]
         held = {e["extra_info"]["model"] for e in entries if "model" in e.get("extra_info", {})}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
