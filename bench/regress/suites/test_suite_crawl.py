@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -18,9 +19,7 @@ from bench.regress.suites.support import (
     IDLE_KINDS,
     ROUNDS,
     SuiteConfig,
-    core_instruction_count,
     idle_costs,
-    instruction_count,
     run_site_crawl,
     suite_models,
 )
@@ -87,29 +86,26 @@ def test_crawl(benchmark: Any, site: Any, model: str, config: SuiteConfig) -> No
 
 
 @pytest.mark.deterministic
-@pytest.mark.timeout(900)  # a crawl under callgrind: tens of seconds
-@pytest.mark.usefixtures("valgrind")
+@pytest.mark.timeout(900)  # the session's counted crawls under callgrind: minutes in all
 @pytest.mark.parametrize("model", MODELS)
-def test_instructions(benchmark: Any, site: Any, model: str) -> None:
+def test_instructions(
+    benchmark: Any, counts: dict[str, Future[InstructionCount]], model: str
+) -> None:
     """Instructions per page under callgrind: the figure that holds still on a busy machine
     (one page at a time against a site whose every answer is late: support.COUNTED)."""
-    server: Server = site(COUNTED.site)
-    record_instructions(
-        benchmark, model, lambda: instruction_count(model, server, COUNTED.concurrency)
-    )
+    record_instructions(benchmark, model, counts[model].result)
 
 
 @pytest.mark.deterministic
-@pytest.mark.usefixtures("valgrind")
-def test_core_instructions(benchmark: Any, site: Any) -> None:
+@pytest.mark.timeout(900)
+def test_core_instructions(benchmark: Any, counts: dict[str, Future[InstructionCount]]) -> None:
     """Instructions per page of the core alone (parser, links, URLs, frontier), no I/O.
 
     The counted configuration's responses, recorded once and replayed by `python -m
     impls.tools.replay`: the part of every raw-socket model's instructions per page that is not
     its own. In the group of the models' instruction counts, as model "core-replay".
     """
-    server: Server = site(COUNTED.site)
-    record_instructions(benchmark, catalog.CORE_REPLAY, lambda: core_instruction_count(server))
+    record_instructions(benchmark, catalog.CORE_REPLAY, counts[catalog.CORE_REPLAY].result)
 
 
 @pytest.mark.deterministic
