@@ -6,18 +6,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bench import results
 from bench.analysis.busy import server_bound
 from bench.analysis.points import Points, ran
 from bench.analysis.ratios import Figure, PointId, by_point, by_round, judged_point, point_order
-from bench.results import (
-    Block,
-    Comparisons,
-    Look,
-    PairedComparison,
-    RoundCounts,
-    Run,
-    scenario_points,
-)
 from c10k import catalog, claims, sequential
 from c10k.quantity import PAIRED_ROUNDS, Quantity
 from c10k.stats import median
@@ -131,7 +123,7 @@ def round_ratios(
     return {r: median([m[r] for m in per_model]) for r in sorted(complete)}
 
 
-def _look(found: sequential.Look | None) -> Look | None:
+def _look(found: sequential.Look | None) -> results.Look | None:
     if found is None:
         return None
     method = PAIRED_ROUNDS.format(sequential.look_confidence())
@@ -140,8 +132,8 @@ def _look(found: sequential.Look | None) -> Look | None:
 
 
 def rounds_seen(
-    runs: Sequence[Run], comparison: Comparison, points: Sequence[PointId]
-) -> RoundCounts:
+    runs: Sequence[results.Run], comparison: Comparison, points: Sequence[PointId]
+) -> results.RoundCounts:
     """The rounds the comparison's models ran at its points, noisy and failed ones too (what
     the cap counts: a noisy round run again is still one round), the attempts a sentinel
     found noisy, and the attempts that ran a round again."""
@@ -163,12 +155,12 @@ def rounds_seen(
 
 
 def judge(
-    tables: Mapping[str, object], comparison: Comparison, runs: Sequence[Run]
-) -> PairedComparison | None:
+    tables: Mapping[str, object], comparison: Comparison, runs: Sequence[results.Run]
+) -> results.PairedComparison | None:
     """The comparison as the stopping rule sees it now; None when its scenario did not run
     or no point has every model of it. runs: every run so far, to see whether its rounds
     reached the cap (sequential.judge's at_cap)."""
-    table = scenario_points(tables, comparison.scenario)
+    table = results.scenario_points(tables, comparison.scenario)
     points = shared_points(table, comparison)
     if not points:
         return None
@@ -203,12 +195,16 @@ def judge(
     }
 
 
-def paired_comparisons(tables: Mapping[str, object], runs: Sequence[Run]) -> list[PairedComparison]:
+def paired_comparisons(
+    tables: Mapping[str, object], runs: Sequence[results.Run]
+) -> list[results.PairedComparison]:
     """Every comparison whose scenario ran, judged (runs: every run so far)."""
     return [found for c in comparisons() if (found := judge(tables, c, runs)) is not None]
 
 
-def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> None:
+def fold_looks(
+    comparisons: results.Comparisons, paired: Sequence[results.PairedComparison]
+) -> None:
     """Give the verdicts' comparisons the paired rounds' values and intervals: C6's median,
     each loop pair's CPU speedup (and a loop's claim on it), and C7's asyncio over threads at
     the judged point."""
@@ -233,14 +229,14 @@ def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> 
             c7["asyncio_over_threads"], c7["look"] = look["ratio"], look
 
 
-def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
+def round_counts(runs: Sequence[results.Run]) -> dict[str, results.RoundCounts]:
     """Per scenario: its paired rounds that ran, those a sentinel found noisy, and those run
     again (a noisy round's second run counts as a round of its own), with the points noisy
     rounds left with no run (lost_points); and where rounds waited for a quiet machine before
     they started, how many and for how long in all."""
-    found: dict[str, RoundCounts] = {}
-    seen: set[tuple[Block | None, int]] = set()
-    waited: set[tuple[Block | None, int]] = set()  # the rounds that waited: block and again
+    found: dict[str, results.RoundCounts] = {}
+    seen: set[tuple[results.Block | None, int]] = set()
+    waited: set[tuple[results.Block | None, int]] = set()  # the rounds that waited: block and again
     for run in runs:
         block = run["block"]
         if run["wait"]:
@@ -263,7 +259,7 @@ def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
     return found
 
 
-def lost_points(runs: Sequence[Run], scenario: str) -> list[tuple[str, int]]:
+def lost_points(runs: Sequence[results.Run], scenario: str) -> list[tuple[str, int]]:
     """The (site, C) of a scenario whose every measured run that ended ok ran in a noisy round:
     they have no point in its table."""
     noisy: dict[tuple[str, int], bool] = {}
