@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeGuard, cast
+from typing import Any, cast
 
 from bench import results
 from bench.analysis.busy import harness_cost
@@ -47,8 +46,9 @@ from bench.results import (
 )
 from c10k import catalog, probes
 from c10k.fits import linear_fit
-from c10k.quantity import FIT, Interval, Quantity
+from c10k.quantity import FIT, Interval, Quantity, known
 from c10k.stats import summarize
+from c10k.words import KIB
 
 
 def derive_crawl_scenario(
@@ -94,8 +94,11 @@ def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
     is the fit's; the start rate is the inverse of the fitted seconds per unit, its interval
     the inverse of that slope's (docs/results.md)."""
     per_unit, steps = idle["per_unit"], idle["points"]
-    kernel_parts = {name: per_unit[f"{name}_bytes"] for name in probes.KERNEL_GROWTH_FIELDS}
     units = [float(p["n"]) for p in steps]
+    kernel_parts = {
+        name: known(linear_fit(units, [p["meminfo_kib"].get(name, 0) * KIB for p in steps]).slope)
+        for name in probes.KERNEL_GROWTH_FIELDS
+    }
     held = linear_fit(units, [_held_bytes(p) for p in steps])
     start = linear_fit(units, [p["elapsed_s"] for p in steps])
     rss, last = per_unit["rss_bytes"], steps[-1]
@@ -105,7 +108,7 @@ def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
         "rss_bytes_per_unit": rss,
         "rss_r2": per_unit["rss_r2"],
         "kernel_bytes_per_unit": kernel_parts,
-        "kernel_total_bytes_per_unit": sum(v for v in kernel_parts.values() if _finite(v)),
+        "kernel_total_bytes_per_unit": sum(v for v in kernel_parts.values() if v is not None),
         "total_bytes_per_unit": held.recorded().slope,
         "start_us_per_unit": per_unit["start_us"],
         "seconds_to_start_all": last["elapsed_s"],
@@ -120,11 +123,7 @@ def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
 def _held_bytes(step: Mapping[str, Any]) -> float:
     """RSS + the kernel memory that grows with units (stacks, slab, page tables), in bytes."""
     kernel = sum(step["meminfo_kib"].get(name, 0) for name in probes.KERNEL_GROWTH_FIELDS)
-    return float(step["rss_kib"] + kernel) * 1024.0
-
-
-def _finite(value: float | None) -> TypeGuard[float]:
-    return isinstance(value, int | float) and math.isfinite(value)
+    return float(step["rss_kib"] + kernel) * KIB
 
 
 def _inverse(interval: Interval | None) -> Interval | None:
