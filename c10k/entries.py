@@ -134,8 +134,7 @@ class Peer(Model):
     It runs like a model (`c10k crawl --model NAME`, `entry(frontier)`) and is verified
     against the same manifest, but it lives in PEERS, never in MODELS: no verdict, no
     comparison between models and no regression suite includes it. The harness runs it
-    in `scenarios` only, up to `max_concurrency`, and the report draws it as a reference.
-    """
+    in `scenarios` only, up to `max_concurrency`, and the report draws it as a reference."""
 
     extra: str = "peers"  # the pip extra that installs `requires`
     scenarios: tuple[str, ...] = ()  # the scenarios the harness runs it in

@@ -132,8 +132,7 @@ def peak_rss_kib() -> int:
     """This process's own peak RSS in KiB: VmHWM, where Linux has it.
 
     Not ru_maxrss: Linux carries that through exec, so a child started by a 200 MiB
-    parent reports at least 200 MiB whatever it used itself.
-    """
+    parent reports at least 200 MiB whatever it used itself."""
     own = proc_status_kib("self", "VmHWM")
     return own if own is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -144,8 +143,7 @@ def mark_crawl_boundary() -> None:
     Called where a crawl starts and where it ends (`c10k crawl --mark-crawl`), so one run
     under callgrind gives the crawl's own instructions, apart from the interpreter's start,
     the imports and the exit. sched_yield is a libc symbol every build exposes, and nothing
-    else in a crawl calls it (the harness checks: exactly two cuts).
-    """
+    else in a crawl calls it (the harness checks: exactly two cuts)."""
     os.sched_yield()
 
 

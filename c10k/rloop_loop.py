@@ -13,8 +13,7 @@ class RLoop(rloop.RLoop):  # type: ignore[misc]  # rloop ships no type hints
     the same numbers again. Another thread may have opened a file under one of those numbers
     in between (Rust closes them with the GIL released), and loses it: a crawl's socket, or
     the next loop's epoll (docs/notes/2026-11-28-rloop-self-socket.md). So the Python
-    sockets let go of their descriptors once Rust has closed them.
-    """
+    sockets let go of their descriptors once Rust has closed them."""
 
     def _ssock_stop(self) -> None:
         pair = (self._ssock_r, self._ssock_w)

@@ -88,8 +88,7 @@ def point_ratios(
     the concurrencies of those points.
 
     Points where the test server was CPU-bound for either model (or no run could tell) are
-    left out when skip_saturated: their pages/s is the server's, not the crawler's.
-    """
+    left out when skip_saturated: their pages/s is the server's, not the crawler's."""
     mine, theirs = by_point(table, numerator), by_point(table, denominator)
     ratios, used = [], []
     for key in sorted(set(mine) & set(theirs), key=point_order):

@@ -30,8 +30,7 @@ class FigureRule:
     it, bench/regress/spread.py); None means the figure is reported but never gates (it does
     not hold still here).
     deterministic: the figure repeats to 0.1% from run to run on one environment, so its
-    size alone is the evidence (no significance test), and CI gates it.
-    """
+    size alone is the evidence (no significance test), and CI gates it."""
 
     higher_is_better: bool
     noise: float
@@ -150,8 +149,7 @@ def recorded_spreads(name: str, extra_info: dict[str, Any]) -> Spreads:
 def model_ratios(benchmarks: list[dict[str, Any]], figures: Figures) -> Figures:
     """Each model's figure divided by the reference model's median in the same run.
 
-    Machine-wide drifts (a slower runner, a busier neighbour) cancel in these.
-    """
+    Machine-wide drifts (a slower runner, a busier neighbour) cancel in these."""
     by_group: dict[tuple[str, str], dict[str, str]] = {}  # (group, figure) -> model -> name
     for entry in benchmarks:
         model = entry.get("extra_info", {}).get("model")
@@ -254,8 +252,7 @@ def judge(
     """Compare one figure: size of the change, its significance, and the gate.
 
     spread: the figure's spread over the baseline's clean runs, if recorded. Its threshold is
-    then the gate, and a change inside the spread is no change (the fixed rule otherwise).
-    """
+    then the gate, and a change inside the spread is no change (the fixed rule otherwise)."""
     rule = FIGURE_RULES.get(figure, DEFAULT_RULE)
     spread = spread if rule.gate is not None else None
     threshold = rule.gate if spread is None else spread.threshold

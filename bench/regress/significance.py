@@ -54,8 +54,7 @@ def mann_whitney_u(xs: Sequence[float], ys: Sequence[float]) -> MannWhitney:
     """Two-sided Mann-Whitney U test of xs against ys.
 
     Exact p-value when there are no ties and few samples; otherwise the normal
-    approximation with the tie correction and a continuity correction.
-    """
+    approximation with the tie correction and a continuity correction."""
     m, n = len(xs), len(ys)
     if m == 0 or n == 0:
         raise ValueError("the Mann-Whitney U test needs at least one value on each side")

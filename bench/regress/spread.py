@@ -21,8 +21,7 @@ class Spread:
     """How far one figure moved over clean runs of one tree, and the gate that follows.
 
     spread: (max - min) / median of the runs' medians. threshold: the relative regression
-    past which the figure fails the gate, max(the figure's fixed gate, 3 x spread).
-    """
+    past which the figure fails the gate, max(the figure's fixed gate, 3 x spread)."""
 
     runs: int
     spread: float
@@ -57,8 +56,7 @@ def read_spread(record: Any, fixed_gate: float) -> Spread | None:
     """A spread as a baseline records it (its fields), or None when it is not one.
 
     A record without a threshold gets the one its spread sets; one whose threshold is below
-    the figure's fixed gate is raised to it: a recorded spread only ever widens a gate.
-    """
+    the figure's fixed gate is raised to it: a recorded spread only ever widens a gate."""
     if not isinstance(record, Mapping):
         return None
     try:

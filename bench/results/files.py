@@ -52,8 +52,7 @@ def write_atomic(path: Path, document: Mapping[str, object]) -> None:
     """Write JSON to a temporary file beside path, fsync it, then rename it over path.
 
     A reader (or a crash, or Ctrl-C) sees either the old complete file or the new one,
-    never a half-written file.
-    """
+    never a half-written file."""
     _write_text_atomic(path, codec.dumps(codec.record(document)))
 
 

@@ -43,8 +43,7 @@ def record_instructions(
     """One callgrind count on the counted configuration, recorded in the instructions group.
 
     The timing pytest-benchmark records is valgrind's and means nothing; the figure is in
-    extra_info.
-    """
+    extra_info."""
     benchmark.group = f"instructions {COUNTED.name}"
     counts: list[InstructionCount] = []
     benchmark.pedantic(lambda: counts.append(count_once()), rounds=1, iterations=1)
@@ -106,8 +105,7 @@ def test_core_instructions(benchmark: Any, site: Any) -> None:
 
     The counted configuration's responses, recorded once and replayed by `python -m
     impls.tools.replay`: the part of every raw-socket model's instructions per page that is not
-    its own. In the group of the models' instruction counts, as model "core-replay".
-    """
+    its own. In the group of the models' instruction counts, as model "core-replay"."""
     server: Server = site(COUNTED.site)
     record_instructions(benchmark, catalog.CORE_REPLAY, lambda: core_instruction_count(server))
 
