@@ -170,10 +170,8 @@ def derive_idle(runs: list[Run]) -> IdleTable:
         if mode == "until-failure":
             processes = params["processes"]
             # One process: its own ceiling (C3); several at once: the machine's (C5).
-            if processes > 1:
-                entry["max_threads_machine"] = thread_ceiling(idle, processes)
-            else:
-                entry["max_threads"] = thread_ceiling(idle, processes)
+            key = "max_threads_machine" if processes > 1 else "max_threads"
+            entry[key] = thread_ceiling(idle, processes)
         elif mode == "tracemalloc":
             entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
             entry["tracemalloc_count"] = idle["count"]
