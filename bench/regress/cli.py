@@ -11,8 +11,10 @@ from pathlib import Path
 
 from bench.regress.baseline import figure_spreads, pooled_document, pooled_run
 from bench.regress.compare import (
+    BASELINE_RUNS,
     DETERMINISTIC,
     GATED,
+    SPREAD_FACTOR,
     BadFile,
     FigureChange,
     Run,
@@ -21,7 +23,6 @@ from bench.regress.compare import (
     subject,
 )
 from bench.regress.environment import describe, differences, file_slug
-from bench.regress.spread import BASELINE_RUNS, SPREAD_FACTOR
 
 
 class Refused(Exception):
