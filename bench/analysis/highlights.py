@@ -173,16 +173,14 @@ def sleepy_highlights(tables: Mapping[str, object], scenario: str = SLEEPY) -> S
         "no_verified_run_at_largest": sorted(
             m for m, entries in table.items() if any(map(judged, entries)) and m not in percent
         ),
-        "latencies": sorted({p["latency"] for e in table.values() for p in e}, key=_text),
+        "latencies": sorted(
+            {p["latency"] for e in table.values() for p in e}, key=lambda k: k.text
+        ),
         "latency_p50_ms": _ranked(table, judged, "latency_p50_s", False, 1000.0, "ms"),
         "latency_p99_ms": _ranked(table, judged, "latency_p99_s", False, 1000.0, "ms"),
         "largest_peak_in_flight": max(peaks, default=0),
         **_memory_highlights(tables, scenario),
     }
-
-
-def _text(latency: Latency) -> str:
-    return latency.text
 
 
 def _per_kib(bytes_: Quantity) -> Quantity:

@@ -45,7 +45,7 @@ class Comparison:
 
 def comparisons() -> list[Comparison]:
     """C6, C9 (each loop pair: CPU per page on asyncio's loop over the other's) and C7."""
-    found = [
+    return [
         Comparison(
             "C6",
             "event loops over threads",
@@ -55,21 +55,19 @@ def comparisons() -> list[Comparison]:
             THREADS,
             claims.MODERATE_RANGE,
             skip_saturated=True,
-        )
-    ]
-    found += [
-        Comparison(
-            "C9",
-            f"{plain.name} over {fast.name}",
-            FEW_ACTIVE,
-            "cpu_us_per_page",
-            (plain.name,),
-            fast.name,
-            (claims.UVLOOP_SPEEDUP,),
-        )
-        for plain, fast in catalog.LOOP_PAIRS
-    ]
-    found.append(
+        ),
+        *(
+            Comparison(
+                "C9",
+                f"{plain.name} over {fast.name}",
+                FEW_ACTIVE,
+                "cpu_us_per_page",
+                (plain.name,),
+                fast.name,
+                (claims.UVLOOP_SPEEDUP,),
+            )
+            for plain, fast in catalog.LOOP_PAIRS
+        ),
         Comparison(
             "C7",
             f"{ASYNCIO} over {THREADS}",
@@ -79,9 +77,8 @@ def comparisons() -> list[Comparison]:
             THREADS,
             (claims.AT_LEAST_AS_FAST,),
             at_judged_point=True,
-        )
-    )
-    return found
+        ),
+    ]
 
 
 def compared_models(scenario: str) -> frozenset[str]:
@@ -216,14 +213,12 @@ def fold_looks(
             target = comparisons["event_loop_vs_threads"]
             target["median_pages_per_s"], target["look"] = look["ratio"], look
         elif found["claim"] == "C9" and (loops := comparisons["uvloop"]) is not None:
+            models = [*found["numerators"], found["denominator"]]
             for pair in loops["pairs"]:
-                if [pair["plain"], pair["fast"]] == [*found["numerators"], found["denominator"]]:
+                if [pair["plain"], pair["fast"]] == models:
                     pair["cpu_per_page_speedup"], pair["look"] = look["ratio"], look
             for claim in comparisons.get("loop_claims") or []:  # the same pair, as a claim
-                if [claim["against"], claim["model"]] == [
-                    *found["numerators"],
-                    found["denominator"],
-                ]:
+                if [claim["against"], claim["model"]] == models:
                     claim["cpu_per_page_speedup"] = look["ratio"]
         elif found["claim"] == "C7" and (c7 := comparisons["asyncio_vs_threads_sleepy_keep_alive"]):
             c7["asyncio_over_threads"], c7["look"] = look["ratio"], look
