@@ -34,7 +34,6 @@ class LinearFit:
 
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
     """Least-squares line through (x, y) points; NaNs when fewer than 2 distinct x values.
-
     R² is 1 - SS_res / SS_tot; for constant y (SS_tot = 0) it is 1 if the fit is exact."""
     if len(xs) != len(ys):
         raise ValueError(f"xs and ys differ in length: {len(xs)} != {len(ys)}")

@@ -129,10 +129,8 @@ def smaps_rollup_kib(pid: int | str) -> dict[str, int] | None:
 
 
 def peak_rss_kib() -> int:
-    """This process's own peak RSS in KiB: VmHWM, where Linux has it.
-
-    Not ru_maxrss: Linux carries that through exec, so a child started by a 200 MiB
-    parent reports at least 200 MiB whatever it used itself."""
+    """This process's own peak RSS in KiB: VmHWM, where Linux has it. Not ru_maxrss: Linux
+    carries that through exec (a child of a 200 MiB parent reports at least 200 MiB)."""
     own = proc_status_kib("self", "VmHWM")
     return own if own is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 

@@ -87,12 +87,10 @@ def derive_crawl_scenario(
 
 
 def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
-    """The figures of one idle slope run: per-unit costs, their totals, how fast units started.
-
-    The held total is one least-squares fit of RSS + kernel memory (machine-wide, as measured:
-    a share that shrank is kept, not clamped) against the units parked, so that its interval
-    is the fit's; the start rate is the inverse of the fitted seconds per unit, its interval
-    the inverse of that slope's (docs/results.md)."""
+    """One idle slope run's costs per unit. The held total is one least-squares fit of RSS +
+    kernel memory (machine-wide, as measured: a share that shrank is kept) against the units
+    parked, its interval the fit's; the start rate and its interval are the inverse of the
+    fitted seconds per unit and of theirs (docs/results.md)."""
     per_unit, steps = idle["per_unit"], idle["points"]
     units = [float(p["n"]) for p in steps]
     kernel_parts = {
@@ -264,11 +262,9 @@ def derive(
     profiled: Collection[str] = (),
 ) -> Derived:
     """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C, profiled
-    names the scenarios the profile gave something to run (profiled_scenarios).
-
-    A peer's runs never enter the models' tables (nor any comparison or verdict read from
-    them): they get their own section, `peers`, the report's reference rows. A round's
-    sentinel only says whether its round was noisy (`rounds`)."""
+    names the scenarios the profile gave something to run (profiled_scenarios). A peer's runs
+    never enter the models' tables, comparisons or verdicts: they get their own section,
+    `peers`. A round's sentinel only says whether its round was noisy (`rounds`)."""
     everything = runs
     runs = [r for r in everything if r["model"] not in catalog.PEERS and r["kind"] != "sentinel"]
     tables: dict[str, ScenarioTable] = {}

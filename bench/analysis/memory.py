@@ -122,12 +122,10 @@ def add_memory_fits(
     tried: Counter[Group],
     noisy: Counter[Group],
 ) -> None:
-    """The entry's memory_per_connection, over one process's points; and, for the points
-    that several processes crawled (c100k), memory_across_processes: one per process count, over
-    every process of the crawl. A per-URL point belongs to the fit of its process count.
-    Each fit holds only the points that held (_held), and names every other point that ran
-    in left_out, with its quiet runs (tried) and those of noisy rounds (which count in
-    nothing)."""
+    """The entry's memory_per_connection over one process's points and, for points several
+    processes crawled (c100k), memory_across_processes: one fit per process count, a per-URL
+    point in its count's. A fit holds only the points that held (_held) and names every other
+    point that ran in left_out, with its quiet runs (tried) and those of noisy rounds."""
     held = {k for k in groups if _held(len(groups[k]), tried[k])}
 
     def of(keys: list[Group], processes: int) -> list[Group]:

@@ -21,11 +21,10 @@ THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 @dataclass(frozen=True)
 class Comparison:
     """numerator(s) over denominator on one figure, paired by round, against a rule's bounds.
-
-    With several numerators a round's figure is their median (C6: the chapter's event
-    loops). Over the points both ran, a round's ratio is the geometric mean of its points'
-    (server-bound points left out when skip_saturated); at_judged_point keeps only the
-    scenario's point with the most connections at the longest latency (C7's C10K point)."""
+    With several numerators a round's figure is their median (C6: the chapter's event loops).
+    A round's ratio is the geometric mean of its points' (server-bound points left out when
+    skip_saturated); at_judged_point keeps only the scenario's point with the most
+    connections at the longest latency (C7's C10K point)."""
 
     claim: str
     name: str

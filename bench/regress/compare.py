@@ -27,10 +27,8 @@ SPREAD_KEY = "spread"  # where a baseline keeps each figure's spread: extra_info
 
 @dataclass(frozen=True)
 class Spread:
-    """How far one figure moved over clean runs of one tree, and the gate that follows.
-
-    spread: (max - min) / median of the runs' medians. threshold: the relative regression
-    past which the figure fails the gate, max(the figure's fixed gate, 3 x spread)."""
+    """How far one figure moved over clean runs of one tree: spread, (max - min) / median of
+    the runs' medians; threshold, the regression past which it fails the gate."""
 
     runs: int
     spread: float
@@ -62,10 +60,9 @@ def spread_of(run_medians: Sequence[float], fixed_gate: float) -> Spread:
 
 
 def read_spread(record: Any, fixed_gate: float) -> Spread | None:
-    """A spread as a baseline records it (its fields), or None when it is not one.
-
-    A record without a threshold gets the one its spread sets; one whose threshold is below
-    the figure's fixed gate is raised to it: a recorded spread only ever widens a gate."""
+    """A spread as a baseline records it, or None when it is not one. A record without a
+    threshold gets the one its spread sets; one below the figure's fixed gate is raised to
+    it: a recorded spread only ever widens a gate."""
     if not isinstance(record, Mapping):
         return None
     try:
@@ -79,15 +76,11 @@ def read_spread(record: Any, fixed_gate: float) -> Spread | None:
 
 @dataclass(frozen=True)
 class FigureRule:
-    """How one figure is judged.
-
-    noise: a relative change this small is never called a change (the figure's measured
-    spread, see docs/regression.md). gate: a regression larger than this fails the run
-    (the fixed gate: a baseline that records the figure's spread over clean runs may widen
-    it, Spread below); None means the figure is reported but never gates (it does
-    not hold still here).
-    deterministic: the figure repeats to 0.1% from run to run on one environment, so its
-    size alone is the evidence (no significance test), and CI gates it."""
+    """How one figure is judged. noise: a relative change this small is never called a change
+    (its measured spread, docs/regression.md). gate: a regression larger than this fails the
+    run (a baseline's recorded Spread may widen it); None: reported, never gated (it does not
+    hold still here). deterministic: it repeats to 0.1% from run to run on one environment,
+    so its size alone is the evidence (no significance test), and CI gates it."""
 
     higher_is_better: bool
     noise: float
@@ -204,9 +197,8 @@ def recorded_spreads(name: str, extra_info: dict[str, Any]) -> Spreads:
 
 
 def model_ratios(benchmarks: list[dict[str, Any]], figures: Figures) -> Figures:
-    """Each model's figure divided by the reference model's median in the same run.
-
-    Machine-wide drifts (a slower runner, a busier neighbour) cancel in these."""
+    """Each model's figure over the reference model's median in the same run: machine-wide
+    drifts (a slower runner, a busier neighbour) cancel in these."""
     by_group: dict[tuple[str, str], dict[str, str]] = {}  # (group, figure) -> model -> name
     for entry in benchmarks:
         model = entry.get("extra_info", {}).get("model")
@@ -306,10 +298,9 @@ def judge(
     new: Sequence[float],
     spread: Spread | None = None,
 ) -> FigureChange:
-    """Compare one figure: size of the change, its significance, and the gate.
-
-    spread: the figure's spread over the baseline's clean runs, if recorded. Its threshold is
-    then the gate, and a change inside the spread is no change (the fixed rule otherwise)."""
+    """One figure's change, its significance and the gate. spread: its spread over the
+    baseline's clean runs, if recorded: its threshold is then the gate, and a change inside
+    the spread is no change (the fixed rule otherwise)."""
     rule = FIGURE_RULES.get(figure, DEFAULT_RULE)
     spread = spread if rule.gate is not None else None
     threshold = rule.gate if spread is None else spread.threshold
