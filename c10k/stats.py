@@ -137,9 +137,8 @@ def t_cdf(t: float, df: float) -> float:
 
 
 def t_quantile(p: float, df: float) -> float:
-    """The p-quantile of Student's t with df > 0 degrees of freedom (the normal's for df = inf).
-
-    Found by bisection on t_cdf: no SciPy needed, and exact to about 1e-12."""
+    """The p-quantile of Student's t with df > 0 degrees of freedom (the normal's for df = inf),
+    by bisection on t_cdf: no SciPy needed, and exact to about 1e-12."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be between 0 and 1, got {p}")
     if not df > 0:
@@ -172,9 +171,8 @@ def welch_satterthwaite_df(shares: Sequence[tuple[float, float]]) -> float:
 
 
 def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval | None:
-    """The t-interval of the mean of the finite values: mean ± t(n-1) s / sqrt(n).
-
-    None for fewer than 2 values: one run has no interval."""
+    """The t-interval of the mean of the finite values, mean ± t(n-1) s / sqrt(n); None for
+    fewer than 2 values: one run has no interval."""
     finite = [v for v in values if math.isfinite(v)]
     n = len(finite)
     if n < 2:
@@ -231,9 +229,8 @@ def _positive(value: float) -> bool:
 def combined_ratio(
     ratios: Sequence[Ratio], confidence: float = CONFIDENCE
 ) -> tuple[float, Interval | None]:
-    """The geometric mean of several ratios (e.g. one per concurrency) and its interval.
-
-    The log of the result is the mean of the ratios' log means; its variance is the sum of
+    """The geometric mean of several ratios (e.g. one per concurrency) and its interval. The
+    log of the result is the mean of the ratios' log means; its variance is the sum of
     theirs (each s² / n) over the count squared, with Welch-Satterthwaite degrees of freedom.
     No interval when a ratio comes from one round (its variance is unknown)."""
     if not ratios:
