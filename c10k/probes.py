@@ -136,12 +136,11 @@ def peak_rss_kib() -> int:
 
 
 def mark_crawl_boundary() -> None:
-    """A marker for callgrind: `--dump-before=sched_yield` cuts its counts here.
-
-    Called where a crawl starts and where it ends (`c10k crawl --mark-crawl`), so one run
-    under callgrind gives the crawl's own instructions, apart from the interpreter's start,
-    the imports and the exit. sched_yield is a libc symbol every build exposes, and nothing
-    else in a crawl calls it (the harness checks: exactly two cuts)."""
+    """A marker for callgrind: `--dump-before=sched_yield` cuts its counts here. Called where a
+    crawl starts and where it ends (`c10k crawl --mark-crawl`), so one run under callgrind gives
+    the crawl's own instructions, apart from the interpreter's start, the imports and the exit.
+    sched_yield is a libc symbol every build exposes, and nothing else in a crawl calls it (the
+    harness checks: exactly two cuts)."""
     os.sched_yield()
 
 

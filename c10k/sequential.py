@@ -71,11 +71,10 @@ def judge(
 ) -> Look | None:
     """The look a comparison stopped at: the first of LOOKS (that the rounds reached) whose
     interval decides or is precise, else the last look reached; None before the first look.
-    at_cap: the cap's rounds have run, noisy ones among them; with fewer ratios than the cap
-    (and at least the first look's), the last look is taken at the ratios there are.
-
-    Rounds past the stopping look (run for another comparison of the same scenario) do not
-    change the judgement: the rule is fixed before the data are seen."""
+    at_cap: the cap's rounds have run, noisy ones among them; with fewer ratios than the cap (and
+    at least the first look's), the last look is taken at the ratios there are. Rounds past the
+    stopping look (run for another comparison of the same scenario) do not change the judgement:
+    the rule is fixed before the data are seen."""
     reached = [n for n in LOOKS if n <= len(log_ratios)]
     if at_cap and LOOKS[0] <= len(log_ratios) < LOOKS[-1] and len(log_ratios) not in reached:
         reached.append(len(log_ratios))  # in place of the cap's look, never beside it

@@ -28,10 +28,8 @@ def quantile(values: Sequence[float], q: float) -> float:
 
 
 def percentile(values: Sequence[float], pct: float) -> float:
-    """The pct-th percentile (0 to 100), linear-interpolated like numpy; NaN for no values.
-
-    The rank is (n - 1) * pct / 100: for the quartiles and the median that is exactly
-    (n - 1) * q, and it is what `c10k crawl --json` has always reported for p90 and p99."""
+    """The pct-th percentile (0 to 100), linear-interpolated like numpy; NaN for no values. The
+    rank, (n - 1) * pct / 100, is what `c10k crawl --json` has always reported p90 and p99 at."""
     ordered = sorted(values)
     if not ordered:
         return math.nan
