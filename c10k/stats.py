@@ -17,14 +17,7 @@ CONFIDENCE = 0.95
 
 def median(values: Sequence[float]) -> float:
     """The median; NaN for no values."""
-    return quantile(values, 0.5)
-
-
-def quantile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated quantile (numpy's default method); NaN for no values."""
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"quantile must be between 0 and 1, got {q}")
-    return percentile(values, q * 100)
+    return percentile(values, 50)
 
 
 def percentile(values: Sequence[float], pct: float) -> float:
@@ -41,7 +34,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
 
 def iqr(values: Sequence[float]) -> float:
     """Interquartile range (q3 - q1); 0 for one value, NaN for none."""
-    return quantile(values, 0.75) - quantile(values, 0.25)
+    return percentile(values, 75) - percentile(values, 25)
 
 
 def mean(values: Sequence[float]) -> float:
