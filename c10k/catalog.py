@@ -6,14 +6,10 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from c10k.entries import IdleKind as IdleKind
-from c10k.entries import LoopClaim as LoopClaim
+from c10k.entries import IdleKind, LoopClaim, ProfileName, Runtimes, by_name
 from c10k.entries import Model as Model
 from c10k.entries import Peer as Peer
-from c10k.entries import ProfileName as ProfileName
-from c10k.entries import Runtimes as Runtimes
 from c10k.entries import Scenario as Scenario
-from c10k.entries import by_name
 
 SUBINTERPRETERS = Runtimes((3, 14), "concurrent.interpreters")  # PEP 734: a GIL each
 

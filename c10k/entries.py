@@ -129,13 +129,10 @@ class Model:
 
 @dataclass(frozen=True)
 class Peer(Model):
-    """A crawler a user would pick instead of writing one (Scrapy): not a model.
-
-    It runs like a model (`c10k crawl --model NAME`, `entry(frontier)`) and is verified
-    against the same manifest, but it lives in PEERS, never in MODELS: no verdict, no
-    comparison between models and no regression suite includes it. The harness runs it
-    in `scenarios` only, up to `max_concurrency`, and the report draws it as a reference.
-    """
+    """A crawler a user would pick instead of writing one (Scrapy): it runs and is verified
+    like a model, but lives in PEERS, never in MODELS: no verdict, comparison or regression
+    suite includes it. The harness runs it in `scenarios` only, up to `max_concurrency`, and
+    the report draws it as a reference."""
 
     extra: str = "peers"  # the pip extra that installs `requires`
     scenarios: tuple[str, ...] = ()  # the scenarios the harness runs it in

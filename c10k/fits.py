@@ -34,9 +34,7 @@ class LinearFit:
 
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
     """Least-squares line through (x, y) points; NaNs when fewer than 2 distinct x values.
-
-    R² is 1 - SS_res / SS_tot; for constant y (SS_tot = 0) it is 1 if the fit is exact.
-    """
+    R² is 1 - SS_res / SS_tot; for constant y (SS_tot = 0) it is 1 if the fit is exact."""
     if len(xs) != len(ys):
         raise ValueError(f"xs and ys differ in length: {len(xs)} != {len(ys)}")
     n = len(xs)
@@ -68,14 +66,13 @@ def _slope_intervals(slope: float, half: float) -> tuple[Interval, Interval]:
 
 def replicated_fit(xs: Sequence[float], ys: Sequence[float]) -> LinearFit:
     """The least-squares line of linear_fit, its slope's intervals taken from each x's own
-    spread when every x was measured at least twice.
-
-    The slope is a weighted sum of the points' means, so its variance is the sum of theirs
-    times the weights squared: sum n_i (x_i - mean x)² s_i² / Sxx², each s_i² from the
-    repeats of x_i, with Welch-Satterthwaite degrees of freedom. linear_fit pools the
-    scatter of every point, which assumes that it is the same at every x; when the largest
-    x, which weighs most on the slope, scatters more than the others, the pooled interval is
-    too narrow. Falls back to linear_fit's intervals when some x has a single value."""
+    spread when every x was measured at least twice. The slope is a weighted sum of the
+    points' means, so its variance is the sum of theirs times the weights squared: sum n_i
+    (x_i - mean x)² s_i² / Sxx², each s_i² from the repeats of x_i, with Welch-Satterthwaite
+    degrees of freedom. linear_fit pools the scatter of every point, which assumes that it is
+    the same at every x; when the largest x, which weighs most on the slope, scatters more
+    than the others, the pooled interval is too narrow. Falls back to linear_fit's intervals
+    when some x has a single value."""
     fit = linear_fit(xs, ys)
     groups: dict[float, list[float]] = {}
     for x, y in zip(xs, ys, strict=True):

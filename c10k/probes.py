@@ -63,15 +63,20 @@ def sysctl_int(name: str) -> int | None:
     return read_int(SYSCTLS[name])
 
 
+def _kib_fields(path: str) -> dict[str, int]:
+    """The `Name:  123 kB` lines of a /proc file, in KiB ({} when it cannot be read)."""
+    found = {}
+    for line in (read_text(path) or "").splitlines():
+        name, _, rest = line.partition(":")
+        parts = rest.split()
+        if parts and parts[-1] == "kB":
+            found[name] = int(parts[0])
+    return found
+
+
 def meminfo(fields: tuple[str, ...] = KERNEL_FIELDS) -> dict[str, int]:
     """Chosen /proc/meminfo fields in KiB (machine-wide)."""
-    values: dict[str, int] = {}
-    text = read_text("/proc/meminfo") or ""
-    for line in text.splitlines():
-        name, _, rest = line.partition(":")
-        if name in fields:
-            values[name] = int(rest.split()[0])
-    return values
+    return {k: v for k, v in _kib_fields("/proc/meminfo").items() if k in fields}
 
 
 def sockstat() -> dict[str, int]:
@@ -106,46 +111,28 @@ def map_count(pid: int | str = "self") -> int | None:
 
 def proc_status_kib(pid: int | str, field: str = "VmRSS") -> int | None:
     """One field of /proc/PID/status in KiB (an independent check of psutil's numbers)."""
-    text = read_text(f"/proc/{pid}/status") or ""
-    for line in text.splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return None
+    return _kib_fields(f"/proc/{pid}/status").get(field)
 
 
 def smaps_rollup_kib(pid: int | str) -> dict[str, int] | None:
     """/proc/PID/smaps_rollup in KiB: the kernel walks the page tables for it, so its Rss
     is counted page by page, independently of the counters behind statm and status."""
-    text = read_text(f"/proc/{pid}/smaps_rollup")
-    if not text:
-        return None
-    fields = {}
-    for line in text.splitlines()[1:]:
-        name, _, rest = line.partition(":")
-        parts = rest.split()
-        if parts and parts[-1] == "kB":
-            fields[name] = int(parts[0])
-    return fields
+    return _kib_fields(f"/proc/{pid}/smaps_rollup") or None
 
 
 def peak_rss_kib() -> int:
-    """This process's own peak RSS in KiB: VmHWM, where Linux has it.
-
-    Not ru_maxrss: Linux carries that through exec, so a child started by a 200 MiB
-    parent reports at least 200 MiB whatever it used itself.
-    """
+    """This process's own peak RSS in KiB: VmHWM, where Linux has it. Not ru_maxrss: Linux
+    carries that through exec (a child of a 200 MiB parent reports at least 200 MiB)."""
     own = proc_status_kib("self", "VmHWM")
     return own if own is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def mark_crawl_boundary() -> None:
-    """A marker for callgrind: `--dump-before=sched_yield` cuts its counts here.
-
-    Called where a crawl starts and where it ends (`c10k crawl --mark-crawl`), so one run
-    under callgrind gives the crawl's own instructions, apart from the interpreter's start,
-    the imports and the exit. sched_yield is a libc symbol every build exposes, and nothing
-    else in a crawl calls it (the harness checks: exactly two cuts).
-    """
+    """A marker for callgrind: `--dump-before=sched_yield` cuts its counts here. Called where a
+    crawl starts and where it ends (`c10k crawl --mark-crawl`), so one run under callgrind gives
+    the crawl's own instructions, apart from the interpreter's start, the imports and the exit.
+    sched_yield is a libc symbol every build exposes, and nothing else in a crawl calls it (the
+    harness checks: exactly two cuts)."""
     os.sched_yield()
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from c10k.quantity import Interval
-from c10k.stats import mean, stdev, t_quantile
+from c10k.stats import mean, t_interval
 
 LOOKS: tuple[int, ...] = (3, 5, 8, 12)
 ALPHA = 0.05
@@ -54,72 +53,43 @@ def is_precise(value: float, interval: Interval | None, precision: float = PRECI
     return interval.high <= value * (1.0 + precision) and interval.low >= value * (1.0 - precision)
 
 
-@functools.lru_cache(maxsize=64)
-def _t_factor(df: int, confidence: float) -> float:
-    return t_quantile(0.5 + confidence / 2.0, df)
-
-
-def look_at(
-    log_ratios: Sequence[float],
-    bounds: Sequence[float],
-    looks: Sequence[int] = LOOKS,
-    precision: float = PRECISION,
-) -> Look:
+def look_at(log_ratios: Sequence[float], bounds: Sequence[float]) -> Look:
     """The look after these rounds: one log ratio per complete round, in round order."""
     finite = [x for x in log_ratios if math.isfinite(x)]
     if not finite:
         raise ValueError("look_at needs at least one finite log ratio")
-    centre = mean(finite)
-    value = math.exp(centre)
-    interval = None
-    n = len(finite)
-    if n >= 2:
-        half = _t_factor(n - 1, look_confidence(looks)) * stdev(finite) / math.sqrt(n)
-        interval = Interval(math.exp(centre - half), math.exp(centre + half))
+    value = math.exp(mean(finite))
+    logs = t_interval(finite, look_confidence())
+    interval = None if logs is None else Interval(math.exp(logs.low), math.exp(logs.high))
     return Look(
-        rounds=n,
-        value=value,
-        interval=interval,
-        decided=decides(interval, bounds),
-        precise=is_precise(value, interval, precision),
+        len(finite), value, interval, decides(interval, bounds), is_precise(value, interval)
     )
 
 
 def judge(
-    log_ratios: Sequence[float],
-    bounds: Sequence[float],
-    looks: Sequence[int] = LOOKS,
-    *,
-    at_cap: bool = False,
+    log_ratios: Sequence[float], bounds: Sequence[float], *, at_cap: bool = False
 ) -> Look | None:
     """The look a comparison stopped at: the first of LOOKS (that the rounds reached) whose
     interval decides or is precise, else the last look reached; None before the first look.
-    at_cap: the cap's rounds have run, noisy ones among them; with fewer ratios than the cap
-    (and at least the first look's), the last look is taken at the ratios there are.
-
-    Rounds past the stopping look (run for another comparison of the same scenario) do not
-    change the judgement: the rule is fixed before the data are seen."""
-    reached = [n for n in looks if n <= len(log_ratios)]
-    if at_cap and looks[0] <= len(log_ratios) < looks[-1] and len(log_ratios) not in reached:
+    at_cap: the cap's rounds have run, noisy ones among them; with fewer ratios than the cap (and
+    at least the first look's), the last look is taken at the ratios there are. Rounds past the
+    stopping look (run for another comparison of the same scenario) do not change the judgement:
+    the rule is fixed before the data are seen."""
+    reached = [n for n in LOOKS if n <= len(log_ratios)]
+    if at_cap and LOOKS[0] <= len(log_ratios) < LOOKS[-1] and len(log_ratios) not in reached:
         reached.append(len(log_ratios))  # in place of the cap's look, never beside it
     found = None
     for n in reached:
-        found = look_at(log_ratios[:n], bounds, looks)
+        found = look_at(log_ratios[:n], bounds)
         if found.stops:
             return found
     return found
 
 
-def stopped(
-    log_ratios: Sequence[float],
-    bounds: Sequence[float],
-    looks: Sequence[int] = LOOKS,
-    *,
-    at_cap: bool = False,
-) -> bool:
+def stopped(log_ratios: Sequence[float], bounds: Sequence[float], *, at_cap: bool = False) -> bool:
     """True when the comparison needs no more rounds: it stopped at a look, or reached the cap
     (its ratios, or its rounds with noisy ones counted: at_cap)."""
-    if at_cap or len(log_ratios) >= looks[-1]:
+    if at_cap or len(log_ratios) >= LOOKS[-1]:
         return True
-    found = judge(log_ratios, bounds, looks)
+    found = judge(log_ratios, bounds)
     return found is not None and found.stops

@@ -17,21 +17,12 @@ CONFIDENCE = 0.95
 
 def median(values: Sequence[float]) -> float:
     """The median; NaN for no values."""
-    return quantile(values, 0.5)
-
-
-def quantile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated quantile (numpy's default method); NaN for no values."""
-    if not 0.0 <= q <= 1.0:
-        raise ValueError(f"quantile must be between 0 and 1, got {q}")
-    return percentile(values, q * 100)
+    return percentile(values, 50)
 
 
 def percentile(values: Sequence[float], pct: float) -> float:
-    """The pct-th percentile (0 to 100), linear-interpolated like numpy; NaN for no values.
-
-    The rank is (n - 1) * pct / 100: for the quartiles and the median that is exactly
-    (n - 1) * q, and it is what `c10k crawl --json` has always reported for p90 and p99."""
+    """The pct-th percentile (0 to 100), linear-interpolated like numpy; NaN for no values. The
+    rank, (n - 1) * pct / 100, is what `c10k crawl --json` has always reported p90 and p99 at."""
     ordered = sorted(values)
     if not ordered:
         return math.nan
@@ -43,7 +34,7 @@ def percentile(values: Sequence[float], pct: float) -> float:
 
 def iqr(values: Sequence[float]) -> float:
     """Interquartile range (q3 - q1); 0 for one value, NaN for none."""
-    return quantile(values, 0.75) - quantile(values, 0.25)
+    return percentile(values, 75) - percentile(values, 25)
 
 
 def mean(values: Sequence[float]) -> float:
@@ -137,9 +128,8 @@ def t_cdf(t: float, df: float) -> float:
 
 
 def t_quantile(p: float, df: float) -> float:
-    """The p-quantile of Student's t with df > 0 degrees of freedom (the normal's for df = inf).
-
-    Found by bisection on t_cdf: no SciPy needed, and exact to about 1e-12."""
+    """The p-quantile of Student's t with df > 0 degrees of freedom (the normal's for df = inf),
+    by bisection on t_cdf: no SciPy needed, and exact to about 1e-12."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be between 0 and 1, got {p}")
     if not df > 0:
@@ -172,9 +162,8 @@ def welch_satterthwaite_df(shares: Sequence[tuple[float, float]]) -> float:
 
 
 def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval | None:
-    """The t-interval of the mean of the finite values: mean ± t(n-1) s / sqrt(n).
-
-    None for fewer than 2 values: one run has no interval."""
+    """The t-interval of the mean of the finite values, mean ± t(n-1) s / sqrt(n); None for
+    fewer than 2 values: one run has no interval."""
     finite = [v for v in values if math.isfinite(v)]
     n = len(finite)
     if n < 2:
@@ -231,9 +220,8 @@ def _positive(value: float) -> bool:
 def combined_ratio(
     ratios: Sequence[Ratio], confidence: float = CONFIDENCE
 ) -> tuple[float, Interval | None]:
-    """The geometric mean of several ratios (e.g. one per concurrency) and its interval.
-
-    The log of the result is the mean of the ratios' log means; its variance is the sum of
+    """The geometric mean of several ratios (e.g. one per concurrency) and its interval. The
+    log of the result is the mean of the ratios' log means; its variance is the sum of
     theirs (each s² / n) over the count squared, with Welch-Satterthwaite degrees of freedom.
     No interval when a ratio comes from one round (its variance is unknown)."""
     if not ratios:

@@ -54,10 +54,9 @@ def source_digest(root: Path = _SOURCE_ROOT) -> str:
 
 
 def version_line() -> str:
-    """What `c10k --version` prints: `c10k-bench 0.1.0 commit <hex or unknown> source <hex>`.
-
-    Two copies run the same code when their version and source digest agree; the commit is
-    for the reader (a wheel does not know it)."""
+    """What `c10k --version` prints: `c10k-bench 0.1.0 commit <hex or unknown> source <hex>`. Two
+    copies run the same code when their version and source digest agree; the commit is for the
+    reader (a wheel does not know it)."""
     commit = checkout_commit(_SOURCE_ROOT) or "unknown"
     return f"{DISTRIBUTION} {package_version()} commit {commit} source {source_digest()}"
 

@@ -16,17 +16,18 @@ from bench.harness.callgrind import InstructionCount
 from bench.regress import repeat
 from bench.regress.baseline import figure_spreads, pooled_document
 from bench.regress.cli import main
-from bench.regress.compare import judge, load_run
-from bench.regress.environment import current_environment, file_slug
-from bench.regress.spread import (
+from bench.regress.compare import (
     BASELINE_RUNS,
     SPREAD_KEY,
     Spread,
     gate_threshold,
+    judge,
+    load_run,
     read_spread,
     relative_spread,
     spread_of,
 )
+from bench.regress.environment import current_environment, file_slug
 from bench.regress.suites import support
 from tests.test_compare import ENVIRONMENT, write_run
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeGuard, cast
+from typing import Any, cast
 
 from bench import results
 from bench.analysis.busy import harness_cost
@@ -47,8 +46,9 @@ from bench.results import (
 )
 from c10k import catalog, probes
 from c10k.fits import linear_fit
-from c10k.quantity import FIT, Interval, Quantity
+from c10k.quantity import FIT, Interval, Quantity, known
 from c10k.stats import summarize
+from c10k.words import KIB
 
 
 def derive_crawl_scenario(
@@ -87,15 +87,16 @@ def derive_crawl_scenario(
 
 
 def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
-    """The figures of one idle slope run: per-unit costs, their totals, how fast units started.
-
-    The held total is one least-squares fit of RSS + kernel memory (machine-wide, as measured:
-    a share that shrank is kept, not clamped) against the units parked, so that its interval
-    is the fit's; the start rate is the inverse of the fitted seconds per unit, its interval
-    the inverse of that slope's (docs/results.md)."""
+    """One idle slope run's costs per unit. The held total is one least-squares fit of RSS +
+    kernel memory (machine-wide, as measured: a share that shrank is kept) against the units
+    parked, its interval the fit's; the start rate and its interval are the inverse of the
+    fitted seconds per unit and of theirs (docs/results.md)."""
     per_unit, steps = idle["per_unit"], idle["points"]
-    kernel_parts = {name: per_unit[f"{name}_bytes"] for name in probes.KERNEL_GROWTH_FIELDS}
     units = [float(p["n"]) for p in steps]
+    kernel_parts = {
+        name: known(linear_fit(units, [p["meminfo_kib"].get(name, 0) * KIB for p in steps]).slope)
+        for name in probes.KERNEL_GROWTH_FIELDS
+    }
     held = linear_fit(units, [_held_bytes(p) for p in steps])
     start = linear_fit(units, [p["elapsed_s"] for p in steps])
     rss, last = per_unit["rss_bytes"], steps[-1]
@@ -105,7 +106,7 @@ def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
         "rss_bytes_per_unit": rss,
         "rss_r2": per_unit["rss_r2"],
         "kernel_bytes_per_unit": kernel_parts,
-        "kernel_total_bytes_per_unit": sum(v for v in kernel_parts.values() if _finite(v)),
+        "kernel_total_bytes_per_unit": sum(v for v in kernel_parts.values() if v is not None),
         "total_bytes_per_unit": held.recorded().slope,
         "start_us_per_unit": per_unit["start_us"],
         "seconds_to_start_all": last["elapsed_s"],
@@ -120,11 +121,7 @@ def _idle_slope(idle: IdleDocument) -> dict[str, Any]:
 def _held_bytes(step: Mapping[str, Any]) -> float:
     """RSS + the kernel memory that grows with units (stacks, slab, page tables), in bytes."""
     kernel = sum(step["meminfo_kib"].get(name, 0) for name in probes.KERNEL_GROWTH_FIELDS)
-    return float(step["rss_kib"] + kernel) * 1024.0
-
-
-def _finite(value: float | None) -> TypeGuard[float]:
-    return isinstance(value, int | float) and math.isfinite(value)
+    return float(step["rss_kib"] + kernel) * KIB
 
 
 def _inverse(interval: Interval | None) -> Interval | None:
@@ -171,10 +168,8 @@ def derive_idle(runs: list[Run]) -> IdleTable:
         if mode == "until-failure":
             processes = params["processes"]
             # One process: its own ceiling (C3); several at once: the machine's (C5).
-            if processes > 1:
-                entry["max_threads_machine"] = thread_ceiling(idle, processes)
-            else:
-                entry["max_threads"] = thread_ceiling(idle, processes)
+            key = "max_threads_machine" if processes > 1 else "max_threads"
+            entry[key] = thread_ceiling(idle, processes)
         elif mode == "tracemalloc":
             entry["tracemalloc_bytes_per_unit"] = idle["per_unit"].get("tracemalloc_bytes")
             entry["tracemalloc_count"] = idle["count"]
@@ -267,11 +262,9 @@ def derive(
     profiled: Collection[str] = (),
 ) -> Derived:
     """Every derived figure; fit_min maps scenarios with a memory fit to its lowest C, profiled
-    names the scenarios the profile gave something to run (profiled_scenarios).
-
-    A peer's runs never enter the models' tables (nor any comparison or verdict read from
-    them): they get their own section, `peers`, the report's reference rows. A round's
-    sentinel only says whether its round was noisy (`rounds`)."""
+    names the scenarios the profile gave something to run (profiled_scenarios). A peer's runs
+    never enter the models' tables, comparisons or verdicts: they get their own section,
+    `peers`. A round's sentinel only says whether its round was noisy (`rounds`)."""
     everything = runs
     runs = [r for r in everything if r["model"] not in catalog.PEERS and r["kind"] != "sentinel"]
     tables: dict[str, ScenarioTable] = {}

@@ -32,11 +32,11 @@ from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Quantity, Unit, value_of
 from c10k.stats import single_ratio
+from c10k.words import KIB
 
 # The figures a point records as a summary over its runs, by which models are ranked.
 Ranked = Literal["pages_per_s", "cpu_us_per_page", "latency_p50_s", "latency_p99_s"]
 
-KIB = 1024.0
 THREADS, SLEEPY = catalog.THREADS.name, catalog.SLEEPY.name
 
 
@@ -173,16 +173,14 @@ def sleepy_highlights(tables: Mapping[str, object], scenario: str = SLEEPY) -> S
         "no_verified_run_at_largest": sorted(
             m for m, entries in table.items() if any(map(judged, entries)) and m not in percent
         ),
-        "latencies": sorted({p["latency"] for e in table.values() for p in e}, key=_text),
+        "latencies": sorted(
+            {p["latency"] for e in table.values() for p in e}, key=lambda k: k.text
+        ),
         "latency_p50_ms": _ranked(table, judged, "latency_p50_s", False, 1000.0, "ms"),
         "latency_p99_ms": _ranked(table, judged, "latency_p99_s", False, 1000.0, "ms"),
         "largest_peak_in_flight": max(peaks, default=0),
         **_memory_highlights(tables, scenario),
     }
-
-
-def _text(latency: Latency) -> str:
-    return latency.text
 
 
 def _per_kib(bytes_: Quantity) -> Quantity:
@@ -192,9 +190,9 @@ def _per_kib(bytes_: Quantity) -> Quantity:
 
 def _slope_ratio(numerator: float | None, denominator: float | None) -> float | None:
     """numerator / denominator for two positive, finite slopes, else None."""
-    found = (
-        None if numerator is None or denominator is None else single_ratio(numerator, denominator)
-    )
+    if numerator is None or denominator is None:
+        return None
+    found = single_ratio(numerator, denominator)
     return None if found is None else found.value
 
 

@@ -31,30 +31,19 @@ def _held(verified: int, runs: int) -> bool:
     return 2 * verified > runs
 
 
+def _bytes(kib: float | None) -> float | None:
+    return None if kib is None else float(kib) * 1024.0
+
+
 def _plateau_bytes(run: Run, field: Literal["rss_kib", "uss_kib", "anon_kib"]) -> float | None:
-    value = run_plateau(run).get(field)
-    return None if value is None else float(value) * 1024.0
-
-
-def _peak_bytes(run: Run) -> float | None:
-    return float(crawl_of(run)["max_rss_kib"]) * 1024.0
-
-
-def _kernel_bytes(run: Run) -> float | None:
-    delta = kernel_delta_kib(run)
-    return None if delta is None else delta * 1024.0
+    return _bytes(run_plateau(run).get(field))
 
 
 def _held_bytes(run: Run) -> float | None:
     """Plateau RSS plus the kernel's growth, as measured (a fall too): what the run's
     connections held; unknown when either is."""
-    rss, kernel = _plateau_bytes(run, "rss_kib"), _kernel_bytes(run)
+    rss, kernel = _plateau_bytes(run, "rss_kib"), _bytes(kernel_delta_kib(run))
     return None if rss is None or kernel is None else rss + kernel
-
-
-def _tcp_bytes(run: Run) -> float | None:
-    delta = tcp_delta_kib(run)
-    return None if delta is None else delta * 1024.0
 
 
 def _fit_runs(runs: list[Run], figure: Callable[[Run], float | None]) -> Fit:
@@ -100,7 +89,7 @@ def memory_per_connection(
     chosen = [p for p in points if p.get("plateau_rss_kib") and p["concurrency"] >= min_concurrency]
     fitted = [r for r in runs if r["params"]["concurrency"] >= min_concurrency and run_plateau(r)]
     fit = _fit_runs(fitted, lambda r: _plateau_bytes(r, "rss_kib"))
-    tcp = _fit_runs(fitted, _tcp_bytes)
+    tcp = _fit_runs(fitted, lambda r: _bytes(tcp_delta_kib(r)))
     uss = _fit_runs(fitted, lambda r: _plateau_bytes(r, "uss_kib"))
     check = _fit_runs(fitted, lambda r: _plateau_bytes(r, "anon_kib"))
     per_url_runs = fitted + [
@@ -111,11 +100,11 @@ def memory_per_connection(
         concurrencies=[p["concurrency"] for p in chosen],
         runs=len(fitted),
         rss_bytes=fit,
-        peak_rss_bytes=_fit_runs(fitted, _peak_bytes),
+        peak_rss_bytes=_fit_runs(fitted, lambda r: _bytes(crawl_of(r)["max_rss_kib"])),
         check_anon_bytes=check,
         check_gap=relative_gap(check.slope.value, fit.slope.value),
         # Every kernel field sampled (stacks, slab, page tables, TCP), over the same runs.
-        kernel_bytes=_fit_runs(fitted, _kernel_bytes),
+        kernel_bytes=_fit_runs(fitted, lambda r: _bytes(kernel_delta_kib(r))),
         # One fit of each run's RSS + kernel: its interval holds both figures' scatter.
         total_bytes=_fit_runs(fitted, _held_bytes).slope,
         per_url=_per_url(per_url_runs, fit.slope.value) if url_runs else None,
@@ -133,12 +122,10 @@ def add_memory_fits(
     tried: Counter[Group],
     noisy: Counter[Group],
 ) -> None:
-    """The entry's memory_per_connection, over one process's points; and, for the points
-    that several processes crawled (c100k), memory_across_processes: one per process count, over
-    every process of the crawl. A per-URL point belongs to the fit of its process count.
-    Each fit holds only the points that held (_held), and names every other point that ran
-    in left_out, with its quiet runs (tried) and those of noisy rounds (which count in
-    nothing)."""
+    """The entry's memory_per_connection over one process's points and, for points several
+    processes crawled (c100k), memory_across_processes: one fit per process count, a per-URL
+    point in its count's. A fit holds only the points that held (_held) and names every other
+    point that ran in left_out, with its quiet runs (tried) and those of noisy rounds."""
     held = {k for k in groups if _held(len(groups[k]), tried[k])}
 
     def of(keys: list[Group], processes: int) -> list[Group]:

@@ -69,13 +69,11 @@ def not_counted(runs: list[Run]) -> list[NotCounted]:
 def socket_ceiling(environment: Environment | None) -> SocketCeiling:
     """Sockets one process can open to one server: the lower of open files and ports."""
     limits = (environment.get("limits") if environment else None) or {}
-    candidates = []
-    nofile = (limits.get("RLIMIT_NOFILE") or {}).get("hard")
-    if isinstance(nofile, int):
-        candidates.append((nofile, "hard RLIMIT_NOFILE"))
-    ports = limits.get("ephemeral_ports_per_destination")
-    if isinstance(ports, int):
-        candidates.append((ports, "ephemeral ports per destination"))
+    found = {
+        "hard RLIMIT_NOFILE": (limits.get("RLIMIT_NOFILE") or {}).get("hard"),
+        "ephemeral ports per destination": limits.get("ephemeral_ports_per_destination"),
+    }
+    candidates = [(count, limit) for limit, count in found.items() if isinstance(count, int)]
     if not candidates:
         return {"count": None, "limit": "unknown"}
     count, limit = min(candidates)

@@ -6,18 +6,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bench import results
 from bench.analysis.busy import server_bound
 from bench.analysis.points import Points, ran
 from bench.analysis.ratios import Figure, PointId, by_point, by_round, judged_point, point_order
-from bench.results import (
-    Block,
-    Comparisons,
-    Look,
-    PairedComparison,
-    RoundCounts,
-    Run,
-    scenario_points,
-)
 from c10k import catalog, claims, sequential
 from c10k.quantity import PAIRED_ROUNDS, Quantity
 from c10k.stats import median
@@ -29,11 +21,10 @@ THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 @dataclass(frozen=True)
 class Comparison:
     """numerator(s) over denominator on one figure, paired by round, against a rule's bounds.
-
-    With several numerators a round's figure is their median (C6: the chapter's event
-    loops). Over the points both ran, a round's ratio is the geometric mean of its points'
-    (server-bound points left out when skip_saturated); at_judged_point keeps only the
-    scenario's point with the most connections at the longest latency (C7's C10K point)."""
+    With several numerators a round's figure is their median (C6: the chapter's event loops).
+    A round's ratio is the geometric mean of its points' (server-bound points left out when
+    skip_saturated); at_judged_point keeps only the scenario's point with the most
+    connections at the longest latency (C7's C10K point)."""
 
     claim: str
     name: str
@@ -53,7 +44,7 @@ class Comparison:
 
 def comparisons() -> list[Comparison]:
     """C6, C9 (each loop pair: CPU per page on asyncio's loop over the other's) and C7."""
-    found = [
+    return [
         Comparison(
             "C6",
             "event loops over threads",
@@ -63,21 +54,19 @@ def comparisons() -> list[Comparison]:
             THREADS,
             claims.MODERATE_RANGE,
             skip_saturated=True,
-        )
-    ]
-    found += [
-        Comparison(
-            "C9",
-            f"{plain.name} over {fast.name}",
-            FEW_ACTIVE,
-            "cpu_us_per_page",
-            (plain.name,),
-            fast.name,
-            (claims.UVLOOP_SPEEDUP,),
-        )
-        for plain, fast in catalog.LOOP_PAIRS
-    ]
-    found.append(
+        ),
+        *(
+            Comparison(
+                "C9",
+                f"{plain.name} over {fast.name}",
+                FEW_ACTIVE,
+                "cpu_us_per_page",
+                (plain.name,),
+                fast.name,
+                (claims.UVLOOP_SPEEDUP,),
+            )
+            for plain, fast in catalog.LOOP_PAIRS
+        ),
         Comparison(
             "C7",
             f"{ASYNCIO} over {THREADS}",
@@ -87,9 +76,8 @@ def comparisons() -> list[Comparison]:
             THREADS,
             (claims.AT_LEAST_AS_FAST,),
             at_judged_point=True,
-        )
-    )
-    return found
+        ),
+    ]
 
 
 def compared_models(scenario: str) -> frozenset[str]:
@@ -131,7 +119,7 @@ def round_ratios(
     return {r: median([m[r] for m in per_model]) for r in sorted(complete)}
 
 
-def _look(found: sequential.Look | None) -> Look | None:
+def _look(found: sequential.Look | None) -> results.Look | None:
     if found is None:
         return None
     method = PAIRED_ROUNDS.format(sequential.look_confidence())
@@ -140,8 +128,8 @@ def _look(found: sequential.Look | None) -> Look | None:
 
 
 def rounds_seen(
-    runs: Sequence[Run], comparison: Comparison, points: Sequence[PointId]
-) -> RoundCounts:
+    runs: Sequence[results.Run], comparison: Comparison, points: Sequence[PointId]
+) -> results.RoundCounts:
     """The rounds the comparison's models ran at its points, noisy and failed ones too (what
     the cap counts: a noisy round run again is still one round), the attempts a sentinel
     found noisy, and the attempts that ran a round again."""
@@ -163,12 +151,12 @@ def rounds_seen(
 
 
 def judge(
-    tables: Mapping[str, object], comparison: Comparison, runs: Sequence[Run]
-) -> PairedComparison | None:
+    tables: Mapping[str, object], comparison: Comparison, runs: Sequence[results.Run]
+) -> results.PairedComparison | None:
     """The comparison as the stopping rule sees it now; None when its scenario did not run
     or no point has every model of it. runs: every run so far, to see whether its rounds
     reached the cap (sequential.judge's at_cap)."""
-    table = scenario_points(tables, comparison.scenario)
+    table = results.scenario_points(tables, comparison.scenario)
     points = shared_points(table, comparison)
     if not points:
         return None
@@ -203,12 +191,16 @@ def judge(
     }
 
 
-def paired_comparisons(tables: Mapping[str, object], runs: Sequence[Run]) -> list[PairedComparison]:
+def paired_comparisons(
+    tables: Mapping[str, object], runs: Sequence[results.Run]
+) -> list[results.PairedComparison]:
     """Every comparison whose scenario ran, judged (runs: every run so far)."""
     return [found for c in comparisons() if (found := judge(tables, c, runs)) is not None]
 
 
-def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> None:
+def fold_looks(
+    comparisons: results.Comparisons, paired: Sequence[results.PairedComparison]
+) -> None:
     """Give the verdicts' comparisons the paired rounds' values and intervals: C6's median,
     each loop pair's CPU speedup (and a loop's claim on it), and C7's asyncio over threads at
     the judged point."""
@@ -220,27 +212,25 @@ def fold_looks(comparisons: Comparisons, paired: Sequence[PairedComparison]) -> 
             target = comparisons["event_loop_vs_threads"]
             target["median_pages_per_s"], target["look"] = look["ratio"], look
         elif found["claim"] == "C9" and (loops := comparisons["uvloop"]) is not None:
+            models = [*found["numerators"], found["denominator"]]
             for pair in loops["pairs"]:
-                if [pair["plain"], pair["fast"]] == [*found["numerators"], found["denominator"]]:
+                if [pair["plain"], pair["fast"]] == models:
                     pair["cpu_per_page_speedup"], pair["look"] = look["ratio"], look
             for claim in comparisons.get("loop_claims") or []:  # the same pair, as a claim
-                if [claim["against"], claim["model"]] == [
-                    *found["numerators"],
-                    found["denominator"],
-                ]:
+                if [claim["against"], claim["model"]] == models:
                     claim["cpu_per_page_speedup"] = look["ratio"]
         elif found["claim"] == "C7" and (c7 := comparisons["asyncio_vs_threads_sleepy_keep_alive"]):
             c7["asyncio_over_threads"], c7["look"] = look["ratio"], look
 
 
-def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
+def round_counts(runs: Sequence[results.Run]) -> dict[str, results.RoundCounts]:
     """Per scenario: its paired rounds that ran, those a sentinel found noisy, and those run
     again (a noisy round's second run counts as a round of its own), with the points noisy
     rounds left with no run (lost_points); and where rounds waited for a quiet machine before
     they started, how many and for how long in all."""
-    found: dict[str, RoundCounts] = {}
-    seen: set[tuple[Block | None, int]] = set()
-    waited: set[tuple[Block | None, int]] = set()  # the rounds that waited: block and again
+    found: dict[str, results.RoundCounts] = {}
+    seen: set[tuple[results.Block | None, int]] = set()
+    waited: set[tuple[results.Block | None, int]] = set()  # the rounds that waited: block and again
     for run in runs:
         block = run["block"]
         if run["wait"]:
@@ -263,7 +253,7 @@ def round_counts(runs: Sequence[Run]) -> dict[str, RoundCounts]:
     return found
 
 
-def lost_points(runs: Sequence[Run], scenario: str) -> list[tuple[str, int]]:
+def lost_points(runs: Sequence[results.Run], scenario: str) -> list[tuple[str, int]]:
     """The (site, C) of a scenario whose every measured run that ended ok ran in a noisy round:
     they have no point in its table."""
     noisy: dict[tuple[str, int], bool] = {}

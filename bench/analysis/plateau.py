@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from bench.results import Plateau, Run, Samples
+from bench.results import SAMPLE_FIELDS, Plateau, Run, Samples
 
 # The crawler waits while it uses at most this share of a core between two samples; CPU
 # time moves in 10 ms ticks, so at 0.1 s a sample this allows two ticks of noise.
@@ -19,21 +19,12 @@ RAMP_FROM = 0.05  # the ramp starts when this share of the connections is open
 MIN_QUIET_SAMPLES = 3
 
 
-# The figures whose median over the plateau the summary gives.
-PLATEAU_FIELDS = (
-    "rss_kib",
-    "vmrss_kib",
-    "uss_kib",
-    "smaps_rss_kib",
-    "anon_kib",
-    "fds",
-    "threads",
-    "tcp_mem_kib",
-    "tcp_inuse",
-    "slab_kib",
-    "kernel_stack_kib",
-    "page_tables_kib",
-    "processes",  # the crawler's processes read (`c10k crawl --processes P`: P + 1)
+# The figures whose median over the plateau the summary gives: every sampled column but the
+# clock, the CPU counters (cumulative) and the sockets in TIME_WAIT.
+PLATEAU_FIELDS = tuple(
+    name
+    for name in SAMPLE_FIELDS
+    if name not in ("t", "cpu_user_s", "cpu_sys_s", "server_cpu_s", "tcp_tw")
 )
 
 
@@ -102,12 +93,10 @@ def run_plateau(run: Run) -> Plateau:
 
 
 def _whole_tree(columns: Samples) -> list[int]:
-    """The samples that read the crawler's whole process tree (`c10k crawl --processes`):
-    every sample of a single process.
-
-    The fewest fds of a crawl of parts come first, when only the parent runs; taken as the
-    base, they would put the threshold below the children's own files by P of them, and
-    the plateau could begin before every connection is open."""
+    """The samples that read the crawler's whole process tree (`c10k crawl --processes`;
+    every sample of a single process). A crawl of parts has its fewest fds first, while only
+    the parent runs: taken as the base, they would put the threshold P files low, and the
+    plateau could begin before every connection is open."""
     processes = columns["processes"]
     most = max((n for n in processes if n is not None), default=1)
     whole = [i for i, n in enumerate(processes) if n == most]
@@ -115,13 +104,11 @@ def _whole_tree(columns: Samples) -> list[int]:
 
 
 def _first_quiet_run(columns: Samples, stretch: list[int]) -> list[int]:
-    """The first MIN_QUIET_SAMPLES or more consecutive samples of the stretch during which
-    the crawler used almost no CPU: every connection is open and it waits for the first
-    responses. The ramp before (opening connections) and the responses after keep a core
-    busy.
-
-    CPU is summed over the crawler's processes: a sample that read another set of processes
-    than the one before (a worker started or ended) has no CPU delta, and is not quiet."""
+    """The first MIN_QUIET_SAMPLES or more consecutive samples of the stretch in which the
+    crawler used almost no CPU: every connection is open and it waits for the first responses
+    (opening connections before, and the responses after, keep a core busy). CPU is summed
+    over its processes: a sample that read another set of them than the one before has no
+    CPU delta, and is not quiet."""
     t, user, system = columns["t"], columns["cpu_user_s"], columns["cpu_sys_s"]
     processes = columns["processes"]
     run: list[int] = []

@@ -85,11 +85,8 @@ def point_ratios(
     table: Points, numerator: str, denominator: str, figure: Figure, skip_saturated: bool = False
 ) -> tuple[list[Ratio], list[int]]:
     """figure(numerator) / figure(denominator) at each point both ran, paired by round, and
-    the concurrencies of those points.
-
-    Points where the test server was CPU-bound for either model (or no run could tell) are
-    left out when skip_saturated: their pages/s is the server's, not the crawler's.
-    """
+    those points' concurrencies; with skip_saturated, none where the server was CPU-bound for
+    either model (or no run could tell): there pages/s is the server's, not the crawler's."""
     mine, theirs = by_point(table, numerator), by_point(table, denominator)
     ratios, used = [], []
     for key in sorted(set(mine) & set(theirs), key=point_order):

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from bench.regress.compare import FIGURE_RULES, Run, Spreads, read_run
-from bench.regress.spread import SPREAD_KEY, spread_of
+from bench.regress.compare import FIGURE_RULES, SPREAD_KEY, Run, Spreads, read_run, spread_of
 from c10k.stats import median
 
 
@@ -29,7 +28,7 @@ def pooled_document(runs: Sequence[Run]) -> dict[str, Any]:
     """One pytest-benchmark document for the runs: the first run's (its machine, commit and
     pytest-benchmark's own stats), each benchmark's samples those of every run in turn with
     their medians as its figures, and with two runs or more each gated figure's spread over
-    them in extra_info[SPREAD_KEY] (bench/regress/spread.py)."""
+    them in extra_info[SPREAD_KEY] (compare.Spread)."""
     if not runs:
         raise ValueError("no runs to pool")
     document = copy.deepcopy(runs[0].document)

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from bench.regress.baseline import figure_spreads, pooled_document, pooled_run
 from bench.regress.compare import (
+    BASELINE_RUNS,
     DETERMINISTIC,
     GATED,
+    SPREAD_FACTOR,
     BadFile,
     FigureChange,
     Run,
@@ -21,7 +23,6 @@ from bench.regress.compare import (
     subject,
 )
 from bench.regress.environment import describe, differences, file_slug
-from bench.regress.spread import BASELINE_RUNS, SPREAD_FACTOR
 
 
 class Refused(Exception):
@@ -114,14 +115,10 @@ def run_paths(given: Sequence[Path]) -> list[Path]:
 
 def refuse_mixed(paths: Sequence[Path], runs: Sequence[Run]) -> None:
     """Runs pooled as one must come from one environment."""
-    first = runs[0].environment or {}
     for path, run in zip(paths[1:], runs[1:], strict=True):
-        found = differences(first, run.environment or {})
-        if found:
-            raise Refused(
-                f"{path} and {paths[0]} come from different environments "
-                f"({'; '.join(found)}): pool runs of one environment only"
-            )
+        refuse_different(
+            f"{path} and {paths[0]}", runs[0], run, "pool runs of one environment only"
+        )
 
 
 def choose_baseline(base: Path, new: Run, updating: bool) -> tuple[Path, Run | None]:
@@ -133,7 +130,10 @@ def choose_baseline(base: Path, new: Run, updating: bool) -> tuple[Path, Run | N
     if not base.is_dir() and not new_directory:
         run = load_run(base)
         if not updating:
-            refuse_if_different(base, run, new)
+            if run.environment is None:
+                raise Refused(f"{base} records no environment: it cannot be judged against")
+            why = "instruction counts and memory are not comparable across them"
+            refuse_different(f"{base} and NEW", run, new, why)
         return base, run
     candidates = []
     for path in sorted(base.glob("*.json")) if base.is_dir() else []:
@@ -157,15 +157,10 @@ def choose_baseline(base: Path, new: Run, updating: bool) -> tuple[Path, Run | N
     )
 
 
-def refuse_if_different(base_path: Path, base: Run, new: Run) -> None:
-    if base.environment is None:
-        raise Refused(f"{base_path} records no environment: it cannot be judged against")
-    found = differences(base.environment, new.environment or {})
-    if found:
-        raise Refused(
-            f"{base_path} and NEW come from different environments ({'; '.join(found)}): "
-            "instruction counts and memory are not comparable across them"
-        )
+def refuse_different(which: str, base: Run, new: Run, why: str) -> None:
+    """Refused, naming what differs, when two runs' environments do."""
+    if found := differences(base.environment or {}, new.environment or {}):
+        raise Refused(f"{which} come from different environments ({'; '.join(found)}): {why}")
 
 
 def print_changes(changes: list[FigureChange], missing: list[str], everything: bool) -> None:

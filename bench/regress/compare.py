@@ -4,34 +4,83 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.regress.environment import ENVIRONMENT_KEY
 from bench.regress.significance import mann_whitney_u
-from bench.regress.spread import SPREAD_KEY, Spread, read_spread
 from c10k import catalog
 from c10k.stats import median
 
 ALPHA = 0.05  # two-sided significance level of the Mann-Whitney U test
 MIN_SAMPLES_FOR_TEST = 3  # per side; fewer and a figure is judged by its size alone
 REFERENCE_MODEL = catalog.THREADS.name  # ratios between models are taken against this one
+# A figure's gate is at least this many of its spreads wide: a clean run, which moves the
+# figure by at most about one spread, stays well inside it.
+SPREAD_FACTOR = 3.0
+# Clean runs `tox -e baseline` measures by default; fewer give a spread that is only a guess.
+BASELINE_RUNS = 5
+SPREAD_KEY = "spread"  # where a baseline keeps each figure's spread: extra_info[SPREAD_KEY]
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How far one figure moved over clean runs of one tree: spread, (max - min) / median of
+    the runs' medians; threshold, the regression past which it fails the gate."""
+
+    runs: int
+    spread: float
+    threshold: float
+    run_medians: tuple[float, ...] = ()
+
+
+def relative_spread(values: Sequence[float]) -> float:
+    """(max - min) / median: 0 for fewer than two values; infinite around a zero median."""
+    if len(values) < 2:
+        return 0.0
+    width = max(values) - min(values)
+    centre = abs(median(values))
+    if centre == 0:
+        return 0.0 if width == 0 else float("inf")
+    return width / centre
+
+
+def gate_threshold(fixed_gate: float, spread: float) -> float:
+    """A figure's gate: its fixed gate, or SPREAD_FACTOR times its spread if that is wider."""
+    return max(fixed_gate, SPREAD_FACTOR * spread)
+
+
+def spread_of(run_medians: Sequence[float], fixed_gate: float) -> Spread:
+    """The spread of one figure over the medians of its clean runs, and its threshold."""
+    spread = relative_spread(run_medians)
+    threshold = gate_threshold(fixed_gate, spread)
+    return Spread(len(run_medians), spread, threshold, tuple(run_medians))
+
+
+def read_spread(record: Any, fixed_gate: float) -> Spread | None:
+    """A spread as a baseline records it, or None when it is not one. A record without a
+    threshold gets the one its spread sets; one below the figure's fixed gate is raised to
+    it: a recorded spread only ever widens a gate."""
+    if not isinstance(record, Mapping):
+        return None
+    try:
+        runs, spread = int(record["runs"]), float(record["spread"])
+        threshold = float(record.get("threshold", gate_threshold(fixed_gate, spread)))
+        medians = tuple(float(v) for v in record.get("run_medians", ()))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return Spread(runs, spread, max(threshold, fixed_gate), medians)
 
 
 @dataclass(frozen=True)
 class FigureRule:
-    """How one figure is judged.
-
-    noise: a relative change this small is never called a change (the figure's measured
-    spread, see docs/regression.md). gate: a regression larger than this fails the run
-    (the fixed gate: a baseline that records the figure's spread over clean runs may widen
-    it, bench/regress/spread.py); None means the figure is reported but never gates (it does
-    not hold still here).
-    deterministic: the figure repeats to 0.1% from run to run on one environment, so its
-    size alone is the evidence (no significance test), and CI gates it.
-    """
+    """How one figure is judged. noise: a relative change this small is never called a change
+    (its measured spread, docs/regression.md). gate: a regression larger than this fails the
+    run (a baseline's recorded Spread may widen it); None: reported, never gated (it does not
+    hold still here). deterministic: it repeats to 0.1% from run to run on one environment,
+    so its size alone is the evidence (no significance test), and CI gates it."""
 
     higher_is_better: bool
     noise: float
@@ -148,10 +197,8 @@ def recorded_spreads(name: str, extra_info: dict[str, Any]) -> Spreads:
 
 
 def model_ratios(benchmarks: list[dict[str, Any]], figures: Figures) -> Figures:
-    """Each model's figure divided by the reference model's median in the same run.
-
-    Machine-wide drifts (a slower runner, a busier neighbour) cancel in these.
-    """
+    """Each model's figure over the reference model's median in the same run: machine-wide
+    drifts (a slower runner, a busier neighbour) cancel in these."""
     by_group: dict[tuple[str, str], dict[str, str]] = {}  # (group, figure) -> model -> name
     for entry in benchmarks:
         model = entry.get("extra_info", {}).get("model")
@@ -251,11 +298,9 @@ def judge(
     new: Sequence[float],
     spread: Spread | None = None,
 ) -> FigureChange:
-    """Compare one figure: size of the change, its significance, and the gate.
-
-    spread: the figure's spread over the baseline's clean runs, if recorded. Its threshold is
-    then the gate, and a change inside the spread is no change (the fixed rule otherwise).
-    """
+    """One figure's change, its significance and the gate. spread: its spread over the
+    baseline's clean runs, if recorded: its threshold is then the gate, and a change inside
+    the spread is no change (the fixed rule otherwise)."""
     rule = FIGURE_RULES.get(figure, DEFAULT_RULE)
     spread = spread if rule.gate is not None else None
     threshold = rule.gate if spread is None else spread.threshold

@@ -10,15 +10,6 @@ from pathlib import Path
 RUN_FILE = "run-{index}.json"
 
 
-def run_file(out_dir: Path, index: int) -> Path:
-    return out_dir / RUN_FILE.format(index=index)
-
-
-def pytest_argv(pytest_args: list[str], out_file: Path) -> list[str]:
-    """One run's command: pytest under this interpreter, its JSON into out_file."""
-    return [sys.executable, "-m", "pytest", *pytest_args, f"--benchmark-json={out_file}"]
-
-
 def clear_runs(out_dir: Path) -> None:
     """Remove the run files of an earlier repeat, so that none is pooled with these."""
     for stale in out_dir.glob(RUN_FILE.format(index="*")):
@@ -53,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     clear_runs(args.out_dir)
     for index in range(1, args.runs + 1):
         print(f"bench.regress.repeat: run {index} of {args.runs}", flush=True)
-        done = subprocess.run(pytest_argv(pytest_args, run_file(args.out_dir, index)), check=False)
+        out_file = args.out_dir / RUN_FILE.format(index=index)
+        argv = [sys.executable, "-m", "pytest", *pytest_args, f"--benchmark-json={out_file}"]
+        done = subprocess.run(argv, check=False)
         if done.returncode != 0:  # a failed run must not leave a short set to pool
             sys.stderr.write(
                 f"bench.regress.repeat: error: run {index} of {args.runs} exited "

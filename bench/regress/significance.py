@@ -51,11 +51,8 @@ def u_counts(m: int, n: int) -> tuple[int, ...]:
 
 
 def mann_whitney_u(xs: Sequence[float], ys: Sequence[float]) -> MannWhitney:
-    """Two-sided Mann-Whitney U test of xs against ys.
-
-    Exact p-value when there are no ties and few samples; otherwise the normal
-    approximation with the tie correction and a continuity correction.
-    """
+    """Two-sided Mann-Whitney U test of xs against ys: the exact p-value with no ties and few
+    samples, else the normal approximation with tie and continuity corrections."""
     m, n = len(xs), len(ys)
     if m == 0 or n == 0:
         raise ValueError("the Mann-Whitney U test needs at least one value on each side")

@@ -6,7 +6,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 from bench.results.derived import Derived
 from bench.results.identity import Block, PointKey
-from bench.results.profile import Environment, PlanEntry, ProfileRecord, RuntimeRecord
+from bench.results.profile import Environment, PlanEntry, ProfileRecord
 from bench.results.tables import Deviations, RunStatus
 from c10k.durations import Latency
 
@@ -72,10 +72,22 @@ class HarnessShare(TypedDict):
 
 
 class RunRuntime(TypedDict):
+    """runs[].runtime: the interpreter the run ran under."""
+
     tag: str
     version: str
     gil_disabled: bool
     executable: str
+
+
+class RuntimeRecord(RunRuntime):
+    """runtime: the interpreter every crawler, idle program and CPU loop ran under."""
+
+    origin: str
+    build: str
+    base_executable: NotRequired[str]
+    dependencies: dict[str, str] | None
+    unavailable_models: dict[str, str]
 
 
 class Latencies(TypedDict):

@@ -49,11 +49,8 @@ def new_document(
 
 
 def write_atomic(path: Path, document: Mapping[str, object]) -> None:
-    """Write JSON to a temporary file beside path, fsync it, then rename it over path.
-
-    A reader (or a crash, or Ctrl-C) sees either the old complete file or the new one,
-    never a half-written file.
-    """
+    """Write JSON to a temporary file beside path, fsync it, then rename it over path: a
+    reader (or a crash, or Ctrl-C) sees the old complete file or the new one, never half."""
     _write_text_atomic(path, codec.dumps(codec.record(document)))
 
 
@@ -122,10 +119,8 @@ def underived(path: Path) -> str:
 
 
 class ResultsStore:
-    """The results document of one bench run, rewritten in full after every change.
-
-    A run does not change once it is in the document, so each is cleaned for JSON once
-    (the document of a default session holds about 9 MB of runs)."""
+    """The results document of one bench run, rewritten in full after every change. A run
+    does not change once in it, so each is cleaned for JSON once (a default session: ~9 MB)."""
 
     def __init__(self, out_dir: Path, document: Results) -> None:
         self.path = out_dir / FILENAME

@@ -1,5 +1,4 @@
-"""The results document's top level: the profile (its definition, the models it left out,
-the latencies it chose), the environment, the runtime and the plan (docs/results.md)."""
+"""The results document's top level: the profile, the environment and the plan (docs/results.md)."""
 
 from __future__ import annotations
 
@@ -147,20 +146,6 @@ class Environment(TypedDict):
     threads_on_machine: int | None
     pinning: PinningRecord
     server: ServerPlace
-
-
-class RuntimeRecord(TypedDict):
-    """runtime: the interpreter every crawler, idle program and CPU loop ran under."""
-
-    tag: str
-    version: str
-    gil_disabled: bool
-    executable: str
-    origin: str
-    build: str
-    base_executable: NotRequired[str]
-    dependencies: dict[str, str] | None
-    unavailable_models: dict[str, str]
 
 
 class PlanEntry(TypedDict):

@@ -52,28 +52,30 @@ class CrawlFailed(AssertionError):
     """A crawl that crashed or returned the wrong set of URLs: its numbers must not count."""
 
 
-def run_crawl(
-    argv: list[str], manifest: dict[str, Any] | None, timeout: float, env: dict[str, str]
-) -> dict[str, Any]:
-    """Run one crawl subprocess, return its JSON document, verified against the manifest."""
+def json_of(argv: list[str], timeout: float, env: dict[str, str], what: str) -> dict[str, Any]:
+    """The JSON document a program prints; CrawlFailed, with its last line of stderr, when it
+    exits with an error."""
     done = subprocess.run(
         argv, capture_output=True, text=True, timeout=timeout, env=env, check=False
     )
     if done.returncode != 0:
         last = done.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
-        raise CrawlFailed(f"crawl exited {done.returncode}: {last[0]}")
+        raise CrawlFailed(f"{what} exited {done.returncode}: {last[0]}")
     document: dict[str, Any] = json.loads(done.stdout)
+    return document
+
+
+def run_crawl(
+    argv: list[str], manifest: dict[str, Any] | None, timeout: float, env: dict[str, str]
+) -> dict[str, Any]:
+    """Run one crawl subprocess, return its JSON document, verified against the manifest."""
+    document = json_of(argv, timeout, env, "crawl")
     if manifest is not None and document["fetched"] != manifest:
         raise CrawlFailed(
             f"{document['model']}: fetched {len(document['fetched'])} URLs, "
             f"the manifest has {len(manifest)}; they differ"
         )
     return document
-
-
-def child_env() -> dict[str, str]:
-    # The counted runs' fixed hash seed everywhere: set and dict orders repeat.
-    return callgrind.counted_env()
 
 
 # glibc's heap set by fixed values, not by what the process did while starting: the mmap
@@ -103,7 +105,8 @@ def counted_crawl(argv: list[str], server: Server, what: str) -> InstructionCoun
 def run_site_crawl(model: str, server: Server, concurrency: int) -> dict[str, Any]:
     """One crawl of a running site, verified against its manifest."""
     argv = crawl_argv(server.root, model, concurrency)
-    return run_crawl(argv, server.manifest["urls"], CRAWL_TIMEOUT_S, child_env())
+    # The counted runs' fixed hash seed everywhere: set and dict orders repeat.
+    return run_crawl(argv, server.manifest["urls"], CRAWL_TIMEOUT_S, callgrind.counted_env())
 
 
 def instruction_count(model: str, server: Server, concurrency: int) -> InstructionCount:
@@ -166,13 +169,8 @@ def baseline_models(folder: str | None) -> set[str] | None:
 def idle_costs(kind: str, count: int, traced: bool) -> dict[str, Any] | None:
     """The idle program's cost per unit of one kind; None where the kind is unavailable."""
     argv = idle_argv(IdleSpec(kind, count, "tracemalloc" if traced else "slope"))
-    done = subprocess.run(
-        argv, capture_output=True, text=True, timeout=CRAWL_TIMEOUT_S, env=child_env(), check=False
-    )
-    if done.returncode != 0:
-        last = done.stderr.strip().splitlines()[-1:] or ["(no stderr)"]
-        raise CrawlFailed(f"{IDLE_PROGRAM} --kind {kind} exited {done.returncode}: {last[0]}")
-    document: dict[str, Any] = json.loads(done.stdout)
+    env = callgrind.counted_env()
+    document = json_of(argv, CRAWL_TIMEOUT_S, env, f"{IDLE_PROGRAM} --kind {kind}")
     if not document["available"]:
         return None
     costs: dict[str, Any] = document["per_unit"]

@@ -39,11 +39,8 @@ def record(benchmark: Any, info: dict[str, Any], samples: dict[str, list[float]]
 def record_instructions(
     benchmark: Any, model: str, count_once: Callable[[], InstructionCount]
 ) -> None:
-    """One callgrind count on the counted configuration, recorded in the instructions group.
-
-    The timing pytest-benchmark records is valgrind's and means nothing; the figure is in
-    extra_info.
-    """
+    """One callgrind count on the counted configuration, in the instructions group: the figure
+    is in extra_info (the timing pytest-benchmark records is valgrind's, and means nothing)."""
     benchmark.group = f"instructions {COUNTED.name}"
     counts: list[InstructionCount] = []
     benchmark.pedantic(lambda: counts.append(count_once()), rounds=1, iterations=1)
@@ -99,12 +96,9 @@ def test_instructions(
 @pytest.mark.deterministic
 @pytest.mark.timeout(900)
 def test_core_instructions(benchmark: Any, counts: dict[str, Future[InstructionCount]]) -> None:
-    """Instructions per page of the core alone (parser, links, URLs, frontier), no I/O.
-
-    The counted configuration's responses, recorded once and replayed by `python -m
-    impls.tools.replay`: the part of every raw-socket model's instructions per page that is not
-    its own. In the group of the models' instruction counts, as model "core-replay".
-    """
+    """Instructions per page of the core alone (parser, links, URLs, frontier), no I/O: the
+    counted configuration's responses replayed by `python -m impls.tools.replay`, the part of
+    every raw-socket model's count that is not its own (model "core-replay" in their group)."""
     record_instructions(benchmark, catalog.CORE_REPLAY, counts[catalog.CORE_REPLAY].result)
 
 
