@@ -1,9 +1,4 @@
-"""The answer first: the verdict tally, and which model to pick for which workload.
-
-A workload is one figure per model with its 95% interval, read from derived as it is; the
-models whose intervals overlap the best's are tied within noise with it (c10k.words). The same
-workloads are the columns of the headline chart (charts_glance.py).
-"""
+"""The answer first: the verdict tally, and which model to pick for which workload."""
 
 from __future__ import annotations
 
@@ -28,7 +23,8 @@ SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC
 
 @dataclass(frozen=True)
 class Workload:
-    """One figure per model for one kind of job, and where it was read."""
+    """One figure per model with its 95% interval, read from derived as it is, for one kind of
+    job: the models whose intervals overlap the best's are tied with it (c10k.words)."""
 
     title: str  # "A few busy connections"
     measure: str  # what the figure is, after its value: "pages/s"
@@ -114,13 +110,8 @@ def realistic_site(document: Results) -> Workload:
 
 
 def workloads(document: Results) -> list[Workload]:
-    """The headline's columns: a few busy, many sleepy, memory, a realistic site."""
-    return [
-        few_busy(document),
-        many_sleepy(document),
-        memory_bound(document),
-        realistic_site(document),
-    ]
+    """The headline chart's columns; the answer picks for the first three."""
+    return [w(document) for w in (few_busy, many_sleepy, memory_bound, realistic_site)]
 
 
 def pick(workload: Workload) -> Rich:
@@ -204,6 +195,5 @@ def measured_on(found: Sources) -> Rich:
 
 def answer(found: Sources, rulings: list[Ruling]) -> list[Rich]:
     """The page's first lines (at most five): the tally, a pick per workload, the run."""
-    document = found.document
-    picks = [pick(w) for w in (few_busy(document), many_sleepy(document), memory_bound(document))]
+    picks = [pick(w) for w in workloads(found.document)[:3]]
     return [tally(rulings), *picks, measured_on(found)]

@@ -1,9 +1,4 @@
-"""Every chart of the report, drawn with the same settings and saved as SVG and as a small PNG.
-
-The PNG is quantised to a palette of PALETTE_COLOURS (Pillow, which matplotlib brings):
-charts are flat colours and anti-aliased text, so a palette keeps them sharp at about a
-quarter of the bytes, which keeps index.html (every chart inline) small.
-"""
+"""Every chart of the report, drawn with the same settings and saved as SVG and as a small PNG."""
 
 from __future__ import annotations
 
@@ -24,6 +19,8 @@ from bench.report.verdicts import Ruling
 from bench.results import Results
 
 DPI = 110
+# Charts are flat colours and anti-aliased text: a palette keeps them sharp at about a quarter
+# of the bytes, which keeps index.html (every chart inline) small.
 PALETTE_COLOURS = 128
 
 

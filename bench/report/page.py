@@ -1,10 +1,4 @@
-"""The report's page, answer first: report.md and a self-contained index.html from the results
-files, their verdicts and the charts.
-
-Order: the answer (at most five lines), the verdict table, the contents, the two charts read at
-a glance, one section per claim, every chart, the sections on how the runs ran, the runs that
-did not count (listed once) and the environment.
-"""
+"""The report's page, answer first: report.md and a self-contained index.html (docs/report.md)."""
 
 from __future__ import annotations
 
@@ -49,10 +43,10 @@ def figure(chart: Chart) -> layout.Figure:
 def section_blocks(section: Section) -> list[Block]:
     """A section after the charts: its heading, text, tables (long ones folded) and notes."""
     blocks: list[Block] = [Heading(2, section.anchor or section.title.lower(), section.title)]
-    blocks += [Paragraph((text,)) for text in section.paragraphs]
+    blocks += [Paragraph(text) for text in section.paragraphs]
     for table in section.tables:
         blocks += layout.folded(table, table.caption or "The table")
-    blocks += [Paragraph((text,), note=True) for text in section.notes]
+    blocks += [Paragraph(text, note=True) for text in section.notes]
     return blocks
 
 
@@ -60,7 +54,7 @@ def _scenarios_note(document: Results) -> list[Block]:
     missing = document["derived"].get("not_run") or []
     if not missing or "runs" not in document:
         return []
-    return [Paragraph((f"Scenarios that did not run: {', '.join(missing)}.",), note=True)]
+    return [Paragraph(f"Scenarios that did not run: {', '.join(missing)}.", note=True)]
 
 
 def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
@@ -69,7 +63,7 @@ def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
     blocks: list[Block] = [layout.Bullets(answer(found, judged), css="answer")]
     if profile_name(document) == "quick":
         smoke = "The quick profile is a smoke test at tiny scale: its numbers are not measurements."
-        blocks.append(Paragraph((smoke,), note=True))
+        blocks.append(Paragraph(smoke, note=True))
     return [*blocks, verdict_table(judged), sources_note(found, judged)]
 
 
@@ -117,7 +111,7 @@ def _closing(found: Sources) -> list[Block]:
     )
     return [
         Heading(2, captions.NOT_COUNTED_ANCHOR, "Runs that did not count"),
-        *([not_counted] if not_counted.rows else [Paragraph(("None: every run counted.",))]),
+        *([not_counted] if not_counted.rows else [Paragraph("None: every run counted.")]),
         Heading(2, "environment", "Environment"),
         files,
         Table(["item", "value"], [list(r) for r in tables.environment_rows(document)]),
@@ -125,7 +119,9 @@ def _closing(found: Sources) -> list[Block]:
 
 
 def page_blocks(found: Sources, judged: list[Ruling], charts: list[Chart]) -> list[Block]:
-    """The whole page as blocks, in reading order."""
+    """The whole page as blocks: the answer, the verdict table, the contents, the two charts
+    read at a glance, a section per claim, every chart, how the runs ran, the runs that did not
+    count (listed once) and the environment."""
     by_name = {chart.name: chart for chart in charts}
     glance = [
         by_name[name] for name in (captions.HEADLINE, captions.VERDICT_CHART) if name in by_name
