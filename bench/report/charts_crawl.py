@@ -23,8 +23,6 @@ from c10k.durations import Latency
 from c10k.quantity import Interval, Quantity
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
-FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
-SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 NO_COUNTED_RUN = "has no run that counted (see the runs that did not count)"
 BAR_DODGE_POINTS = 2.5  # how far apart the models' error bars at one x are drawn
@@ -141,7 +139,7 @@ def crawl_lines(ax: Axes, document: Results, panel: Panel, sweep: bool) -> Lines
         xs_all += xs
         ys_all += ys
         if xs:
-            kit.model_line(ax, model, xs, ys)
+            ax.plot(xs, ys, linewidth=1.6, label=model, **style(model).line)
             intervals = [q.interval and q.interval.scaled(panel.scale) for _, q in medians]
             bars = error_bars(ax, model, xs, ys, intervals) or bars
         saturated = [
@@ -290,14 +288,6 @@ def chart_latency_sweep(document: Results) -> kit.Chart:
     panels = speed_and_cpu(LATENCY_SWEEP, "crawler CPU per page (µs)", ideal=True)
     caption = captions.latency_sweep_caption(document)
     return line_chart(document, LATENCY_SWEEP, panels, lambda _: caption, sweep=True)
-
-
-def chart_sleepy_keep_alive_throughput(document: Results) -> kit.Chart:
-    return chart_sleepy_throughput(document, SLEEPY_KEEP_ALIVE)
-
-
-def chart_few_active_keep_alive(document: Results) -> kit.Chart:
-    return chart_few_active(document, FEW_ACTIVE_KEEP_ALIVE)
 
 
 INSTRUCTIONS = captions.INSTRUCTIONS

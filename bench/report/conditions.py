@@ -14,16 +14,7 @@ from bench.results.words import latencies_text
 from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Quantity
-from c10k.words import (
-    counts,
-    in_kib,
-    kib,
-    kib_range,
-    number,
-    percent,
-    percent_gap,
-    times,
-)
+from c10k.words import counts, in_kib, kib, kib_range, number, percent, percent_gap, times
 
 
 @dataclass(frozen=True)
@@ -61,7 +52,10 @@ MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
 # and its gap, the per-URL share and the net slope, the peak slope.
 MEMORY_COLUMNS: list[Column[results.MemoryFit]] = [
     Column("model", lambda m, f: m),
-    Column("fitted C (runs)", lambda m, f: (counts(f.concurrencies) or "-") + _runs(f.runs)),
+    Column(
+        "fitted C (runs)",
+        lambda m, f: (counts(f.concurrencies) or "-") + (f" ({f.runs})" if f.runs else ""),
+    ),
     Column("held: RSS slope", lambda m, f: str(in_kib(f.rss_bytes.slope)), True),
     Column("a repeat run", lambda m, f: kib_range(f.rss_bytes.repeat, 2), True),
     Column("R²", lambda m, f: number(f.rss_bytes.r2, 3), True),
@@ -80,10 +74,6 @@ MEMORY_COLUMNS: list[Column[results.MemoryFit]] = [
     Column("peak: peak-RSS slope", lambda m, f: kib(f.peak_rss_bytes.slope.value), True),
     Column("R²", lambda m, f: number(f.peak_rss_bytes.r2, 3), True),
 ]
-
-
-def _runs(runs: int) -> str:
-    return f" ({runs})" if runs else ""
 
 
 def memory_table(document: Results) -> Table:

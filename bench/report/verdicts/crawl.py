@@ -8,15 +8,7 @@ from typing import Any, Literal
 
 from bench import results
 from bench.report.verdicts import base
-from bench.report.verdicts.base import (
-    ASYNCIO,
-    FEW_ACTIVE,
-    SLEEPY,
-    SLEEPY_KEEP_ALIVE,
-    THREADS,
-    Need,
-    Verdict,
-)
+from bench.report.verdicts.base import ASYNCIO, SLEEPY, SLEEPY_KEEP_ALIVE, THREADS, Verdict
 from bench.results import Results
 from c10k import catalog
 from c10k.quantity import T_95, Quantity
@@ -28,34 +20,34 @@ UVLOOP = catalog.ASYNCIO_UVLOOP.name
 
 # What each rule cannot judge without (docs/report.md, "What each rule needs").
 C6_NEEDS = (
-    Need(
-        f"the event loops' pages/s over {THREADS}' in {FEW_ACTIVE}",
+    base.Need(
+        f"the event loops' pages/s over {THREADS}' in {base.FEW_ACTIVE}",
         ("derived", "comparisons", "event_loop_vs_threads", "median_pages_per_s"),
     ),
 )
 C7_NEEDS = (
-    Need(
+    base.Need(
         f"{ASYNCIO} and {THREADS} at {SLEEPY_KEEP_ALIVE}'s largest point",
         ("derived", "comparisons", "asyncio_vs_threads_sleepy_keep_alive"),
     ),
-    Need(
+    base.Need(
         f"{ASYNCIO}'s memory per connection ({SLEEPY}'s fit)",
         ("derived", SLEEPY, ASYNCIO, "memory_per_connection", "total_bytes"),
     ),
-    Need(
+    base.Need(
         f"{THREADS}' memory per connection ({SLEEPY}'s fit)",
         ("derived", SLEEPY, THREADS, "memory_per_connection", "total_bytes"),
     ),
 )
 C8_NEEDS = (
-    Need("a free-threaded build beside the GIL build of its version", ("free_threading", 0)),
-    Need(
+    base.Need("a free-threaded build beside the GIL build of its version", ("free_threading", 0)),
+    base.Need(
         f"{THREADS}' pages/s without the GIL over with it, in {base.MANY_LINKS_KEEP_ALIVE}",
         ("free_threading", 0, "models", THREADS, base.MANY_LINKS_KEEP_ALIVE, "pages_per_s"),
     ),
 )
 C9_NEEDS = (
-    Need(
+    base.Need(
         f"{ASYNCIO}'s CPU per page over {UVLOOP}'s",
         ("derived", "comparisons", "uvloop", "pairs"),
     ),
@@ -138,11 +130,11 @@ def c6_event_loop_speed(document: Results) -> Verdict:
         each += [", " if each else "", f"{m} ", Figure(r["pages_per_s"]), " pages/s"]
         if r["cpu_us_per_page"] is not None:
             each += [", ", Figure(r["cpu_us_per_page"]), " CPU/page"]
-    site = results.highlights(document["derived"], FEW_ACTIVE, results.FewActiveHighlights)
+    site = results.highlights(document["derived"], base.FEW_ACTIVE, results.FewActiveHighlights)
     shown: tuple[Line, ...] = (
         (*each, f" (vs {THREADS}; intervals {T_95})"),
         *_instructions_text(document, "event_loop_vs_threads", f"{THREADS}' instructions/page"),
-        f"{FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
+        f"{base.FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
         f"{site['threads_pages'] if site else '?'} pages" + rounds_text(_paired(document, "C6")),
         base.profile_of(document),
     )
