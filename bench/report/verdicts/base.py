@@ -222,12 +222,8 @@ def lacking(document: Mapping[str, Any], needs: tuple[Need, ...]) -> Need | None
 
 @dataclass(frozen=True)
 class Verdict:
-    """A rule's fact, one row of the verdict table: the claim and its outcome; the judged
-    figure (value, interval and the method that made it, in the claim's unit; what it is of;
-    why it has no interval, or without a value why there is no figure); the band of values
-    that reproduce the claim, where the data sets it (C5: else the claim's own); where paired
-    rounds stopped; the figure it lacks (NOT_MEASURED); and what was measured and the numbers
-    beside it, each a line of short labels and figures (words.line writes them)."""
+    """A rule's fact, one row of the verdict table; the judged figure (value, interval) is in
+    the claim's unit, and each line is short labels and figures (words.line writes them)."""
 
     claim: str
     verdict: str  # REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN or NOT_MEASURED
@@ -236,9 +232,9 @@ class Verdict:
     value: float | None = None
     interval: Interval | None = None
     method: str = T_95  # how the interval was made: "paired rounds, 98.75%"
-    label: str = ""
-    why: str = ONE_RUN
-    data_band: Band | None = None
+    label: str = ""  # what the figure is of: "thread"
+    why: str = ONE_RUN  # why it has no interval; without a value, why there is no figure
+    data_band: Band | None = None  # the band where the data sets it (C5); else the claim's
     stopping: str = ""  # where a sequential comparison stopped: "after 5 paired rounds: decided"
     missing: str = ""  # the figure it needs and lacks (NOT_MEASURED)
     beside: str = ""  # a second view of the judged figure, shown after it and not judged
