@@ -231,10 +231,7 @@ def environment_rows(document: Results) -> list[tuple[str, str]]:
         ("CPU sets", pinning_text(document)),
         ("memory", f"{number((memory.get('MemTotal') or 0) / KIB / KIB, 1)} GiB"),
         ("kernel", f"{kernel.get('system', '?')} {kernel.get('release', '?')}"),
-        (
-            "Python",
-            f"{python.get('implementation', '?')} {python.get('version', '?')}, {gil}",
-        ),
+        ("Python", f"{python.get('implementation', '?')} {python.get('version', '?')}, {gil}"),
         (
             "packages",
             ", ".join(f"{name} {version or 'absent'}" for name, version in packages.items()),

@@ -16,7 +16,7 @@ from c10k.words import KIB, ONE_RUN, UNITS
 # The models, idle kinds and scenarios the chapter's claims name.
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 THREAD, TASK = catalog.THREAD.name, catalog.ASYNCIO_TASK.name
-IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 C100K = catalog.C100K.name
 MANY_LINKS_KEEP_ALIVE = catalog.MANY_LINKS_KEEP_ALIVE.name
