@@ -14,7 +14,7 @@ from bench.harness import cores
 from bench.report import conditions
 from bench.report.page import write_report
 from bench.report.tables import environment_rows
-from bench.results import LeftOut, PerUrl, PinningRecord, Results
+from bench.results import LeftOut, MemoryFit, PerUrl, PinningRecord, Results
 from tests.recorded import derive, latency, line, memory_fit, quantity
 
 DATA = Path(__file__).parent / "data"
@@ -34,21 +34,24 @@ def document(derived: dict[str, Any], pinning: PinningRecord | None = None) -> R
     return cast(Results, {"environment": environment, "derived": derived})
 
 
-def test_memory_rows_put_held_and_peak_side_by_side() -> None:
-    sleepy = {
-        "asyncio": {
-            "points": [],
-            "memory_per_connection": memory_fit(
-                13 * 1024,
-                total=17 * 1024,
-                rss_bytes=line(13 * 1024, 0.998),
-                kernel_bytes=line(4 * 1024),
-                peak_rss_bytes=line(25 * 1024, 0.97),
-                runs=0,
-            ),
-        }
-    }
+def memory_row(fit: MemoryFit) -> list[Any]:
+    """The memory table's row of one sleepy model with this fit."""
+    sleepy = {"asyncio": {"points": [], "memory_per_connection": fit}}
     (row,) = conditions.memory_table(document({"sleepy": sleepy})).rows
+    return list(row)
+
+
+def test_memory_rows_put_held_and_peak_side_by_side() -> None:
+    row = memory_row(
+        memory_fit(
+            13 * 1024,
+            total=17 * 1024,
+            rss_bytes=line(13 * 1024, 0.998),
+            kernel_bytes=line(4 * 1024),
+            peak_rss_bytes=line(25 * 1024, 0.97),
+            runs=0,
+        )
+    )
     assert row[:2] == ["asyncio", "1,000, 10,000"]
     held = [row[i] for i in (2, 4, 7, 8)]
     assert held == ["13.0 KiB", "0.998", "4.0 KiB", "17.0 KiB"]
@@ -58,33 +61,29 @@ def test_memory_rows_put_held_and_peak_side_by_side() -> None:
 
 
 def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> None:
-    sleepy = {
-        "asyncio": {
-            "points": [],
-            "memory_per_connection": memory_fit(
-                12.5 * 1024,
-                total=16.5 * 1024,
-                total_interval=[15.9 * 1024, 17.1 * 1024],
-                concurrencies=[1000, 3000, 10000],
-                runs=9,
-                rss_bytes=line(
-                    12.5 * 1024, 0.999, [11.9 * 1024, 13.1 * 1024], [11.65 * 1024, 13.35 * 1024]
-                ),
-                kernel_bytes=line(4 * 1024),
-                check_anon_bytes=line(12.25 * 1024),
-                check_gap=-0.02,
-                per_url=PerUrl(
-                    runs=12,
-                    bytes_per_url=quantity(0.5 * 1024, [0.25 * 1024, 0.75 * 1024], "bytes"),
-                    net_rss_bytes=quantity(11.5 * 1024, [11.0 * 1024, 12.0 * 1024], "bytes"),
-                    urls_per_connection=2.0,
-                    gross_rss_bytes=12.5 * 1024,
-                ),
-                peak_rss_bytes=line(25 * 1024, 0.97),
+    row = memory_row(
+        memory_fit(
+            12.5 * 1024,
+            total=16.5 * 1024,
+            total_interval=[15.9 * 1024, 17.1 * 1024],
+            concurrencies=[1000, 3000, 10000],
+            runs=9,
+            rss_bytes=line(
+                12.5 * 1024, 0.999, [11.9 * 1024, 13.1 * 1024], [11.65 * 1024, 13.35 * 1024]
             ),
-        }
-    }
-    (row,) = conditions.memory_table(document({"sleepy": sleepy})).rows
+            kernel_bytes=line(4 * 1024),
+            check_anon_bytes=line(12.25 * 1024),
+            check_gap=-0.02,
+            per_url=PerUrl(
+                runs=12,
+                bytes_per_url=quantity(0.5 * 1024, [0.25 * 1024, 0.75 * 1024], "bytes"),
+                net_rss_bytes=quantity(11.5 * 1024, [11.0 * 1024, 12.0 * 1024], "bytes"),
+                urls_per_connection=2.0,
+                gross_rss_bytes=12.5 * 1024,
+            ),
+            peak_rss_bytes=line(25 * 1024, 0.97),
+        )
+    )
     assert row[1] == "1,000, 3,000, 10,000 (9)"
     assert row[2:4] == ["12.5 [11.9, 13.1] KiB", "11.65-13.35 KiB"]
     assert row[5:7] == ["12.2 KiB", "-2.0%"]
@@ -93,9 +92,7 @@ def test_memory_rows_show_the_intervals_the_check_and_the_per_url_share() -> Non
 
 
 def test_a_fit_from_before_peak_shows_no_peak() -> None:
-    sleepy = {"threads": {"points": [], "memory_per_connection": memory_fit(24_000)}}
-    (row,) = conditions.memory_table(document({"sleepy": sleepy})).rows
-    assert row[-2:] == ["-", "-"]
+    assert memory_row(memory_fit(24_000))[-2:] == ["-", "-"]
 
 
 def test_the_memory_section_names_a_point_left_out_of_a_fit() -> None:

@@ -354,11 +354,13 @@ def rule(claim: str) -> Callable[[Results], v.Verdict]:
     return v.RULES[claim].judge
 
 
-@pytest.mark.parametrize(
-    ("claim", "doc", "expected"),
-    CASES,
-    ids=[f"{c}-{e.replace(' ', '-')}-{n}" for n, (c, _, e) in enumerate(CASES)],
-)
+def cases(found: list[tuple[str, Results, str]]) -> pytest.MarkDecorator:
+    """Parametrize a test by (claim, document, expected verdict)."""
+    ids = [f"{c}-{e.split()[0]}-{n}" for n, (c, _, e) in enumerate(found)]
+    return pytest.mark.parametrize(("claim", "doc", "expected"), found, ids=ids)
+
+
+@cases(CASES)
 def test_rule_gives_the_expected_verdict(claim: str, doc: Results, expected: str) -> None:
     verdict = rule(claim)(doc)
     assert verdict.claim == claim
@@ -457,11 +459,7 @@ INTERVAL_CASES: list[tuple[str, Results, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("claim", "doc", "expected"),
-    INTERVAL_CASES,
-    ids=[f"{c}-{e.split()[0]}-{n}" for n, (c, _, e) in enumerate(INTERVAL_CASES)],
-)
+@cases(INTERVAL_CASES)
 def test_ratio_rules_decide_on_the_interval(claim: str, doc: Results, expected: str) -> None:
     verdict = rule(claim)(doc)
     assert verdict.verdict == expected, verdict

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from bench.report.charts import drawing
-from bench.report.charts_crawl import chart_sleepy_keep_alive_throughput
+from bench.report.charts_crawl import chart_sleepy_throughput
 from bench.results import NotCounted, Results, crossed_runs
 from c10k import catalog
 from tests.recorded import latency, quantity
@@ -53,7 +53,7 @@ def _document() -> Results:
 
 def test_each_latency_gets_its_own_panel_and_no_line_joins_two() -> None:
     with drawing():
-        chart = chart_sleepy_keep_alive_throughput(_document())
+        chart = chart_sleepy_throughput(_document(), SCENARIO)
     axes = chart.figure.axes
     assert [ax.get_title() for ax in axes] == ["L = 2s", "L = 10s"]
     model_lines = [

@@ -1,9 +1,4 @@
-"""The answer first: the verdict tally, and which model to pick for which workload.
-
-A workload is one figure per model with its 95% interval, read from derived as it is; the
-models whose intervals overlap the best's are tied within noise with it (c10k.words). The same
-workloads are the columns of the headline chart (charts_glance.py).
-"""
+"""The answer first: the verdict tally, and which model to pick for which workload."""
 
 from __future__ import annotations
 
@@ -11,26 +6,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from bench import results
 from bench.report.layout import Link, Rich, Span, Strong, joined
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
-from bench.report.verdicts import (
-    CONTRADICTED,
-    FROM_ONE_RUN,
-    INCONCLUSIVE,
-    NOT_MEASURED,
-    REPRODUCED,
-    Ruling,
-)
-from bench.results import (
-    FewActiveHighlights,
-    Ranking,
-    RealisticHighlights,
-    Results,
-    SleepyHighlights,
-    highlights,
-    memory_fits,
-)
+from bench.report.verdicts import NOT_MEASURED, OUTCOMES, REPRODUCED, Ruling
+from bench.results import Results
 from c10k import catalog
 from c10k.catalog import MODELS
 from c10k.quantity import Interval, Quantity
@@ -42,7 +23,8 @@ SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC
 
 @dataclass(frozen=True)
 class Workload:
-    """One figure per model for one kind of job, and where it was read."""
+    """One figure per model with its 95% interval, read from derived as it is, for one kind of
+    job: the models whose intervals overlap the best's are tied with it (c10k.words)."""
 
     title: str  # "A few busy connections"
     measure: str  # what the figure is, after its value: "pages/s"
@@ -78,13 +60,13 @@ def _entries(values: Mapping[str, Quantity] | None) -> list[Entry]:
     ]
 
 
-def _ranked(ranking: Ranking | None) -> list[Entry]:
+def _ranked(ranking: results.Ranking | None) -> list[Entry]:
     """A derived ranking's models (no peer) with their intervals; [] without a ranking."""
     return _entries(ranking["values"] if ranking else None)
 
 
 def few_busy(document: Results) -> Workload:
-    found = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
+    found = results.highlights(document["derived"], FEW_ACTIVE, results.FewActiveHighlights)
     where = f"{FEW_ACTIVE}, C {found['largest_concurrency'] if found else 0:,}"
     entries = _ranked(found["pages_per_s"] if found else None)
     return Workload("A few busy connections", "pages/s", where, FEW_ACTIVE, True, entries, number)
@@ -93,9 +75,9 @@ def few_busy(document: Results) -> Workload:
 def many_sleepy(document: Results) -> Workload:
     """The share of the ideal C/L at the largest C, held for the whole crawl (keep-alive: where
     C7 is judged), else with a connection per fetch."""
-    found = highlights(document["derived"], SLEEPY_KEEP_ALIVE, SleepyHighlights)
+    found = results.highlights(document["derived"], SLEEPY_KEEP_ALIVE, results.SleepyHighlights)
     scenario = SLEEPY_KEEP_ALIVE if found else SLEEPY
-    found = found or highlights(document["derived"], SLEEPY, SleepyHighlights)
+    found = found or results.highlights(document["derived"], SLEEPY, results.SleepyHighlights)
     judged = found["judged_latency"] if found else None
     every = ", ".join(k.text for k in found["latencies"]) if found else ""
     latency = judged.text if judged else every
@@ -107,7 +89,7 @@ def many_sleepy(document: Results) -> Workload:
 
 def memory_bound(document: Results) -> Workload:
     """Memory per connection held (RSS + kernel slopes) with its interval over the runs."""
-    memory = memory_fits(document["derived"], SLEEPY)
+    memory = results.memory_fits(document["derived"], SLEEPY)
     entries = _entries(
         {m: fit.total_bytes.scaled(1 / KIB, "KiB") for m, fit in memory.items() if fit}
     )
@@ -120,7 +102,7 @@ def memory_bound(document: Results) -> Workload:
 def realistic_site(document: Results) -> Workload:
     """Pages/s on a realistic site at its largest C: the site derive read (the deep site where
     it ran, else the docs site, which the default profile runs alone)."""
-    found = highlights(document["derived"], REALISTIC, RealisticHighlights)
+    found = results.highlights(document["derived"], REALISTIC, results.RealisticHighlights)
     site, top = (found["site"], found["largest_concurrency"]) if found else ("deep", 0)
     entries = _ranked(found["pages_per_s"] if found else None)
     where = f"{REALISTIC} {site} site, C {top:,}"
@@ -128,13 +110,8 @@ def realistic_site(document: Results) -> Workload:
 
 
 def workloads(document: Results) -> list[Workload]:
-    """The headline's columns: a few busy, many sleepy, memory, a realistic site."""
-    return [
-        few_busy(document),
-        many_sleepy(document),
-        memory_bound(document),
-        realistic_site(document),
-    ]
+    """The headline chart's columns; the answer picks for the first three."""
+    return [w(document) for w in (few_busy, many_sleepy, memory_bound, realistic_site)]
 
 
 def pick(workload: Workload) -> Rich:
@@ -160,9 +137,6 @@ def pick(workload: Workload) -> Rich:
     return (head, text + ".")
 
 
-ORDER = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN, NOT_MEASURED)
-
-
 def _claims(found: list[Ruling]) -> Rich:
     """The claims as links to their sections, 'C1, C2, C3'."""
     return joined(Link(r.verdict.claim, f"#{r.verdict.claim.lower()}") for r in found)
@@ -171,11 +145,11 @@ def _claims(found: list[Ruling]) -> Rich:
 def tally(found: list[Ruling]) -> Rich:
     """'6 of 9 claims reproduced (C1, ...); 1 contradicted: C9; 1 inconclusive (one run): C4;
     2 not measured: C5, C8 (each needs a figure or a run it lacks: see its section).'"""
-    groups = {kind: [r for r in found if r.verdict.verdict == kind] for kind in ORDER}
+    groups = {kind: [r for r in found if r.verdict.verdict == kind] for kind in OUTCOMES}
     spans: list[Span] = [Strong(f"{len(groups[REPRODUCED])} of {len(found)} claims reproduced")]
     if groups[REPRODUCED]:
         spans += [" (", *_claims(groups[REPRODUCED]), ")"]
-    for kind in ORDER[1:]:
+    for kind in OUTCOMES[1:]:
         if groups[kind]:
             spans += [f"; {len(groups[kind])} {kind}: ", *_claims(groups[kind])]
     if groups[NOT_MEASURED]:
@@ -221,6 +195,5 @@ def measured_on(found: Sources) -> Rich:
 
 def answer(found: Sources, rulings: list[Ruling]) -> list[Rich]:
     """The page's first lines (at most five): the tally, a pick per workload, the run."""
-    document = found.document
-    picks = [pick(w) for w in (few_busy(document), many_sleepy(document), memory_bound(document))]
+    picks = [pick(w) for w in workloads(found.document)[:3]]
     return [tally(rulings), *picks, measured_on(found)]

@@ -10,7 +10,7 @@ from typing import Any
 from bench.report.layout import Block, Code, Paragraph, Strong, Table
 from c10k import catalog
 from c10k.quantity import Interval
-from c10k.words import Figure, number, with_interval
+from c10k.words import KIB, Figure, number, with_interval
 
 TITLE = "Using both cores"
 COMMAND = "c10k bench --profile free-threading --pythons 3.14,3.14t"
@@ -36,7 +36,6 @@ HEADER = [
     "KiB per connection [95%]",
 ]
 RATIO_HEADER = ["model", "runtime", "C", "pages/s, C over pure", "CPU per page, C over pure"]
-KIB = 1024.0
 
 
 def _listed(found: Any) -> Interval | None:
@@ -48,10 +47,14 @@ def _listed(found: Any) -> Interval | None:
     return Interval(float(found[0]), float(found[1]))
 
 
-def ratio_text(found: Mapping[str, Any], key: str, why: str = "1 run per point") -> str:
-    """runtimes.json's ratio found[key] with its interval: '1.22x [1.00x, 1.49x]', or why it
-    has none ('1.22x (1 run per point, no interval)'); '-' without one."""
-    return str(Figure(found.get(key), why=f"{why}, no interval"))
+def ratio_text(found: Mapping[str, Any], key: str) -> str:
+    """runtimes.json's ratio found[key], paired by round: '1.22x [1.00x, 1.49x]', '1.22x (one
+    round, no interval)'; '-' without one."""
+    return str(Figure(found.get(key), why="one round, no interval"))
+
+
+def in_kib(value: float) -> str:
+    return number(value / KIB, 1)
 
 
 def at_point(found: Mapping[str, Any] | None, shown: Callable[[float], str]) -> str:
@@ -83,8 +86,8 @@ def lead_sentence(lead: dict[str, Any] | None) -> str | None:
         f"{answer_label(a)} on {a['runtime']}" for a in (lead["leader"], lead["runner_up"])
     )
     figures = (
-        f"pages/s {ratio_text(lead, 'pages_per_s', why='one round')} and CPU per page "
-        f"{ratio_text(lead, 'cpu_us_per_page', why='one round')}"
+        f"pages/s {ratio_text(lead, 'pages_per_s')} and CPU per page "
+        f"{ratio_text(lead, 'cpu_us_per_page')}"
     )
     if pages.interval is not None and pages.interval.low > 1.0:
         said = f"{leader} wins: its {figures} those of {rival}"
@@ -103,9 +106,9 @@ def answer_rows(block: dict[str, Any]) -> list[list[str]]:
             answer_label(a),
             a["runtime"] + (" (free-threaded)" if a.get("gil_disabled") else ""),
             a["core"],
-            at_point(a.get("pages_per_s"), lambda v: number(v)),
-            at_point(a.get("cpu_us_per_page"), lambda v: number(v)),
-            at_point(a.get("memory_per_connection_bytes"), lambda v: number(v / KIB, 1)),
+            at_point(a.get("pages_per_s"), number),
+            at_point(a.get("cpu_us_per_page"), number),
+            at_point(a.get("memory_per_connection_bytes"), in_kib),
         ]
         for a in block.get("answers") or []
     ]
@@ -118,8 +121,8 @@ def ratio_rows(block: dict[str, Any]) -> list[list[str]]:
             answer_label(r),
             r["runtime"],
             str(r["concurrency"]),
-            ratio_text(r, "pages_per_s", why="one round"),
-            ratio_text(r, "cpu_us_per_page", why="one round"),
+            ratio_text(r, "pages_per_s"),
+            ratio_text(r, "cpu_us_per_page"),
         ]
         for r in block.get("core_ratios") or []
     ]
@@ -143,7 +146,7 @@ def both_cores_blocks(runtimes: dict[str, Any] | None) -> list[Block]:
     finding = Paragraph((FINDING, " See ", Code(NOTE), "."))
     block = (runtimes or {}).get("both_cores")
     if not block:
-        return [title, finding, Paragraph((ABSENT,), note=True)]
+        return [title, finding, Paragraph(ABSENT, note=True)]
     return [
         title,
         finding,

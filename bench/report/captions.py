@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import math
 
+from bench import results
 from bench.report.palette import model_order
-from bench.results import (
-    FewActiveHighlights,
-    IdleHighlights,
-    LatencySweepHighlights,
-    MemoryFit,
-    Ranking,
-    Results,
-    SleepyHighlights,
-    crossed_runs,
-    highlights,
-    idle_table,
-    memory_fits,
-    scenario_points,
-)
+from bench.results import Results
 from c10k import catalog
 from c10k.quantity import value_of
 from c10k.words import Entry, counts, in_kib, kib, number, percent_gap, ranking, with_interval
@@ -78,7 +66,7 @@ GOOD_FIT_R2 = 0.98  # a memory fit below this is named in the caption
 NOT_COUNTED_ANCHOR = "not-counted"  # the section that lists every run that did not count
 
 
-def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
+def rank(found: results.Ranking | None, unit: str, digits: int = 0) -> str:
     """A derived ranking in words that respect its intervals (words.ranking): 'highest:
     callbacks 48% [47%, 49%]; lowest: aiohttp 20% [17%, 22%] (2.46x apart)', or 'all 9 tied
     within noise (...)'; '' when nothing was ranked."""
@@ -105,7 +93,7 @@ def rank(found: Ranking | None, unit: str, digits: int = 0) -> str:
 def crossed_note(document: Results, scenario: str) -> str:
     """How many runs of a chart did not count, for the end of its caption ('' when none); the
     runs themselves are listed once, under "Runs that did not count"."""
-    found = crossed_runs(document["derived"], scenario)
+    found = results.crossed_runs(document["derived"], scenario)
     if not found:
         return ""
     runs = "1 run" if len(found) == 1 else f"{len(found)} runs"
@@ -126,12 +114,12 @@ def bars_note(bars: bool) -> str:
 
 def memory_fit_label(document: Results) -> str:
     """The x label of the memory charts: the unit and the concurrencies fitted."""
-    found = highlights(document["derived"], SLEEPY, SleepyHighlights)
+    found = results.highlights(document["derived"], SLEEPY, results.SleepyHighlights)
     fitted = found["fit_concurrencies"] if found else []
     return f"KiB per connection (fitted over C = {counts(fitted) or '-'})"
 
 
-def _memory_notes(fits: list[tuple[str, MemoryFit | None]]) -> list[str]:
+def _memory_notes(fits: list[tuple[str, results.MemoryFit | None]]) -> list[str]:
     notes = []
     for model, m in fits:
         rss = m.rss_bytes.slope.value if m else None
@@ -147,7 +135,7 @@ def _memory_notes(fits: list[tuple[str, MemoryFit | None]]) -> list[str]:
 
 
 def memory_per_connection_caption(document: Results) -> str:
-    found = highlights(document["derived"], SLEEPY, SleepyHighlights)
+    found = results.highlights(document["derived"], SLEEPY, results.SleepyHighlights)
     totals = found["memory_total_kib"] if found else None
     text = (
         f"Held memory per connection (RSS + kernel): {rank(totals, 'KiB', 1)}."
@@ -160,7 +148,7 @@ def memory_per_connection_caption(document: Results) -> str:
         text += (
             f" Threads cost {cost:,.1f} KiB per connection against the chapter's 50 KiB per thread."
         )
-    memory = memory_fits(document["derived"], SLEEPY)
+    memory = results.memory_fits(document["derived"], SLEEPY)
     every = [(m, memory[m]) for m in model_order(list(memory))]
     fits = [(m, fit) for m, fit in every if fit]
     held = [
@@ -192,14 +180,14 @@ def memory_per_connection_caption(document: Results) -> str:
 
 
 def plateau_rss_caption(document: Results) -> str:
-    memory = memory_fits(document["derived"], SLEEPY)
+    memory = results.memory_fits(document["derived"], SLEEPY)
     slopes = {
         m: f"{kib(fit.rss_bytes.slope.value)}/conn (R² {number(fit.rss_bytes.r2, 3)})"
         for m in model_order(list(memory))
         if (fit := memory[m]) and fit.rss_bytes.slope.value is not None
     }
     text = "Fitted RSS slopes: " + ", ".join(f"{m} {v}" for m, v in slopes.items()) + "."
-    found = highlights(document["derived"], SLEEPY, SleepyHighlights)
+    found = results.highlights(document["derived"], SLEEPY, results.SleepyHighlights)
     largest = found["largest_plateau_rss_mib"] if found else None
     if largest and largest["most_mib"] is not None and largest["least_mib"] is not None:
         text += (
@@ -211,8 +199,8 @@ def plateau_rss_caption(document: Results) -> str:
 
 
 def _idle_parts(document: Results) -> list[str]:
-    units = idle_table(document["derived"])
-    found = highlights(document["derived"], IDLE, IdleHighlights)
+    units = results.idle_table(document["derived"])
+    found = results.highlights(document["derived"], IDLE, results.IdleHighlights)
     thread, task = units.get(catalog.THREAD.name), units.get(catalog.ASYNCIO_TASK.name)
     parts = []
     if thread and (thread_total := value_of(thread.total_bytes_per_unit)):
@@ -249,14 +237,14 @@ def idle_units_caption(document: Results) -> str:
     return text[0].upper() + text[1:]
 
 
-def _at_latency(found: SleepyHighlights) -> str:
+def _at_latency(found: results.SleepyHighlights) -> str:
     """' and L = 10s' where the largest C ran at several latencies (the longest is read)."""
     latency = found["judged_latency"]
     return f" and L = {latency.text}" if latency and len(found["latencies"]) > 1 else ""
 
 
 def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
-    found = highlights(document["derived"], scenario, SleepyHighlights)
+    found = results.highlights(document["derived"], scenario, results.SleepyHighlights)
     if found is None:
         return not_run(scenario)
     top_c, shares = found["largest_concurrency"], found["percent_of_ideal"]
@@ -280,7 +268,7 @@ def sleepy_throughput_caption(document: Results, scenario: str = SLEEPY) -> str:
 
 def few_active_caption(document: Results, server_bound: bool, scenario: str = FEW_ACTIVE) -> str:
     """server_bound: the chart drew hollow points (runs where the test server was CPU-bound)."""
-    found = highlights(document["derived"], scenario, FewActiveHighlights)
+    found = results.highlights(document["derived"], scenario, results.FewActiveHighlights)
     if found is None:
         return not_run(scenario)
     text = (
@@ -295,11 +283,11 @@ def few_active_caption(document: Results, server_bound: bool, scenario: str = FE
 def latency_caption(document: Results) -> str:
     texts = []
     for scenario in (FEW_ACTIVE, SLEEPY):
-        if not scenario_points(document["derived"], scenario):
+        if not results.scenario_points(document["derived"], scenario):
             texts.append(f"{scenario} did not run")
             continue
         # Sleepy's highlights have the two figures read here too.
-        found = highlights(document["derived"], scenario, FewActiveHighlights)
+        found = results.highlights(document["derived"], scenario, results.FewActiveHighlights)
         if found is None:
             continue
         texts.append(
@@ -311,7 +299,7 @@ def latency_caption(document: Results) -> str:
 
 def latency_sweep_caption(document: Results) -> str:
     texts = []
-    found = highlights(document["derived"], LATENCY_SWEEP, LatencySweepHighlights)
+    found = results.highlights(document["derived"], LATENCY_SWEEP, results.LatencySweepHighlights)
     for end in found["by_latency"] if found else []:
         line = f"at latency {end['latency'].text}: {rank(end['pages_per_s'], 'pages/s')}"
         if end["best_fraction_of_ideal"] is not None:

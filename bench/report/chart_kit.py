@@ -95,10 +95,6 @@ def not_run(
     return Chart(name, figure, captions.not_run(scenario, why))
 
 
-def model_line(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
-    ax.plot(xs, ys, linewidth=1.6, label=model, **style(model).line)
-
-
 def hollow(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
     """Points that count but are qualified (server-bound): white-filled markers on top."""
     s = style(model)

@@ -1,15 +1,11 @@
-"""Every chart of the report, drawn with the same settings and saved as SVG and as a small PNG.
-
-The PNG is quantised to a palette of PALETTE_COLOURS (Pillow, which matplotlib brings):
-charts are flat colours and anti-aliased text, so a palette keeps them sharp at about a
-quarter of the bytes, which keeps index.html (every chart inline) small.
-"""
+"""Every chart of the report, drawn with the same settings and saved as SVG and as a small PNG."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +18,11 @@ from bench.report.chart_kit import FIXED_RC, Chart
 from bench.report.charts_glance import chart_headline, chart_verdicts
 from bench.report.verdicts import Ruling
 from bench.results import Results
+from c10k import catalog
 
 DPI = 110
+# Charts are flat colours and anti-aliased text: a palette keeps them sharp at about a quarter
+# of the bytes, which keeps index.html (every chart inline) small.
 PALETTE_COLOURS = 128
 
 
@@ -62,10 +61,10 @@ CHARTS: tuple[Callable[[Results], Chart], ...] = (
     memory.chart_memory_per_connection,
     memory.chart_plateau_rss,
     memory.chart_idle_units,
-    crawl.chart_sleepy_keep_alive_throughput,
+    partial(crawl.chart_sleepy_throughput, scenario=catalog.SLEEPY_KEEP_ALIVE.name),
     crawl.chart_sleepy_throughput,
     crawl.chart_few_active,
-    crawl.chart_few_active_keep_alive,
+    partial(crawl.chart_few_active, scenario=catalog.FEW_ACTIVE_KEEP_ALIVE.name),
     crawl.chart_latency,
     crawl.chart_latency_sweep,
     crawl.chart_instructions,

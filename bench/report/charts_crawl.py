@@ -13,28 +13,16 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.transforms import offset_copy
 
+from bench import results
 from bench.report import captions
 from bench.report import chart_kit as kit
 from bench.report.palette import model_order, style
-from bench.results import (
-    LatencySweepHighlights,
-    NotCounted,
-    Point,
-    Results,
-    SleepyHighlights,
-    crossed_runs,
-    highlights,
-    instructions_table,
-    peer_points,
-    scenario_points,
-)
+from bench.results import Point, Results
 from c10k import catalog, words
 from c10k.durations import Latency
 from c10k.quantity import Interval, Quantity
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
-FEW_ACTIVE_KEEP_ALIVE = catalog.FEW_ACTIVE_KEEP_ALIVE.name
-SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 LATENCY_SWEEP = catalog.LATENCY_SWEEP.name
 NO_COUNTED_RUN = "has no run that counted (see the runs that did not count)"
 BAR_DODGE_POINTS = 2.5  # how far apart the models' error bars at one x are drawn
@@ -48,7 +36,7 @@ class Panel:
 
     scenario: str
     figure: Callable[[Point], Quantity | None]
-    crossed_at: Callable[[NotCounted], float | None] | None
+    crossed_at: Callable[[results.NotCounted], float | None] | None
     title: str
     ylabel: str = ""
     scale: float = 1.0
@@ -135,7 +123,9 @@ def crawl_lines(ax: Axes, document: Results, panel: Panel, sweep: bool) -> Lines
     ys_all: list[float] = []
     saturated_any = bars = False
     derived = document["derived"]
-    lines = scenario_points(derived, panel.scenario) | peer_points(derived, panel.scenario)
+    lines = results.scenario_points(derived, panel.scenario) | results.peer_points(
+        derived, panel.scenario
+    )
     for model in model_order(list(lines)):
         medians = [
             (p, q)
@@ -149,7 +139,7 @@ def crawl_lines(ax: Axes, document: Results, panel: Panel, sweep: bool) -> Lines
         xs_all += xs
         ys_all += ys
         if xs:
-            kit.model_line(ax, model, xs, ys)
+            ax.plot(xs, ys, linewidth=1.6, label=model, **style(model).line)
             intervals = [q.interval and q.interval.scaled(panel.scale) for _, q in medians]
             bars = error_bars(ax, model, xs, ys, intervals) or bars
         saturated = [
@@ -161,7 +151,7 @@ def crawl_lines(ax: Axes, document: Results, panel: Panel, sweep: bool) -> Lines
             saturated_any = True
             kit.hollow(ax, model, [x for x, _ in saturated], [y for _, y in saturated])
     crossed_at = panel.crossed_at or (lambda _: None)
-    for run in crossed_runs(derived, panel.scenario) if panel.crossed_at else []:
+    for run in results.crossed_runs(derived, panel.scenario) if panel.crossed_at else []:
         if run.concurrency is None or not at_latency(run.latency):
             continue
         x = run.latency.mean_s * 1000.0 if sweep and run.latency else float(run.concurrency)
@@ -189,7 +179,7 @@ def plot_ideal(ax: Axes, document: Results, panel: Panel, sweep: bool) -> list[f
 
 def _at(document: Results, panel: Panel) -> list[Point]:
     """The models' points of the panel's scenario at its latency (all without one)."""
-    table = scenario_points(document["derived"], panel.scenario)
+    table = results.scenario_points(document["derived"], panel.scenario)
     return [p for e in table.values() for p in e if panel.latency in (None, p["latency"])]
 
 
@@ -208,7 +198,7 @@ def line_chart(
     figure, axes = kit.new_figure(name, rows, cols, kit.HEIGHT if rows == 1 else 8.0)
     saturated = bars = False
     for ax, panel in zip(axes, panels, strict=True):
-        if not scenario_points(document["derived"], panel.scenario):
+        if not results.scenario_points(document["derived"], panel.scenario):
             kit.no_data(ax, f"{panel.scenario} did not run")
             continue
         drawn = crawl_lines(ax, document, panel, sweep)
@@ -219,7 +209,9 @@ def line_chart(
             if any(v > 0 for v in drawn.xs):
                 ax.set_xscale("symlog", linthresh=1.0)
             kit.ticks_at(ax, sorted(set(drawn.xs)))
-            found = highlights(document["derived"], LATENCY_SWEEP, LatencySweepHighlights)
+            found = results.highlights(
+                document["derived"], LATENCY_SWEEP, results.LatencySweepHighlights
+            )
             at = words.counts(found["concurrencies"] if found else [])
             ax.set_xlabel(f"server latency (ms), C = {at}")
         else:
@@ -233,7 +225,7 @@ def line_chart(
             ax.set_ylabel(panel.ylabel)
     # The legend keys the marks of the panels that cross runs; the latency chart's, its bars.
     marked = [p.scenario for p in panels if p.crossed_at]
-    crossed = any(crossed_runs(document["derived"], scenario) for scenario in marked)
+    crossed = any(results.crossed_runs(document["derived"], scenario) for scenario in marked)
     kit.legend(figure, axes, kit.marker_keys(crossed, saturated and bool(marked), bars))
     return kit.Chart(name, figure, caption(saturated) + captions.bars_note(bars))
 
@@ -242,14 +234,14 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Ch
     """Plateau pages/s against concurrency in a sleepy scenario, with the ideal C/L: one panel
     per server latency, so that no line joins points of two latencies."""
     name = f"{scenario}-throughput"
-    table = scenario_points(document["derived"], scenario)
+    table = results.scenario_points(document["derived"], scenario)
     # The latencies it ran at, shortest first ('2s' before '10s').
     latencies = sorted({p["latency"] for e in table.values() for p in e}, key=lambda k: k.mean_s)
     if not table:
         return kit.not_run(name, scenario)
     if not latencies:  # it ran, and no run counted: every round noisy, or every run failed
         return kit.not_run(name, scenario, why=NO_COUNTED_RUN)
-    found = highlights(document["derived"], scenario, SleepyHighlights)
+    found = results.highlights(document["derived"], scenario, results.SleepyHighlights)
     # The panel the answer is read from, marked where there are several.
     read = found.get("judged_latency") if found and len(latencies) > 1 else None
     panels = [
@@ -270,7 +262,7 @@ def chart_sleepy_throughput(document: Results, scenario: str = SLEEPY) -> kit.Ch
 
 def chart_few_active(document: Results, scenario: str = FEW_ACTIVE) -> kit.Chart:
     """Pages/s and CPU per page against concurrency at latency 0, in one connection mode."""
-    if not scenario_points(document["derived"], scenario):
+    if not results.scenario_points(document["derived"], scenario):
         return kit.not_run(scenario, scenario, 2)
     panels = speed_and_cpu(scenario, "crawler CPU per page (µs, user + sys)")
     caption = partial(captions.few_active_caption, document, scenario=scenario)
@@ -291,19 +283,11 @@ def chart_latency(document: Results) -> kit.Chart:
 
 def chart_latency_sweep(document: Results) -> kit.Chart:
     """Pages/s and CPU per page against the server's latency, at a fixed concurrency."""
-    if not scenario_points(document["derived"], LATENCY_SWEEP):
+    if not results.scenario_points(document["derived"], LATENCY_SWEEP):
         return kit.not_run(LATENCY_SWEEP, LATENCY_SWEEP, 2)
     panels = speed_and_cpu(LATENCY_SWEEP, "crawler CPU per page (µs)", ideal=True)
     caption = captions.latency_sweep_caption(document)
     return line_chart(document, LATENCY_SWEEP, panels, lambda _: caption, sweep=True)
-
-
-def chart_sleepy_keep_alive_throughput(document: Results) -> kit.Chart:
-    return chart_sleepy_throughput(document, SLEEPY_KEEP_ALIVE)
-
-
-def chart_few_active_keep_alive(document: Results) -> kit.Chart:
-    return chart_few_active(document, FEW_ACTIVE_KEEP_ALIVE)
 
 
 INSTRUCTIONS = captions.INSTRUCTIONS
@@ -315,7 +299,7 @@ def chart_instructions(document: Results) -> kit.Chart:
     count) and the rest, the model's own scheduling; the core replay alone on top."""
     counts = {
         name: float(median)
-        for name, entry in instructions_table(document["derived"]).items()
+        for name, entry in results.instructions_table(document["derived"]).items()
         if (found := entry.get("instructions_per_page")) and (median := found.value) is not None
     }
     core = counts.pop(catalog.CORE_REPLAY, None)

@@ -9,19 +9,12 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 
+from bench import results
 from bench.report import captions
 from bench.report import chart_kit as kit
 from bench.report.palette import idle_order, model_order, style
 from bench.report.verdicts.base import COROUTINE_CLAIM_BYTES, THREAD_CLAIM_BYTES
-from bench.results import (
-    IdleTable,
-    MemoryFit,
-    Results,
-    crossed_runs,
-    idle_table,
-    memory_fits,
-    scenario_points,
-)
+from bench.results import MemoryFit, Results
 from c10k import catalog
 from c10k.quantity import Interval, value_of
 from c10k.words import KIB
@@ -76,7 +69,7 @@ def chart_memory_per_connection(document: Results) -> kit.Chart:
     """Per model, left: held and peak RSS per connection (the same definition, RSS slopes);
     right: held with the kernel's share (RSS + kernel slopes), each with its 95% interval."""
     name = "memory-per-connection"
-    memory = memory_fits(document["derived"], SLEEPY)
+    memory = results.memory_fits(document["derived"], SLEEPY)
     if not memory:
         return kit.not_run(name, SLEEPY, 2, height=kit.rows_height(0), sharey=True)
     models = model_order(list(memory))
@@ -121,8 +114,8 @@ def _fit_line(ax: Axes, model: str, m: MemoryFit | None, log_x: bool) -> None:
 def chart_plateau_rss(document: Results) -> kit.Chart:
     """Plateau RSS against concurrency per model, with each fit drawn as the line it is."""
     name = "plateau-rss"
-    memory = memory_fits(document["derived"], SLEEPY)
-    found = crossed_runs(document["derived"], SLEEPY)
+    memory = results.memory_fits(document["derived"], SLEEPY)
+    found = results.crossed_runs(document["derived"], SLEEPY)
     if not memory:
         return kit.not_run(name, SLEEPY)
     figure, (ax,) = kit.new_figure(name)
@@ -132,7 +125,7 @@ def chart_plateau_rss(document: Results) -> kit.Chart:
             for p in found_points
             if (plateau := p.get("plateau_rss_kib")) and plateau.value is not None
         ]
-        for model, found_points in scenario_points(document["derived"], SLEEPY).items()
+        for model, found_points in results.scenario_points(document["derived"], SLEEPY).items()
     }
     all_x = [c for xy in plateaus.values() for c, _ in xy]
     all_x += [float(p.concurrency) for p in found if p.concurrency is not None]
@@ -164,7 +157,7 @@ IDLE_MARKERS: dict[str, dict[str, Any]] = {
 }
 
 
-def _idle_memory(ax: Axes, kinds: list[str], units: IdleTable) -> None:
+def _idle_memory(ax: Axes, kinds: list[str], units: results.IdleTable) -> None:
     """Left: per idle kind, RSS + kernel per unit (filled) and each part (hollow), on a log
     axis: dots, not bars, so no length is read off a log scale."""
     for row, kind in enumerate(kinds):
@@ -194,7 +187,7 @@ def _idle_memory(ax: Axes, kinds: list[str], units: IdleTable) -> None:
     ax.set_title("memory per idle unit", fontsize=10)
 
 
-def _idle_reached(ax: Axes, kinds: list[str], units: IdleTable) -> None:
+def _idle_reached(ax: Axes, kinds: list[str], units: results.IdleTable) -> None:
     """Right: the units each kind parked (measured), failed runs crossed at the count they
     were asked for, and the threads started until failure in one process and on the machine."""
     for row, kind in enumerate(kinds):
@@ -229,7 +222,7 @@ def _idle_reached(ax: Axes, kinds: list[str], units: IdleTable) -> None:
 def chart_idle_units(document: Results) -> kit.Chart:
     """Idle memory per unit by kind (dots on a log axis) and how many units each reached."""
     name = "idle-units"
-    units = idle_table(document["derived"])
+    units = results.idle_table(document["derived"])
     if not units:
         return kit.not_run(name, IDLE, 2, height=kit.rows_height(1), sharey=True)
     kinds = idle_order(list(units))

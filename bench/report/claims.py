@@ -99,11 +99,11 @@ def claim_section(ruling: Ruling) -> list[layout.Block]:
                 f"{v.about.chapter}.",
             )
         ),
-        layout.Paragraph((f"Rule: {v.about.rule}.",)),
+        layout.Paragraph(f"Rule: {v.about.rule}."),
         layout.Paragraph(judged_from(ruling), note=True),
     ]
     if v.stopping:
-        blocks.append(layout.Paragraph((f"Rounds: {v.stopping}.",), note=True))
+        blocks.append(layout.Paragraph(f"Rounds: {v.stopping}.", note=True))
     if len(items) > FOLD_CLAUSES:
         summary = f"Conditions and supporting numbers ({len(items)})"
         blocks.append(layout.Details(summary, [layout.Bullets(items)]))

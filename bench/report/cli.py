@@ -10,16 +10,17 @@ from pathlib import Path
 from bench import results
 from bench.report import sources
 
+DESCRIPTION = (
+    "Draw the charts and judge the chapter's claims from results files written by `c10k bench`; "
+    "nothing is measured again. Each file is recognised by what it holds: the default run "
+    "(every claim but C5 and C8), the full profile's idle+c100k run (C5), and a `--pythons "
+    "3.14,3.14t` free-threading run's folder or runtimes.json (C8). Only the files named here "
+    "count."
+)
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="c10k report",
-        description="Draw the charts and judge the chapter's claims from results files written "
-        "by `c10k bench`; nothing is measured again. Each file is recognised by what it holds: "
-        "the default run (every claim but C5 and C8), the full profile's idle+c100k run (C5), "
-        "and a `--pythons 3.14,3.14t` free-threading run's folder or runtimes.json (C8). Only "
-        "the files named here count.",
-    )
+    p = argparse.ArgumentParser(prog="c10k report", description=DESCRIPTION)
     p.add_argument(
         "files",
         nargs="*",

@@ -6,34 +6,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from bench import results
 from bench.report.layout import Column, Table, table
 from bench.report.palette import model_order
-from bench.results import (
-    C100kHighlights,
-    C100kModel,
-    MemoryFit,
-    Point,
-    Results,
-    SleepyHighlights,
-    highlights,
-    memory_fits,
-    noise_floor,
-    scenario_points,
-)
+from bench.results import Results
 from bench.results.words import latencies_text
 from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Quantity
-from c10k.words import (
-    counts,
-    in_kib,
-    kib,
-    kib_range,
-    number,
-    percent,
-    percent_gap,
-    times,
-)
+from c10k.words import counts, in_kib, kib, kib_range, number, percent, percent_gap, times
 
 
 @dataclass(frozen=True)
@@ -69,9 +50,12 @@ MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
 
 # Per sleepy model: the held slopes (plateau) with their 95% intervals, the independent check
 # and its gap, the per-URL share and the net slope, the peak slope.
-MEMORY_COLUMNS: list[Column[MemoryFit]] = [
+MEMORY_COLUMNS: list[Column[results.MemoryFit]] = [
     Column("model", lambda m, f: m),
-    Column("fitted C (runs)", lambda m, f: (counts(f.concurrencies) or "-") + _runs(f.runs)),
+    Column(
+        "fitted C (runs)",
+        lambda m, f: (counts(f.concurrencies) or "-") + (f" ({f.runs})" if f.runs else ""),
+    ),
     Column("held: RSS slope", lambda m, f: str(in_kib(f.rss_bytes.slope)), True),
     Column("a repeat run", lambda m, f: kib_range(f.rss_bytes.repeat, 2), True),
     Column("R²", lambda m, f: number(f.rss_bytes.r2, 3), True),
@@ -92,18 +76,14 @@ MEMORY_COLUMNS: list[Column[MemoryFit]] = [
 ]
 
 
-def _runs(runs: int) -> str:
-    return f" ({runs})" if runs else ""
-
-
 def memory_table(document: Results) -> Table:
-    memory = memory_fits(document["derived"], catalog.SLEEPY.name)
+    memory = results.memory_fits(document["derived"], catalog.SLEEPY.name)
     return table(MEMORY_COLUMNS, ((m, memory[m]) for m in model_order(list(memory))))
 
 
 def memory_section(document: Results) -> Section:
     title = "Memory per connection, held and peak (sleepy)"
-    found = highlights(document["derived"], catalog.SLEEPY.name, SleepyHighlights)
+    found = results.highlights(document["derived"], catalog.SLEEPY.name, results.SleepyHighlights)
     fitted = found["fit_concurrencies"] if found else []
     lead = (
         "Held is what a connection costs while it is open: the least-squares slope of the plateau "
@@ -128,7 +108,7 @@ def memory_section(document: Results) -> Section:
         f"{model} at C {p.concurrency:,} ({p.verified} of {p.runs} verified"
         + (f", {p.noisy} more ran in noisy rounds" if p.noisy else "")
         + ")"
-        for model, fit in memory_fits(document["derived"], catalog.SLEEPY.name).items()
+        for model, fit in results.memory_fits(document["derived"], catalog.SLEEPY.name).items()
         for p in (fit.left_out if fit else [])
     ]
     if left_out:
@@ -149,7 +129,7 @@ def _fitted(slope: Quantity | None, concurrencies: list[int] | None) -> str:
 
 # Per c100k model: the most connections held and how long they took to open, memory per
 # connection in one process and across the processes, and the ratio.
-PAST_ONE_PROCESS_COLUMNS: list[Column[C100kModel]] = [
+PAST_ONE_PROCESS_COLUMNS: list[Column[results.C100kModel]] = [
     Column("model", lambda m, c: m),
     Column("held at once (server's peak)", lambda m, c: number(c["held"]), True),
     Column("C", lambda m, c: number(c["held_concurrency"]), True),
@@ -173,7 +153,7 @@ PAST_ONE_PROCESS_COLUMNS: list[Column[C100kModel]] = [
 
 
 def past_one_process_table(document: Results) -> Table:
-    found = highlights(document["derived"], catalog.C100K.name, C100kHighlights)
+    found = results.highlights(document["derived"], catalog.C100K.name, results.C100kHighlights)
     models = found["models"] if found else {}
     return table(PAST_ONE_PROCESS_COLUMNS, ((m, models[m]) for m in model_order(list(models))))
 
@@ -190,7 +170,7 @@ def _forwarded(document: Results) -> bool:
 
 def past_one_process_section(document: Results) -> Section:
     """The c100k scenario: connections held by several processes, titled with how many."""
-    found = highlights(document["derived"], catalog.C100K.name, C100kHighlights)
+    found = results.highlights(document["derived"], catalog.C100K.name, results.C100kHighlights)
     held = found["largest_peak_in_flight"] if found else 0
     title = (
         f"Past one process: {held:,} connections held on one machine (c100k)"
@@ -263,7 +243,7 @@ def harness_text(document: Results) -> str:
 
 def noise_floor_text(document: Results) -> str:
     """How much the machine alone moved a fixed CPU loop, in one sentence."""
-    floor = noise_floor(document["derived"])
+    floor = results.noise_floor(document["derived"])
     cpu = floor["cpu_s"] if floor else None
     spread = cpu.spread if cpu else None
     if not cpu or not spread or spread.minimum is None or spread.maximum is None:
@@ -285,7 +265,7 @@ def noise_floor_text(document: Results) -> str:
 TableKey = tuple[int, int, float, str]
 
 
-def _point_key(p: Point) -> TableKey:
+def _point_key(p: results.Point) -> TableKey:
     return p["processes"], p["concurrency"], p["latency"].mean_s, p["site"]
 
 
@@ -308,7 +288,7 @@ def _busy(share: float) -> str:
     return f"{math.floor(share * 100)}%"
 
 
-def _cell(p: Point | None) -> str:
+def _cell(p: results.Point | None) -> str:
     if not p or not p.get("cpu_bound") or "crawler_busy" not in p or "server_busy" not in p:
         return "-"
     return f"{p['cpu_bound']} ({_busy(p['crawler_busy'])} / {_busy(p['server_busy'])})"
@@ -317,7 +297,7 @@ def _cell(p: Point | None) -> str:
 def cpu_bound_table(document: Results, scenario: str) -> Table | None:
     """Models by points, each cell the CPU-bound side with both busy shares; None when no
     point of the scenario recorded one."""
-    table = scenario_points(document["derived"], scenario)
+    table = results.scenario_points(document["derived"], scenario)
     found = [p for entries in table.values() for p in entries if p.get("cpu_bound")]
     if not found:
         return None

@@ -90,15 +90,9 @@ def table(block: layout.Table) -> str:
     return caption + (found if block.css == "verdicts" else f'<div class="scroll">{found}</div>')
 
 
-def png_size(data: bytes) -> tuple[int, int]:
-    """A PNG's width and height in pixels, from its header."""
-    width, height = struct.unpack(">II", data[16:24])
-    return int(width), int(height)
-
-
 def figure(block: layout.Figure, images: dict[str, bytes]) -> str:
     data = images[block.name]
-    width, height = png_size(data)
+    width, height = struct.unpack(">II", data[16:24])  # from the PNG's header
     encoded = base64.b64encode(data).decode("ascii")
     return (
         f'<figure><p class="look"><strong>What to look at:</strong> {html.escape(block.look)}</p>'

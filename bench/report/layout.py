@@ -10,14 +10,6 @@ from typing import Generic, TypeVar
 
 
 @dataclass(frozen=True)
-class Link:
-    """Text that leads elsewhere: '#c1' on the same page, or a file beside it."""
-
-    text: str
-    href: str
-
-
-@dataclass(frozen=True)
 class Strong:
     text: str
 
@@ -29,10 +21,16 @@ class Code:
 
 @dataclass(frozen=True)
 class Badge:
-    """A verdict as a coloured label: css is its class (reproduced, contradicted, ...)."""
+    text: str  # a verdict, as a coloured label
+    css: str  # its class: reproduced, contradicted, ...
+
+
+@dataclass(frozen=True)
+class Link:
+    """Text that leads elsewhere: '#c1' on the same page, or a file beside it."""
 
     text: str
-    css: str
+    href: str
 
 
 Span = str | Link | Strong | Code | Badge
@@ -63,7 +61,7 @@ class Heading:
 
 @dataclass(frozen=True)
 class Paragraph:
-    spans: Rich
+    spans: Rich | str
     note: bool = False  # small print
 
 
@@ -183,4 +181,4 @@ def folded(table: Table, summary: str) -> list[Block]:
     table without rows."""
     if len(table.rows) > FOLD_ROWS:
         return [Details(f"{summary} ({len(table.rows)} rows)", [table])]
-    return [table] if table.rows else [Paragraph(("None.",))]
+    return [table] if table.rows else [Paragraph("None.")]

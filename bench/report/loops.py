@@ -98,13 +98,9 @@ def which_loop(source: Source) -> Section:
     rows = [(p["fast"], p) for p in (found["pairs"] if found else [])]
     claims = comparisons.get("loop_claims", []) if comparisons else []
     runtime = document["runtime"]["version"] if "runtime" in document else "?"
-    title = f"{TITLE} (CPython {runtime}, {source.path})"
+    title, anchor = f"{TITLE} (CPython {runtime}, {source.path})", f"which-loop-{source.role}"
     if not rows:
-        return Section(title, ["No loop ran beside asyncio's own."], [], anchor=_anchor(source))
+        return Section(title, ["No loop ran beside asyncio's own."], [], anchor=anchor)
     pairs = table(pair_columns(document), rows)
     tables = [pairs] + ([Table(CLAIM_HEADER, [claim_row(c) for c in claims])] if claims else [])
-    return Section(title, [], tables, [NOTE, CLAIMS_NOTE], _anchor(source))
-
-
-def _anchor(source: Source) -> str:
-    return f"which-loop-{source.role}"
+    return Section(title, [], tables, [NOTE, CLAIMS_NOTE], anchor)

@@ -1,43 +1,19 @@
-"""The report's page, answer first: report.md and a self-contained index.html from the results
-files, their verdicts and the charts.
-
-Order: the answer (at most five lines), the verdict table, the contents, the two charts read at
-a glance, one section per claim, every chart, the sections on how the runs ran, the runs that
-did not count (listed once) and the environment.
-"""
+"""The report's page, answer first: report.md and a self-contained index.html (docs/report.md)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import conditions, tables
+from bench.report import captions, conditions, layout, tables
 from bench.report.answer import answer
 from bench.report.both_cores import both_cores_blocks
-from bench.report.captions import (
-    HEADLINE,
-    INSTRUCTIONS_TITLE,
-    NOT_COUNTED_ANCHOR,
-    VERDICT_CHART,
-    instructions_caption,
-)
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
 from bench.report.conditions import Section, table_section
 from bench.report.html import page as html_page
-from bench.report.layout import (
-    CONTENTS,
-    Block,
-    Bullets,
-    Code,
-    Contents,
-    Figure,
-    Heading,
-    Paragraph,
-    Table,
-    folded,
-)
+from bench.report.layout import Block, Heading, Paragraph, Table
 from bench.report.loops import which_loop
 from bench.report.markdown import render
 from bench.report.sources import Sources, of_document, profile_name
@@ -60,17 +36,17 @@ class Written:
     charts: list[Path]
 
 
-def figure(chart: Chart) -> Figure:
-    return Figure(chart.name, chart.title, chart.look, chart.interpretation)
+def figure(chart: Chart) -> layout.Figure:
+    return layout.Figure(chart.name, chart.title, chart.look, chart.interpretation)
 
 
 def section_blocks(section: Section) -> list[Block]:
     """A section after the charts: its heading, text, tables (long ones folded) and notes."""
     blocks: list[Block] = [Heading(2, section.anchor or section.title.lower(), section.title)]
-    blocks += [Paragraph((text,)) for text in section.paragraphs]
+    blocks += [Paragraph(text) for text in section.paragraphs]
     for table in section.tables:
-        blocks += folded(table, table.caption or "The table")
-    blocks += [Paragraph((text,), note=True) for text in section.notes]
+        blocks += layout.folded(table, table.caption or "The table")
+    blocks += [Paragraph(text, note=True) for text in section.notes]
     return blocks
 
 
@@ -78,16 +54,16 @@ def _scenarios_note(document: Results) -> list[Block]:
     missing = document["derived"].get("not_run") or []
     if not missing or "runs" not in document:
         return []
-    return [Paragraph((f"Scenarios that did not run: {', '.join(missing)}.",), note=True)]
+    return [Paragraph(f"Scenarios that did not run: {', '.join(missing)}.", note=True)]
 
 
 def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
     """The answer and the verdict table: what the README's block holds too."""
     document = found.document
-    blocks: list[Block] = [Bullets(answer(found, judged), css="answer")]
+    blocks: list[Block] = [layout.Bullets(answer(found, judged), css="answer")]
     if profile_name(document) == "quick":
         smoke = "The quick profile is a smoke test at tiny scale: its numbers are not measurements."
-        blocks.append(Paragraph((smoke,), note=True))
+        blocks.append(Paragraph(smoke, note=True))
     return [*blocks, verdict_table(judged), sources_note(found, judged)]
 
 
@@ -99,7 +75,7 @@ def _later_sections(found: Sources) -> list[Section]:
     realistic, counted = tables.realistic_table(document), tables.instructions(document)
     peers = Table(tables.PEER_HEADER, tables.peer_rows(document), {3, 4, 5, 6})
     with_cpu = tables.CPU_AT_C in counted.shown().header
-    note = instructions_caption(document, with_cpu) if counted.rows else ""
+    note = captions.instructions_caption(document, with_cpu) if counted.rows else ""
     return [
         conditions.memory_section(document),
         conditions.past_one_process_section(c100k),
@@ -110,7 +86,7 @@ def _later_sections(found: Sources) -> list[Section]:
             tables.MEDIAN_NOTE + tables.noisy_note(document, catalog.REALISTIC.name),
             anchor="realistic",
         ),
-        table_section(INSTRUCTIONS_TITLE, counted, note, anchor="instructions-table"),
+        table_section(captions.INSTRUCTIONS_TITLE, counted, note, anchor="instructions-table"),
         table_section(PEERS_TITLE, peers, tables.PEER_NOTE, empty="No peer ran.", anchor="peers"),
         *(which_loop(source) for source in (found.main, found.loops) if source is not None),
     ]
@@ -124,7 +100,7 @@ def _closing(found: Sources) -> list[Block]:
         ["file", "role", "profile", "started", "status"],
         [
             [
-                (Code(str(s.path)),),
+                (layout.Code(str(s.path)),),
                 s.role,
                 s.profile,
                 s.started or "-",
@@ -134,8 +110,8 @@ def _closing(found: Sources) -> list[Block]:
         ],
     )
     return [
-        Heading(2, NOT_COUNTED_ANCHOR, "Runs that did not count"),
-        *([not_counted] if not_counted.rows else [Paragraph(("None: every run counted.",))]),
+        Heading(2, captions.NOT_COUNTED_ANCHOR, "Runs that did not count"),
+        *([not_counted] if not_counted.rows else [Paragraph("None: every run counted.")]),
         Heading(2, "environment", "Environment"),
         files,
         Table(["item", "value"], [list(r) for r in tables.environment_rows(document)]),
@@ -143,16 +119,20 @@ def _closing(found: Sources) -> list[Block]:
 
 
 def page_blocks(found: Sources, judged: list[Ruling], charts: list[Chart]) -> list[Block]:
-    """The whole page as blocks, in reading order."""
+    """The whole page as blocks: the answer, the verdict table, the contents, the two charts
+    read at a glance, a section per claim, every chart, how the runs ran, the runs that did not
+    count (listed once) and the environment."""
     by_name = {chart.name: chart for chart in charts}
-    glance = [by_name[name] for name in (HEADLINE, VERDICT_CHART) if name in by_name]
+    glance = [
+        by_name[name] for name in (captions.HEADLINE, captions.VERDICT_CHART) if name in by_name
+    ]
     rest = [chart for chart in charts if chart not in glance]
     blocks: list[Block] = [
         Heading(1, "top", TITLE),
         *opening(found, judged),
         *_scenarios_note(found.document),
-        Heading(2, CONTENTS, "Contents"),
-        Contents(),
+        Heading(2, layout.CONTENTS, "Contents"),
+        layout.Contents(),
         Heading(2, "at-a-glance", "At a glance"),
         *(figure(chart) for chart in glance),
         Heading(2, "claims", "The claims, one by one"),

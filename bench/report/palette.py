@@ -1,11 +1,4 @@
-"""How each model, peer and idle kind is drawn, keyed by the catalog's names.
-
-Okabe-Ito colours (safe for colour-blind readers; a purple instead of its black, which would
-hide the black hatching); markers, dashes and hatches differ too, so each model stays
-recognisable in grey. The "X" marker is kept for runs that did not count. Circle and dot
-hatches are used sparingly: each one costs ~40 KB of SVG. Every crawler and idle kind of the
-catalog has its row: tests/test_catalog_tables.py fails when one is missing.
-"""
+"""How each model, peer and idle kind is drawn, keyed by the catalog's names."""
 
 from __future__ import annotations
 
@@ -33,6 +26,10 @@ class Style:
         return dict(color=self.colour, marker=self.marker, linestyle=self.linestyle, markersize=7)
 
 
+# Okabe-Ito colours (safe for colour-blind readers; a purple for its black, which would hide the
+# black hatching); markers, dashes and hatches differ too, for grey prints. "X" is kept for runs
+# that did not count; circle and dot hatches cost ~40 KB of SVG each. Every crawler and idle kind
+# has its row (tests/test_catalog_tables.py).
 CRAWLER_STYLES: dict[str, Style] = {
     catalog.THREADS.name: Style("#D55E00", "s", "-", "///"),
     catalog.CALLBACKS.name: Style("#0072B2", "o", "--", "\\\\\\"),

@@ -9,26 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import both_cores as cores
-from bench.report.both_cores import at_point, ratio_text
+from bench.report.both_cores import at_point, in_kib, ratio_text
 from bench.report.layout import Block, Cell, Code, Heading, Paragraph, Strong, Table
 from bench.report.markdown import render
 from bench.report.verdicts.crawl import c8_free_threading
 from bench.results import RUNTIMES_MD, load_runtimes
-from c10k.words import KIB, line, number
-
-
-def _kib(value: float) -> str:
-    return number(value / KIB, 1)
-
+from c10k.words import line, number
 
 # figure -> (title, how a value is shown)
 TITLES: dict[str, tuple[str, Callable[[float], str]]] = {
     "few_active_cpu_us_per_page": ("few-active: CPU µs per page", number),
     "few_active_pages_per_s": ("few-active: pages/s", number),
-    "idle_bytes_per_unit": ("idle: KiB per idle unit (RSS + kernel)", _kib),
+    "idle_bytes_per_unit": ("idle: KiB per idle unit (RSS + kernel)", in_kib),
     "memory_per_connection_bytes": (
         "sleepy: KiB per connection (fitted slope, RSS + kernel)",
-        _kib,
+        in_kib,
     ),
     "c10k_fraction_of_ideal": ("sleepy: % of the ideal C/L", lambda v: number(100 * v, 1)),
     "thread_ceiling": ("idle: threads started before the first failure", number),
@@ -78,18 +73,15 @@ def _some(run_ids: list[str], shown: int = 3) -> str:
     return f"{len(run_ids)}: {', '.join(run_ids[:shown])}{more}"
 
 
-def _ratio(found: dict[str, Any], key: str = "pages_per_s") -> str:
-    return ratio_text(found, key, why="one round")
-
-
 def _ratio_rows(pair: dict[str, Any]) -> list[list[str]]:
     """Per model and scenario of a free-threaded/GIL pair: its ratios over the points and at
     each point."""
     rows = []
     for model, scenarios in pair["models"].items():
         for scenario, found in scenarios.items():
-            at = "; ".join(f"C {p['concurrency']}: {_ratio(p)}" for p in found["points"])
-            rows.append([model, scenario, _ratio(found), _ratio(found, "cpu_us_per_page"), at])
+            at = [f"C {p['concurrency']}: {ratio_text(p, 'pages_per_s')}" for p in found["points"]]
+            ratios = [ratio_text(found, key) for key in ("pages_per_s", "cpu_us_per_page")]
+            rows.append([model, scenario, *ratios, "; ".join(at)])
     return rows
 
 
@@ -117,17 +109,13 @@ def _pair_blocks(pair: dict[str, Any]) -> list[Block]:
     return [
         Heading(3, "", f"{free} over {gil} (Python {pair['version']})"),
         Paragraph(
-            (
-                "Ratios of the free-threaded build's figure over the GIL build's, paired by "
-                "round, with 95% intervals; over the points, their geometric mean.",
-            )
+            "Ratios of the free-threaded build's figure over the GIL build's, paired by round, "
+            "with 95% intervals; over the points, their geometric mean."
         ),
         Table(RATIO_HEADER, _ratio_rows(pair)),
         Paragraph(
-            (
-                f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, _kib)}, "
-                f"{free} {at_point(idle['free_threaded'] or {}, _kib)}. Shown, not judged.",
-            )
+            f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, in_kib)}, "
+            f"{free} {at_point(idle['free_threaded'] or {}, in_kib)}. Shown, not judged."
         ),
         Paragraph(
             (

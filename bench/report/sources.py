@@ -1,10 +1,4 @@
-"""The files a report is drawn from, each in its role, and the command that makes a missing one.
-
-A report judges each claim from the run that measured it: the default profile's results
-(every claim but C5 and C8), the full profile's idle+c100k results (C5: 100,000 connections
-against the machine's threads) and a `--pythons` free-threading run (C8: its runtimes.json).
-Only the files named on the command line count; `--sample` names the committed sample's.
-"""
+"""The files a report is drawn from, each in its role, and the command that makes a missing one."""
 
 from __future__ import annotations
 
@@ -20,7 +14,9 @@ from c10k import catalog
 MAIN, C100K, FREE_THREADING = "main", "c100k", "free-threading"
 LOOPS = catalog.LOOPS.name
 ROLES = (MAIN, C100K, FREE_THREADING, LOOPS)
-# The command that writes each role's file (docs/report.md, "Several results files").
+# The command that writes each role's file (docs/report.md, "Several results files"): each claim
+# is judged from the run that measured it, main (all but C5 and C8), c100k (C5: 100,000
+# connections against the machine's threads) or free-threading (C8: its runtimes.json).
 COMMANDS = {
     MAIN: "tox -e bench (c10k bench --profile default --out reports)",
     C100K: "c10k bench --profile full --scenarios idle,c100k --models asyncio-uvloop --out DIR",

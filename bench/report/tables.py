@@ -5,27 +5,18 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bench import results
 from bench.report.conditions import pinning_text
 from bench.report.layout import Column, Table, table
 from bench.report.palette import PEER_MARK, label, model_order
 from bench.report.sources import profile_name
-from bench.results import (
-    NEVER_RAN,
-    InstructionsEntry,
-    NotCounted,
-    Point,
-    Results,
-    instructions_table,
-    not_counted,
-    peer_points,
-    scenario_points,
-)
+from bench.results import Results
 from bench.results.words import left_out_text
 from c10k import catalog
 from c10k.sequential import NOISY_SHARE
 from c10k.words import KIB, cell, kib, number, percent, plain
 
-REALISTIC_COLUMNS: list[Column[Point]] = [
+REALISTIC_COLUMNS: list[Column[results.Point]] = [
     Column("model", lambda m, p: label(m)),
     Column("site", lambda m, p: p["site"]),
     Column("C", lambda m, p: f"{p['concurrency']:,}", True),
@@ -43,7 +34,7 @@ def realistic_table(document: Results) -> Table:
     """The realistic scenario: one row per model and point, each median with its 95% interval;
     the models, then each peer as a reference row (its name marked: not a model)."""
     derived, scenario = document["derived"], catalog.REALISTIC.name
-    found = scenario_points(derived, scenario) | peer_points(derived, scenario)
+    found = results.scenario_points(derived, scenario) | results.peer_points(derived, scenario)
     return table(REALISTIC_COLUMNS, ((m, p) for m in model_order(list(found)) for p in found[m]))
 
 
@@ -144,10 +135,12 @@ def instructions(document: Results) -> Table:
     95% interval; a count repeats to within 0.1% and has none)."""
     cpu_at = {
         (model, p["concurrency"]): p["cpu_us_per_page"]
-        for model, found in scenario_points(document["derived"], catalog.FEW_ACTIVE.name).items()
+        for model, found in results.scenario_points(
+            document["derived"], catalog.FEW_ACTIVE.name
+        ).items()
         for p in found
     }
-    columns: list[Column[InstructionsEntry]] = [
+    columns: list[Column[results.InstructionsEntry]] = [
         Column("model", lambda m, e: m),
         Column("C", lambda m, e: f"{e['concurrency']:,}", True),
         Column("pages", lambda m, e: f"{e['pages']:,}", True),
@@ -155,7 +148,7 @@ def instructions(document: Results) -> Table:
         Column("core share", lambda m, e: percent(e.get("core_share"), 0), True),
         Column(CPU_AT_C, lambda m, e: cell(cpu_at.get((m, e["concurrency"]))), True),
     ]
-    counted = instructions_table(document["derived"])
+    counted = results.instructions_table(document["derived"])
     rows = [(m, counted[m]) for m in model_order(list(counted))]
     return table(columns, [(m, e) for m, e in rows if "instructions_per_page" in e])
 
@@ -163,15 +156,15 @@ def instructions(document: Results) -> Table:
 NOT_COUNTED_HEADER = ["scenario", "model", "point", "verified", "did not count", "why", "runs"]
 
 
-def _point_text(found: NotCounted) -> str:
+def _point_text(found: results.NotCounted) -> str:
     if found.concurrency is None:
         return "-"
     return f"C {found.concurrency:,}" + (f", L {found.latency.text}" if found.latency else "")
 
 
-def _verified(document: Results, found: NotCounted) -> int:
+def _verified(document: Results, found: results.NotCounted) -> int:
     """How many runs of a problem's point counted (its derived point's runs; 0 without one)."""
-    for p in scenario_points(document["derived"], found.scenario).get(found.model, []):
+    for p in results.scenario_points(document["derived"], found.scenario).get(found.model, []):
         if p["concurrency"] == found.concurrency and p["latency"] == found.latency:
             return int(p["runs"])
     return 0
@@ -182,8 +175,8 @@ def not_counted_rows(document: Results) -> list[list[str]]:
     latency) with how many of the runs that ran verified ("0 of 2"), how the others ended
     and why ("2 timeout, 3 not-run": a point that failed twice is not run again), and their
     ids. Then one row per model the plan left out, as no runtime of the run can run it."""
-    groups: dict[tuple[str, str, str], list[NotCounted]] = {}
-    for problem in not_counted(document["derived"]):
+    groups: dict[tuple[str, str, str], list[results.NotCounted]] = {}
+    for problem in results.not_counted(document["derived"]):
         groups.setdefault((problem.scenario, problem.model, _point_text(problem)), []).append(
             problem
         )
@@ -192,9 +185,9 @@ def not_counted_rows(document: Results) -> list[list[str]]:
         statuses = Counter(p.status for p in found)
         reasons = list(dict.fromkeys(p.reason for p in found))
         verified = "-" if found[0].concurrency is None else str(_verified(document, found[0]))
-        quiet = sum(1 for p in found if p.status not in NEVER_RAN and not p.noisy)
+        quiet = sum(1 for p in found if p.status not in results.NEVER_RAN and not p.noisy)
         total = "" if verified == "-" else f" of {int(verified) + quiet}"
-        noisy = sum(1 for p in found if p.noisy and p.status not in NEVER_RAN)
+        noisy = sum(1 for p in found if p.noisy and p.status not in results.NEVER_RAN)
         rows.append(
             [
                 scenario,
@@ -238,10 +231,7 @@ def environment_rows(document: Results) -> list[tuple[str, str]]:
         ("CPU sets", pinning_text(document)),
         ("memory", f"{number((memory.get('MemTotal') or 0) / KIB / KIB, 1)} GiB"),
         ("kernel", f"{kernel.get('system', '?')} {kernel.get('release', '?')}"),
-        (
-            "Python",
-            f"{python.get('implementation', '?')} {python.get('version', '?')}, {gil}",
-        ),
+        ("Python", f"{python.get('implementation', '?')} {python.get('version', '?')}, {gil}"),
         (
             "packages",
             ", ".join(f"{name} {version or 'absent'}" for name, version in packages.items()),

@@ -14,6 +14,7 @@ from bench.report.verdicts.base import (
     FROM_ONE_RUN,
     INCONCLUSIVE,
     NOT_MEASURED,
+    OUTCOMES,
     REPRODUCED,
     Band,
     Need,
@@ -27,6 +28,7 @@ __all__ = [
     "FROM_ONE_RUN",
     "INCONCLUSIVE",
     "NOT_MEASURED",
+    "OUTCOMES",
     "REPRODUCED",
     "RULES",
     "Band",
@@ -40,10 +42,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Rule:
-    """A claim's rule: the function that judges it, the role of the file it reads
-    (bench/report/sources.py; C8's reads a --pythons run's runtimes.json, not a results
-    document), and the figures it cannot judge without (a missing one gives NOT_MEASURED,
-    naming it)."""
+    """A claim's rule, the role of the file it reads (C8's: a runtimes.json, not a results
+    document) and the figures it cannot judge without (a missing one: NOT_MEASURED)."""
 
     judge: Callable[[Any], Verdict]
     role: str
@@ -71,13 +71,11 @@ def verdicts(document: Results) -> dict[str, Verdict]:
 
 @dataclass(frozen=True)
 class Ruling:
-    """A claim's verdict and the file it was judged from (None: no file of its role was named);
-    needs: the role of the file that measures the claim, when it was not named (sources.COMMANDS
-    says how to make it)."""
+    """A claim's verdict and the file it was judged from (None: no file of its role named)."""
 
     verdict: Verdict
     source: Source | None
-    needs: str = ""
+    needs: str = ""  # the role of the file it lacks (sources.COMMANDS makes it)
 
 
 def _judged(claim: str, source: Source | None) -> Ruling:

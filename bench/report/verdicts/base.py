@@ -9,27 +9,14 @@ from typing import Any
 
 from bench.report.sources import profile_name
 from bench.results import Results
-from c10k import catalog, claims
+from c10k import catalog, claims, words
 from c10k.quantity import T_95, Interval, Quantity
-from c10k.words import (
-    BYTES,
-    KIB,
-    ONE_RUN,
-    PER_SECOND,
-    SHARE,
-    THREAD_COUNT,
-    TIMES,
-    UNITS,
-    Line,
-    finite,
-    line,
-    with_interval,
-)
+from c10k.words import KIB, ONE_RUN, UNITS
 
 # The models, idle kinds and scenarios the chapter's claims name.
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
 THREAD, TASK = catalog.THREAD.name, catalog.ASYNCIO_TASK.name
-IDLE, FEW_ACTIVE, SLEEPY = catalog.IDLE.name, catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
+FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE = catalog.SLEEPY_KEEP_ALIVE.name
 C100K = catalog.C100K.name
 MANY_LINKS_KEEP_ALIVE = catalog.MANY_LINKS_KEEP_ALIVE.name
@@ -42,6 +29,7 @@ CONTRADICTED = "contradicted"
 INCONCLUSIVE = "inconclusive (within noise)"
 FROM_ONE_RUN = "inconclusive (one run)"
 NOT_MEASURED = "not measured"
+OUTCOMES = (REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN, NOT_MEASURED)  # the tally's order
 
 # The chapter's numbers ("50k", "3k"), read as KiB.
 THREAD_CLAIM_BYTES = 50 * KIB
@@ -121,7 +109,7 @@ CLAIMS: dict[str, Claim] = {
         "~50 KiB",
         "RSS + kernel per idle thread within 2x of 50 KiB",
         "C1 a thread costs ~50 KiB",
-        BYTES,
+        words.BYTES,
         Band(THREAD_CLAIM_BYTES / AROUND_FACTOR, THREAD_CLAIM_BYTES * AROUND_FACTOR, True),
     ),
     "C2": Claim(
@@ -129,7 +117,7 @@ CLAIMS: dict[str, Claim] = {
         "~3 KiB",
         "RSS + kernel per idle coroutine at most 2 x 3 KiB, for every kind",
         "C2 a coroutine takes ~3 KiB",
-        BYTES,
+        words.BYTES,
         Band(0.0, COROUTINE_CLAIM_BYTES * AROUND_FACTOR, True),
         ", the costliest kind",
     ),
@@ -138,7 +126,7 @@ CLAIMS: dict[str, Claim] = {
         "fails at 10,000s",
         "thread start fails at a machine limit below 100,000 threads",
         "C3 threads fail at 10,000s",
-        THREAD_COUNT,
+        words.THREAD_COUNT,
         Band(0.0, MANY_THREADS),
         ", stopped by a machine limit",
     ),
@@ -147,7 +135,7 @@ CLAIMS: dict[str, Claim] = {
         "100,000s",
         "100,000+ idle coroutines of each kind, started at 10,000 or more per second",
         "C4 100,000s of coroutines",
-        PER_SECOND,
+        words.PER_SECOND,
         Band(EASY_START_RATE),
         ", the slowest kind",
     ),
@@ -157,7 +145,7 @@ CLAIMS: dict[str, Claim] = {
         "threads started on the machine stop at a machine limit below the connections held"
         " at once (the c100k run: several processes and addresses)",
         "C5 threads before sockets",
-        THREAD_COUNT,
+        words.THREAD_COUNT,
         None,
         ", at a machine limit",
         "fewer threads than connections held at once",
@@ -167,7 +155,7 @@ CLAIMS: dict[str, Claim] = {
         "moderately slower",
         "event loop pages/s 50-95% of threads' in few-active, its whole interval inside",
         "C6 event loop moderately slower",
-        SHARE,
+        words.SHARE,
         Band(*claims.MODERATE_RANGE),
         " of the threads' pages/s",
     ),
@@ -178,7 +166,7 @@ CLAIMS: dict[str, Claim] = {
         " the ratio at 1x or above) or threads unable to hold that many, with less memory per"
         " connection (the two slopes' intervals apart)",
         "C7 async wins when sleepy",
-        TIMES,
+        words.TIMES,
         Band(claims.AT_LEAST_AS_FAST),
         ", and less memory per connection",
     ),
@@ -189,7 +177,7 @@ CLAIMS: dict[str, Claim] = {
         " many-links-keep-alive (geometric mean over its points, paired by round), its whole"
         " interval at 1.05x or above",
         "C8 threads better without a GIL",
-        TIMES,
+        words.TIMES,
         Band(claims.GIL_GAIN),
     ),
     "C9": Claim(
@@ -197,7 +185,7 @@ CLAIMS: dict[str, Claim] = {
         "2-4x",
         "uvloop >= 2x less CPU per page than the same code on asyncio's loop, its whole interval",
         "C9 uvloop 2-4x faster",
-        TIMES,
+        words.TIMES,
         Band(claims.UVLOOP_SPEEDUP),
         " less CPU per page",
         source="uvloop's README",
@@ -234,23 +222,19 @@ def lacking(document: Mapping[str, Any], needs: tuple[Need, ...]) -> Need | None
 
 @dataclass(frozen=True)
 class Verdict:
-    """A rule's fact, one row of the verdict table: the claim and its outcome; the judged
-    figure (value, interval and the method that made it, in the claim's unit; what it is of;
-    why it has no interval, or without a value why there is no figure); the band of values
-    that reproduce the claim, where the data sets it (C5: else the claim's own); where paired
-    rounds stopped; the figure it lacks (NOT_MEASURED); and what was measured and the numbers
-    beside it, each a line of short labels and figures (words.line writes them)."""
+    """A rule's fact, one row of the verdict table; the judged figure (value, interval) is in
+    the claim's unit, and each line is short labels and figures (words.line writes them)."""
 
     claim: str
     verdict: str  # REPRODUCED, CONTRADICTED, INCONCLUSIVE, FROM_ONE_RUN or NOT_MEASURED
-    measured: Line = ()
-    shown: tuple[Line, ...] = ()  # how, and anything that qualifies it: one line each
+    measured: words.Line = ()
+    shown: tuple[words.Line, ...] = ()  # how, and anything that qualifies it: one line each
     value: float | None = None
     interval: Interval | None = None
     method: str = T_95  # how the interval was made: "paired rounds, 98.75%"
-    label: str = ""
-    why: str = ONE_RUN
-    data_band: Band | None = None
+    label: str = ""  # what the figure is of: "thread"
+    why: str = ONE_RUN  # why it has no interval; without a value, why there is no figure
+    data_band: Band | None = None  # the band where the data sets it (C5); else the claim's
     stopping: str = ""  # where a sequential comparison stopped: "after 5 paired rounds: decided"
     missing: str = ""  # the figure it needs and lacks (NOT_MEASURED)
     beside: str = ""  # a second view of the judged figure, shown after it and not judged
@@ -277,16 +261,18 @@ class Verdict:
         (or the figure it needs)."""
         if self.missing:
             return f"needs {self.missing}"
-        if not finite(self.value):
+        if not words.finite(self.value):
             return self.why if self.value is None and self.why != ONE_RUN else "-"
         unit = UNITS[self.about.unit].value
-        text = with_interval(self.value, self.interval, unit, why=self.why, method=self.method)
+        text = words.with_interval(
+            self.value, self.interval, unit, why=self.why, method=self.method
+        )
         text = f"{self.label} {text}" if self.label else text
         return f"{text}; {self.beside}" if self.beside else text
 
     @property
     def conditions(self) -> tuple[str, ...]:
-        return tuple(line(shown) for shown in self.shown)
+        return tuple(words.line(shown) for shown in self.shown)
 
 
 def judged(claim: str, found: Quantity | None, label: str = "", why: str = ONE_RUN) -> Verdict:
@@ -301,7 +287,7 @@ def judged(claim: str, found: Quantity | None, label: str = "", why: str = ONE_R
     )
 
 
-def not_measured(claim: str, missing: str, shown: Iterable[Line] = ()) -> Verdict:
+def not_measured(claim: str, missing: str, shown: Iterable[words.Line] = ()) -> Verdict:
     """The row of a claim whose rule lacks a figure it needs: no verdict, the figure named."""
     return Verdict(claim, NOT_MEASURED, shown=tuple(shown), missing=missing)
 

@@ -6,39 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Literal
 
-from bench.report.verdicts.base import (
-    ASYNCIO,
-    CONTRADICTED,
-    CRAWLER_FAILURES,
-    FEW_ACTIVE,
-    FROM_ONE_RUN,
-    INCONCLUSIVE,
-    MANY_CONNECTIONS,
-    MANY_LINKS_KEEP_ALIVE,
-    REPRODUCED,
-    SLEEPY,
-    SLEEPY_KEEP_ALIVE,
-    THREADS,
-    Need,
-    Verdict,
-    combined,
-    judged,
-    lacking,
-    not_measured,
-    profile_of,
-)
-from bench.results import (
-    AsyncioVsThreads,
-    FewActiveHighlights,
-    Look,
-    MemoryFit,
-    NotCounted,
-    PairedComparison,
-    Results,
-    highlights,
-    memory_fits,
-    not_counted,
-)
+from bench import results
+from bench.report.verdicts import base
+from bench.report.verdicts.base import ASYNCIO, SLEEPY, SLEEPY_KEEP_ALIVE, THREADS, Verdict
+from bench.results import Results
 from c10k import catalog
 from c10k.quantity import T_95, Quantity
 from c10k.words import ONE_RUN, Figure, Line, counts, in_kib, percent, span, times
@@ -49,34 +20,34 @@ UVLOOP = catalog.ASYNCIO_UVLOOP.name
 
 # What each rule cannot judge without (docs/report.md, "What each rule needs").
 C6_NEEDS = (
-    Need(
-        f"the event loops' pages/s over {THREADS}' in {FEW_ACTIVE}",
+    base.Need(
+        f"the event loops' pages/s over {THREADS}' in {base.FEW_ACTIVE}",
         ("derived", "comparisons", "event_loop_vs_threads", "median_pages_per_s"),
     ),
 )
 C7_NEEDS = (
-    Need(
+    base.Need(
         f"{ASYNCIO} and {THREADS} at {SLEEPY_KEEP_ALIVE}'s largest point",
         ("derived", "comparisons", "asyncio_vs_threads_sleepy_keep_alive"),
     ),
-    Need(
+    base.Need(
         f"{ASYNCIO}'s memory per connection ({SLEEPY}'s fit)",
         ("derived", SLEEPY, ASYNCIO, "memory_per_connection", "total_bytes"),
     ),
-    Need(
+    base.Need(
         f"{THREADS}' memory per connection ({SLEEPY}'s fit)",
         ("derived", SLEEPY, THREADS, "memory_per_connection", "total_bytes"),
     ),
 )
 C8_NEEDS = (
-    Need("a free-threaded build beside the GIL build of its version", ("free_threading", 0)),
-    Need(
-        f"{THREADS}' pages/s without the GIL over with it, in {MANY_LINKS_KEEP_ALIVE}",
-        ("free_threading", 0, "models", THREADS, MANY_LINKS_KEEP_ALIVE, "pages_per_s"),
+    base.Need("a free-threaded build beside the GIL build of its version", ("free_threading", 0)),
+    base.Need(
+        f"{THREADS}' pages/s without the GIL over with it, in {base.MANY_LINKS_KEEP_ALIVE}",
+        ("free_threading", 0, "models", THREADS, base.MANY_LINKS_KEEP_ALIVE, "pages_per_s"),
     ),
 )
 C9_NEEDS = (
-    Need(
+    base.Need(
         f"{ASYNCIO}'s CPU per page over {UVLOOP}'s",
         ("derived", "comparisons", "uvloop", "pairs"),
     ),
@@ -84,20 +55,20 @@ C9_NEEDS = (
 
 
 def judged_ratio(
-    claim: str, found: Quantity | None, label: str, look: Look | None = None
+    claim: str, found: Quantity | None, label: str, look: results.Look | None = None
 ) -> Verdict:
     """A claim judged on a ratio's interval, made by its method; by paired rounds (look),
     saying where they stopped: 'after 5 paired rounds: decided' (docs/report.md)."""
     if not look:
-        return judged(claim, found, label, f"{ONE_RUN_PER_POINT}, no interval")
+        return base.judged(claim, found, label, f"{ONE_RUN_PER_POINT}, no interval")
     rounds = look["ratio"].n
     why = "decided" if look["decided"] else "precise" if look["precise"] else "undecided"
     stopping = f"after {rounds} paired round{'s' if rounds != 1 else ''}: {why}"
-    fact = judged(claim, found, label, f"{rounds} round(s), no interval")
+    fact = base.judged(claim, found, label, f"{rounds} round(s), no interval")
     return replace(fact, stopping=stopping)
 
 
-def _paired(document: Results, claim: str, name: str = "") -> PairedComparison | None:
+def _paired(document: Results, claim: str, name: str = "") -> results.PairedComparison | None:
     """The paired rounds' comparison of a claim (by its name, where a claim has several)."""
     return next(
         (
@@ -109,7 +80,7 @@ def _paired(document: Results, claim: str, name: str = "") -> PairedComparison |
     )
 
 
-def rounds_text(found: PairedComparison | None) -> str:
+def rounds_text(found: results.PairedComparison | None) -> str:
     """', 5 paired rounds ran at these points (1 noisy and run again)': the rounds the
     comparison's models ran at its points, as the cap counts them, and the attempts a
     sentinel found noisy; '' without any."""
@@ -151,21 +122,21 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     the models' intervals at a Bonferroni-corrected level; contradicted when the interval
     lies at 95% or more (not slower) or below 50% (more than moderately slower);
     inconclusive (within noise) when it straddles 50% or 95%. Needs the median (C6_NEEDS)."""
-    if need := lacking(document, C6_NEEDS):
-        return not_measured("C6", need.words)
+    if need := base.lacking(document, C6_NEEDS):
+        return base.not_measured("C6", need.words)
     found = document["derived"]["comparisons"]["event_loop_vs_threads"]
     each: list[str | Figure] = []
     for m, r in found["models"].items():
         each += [", " if each else "", f"{m} ", Figure(r["pages_per_s"]), " pages/s"]
         if r["cpu_us_per_page"] is not None:
             each += [", ", Figure(r["cpu_us_per_page"]), " CPU/page"]
-    site = highlights(document["derived"], FEW_ACTIVE, FewActiveHighlights)
+    site = results.highlights(document["derived"], base.FEW_ACTIVE, results.FewActiveHighlights)
     shown: tuple[Line, ...] = (
         (*each, f" (vs {THREADS}; intervals {T_95})"),
         *_instructions_text(document, "event_loop_vs_threads", f"{THREADS}' instructions/page"),
-        f"{FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
+        f"{base.FEW_ACTIVE}: C {span(found['concurrencies'])}, latency 0, "
         f"{site['threads_pages'] if site else '?'} pages" + rounds_text(_paired(document, "C6")),
-        profile_of(document),
+        base.profile_of(document),
     )
     median = found["median_pages_per_s"]
     fact = judged_ratio("C6", median, "event loops", found.get("look"))
@@ -173,24 +144,24 @@ def c6_event_loop_speed(document: Results) -> Verdict:
     return replace(fact, measured=measured, shown=shown)
 
 
-def _failures(document: Results, model: str, scenario: str) -> list[NotCounted]:
+def _failures(document: Results, model: str, scenario: str) -> list[results.NotCounted]:
     """The model's runs in the scenario that failed by themselves (not the harness's or the
     server's failures)."""
     return [
         p
-        for p in not_counted(document["derived"], scenario)
-        if p.model == model and p.status in CRAWLER_FAILURES
+        for p in results.not_counted(document["derived"], scenario)
+        if p.model == model and p.status in base.CRAWLER_FAILURES
     ]
 
 
-def _threads_there(found: AsyncioVsThreads, failed: str) -> Line:
+def _threads_there(found: results.AsyncioVsThreads, failed: str) -> Line:
     """The threads' fraction of C/L at a sleepy point, or how their run there ended."""
     if found["threads_fraction_of_ideal"] is not None:
         return (f"{THREADS} ", Figure(found["threads_fraction_of_ideal"], percent, ONE_RUN))
     return f"{THREADS} {failed or 'not run'} there"
 
 
-def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[NotCounted]:
+def _threads_failed(document: Results, scenario: str, concurrency: int) -> list[results.NotCounted]:
     return [p for p in _failures(document, THREADS, scenario) if p.concurrency == concurrency]
 
 
@@ -209,26 +180,29 @@ def _close_mode_beside(document: Results) -> Line:
     )
 
 
-def memory_outcome(mine: MemoryFit, theirs: MemoryFit) -> str:
+def memory_outcome(mine: results.MemoryFit, theirs: results.MemoryFit) -> str:
     """Less memory per connection than the other model, on the two fits' intervals:
     REPRODUCED when they lie apart with mine below, CONTRADICTED when apart with mine above,
     INCONCLUSIVE when they overlap, FROM_ONE_RUN when one fit has no interval."""
     low, high = mine.total_bytes.interval, theirs.total_bytes.interval
     if low is None or high is None:
-        return FROM_ONE_RUN
+        return base.FROM_ONE_RUN
     if low.high < high.low:
-        return REPRODUCED
+        return base.REPRODUCED
     if low.low > high.high:
-        return CONTRADICTED
-    return INCONCLUSIVE
+        return base.CONTRADICTED
+    return base.INCONCLUSIVE
 
 
-def _held(memory: MemoryFit) -> Line:
+def _held(memory: results.MemoryFit) -> Line:
     return (in_kib(memory.total_bytes), f" (fitted over C {counts(memory.concurrencies)})")
 
 
 def _sleepy_conditions(
-    document: Results, found: AsyncioVsThreads, mine: MemoryFit, theirs: MemoryFit
+    document: Results,
+    found: results.AsyncioVsThreads,
+    mine: results.MemoryFit,
+    theirs: results.MemoryFit,
 ) -> tuple[Line, ...]:
     """C7's conditions: the point, the server's load there, both memory fits, the close mode."""
     load = found.get("server_ideal_load")
@@ -243,7 +217,7 @@ def _sleepy_conditions(
             *_held(theirs),
         ),
         _close_mode_beside(document),
-        profile_of(document),
+        base.profile_of(document),
     )
 
 
@@ -262,12 +236,12 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     (C7_NEEDS), a point of 1,000 connections or more, and a threads run there. The fraction
     of the ideal C/L is shown, not judged: on a small machine the CPU of crawler and server
     together caps every model below C/L."""
-    if need := lacking(document, C7_NEEDS):
-        return not_measured("C7", need.words)
+    if need := base.lacking(document, C7_NEEDS):
+        return base.not_measured("C7", need.words)
     found = document["derived"]["comparisons"]["asyncio_vs_threads_sleepy_keep_alive"]
     assert found is not None
     concurrency = found["concurrency"]
-    memory = memory_fits(document["derived"], SLEEPY)
+    memory = results.memory_fits(document["derived"], SLEEPY)
     mine, theirs = memory[ASYNCIO], memory[THREADS]
     assert mine is not None and theirs is not None
     failed = _threads_failed(document, SLEEPY_KEEP_ALIVE, concurrency)
@@ -278,22 +252,24 @@ def c7_sleepy_connections(document: Results) -> Verdict:
         "; ",
         *_threads_there(found, "failed" if failed else ""),
     )
-    if concurrency < MANY_CONNECTIONS:
-        return not_measured("C7", f"a verified point of {MANY_CONNECTIONS:,}+ connections")
+    if concurrency < base.MANY_CONNECTIONS:
+        return base.not_measured(
+            "C7", f"a verified point of {base.MANY_CONNECTIONS:,}+ connections"
+        )
     # asyncio's first failure of its own at a larger concurrency, of 1,000 or more.
     later = _failures(document, ASYNCIO, SLEEPY_KEEP_ALIVE)
     first = next((p for p in later if (p.concurrency or 0) > concurrency), None)
     if first is not None:
         why = f"{ASYNCIO} {first.status} at C {first.concurrency:,}: {first.reason}"
-        return Verdict("C7", CONTRADICTED, measured, (why, *shown), why=why)
+        return Verdict("C7", base.CONTRADICTED, measured, (why, *shown), why=why)
     if failed:
-        fact = Verdict("C7", REPRODUCED, why=f"{THREADS} failed at C {concurrency:,}")
+        fact = Verdict("C7", base.REPRODUCED, why=f"{THREADS} failed at C {concurrency:,}")
     elif found["asyncio_over_threads"] is None:
-        return not_measured("C7", f"a verified {THREADS} run at C {concurrency:,}", shown)
+        return base.not_measured("C7", f"a verified {THREADS} run at C {concurrency:,}", shown)
     else:
         label = f"{ASYNCIO} over {THREADS}:"
         fact = judged_ratio("C7", found["asyncio_over_threads"], label, found.get("look"))
-    outcome = combined((fact.verdict, memory_outcome(mine, theirs)))
+    outcome = base.combined((fact.verdict, memory_outcome(mine, theirs)))
     return replace(fact, verdict=outcome, measured=measured, shown=shown)
 
 
@@ -303,13 +279,13 @@ def c9_uvloop(document: Results) -> Verdict:
     shared with a server on the same cores), the whole interval at 2x or above; contradicted
     when the interval lies below 2x; inconclusive (within noise) when it straddles 2x. Needs
     the asyncio model and its uvloop twin (C9_NEEDS); the other loop pairs are shown beside."""
-    if need := lacking(document, C9_NEEDS):
-        return not_measured("C9", need.words)
+    if need := base.lacking(document, C9_NEEDS):
+        return base.not_measured("C9", need.words)
     found = document["derived"]["comparisons"]["uvloop"]
     assert found is not None
     first = next((p for p in found["pairs"] if (p["plain"], p["fast"]) == (ASYNCIO, UVLOOP)), None)
     if first is None:
-        return not_measured("C9", C9_NEEDS[0].words)
+        return base.not_measured("C9", C9_NEEDS[0].words)
     pairs: tuple[Line, ...] = tuple(
         (
             f"{p['fast']} vs {p['plain']}: ",
@@ -330,7 +306,7 @@ def c9_uvloop(document: Results) -> Verdict:
         ),
         f"{found['scenario']}, C {span(first['concurrencies'])}"
         + rounds_text(_paired(document, "C9", f"{ASYNCIO} over {UVLOOP}")),
-        profile_of(document),
+        base.profile_of(document),
     )
     measured = (f"{ASYNCIO}'s CPU/page over {UVLOOP}'s: ", Figure(speedup))
     counted = document["derived"]["comparisons"]["instructions"]
@@ -348,18 +324,18 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
     inconclusive (within noise) when it straddles 1.05x. Needs the pair and the threads
     model's ratio there (C8_NEEDS), and every free-threaded threads crawl there ending with
     the GIL still off (said, and off)."""
-    if need := lacking(side_by_side, C8_NEEDS):
-        return not_measured("C8", need.words)
+    if need := base.lacking(side_by_side, C8_NEEDS):
+        return base.not_measured("C8", need.words)
     pair = side_by_side["free_threading"][0]
     names = f"{THREADS} on {pair['free_threaded']} over {pair['gil']} (Python {pair['version']})"
-    found = pair["models"][THREADS][MANY_LINKS_KEEP_ALIVE]
+    found = pair["models"][THREADS][base.MANY_LINKS_KEEP_ALIVE]
     pages = found.get("pages_per_s")
     cpu = Figure(found.get("cpu_us_per_page"))
     measured = ("pages/s ", Figure(pages), ", CPU/page ", cpu)
-    gil = ((pair.get("gil_at_end") or {}).get(MANY_LINKS_KEEP_ALIVE) or {}).get(THREADS) or {}
+    gil = ((pair.get("gil_at_end") or {}).get(base.MANY_LINKS_KEEP_ALIVE) or {}).get(THREADS) or {}
     against = gil.get("gil_enabled") or gil.get("unknown") or not gil.get("crawls")
     conditions = (
-        f"{names}, {MANY_LINKS_KEEP_ALIVE} at C "
+        f"{names}, {base.MANY_LINKS_KEEP_ALIVE} at C "
         f"{', '.join(str(c) for c in found['concurrencies'])}, paired by round",
     )
     label = f"{THREADS} on {pair['free_threaded']}:"
@@ -369,7 +345,7 @@ def c8_free_threading(side_by_side: dict[str, Any]) -> Verdict:
             f"the GIL was enabled at the end of {on} and not reported in {unknown} of "
             f"{gil.get('crawls', 0)} {THREADS} crawls on {pair['free_threaded']}"
         )
-        return not_measured("C8", f"crawls that ran without the GIL ({why})", conditions)
+        return base.not_measured("C8", f"crawls that ran without the GIL ({why})", conditions)
     gil_note = (
         f"the GIL was off at the end of all {gil['crawls']} {THREADS} crawls there on "
         f"{pair['free_threaded']}"

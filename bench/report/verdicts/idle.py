@@ -4,23 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bench.report.verdicts.base import (
-    C100K,
-    CONTRADICTED,
-    MANY_COROUTINES,
-    MANY_THREADS,
-    REPRODUCED,
-    TASK,
-    THREAD,
-    Band,
-    Need,
-    Verdict,
-    combined,
-    judged,
-    lacking,
-    not_measured,
-    profile_of,
-)
+from bench.report.verdicts import base
+from bench.report.verdicts.base import C100K, TASK, THREAD, Need, Verdict, judged, not_measured
 from bench.results import NEVER_MADE, C100kHighlights, Results, highlights, idle_table
 from c10k.catalog import COROUTINE_KINDS, STACKLESS_COROUTINE_KINDS
 from c10k.quantity import value_of
@@ -52,7 +37,7 @@ def c1_thread_memory(document: Results) -> Verdict:
     thread is within a factor of 2 of 50 KiB (25-100 KiB), the whole interval of its fit
     inside; contradicted when it lies wholly outside; inconclusive when it straddles a bound.
     Needs the idle thread slope run's figure (C1_NEEDS)."""
-    if need := lacking(document, C1_NEEDS):
+    if need := base.lacking(document, C1_NEEDS):
         return not_measured("C1", need.words, _idle_problem(document, THREAD))
     unit = idle_table(document["derived"])[THREAD]
     shown = (
@@ -60,7 +45,7 @@ def c1_thread_memory(document: Results) -> Verdict:
         f"RSS {kib(unit.rss_bytes_per_unit)} (R² {number(unit.rss_r2, 3)}) + kernel "
         f"{kib(unit.kernel_total_bytes_per_unit)}",
         f"tracemalloc {kib(unit.tracemalloc_bytes_per_unit)}",
-        profile_of(document),
+        base.profile_of(document),
     )
     measured = f"{kib(value_of(unit.total_bytes_per_unit))} per thread (RSS + kernel)"
     fact = judged("C1", unit.total_bytes_per_unit, THREAD)
@@ -76,7 +61,7 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     stackful kind (a greenlet) is listed beside, not judged: the chapter's coroutines keep
     no stack of their own. Needs the asyncio task's figure, the chapter's coroutine
     (C2_NEEDS)."""
-    if need := lacking(document, C2_NEEDS):
+    if need := base.lacking(document, C2_NEEDS):
         return not_measured("C2", need.words, _idle_problem(document, TASK))
     units = idle_table(document["derived"])
     measured = {
@@ -97,9 +82,12 @@ def c2_coroutine_memory(document: Results) -> Verdict:
     )
     return replace(
         stackless[worst],
-        verdict=combined(fact.verdict for fact in stackless.values()),
+        verdict=base.combined(fact.verdict for fact in stackless.values()),
         measured=f"{kib(measured[worst], 2)} per {worst}, the costliest stackless kind",
-        shown=(f"{each} (RSS + kernel per unit, each a fit over its run)", profile_of(document)),
+        shown=(
+            f"{each} (RSS + kernel per unit, each a fit over its run)",
+            base.profile_of(document),
+        ),
     )
 
 
@@ -119,7 +107,7 @@ def c3_thread_failures(document: Results) -> Verdict:
     contradicted if the harness's cap of 100,000 or more was reached without a failure; not
     measured when a smaller cap was reached first, or without the run (C3_NEEDS). A count
     needs no interval."""
-    if need := lacking(document, C3_NEEDS):
+    if need := base.lacking(document, C3_NEEDS):
         return not_measured("C3", need.words)
     ceiling = idle_table(document["derived"])[THREAD].max_threads
     assert ceiling is not None
@@ -130,12 +118,12 @@ def c3_thread_failures(document: Results) -> Verdict:
         f"stopped by {stopped}" + (f" ({ceiling['error']})" if ceiling.get("error") else ""),
         f"vm.max_map_count {number(context.get('vm.max_map_count'))}, kernel.pid_max "
         f"{number(context.get('kernel.pid_max'))}",
-        profile_of(document),
+        base.profile_of(document),
     )
     if not ceiling["capped"]:
-        outcome, measured = REPRODUCED if count < MANY_THREADS else CONTRADICTED, ""
-    elif int(ceiling.get("cap") or count) >= MANY_THREADS:
-        outcome, measured = CONTRADICTED, " no failure,"
+        outcome, measured = base.REPRODUCED if count < base.MANY_THREADS else base.CONTRADICTED, ""
+    elif int(ceiling.get("cap") or count) >= base.MANY_THREADS:
+        outcome, measured = base.CONTRADICTED, " no failure,"
     else:
         return not_measured("C3", f"a failure below the harness's cap ({count:,} threads)", shown)
     measured = f"{count:,} threads,{measured} {A_COUNT}"
@@ -154,24 +142,28 @@ def c4_many_coroutines(document: Results) -> Verdict:
         for kind, unit in idle_table(document["derived"]).items()
         if kind in COROUTINE_KINDS
         for p in unit.failed_slopes
-        if (p["count"] or 0) >= MANY_COROUTINES and p["status"] not in NEVER_MADE
+        if (p["count"] or 0) >= base.MANY_COROUTINES and p["status"] not in NEVER_MADE
     ]
     if failures:
         kind, count, status, reason = failures[0]
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
         why = f"{kind} {status} at {count:,} units"
         return Verdict(
-            "C4", CONTRADICTED, measured, (reason or status, profile_of(document)), why=why
+            "C4",
+            base.CONTRADICTED,
+            measured,
+            (reason or status, base.profile_of(document)),
+            why=why,
         )
     units = idle_table(document["derived"])
-    if need := lacking(document, C4_NEEDS):
+    if need := base.lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
-    if (units[TASK].count or 0) < MANY_COROUTINES:
-        return not_measured("C4", f"a {TASK} run of {MANY_COROUTINES:,} units or more")
+    if (units[TASK].count or 0) < base.MANY_COROUTINES:
+        return not_measured("C4", f"a {TASK} run of {base.MANY_COROUTINES:,} units or more")
     big = {
         k: (u, rate)
         for k in COROUTINE_KINDS
-        if (u := units.get(k)) and (u.count or 0) >= MANY_COROUTINES
+        if (u := units.get(k)) and (u.count or 0) >= base.MANY_COROUTINES
         if (rate := u.start_rate_per_s) and rate.value
     }
     slowest = min(big, key=lambda k: big[k][1].value or 0.0)
@@ -183,12 +175,12 @@ def c4_many_coroutines(document: Results) -> Verdict:
     unit, rate = big[slowest]
     return replace(
         judged("C4", rate, slowest),
-        verdict=combined(judged("C4", r).verdict for _, r in big.values()),
+        verdict=base.combined(judged("C4", r).verdict for _, r in big.values()),
         measured=f"{unit.count or 0:,} {slowest}s started at "
         f"{number(rate.value)} per second, the slowest kind",
         shown=(
             f"units started, time to start all and RSS at the end: {each}",
-            profile_of(document),
+            base.profile_of(document),
         ),
     )
 
@@ -201,7 +193,7 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     than that ceiling, or without either figure (C5_NEEDS). One process cannot judge it: its
     own open files end its sockets first. The per-process figures stand beside. A count needs
     no interval."""
-    if need := lacking(document, C5_NEEDS):
+    if need := base.lacking(document, C5_NEEDS):
         return not_measured("C5", need.words)
     machine = idle_table(document["derived"])[THREAD].max_threads_machine
     assert machine is not None
@@ -225,7 +217,7 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     shown = (
         f"threads blocked on an Event in {machine.get('processes')} processes at once",
         *beside,
-        profile_of(document),
+        base.profile_of(document),
     )
     if not machine["machine_limit"]:
         return not_measured("C5", f"threads stopped by a limit of the machine ({stopped})", shown)
@@ -233,5 +225,7 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
         return not_measured(
             "C5", f"a crawl holding more connections than the {count:,} threads", shown
         )
-    band = Band(0.0, held, of=" connections held")
-    return Verdict("C5", REPRODUCED, measured, shown, value=count, why="a count", data_band=band)
+    band = base.Band(0.0, held, of=" connections held")
+    return Verdict(
+        "C5", base.REPRODUCED, measured, shown, value=count, why="a count", data_band=band
+    )
