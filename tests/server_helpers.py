@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+import pytest
+
 from server.app import Delivery, SiteHandler, make_listener, start_server
 from server.counters import Stats
 from server.site import Site
@@ -341,3 +343,14 @@ def serve_process(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+def site_fixture(*args: str) -> Any:
+    """A module-scoped fixture: the URL of `c10k serve ARGS`, served in its own process."""
+
+    @pytest.fixture(scope="module")
+    def site() -> Iterator[str]:
+        with serve_process(*args) as (_, url):
+            yield url
+
+    return site
