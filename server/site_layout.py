@@ -6,7 +6,6 @@ import bisect
 import itertools
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from server.docs_layout import DocsTree
 from server.site_params import (
@@ -20,11 +19,6 @@ from server.site_params import (
     SiteParams,
     fault_counts,
 )
-
-
-@dataclass(slots=True)
-class Chain:
-    steps: list[Redirect]  # step k is /r/<c>/<k>
 
 
 class SiteLayout:
@@ -42,8 +36,8 @@ class SiteLayout:
         self.page_links: list[list[Link]] = []
         self.page_content_types: list[str] = []
         self.page_invalid_utf8: list[bool] = []
-        self.chains: list[Chain] = []
-        self.cycles: list[list[Redirect]] = []
+        self.chains: list[list[Redirect]] = []  # chain c's step k is /r/<c>/<k>
+        self.cycles: list[list[Redirect]] = []  # cycle m's step k is /c/<m>/<k>
         self.files: list[str] = []  # extension of /f/<m>.<ext>
         self.missing_count = 0
         self.page_faults: dict[int, str] = {}
@@ -194,7 +188,7 @@ class SiteLayout:
         form = rng.choice(OFFSITE_FORMS)
         return Link(form.format(j=rng.randrange(p.pages)), None, kind, markup=self.markup(rng))
 
-    def _make_chain(self, rng: random.Random, c: int, src: int) -> Chain:
+    def _make_chain(self, rng: random.Random, c: int, src: int) -> list[Redirect]:
         """A chain of 2..chain_length redirects; it ends at a page of src's part, a 404 or
         off-site."""
         p = self.params
@@ -218,7 +212,7 @@ class SiteLayout:
                 steps.append(Redirect(status, f"{k + 1}", f"/r/{c}/{k + 1}"))
             else:
                 steps.append(Redirect(status, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}"))
-        return Chain(steps)
+        return steps
 
     def _plain(self, rng: random.Random, src: int, j: int) -> Link:
         return self._spell(rng, src, self.page_path(j), "plain")

@@ -25,7 +25,6 @@ import pytest
 from server.app import Delivery, SiteHandler, make_listener, start_server
 from server.counters import Stats
 from server.site import Site
-from server.site_layout import Chain
 from server.site_params import (
     FAULT_KINDS,
     FAULT_OUTCOMES,
@@ -66,7 +65,7 @@ class HandBuiltSite(Site):
             end_target = end
         steps = [Redirect(s, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}") for k, s in enumerate(statuses)]
         steps[-1] = Redirect(statuses[-1], end, end_target)
-        self.chains.append(Chain(steps))
+        self.chains.append(steps)
         self._cache.clear()
         return f"/r/{c}/0"
 
