@@ -192,7 +192,7 @@ class Link(NamedTuple):
     target: str | None  # normalised path+query on this site; None when off-site
     kind: str  # 'plain' or one of SLOT_KINDS
     absolute: bool = False  # rendered as <scheme>://<authority><href>
-    markup: int = 0  # 0 plain; 1 <A HREF>; 2 whitespace; 3 single quotes; 4 extra attribute
+    markup: int = 0  # the index of its <a> element's spelling in page_bodies.MARKUPS
     form: int = 0  # if absolute: the index of its origin's spelling in ABSOLUTE_FORMS
 
 
