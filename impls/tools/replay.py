@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import socket
 import sys
-import time
 from collections import deque
 from pathlib import Path
 
 from c10k.catalog import CORE_REPLAY
-from c10k.probes import mark_crawl_boundary, peak_rss_kib
+from c10k.probes import mark_crawl_boundary
+from impls.cli.crawl import Clock, print_result
 from impls.core import READ_SIZE, ErrorKind, FetchError, Frontier, build_request
 from impls.core.frontier import CrawlConfig
-from impls.core.summary import build_result, format_summary
 from impls.core.urls import Origin
 
 # Outcomes recorded without fetching: the server would hang, reset or refuse.
@@ -132,23 +130,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     frontier = Frontier(CrawlConfig(root=root, max_pages=args.max_pages))
-    before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    clock = Clock()
     if args.mark_crawl:
         mark_crawl_boundary()
     replay(frontier, responses)
     if args.mark_crawl:
         mark_crawl_boundary()
-    wall_s = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    result = build_result(
-        frontier,
-        CORE_REPLAY,
-        wall_s=wall_s,
-        cpu_user_s=after.ru_utime - before.ru_utime,
-        cpu_sys_s=after.ru_stime - before.ru_stime,
-        max_rss_kib=peak_rss_kib(),
-    )
-    print(json.dumps(result) if args.json else format_summary(result))
+    print_result(clock.document(frontier, CORE_REPLAY), args.json)
     return 0
 
 
