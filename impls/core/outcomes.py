@@ -32,7 +32,6 @@ class FetchError(Exception):
     def __init__(self, kind: ErrorKind, detail: str = "") -> None:
         super().__init__(f"{kind.value}: {detail}" if detail else kind.value)
         self.kind = kind
-        self.detail = detail
 
 
 @dataclass
