@@ -52,11 +52,9 @@ _FRAGMENTS: tuple[str, ...] = ("#top", "#examples", "#id3", "#module-loop", "#")
 
 
 class DocsTree:
-    """Where every docs page lives, its sidebar, and how its links are written.
-
-    Pages keep their integer index (faults, content types and the manifest are shared
-    with the other shapes); only paths and spellings differ. Section s holds the pages
-    first[s]..first[s+1]-1, the first of them its index /docs/<section>/.
+    """Where every docs page lives, its sidebar, and how its links are written: pages keep
+    their index (as in the other shapes), only paths and spellings differ. Section s holds
+    pages first[s]..first[s+1]-1, the first its index /docs/<section>/.
     """
 
     # Slot kinds whose targets depend on the path scheme; the rest are the shared ones.
@@ -229,11 +227,8 @@ class DocsTree:
         kind: str,
         tree: bool = False,
     ) -> Link:
-        """Write a link to target (path and query on this site) as docs pages do.
-
-        A tree link (the one that makes a page reachable) is never written with :80, which
-        is the site's origin only when it listens on port 80.
-        """
+        """Write a link to target (path and query on this site) as docs pages do; a tree link
+        (the one that makes a page reachable) never with :80, the origin only on port 80."""
         p = self.params
         href = target
         absolute = False
@@ -305,9 +300,8 @@ def _relative(rng: random.Random, base: str, target: str) -> str:
 
 
 def _variant(rng: random.Random, path: str) -> str:
-    """A path that differs from a page's only by case or percent-encoding: another URL
-    under the contract (no percent-decoding, path case kept), which the site does not
-    serve (404)."""
+    """A path that differs from a page's only by case or percent-encoding: another URL under
+    the contract, which the site does not serve (404)."""
     head, _, name = path.rpartition("/")
     stem = name.removesuffix(".html")
     u = rng.randrange(3)

@@ -118,10 +118,8 @@ class Site(SiteLayout):
         self, root_url: str, max_redirect: int = 10, order: random.Random | None = None
     ) -> dict[str, Outcome]:
         """The exact fetched map of a correct crawl from root_url (the site's root, or a
-        part's: /?part=K) under docs/contract.md.
-
-        Computed from the links the model generated, never from its HTML. `order`, if
-        given, pops the frontier in random order (the result must not change).
+        part's: /?part=K), from the links the model generated, never from its HTML. `order`
+        pops the frontier in random order (the result must not change).
         """
         origin = _origin(root_url)
         parts = urlsplit(root_url.strip())

@@ -97,13 +97,10 @@ class SiteLayout:
             pos += count
 
     def _wire_deep(self, rng: random.Random, slots: list[list[Link | None]]) -> None:
-        """Give every page an incoming plain link from an already reachable, non-faulty page
-        of its part.
-
-        Each part's pages are attached in index order to a random open plain slot of the
-        part's pages reached so far, its root's first (a random recursive tree, so the crawl
-        fans out over generations); leftover plain slots link to random pages of the part.
-        Owner -1-k stands for part k's root.
+        """Give every page an incoming plain link from a reachable, non-faulty page of its
+        part: in index order, a random open plain slot of the part's pages reached so far,
+        its root's (owner -1-k) first (a random recursive tree: the crawl fans out over
+        generations); leftover plain slots link to random pages of the part.
         """
         p = self.params
         roots: list[list[Link | None]] = [[None] * max(1, p.links) for _ in range(p.parts)]

@@ -34,10 +34,8 @@ def parse_size_range(text: str) -> tuple[int, int]:
 
 
 def parse_faults(text: str) -> dict[str, float]:
-    """'reset=0.01,hang=0.01,500=0.02,truncate=0.01,garbage=0.01' -> rates by kind.
-
-    Kinds: reset, hang, 500 (or error500), truncate, garbage. '' or 'none' is no faults.
-    """
+    """'reset=0.01,hang=0.01,500=0.02,truncate=0.01,garbage=0.01' -> rates by kind (500 or
+    error500); '' or 'none' is no faults."""
     rates = dict.fromkeys(FAULT_KINDS, 0.0)
     if text.strip().lower() in ("", "none", "0"):
         return rates
