@@ -55,14 +55,12 @@ def payload_error_names_reset(exc: aiohttp.ClientPayloadError) -> bool:
 
 
 # --- each connection counted from connect to close; a fresh one on demand -----------------
-# aiohttp's public hooks do not reach far enough. TraceConfig signals the start of a connect
-# (on_connection_create_start) but neither its failure nor the close of a connection,
-# which may come in the pool, long after the request that opened it; a socket_factory sees
-# the socket but not its close on uvloop, which takes the descriptor over. No public hook
-# sees the bytes that reach a connection before the parser, or opens a new connection
-# while the pool holds an idle one. So the connector is subclassed where it makes and pools
-# connections (three private names of BaseConnector) and makes its protocol a subclass of
-# the private ResponseHandler: asyncio's own methods, which every loop calls alike.
+# No public hook sees a connect fail, a connection close in the pool (TraceConfig sees a
+# connect start; a socket_factory's socket is taken over by uvloop), the bytes before the
+# parser, or opens a new connection while the pool holds an idle one. So the connector is
+# subclassed where it makes and pools connections (three private names of BaseConnector),
+# its protocol a subclass of the private ResponseHandler: asyncio's own methods, which
+# every loop calls alike.
 
 
 class CountedConnection(ResponseHandler):

@@ -1,12 +1,10 @@
 """The asyncio-threads model: an event loop per thread, each with its share of the workers."""
 
 # CPython's advice for asyncio on the free-threaded build: one event loop per thread. The
-# loops share what the threads model's threads share, guarded as it guards them: the
-# frontier under one lock, held only to record a result (the page is parsed before), its
-# connection count under another. No asyncio object crosses between loops: a future belongs
-# to its loop, and only that loop may resolve it. So the one queue of jobs (Jobs, under a
-# lock of its own) hands a job to a worker waiting in another loop, and the end of the crawl
-# to every loop, through that loop's call_soon_threadsafe.
+# loops share the frontier under one lock (held only to record a result) and its connection
+# count under another, as the threads model's threads do. A future belongs to its loop, so
+# the one queue (Jobs) hands a job, or the end of the crawl, to another loop through its
+# call_soon_threadsafe.
 
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
 """N subinterpreters in threads of this process, each crawling one part of the site."""
 
-# Each subinterpreter (concurrent.interpreters, CPython 3.14+: a GIL of its own) runs, in a
-# thread of its own, the callbacks model on one part of the site (in_interpreter.py), as a
-# child process of `--processes` would: nothing crosses between them while they crawl. What
-# crosses between interpreters: a CrawlConfig in (Interpreter.call pickles it), a byte each
-# way on the start line's pipes, and the part's document out. A thread cannot be stopped: a
-# failure or Ctrl-C goes on to the caller, and `c10k crawl` then ends the process.
+# Each subinterpreter (CPython 3.14+: a GIL of its own) runs, in a thread of its own, the
+# callbacks model on one part of the site (in_interpreter.py), as a child of `--processes`
+# would. Only a CrawlConfig (pickled), a byte each way on the start line and the part's
+# document cross. A thread cannot be stopped: on a failure or Ctrl-C, `c10k crawl` ends the
+# process.
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
 """The core alone: a recorded crawl's responses fed through the parser and the frontier, no I/O."""
 
-# `record ROOT URLS.json OUT` fetches each URL of a site once (one connection each, as the
-# crawlers do) and writes the raw bytes. `run OUT` replays them: every byte goes through the
-# core's ResponseParser and Frontier exactly as a raw-socket model feeds them, with no socket,
-# no loop and no thread. Its document is a crawl document (`--json`, model "core-replay"), so
-# it is verified against the manifest like any crawl, and its CPU (or callgrind's instruction
-# count) is the core's own cost per page.
+# `record ROOT URLS.json OUT` fetches each URL of a site once and writes the raw bytes; `run
+# OUT` feeds them through the core's parser and Frontier as a raw-socket model does, with no
+# socket, loop or thread. Its crawl document (model "core-replay") is verified against the
+# manifest like any crawl's, and its CPU (or instruction count) is the core's cost per page.
 
 from __future__ import annotations
 
