@@ -171,8 +171,8 @@ def threads_on_the_machine(
     processes: int, cap: int, stack_size: int, memory_guard_kib: int, pid_reserve: int
 ) -> dict[str, Any]:
     """Start threads until failure in `processes` processes at once, each holding its threads
-    until every one has stopped: the machine's ceiling (kernel.pid_max, threads-max, memory),
-    past each process's own (vm.max_map_count). The cap is the total, split evenly."""
+    until all have stopped: the machine's ceiling, past each process's own (vm.max_map_count).
+    The cap is the total, split evenly."""
     spawn = multiprocessing.get_context("spawn")  # a clean child, not a copy of this process
     results, release = spawn.Queue(), spawn.Event()
     shares = [cap // processes + (i < cap % processes) for i in range(processes)]
