@@ -163,16 +163,8 @@ class SiteLayout:
         if kind == "redirect_cycle":
             m = len(self.cycles)
             length = rng.randint(1, 3)
-            self.cycles.append(
-                [
-                    Redirect(
-                        rng.choice(REDIRECT_STATUSES),
-                        f"/c/{m}/{(k + 1) % length}",
-                        f"/c/{m}/{(k + 1) % length}",
-                    )
-                    for k in range(length)
-                ]
-            )
+            steps = [f"/c/{m}/{(k + 1) % length}" for k in range(length)]
+            self.cycles.append([Redirect(rng.choice(REDIRECT_STATUSES), s, s) for s in steps])
             return self._spell(rng, src, f"/c/{m}/0", kind)
         if kind == "missing":
             self.missing_count += 1
