@@ -249,12 +249,10 @@ class SiteHandler:
 
 
 class _StampingProtocol(RequestHandler):
-    """aiohttp's connection protocol, noting when each request head was parsed.
-
-    aiohttp parses in data_received and runs the handler on a later loop iteration, behind
-    every request parsed in between; the stamp is the request's true arrival. It reads
-    aiohttp's private queue of parsed messages (`_messages`); a test of pipelined requests
-    fails if that changes (tests/test_server_http.py).
+    """aiohttp's connection protocol, stamping when each request head was parsed: its true
+    arrival (the handler runs a loop iteration later, behind every request parsed in
+    between). It reads aiohttp's private `_messages`; tests/test_server_http.py's pipelined
+    requests fail if that changes.
     """
 
     def __init__(self, manager: _StampingServer, **kwargs: Any) -> None:

@@ -355,9 +355,8 @@ def stop_at_end_of_stdin() -> None:
 
 
 def warm(handler: SiteHandler, url: str) -> None:
-    """Render every page and the manifests (the root's, each part's) for this root before
-    the URL is announced, so that the measured crawl pays only for serving, never for
-    building."""
+    """Render every page and the manifests (the root's, each part's) before the URL is
+    announced: the measured crawl pays for serving only."""
     authority = url.split("/")[2]
     handler.site.prerender(authority)
     for root in {url, *handler.part_roots(authority)}:

@@ -1,4 +1,4 @@
-"""The server's request counters, in shared memory so that every worker adds to the same numbers."""
+"""The server's request counters, shared by its workers."""
 
 from __future__ import annotations
 
@@ -11,11 +11,9 @@ from typing import Any
 
 
 class Stats:
-    """Request counters in shared memory, so that every worker adds to the same numbers.
-
-    Create it in the parent before forking the workers. One lock guards the counters:
-    peak_in_flight needs the sum over all workers at each arrival. With `addresses` (the
-    server's --listen), requests are also counted per address they arrived on.
+    """Request counters in shared memory, made before the workers fork, under one lock
+    (peak_in_flight needs the sum over all workers at each arrival); per address of
+    `addresses` (--listen) too.
     """
 
     _FIELDS = ("requests", "in_flight", "peak_in_flight", "bytes_sent", "faults")

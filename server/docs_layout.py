@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from server.docs_bodies import DocsText, docs_page_body, nav_html
 from server.site_params import (
@@ -16,23 +15,8 @@ from server.site_params import (
     SiteParams,
 )
 
-
-class LayoutTables(Protocol):
-    """What the docs shape reads and fills of a site's layout (SiteLayout, server/site_layout.py):
-    the tables every shape has, and the draws it shares with the others."""
-
-    root_links: list[Link]
-    page_links: list[list[Link]]
-    page_content_types: list[str]
-    page_invalid_utf8: list[bool]
-    page_faults: dict[int, str]
-    missing_count: int
-
-    def place_faults(self, rng: random.Random, candidates: Sequence[int]) -> None: ...
-
-    def draw_slot(self, rng: random.Random, src: int) -> Link | None: ...
-
-    def markup(self, rng: random.Random) -> int: ...
+if TYPE_CHECKING:  # the layout the docs shape reads and fills (it imports this module)
+    from server.site_layout import SiteLayout
 
 
 SECTIONS: tuple[str, ...] = (
@@ -68,11 +52,9 @@ _FRAGMENTS: tuple[str, ...] = ("#top", "#examples", "#id3", "#module-loop", "#")
 
 
 class DocsTree:
-    """Where every docs page lives, its sidebar, and how its links are written.
-
-    Pages keep their integer index (faults, content types and the manifest are shared
-    with the other shapes); only paths and spellings differ. Section s holds the pages
-    first[s]..first[s+1]-1, the first of them its index /docs/<section>/.
+    """Where every docs page lives, its sidebar, and how its links are written: pages keep
+    their index (as in the other shapes), only paths and spellings differ. Section s holds
+    pages first[s]..first[s+1]-1, the first its index /docs/<section>/.
     """
 
     # Slot kinds whose targets depend on the path scheme; the rest are the shared ones.
@@ -119,7 +101,7 @@ class DocsTree:
 
     # -- the layout -------------------------------------------------------------------
 
-    def build(self, layout: LayoutTables, rng: random.Random) -> None:
+    def build(self, layout: SiteLayout, rng: random.Random) -> None:
         """Fill the layout's tables for the docs shape (deep and wide never come here)."""
         p = self.params
         # Never on a section index (the sidebar's entry points).
@@ -142,7 +124,7 @@ class DocsTree:
             body = [link for link in row if link is not None]
             layout.page_links.append(navs[self.section_of[i]] + body)
 
-    def _nav(self, layout: LayoutTables, rng: random.Random, s: int) -> list[Link]:
+    def _nav(self, layout: SiteLayout, rng: random.Random, s: int) -> list[Link]:
         """The sidebar of section s (-1: the root), written relative to its directory, so
         every page of a section carries the same bytes."""
         base = "/" if s < 0 else f"/docs/{self.sections[s]}/"
@@ -160,7 +142,7 @@ class DocsTree:
 
     def _wire(
         self,
-        layout: LayoutTables,
+        layout: SiteLayout,
         rng: random.Random,
         rows: list[list[Link | None]],
         root_row: list[Link | None],
@@ -200,7 +182,7 @@ class DocsTree:
                     rows[i][s] = self.plain(layout, rng, i, rng.randrange(n))
 
     def plain(
-        self, layout: LayoutTables, rng: random.Random, src: int, j: int, tree: bool = False
+        self, layout: SiteLayout, rng: random.Random, src: int, j: int, tree: bool = False
     ) -> Link:
         target = self.paths[j]
         if not tree and self.is_index(j) and rng.random() < 0.3:
@@ -209,7 +191,7 @@ class DocsTree:
 
     # -- link kinds and spellings -----------------------------------------------------
 
-    def make_slot(self, layout: LayoutTables, rng: random.Random, src: int, kind: str) -> Link:
+    def make_slot(self, layout: SiteLayout, rng: random.Random, src: int, kind: str) -> Link:
         """A link slot of a kind in OWN_KINDS, from page src (-1 is the root)."""
         j = rng.randrange(self.params.pages)
         target = self.paths[j]
@@ -238,18 +220,15 @@ class DocsTree:
 
     def spell(
         self,
-        layout: LayoutTables,
+        layout: SiteLayout,
         rng: random.Random,
         src: int,
         target: str,
         kind: str,
         tree: bool = False,
     ) -> Link:
-        """Write a link to target (path and query on this site) as docs pages do.
-
-        A tree link (the one that makes a page reachable) is never written with :80, which
-        is the site's origin only when it listens on port 80.
-        """
+        """Write a link to target (path and query on this site) as docs pages do; a tree link
+        (the one that makes a page reachable) never with :80, the origin only on port 80."""
         p = self.params
         href = target
         absolute = False
@@ -266,7 +245,7 @@ class DocsTree:
 
     # -- bodies -----------------------------------------------------------------------
 
-    def body(self, layout: LayoutTables, i: int, authority: str) -> bytes:
+    def body(self, layout: SiteLayout, i: int, authority: str) -> bytes:
         """The HTML of page i (-1 is the root) for this Host."""
         if self._text is None:
             self._text = DocsText(self.text_seed)
@@ -321,9 +300,8 @@ def _relative(rng: random.Random, base: str, target: str) -> str:
 
 
 def _variant(rng: random.Random, path: str) -> str:
-    """A path that differs from a page's only by case or percent-encoding: another URL
-    under the contract (no percent-decoding, path case kept), which the site does not
-    serve (404)."""
+    """A path that differs from a page's only by case or percent-encoding: another URL under
+    the contract, which the site does not serve (404)."""
     head, _, name = path.rpartition("/")
     stem = name.removesuffix(".html")
     u = rng.randrange(3)

@@ -11,6 +11,15 @@ FILLER = (
     b"incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud "
     b"exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat. "
 )
+# A link's <a> element by Link.markup: plain, upper case, whitespace around the href,
+# single quotes, another attribute first.
+MARKUPS = (
+    '<a href="{href}">{text}</a>',
+    '<A HREF="{href}">{text}</A>',
+    '<a href="  {href}\n ">{text}</a>',
+    "<a href='{href}'>{text}</a>",
+    '<a class="nav" title="a &lt;link&gt;" href="{href}">{text}</a>',
+)
 # Not HTTP: no status line, binary noise (a client must report error:protocol).
 GARBAGE = b"\x16\x03\x01\x00\xa5SSH-2.0-NOT-HTTP\xff\xfe\x00garbage, no status line\r\n\r\n"
 
@@ -66,17 +75,7 @@ def render_link(link: Link, authority: str, n: int, text: str | None = None) -> 
         prefix = f"HTTP://{authority}" if link.form == 0 else origin(link.form, authority)
         href = prefix + href
     value = html.escape(href, quote=True)  # '&' becomes '&amp;': entity-encoded hrefs
-    if text is None:
-        text = f"link {n}"
-    if link.markup == 1:
-        return f'<A HREF="{value}">{text}</A>'
-    if link.markup == 2:
-        return f'<a href="  {value}\n ">{text}</a>'
-    if link.markup == 3:
-        return f"<a href='{value}'>{text}</a>"
-    if link.markup == 4:
-        return f'<a class="nav" title="a &lt;link&gt;" href="{value}">{text}</a>'
-    return f'<a href="{value}">{text}</a>'
+    return MARKUPS[link.markup].format(href=value, text=f"link {n}" if text is None else text)
 
 
 def origin(form: int, authority: str) -> str:

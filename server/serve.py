@@ -168,12 +168,9 @@ def serve_workers(
     loop: str = "auto",
     before_fork: Callable[[int], None] | None = None,
 ) -> None:
-    """Run `workers` processes sharing one port (SO_REUSEPORT) on every host until SIGINT or
-    SIGTERM.
-
-    before_fork(port) runs once the port is known (what it caches, every worker
-    inherits); on_ready(port) once every worker listens. Raises ServeError when a
-    worker cannot start or dies.
+    """Run `workers` processes sharing one port on every host until SIGINT or SIGTERM;
+    before_fork(port) once the port is known (every worker inherits what it caches),
+    on_ready(port) once every worker listens. ServeError when a worker cannot start or dies.
     """
     # Reserve the port (bound, not listening, so it takes no connections) so that
     # --port 0 gives every worker the same port and nobody else takes it meanwhile.

@@ -23,8 +23,7 @@ from server.site_params import (
 )
 
 _PAGE_RE = re.compile(r"/p/(0|[1-9][0-9]*)(/?)")
-_CHAIN_RE = re.compile(r"/r/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
-_CYCLE_RE = re.compile(r"/c/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")
+_REDIRECT_RE = re.compile(r"/([rc])/(0|[1-9][0-9]*)/(0|[1-9][0-9]*)")  # a chain's or cycle's
 _FILE_RE = re.compile(r"/f/(0|[1-9][0-9]*)\.([a-z]+)")
 _PART_RE = re.compile(r"part=(0|[1-9][0-9]*)")
 _HTML = ("Content-Type", "text/html; charset=utf-8")  # the root's and every status page's
@@ -80,16 +79,11 @@ class Site(SiteLayout):
                 return ("page" if m.group(2) else "slash", int(m.group(1)), 0)
         if _query:
             return ("missing", 0, 0)
-        m = _CHAIN_RE.fullmatch(route)
-        if m and int(m.group(1)) < len(self.chains):
-            c, k = int(m.group(1)), int(m.group(2))
-            if k < len(self.chains[c].steps):
-                return ("chain", c, k)
-        m = _CYCLE_RE.fullmatch(route)
-        if m and int(m.group(1)) < len(self.cycles):
-            c, k = int(m.group(1)), int(m.group(2))
-            if k < len(self.cycles[c]):
-                return ("cycle", c, k)
+        m = _REDIRECT_RE.fullmatch(route)
+        if m:
+            redirects, c, k = self.chains if m[1] == "r" else self.cycles, int(m[2]), int(m[3])
+            if c < len(redirects) and k < len(redirects[c]):
+                return ("chain" if m[1] == "r" else "cycle", c, k)
         m = _FILE_RE.fullmatch(route)
         if m and int(m.group(1)) < len(self.files) and self.files[int(m.group(1))] == m.group(2):
             return ("file", int(m.group(1)), 0)
@@ -103,7 +97,7 @@ class Site(SiteLayout):
             target = self.page_path(a) + (f"?{query}" if query else "")
             return Redirect(301, target, target)
         if kind == "chain":
-            return self.chains[a].steps[b]
+            return self.chains[a][b]
         if kind == "cycle":
             return self.cycles[a][b]
         return None
@@ -124,10 +118,8 @@ class Site(SiteLayout):
         self, root_url: str, max_redirect: int = 10, order: random.Random | None = None
     ) -> dict[str, Outcome]:
         """The exact fetched map of a correct crawl from root_url (the site's root, or a
-        part's: /?part=K) under docs/contract.md.
-
-        Computed from the links the model generated, never from its HTML. `order`, if
-        given, pops the frontier in random order (the result must not change).
+        part's: /?part=K), from the links the model generated, never from its HTML. `order`
+        pops the frontier in random order (the result must not change).
         """
         origin = _origin(root_url)
         parts = urlsplit(root_url.strip())

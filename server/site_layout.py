@@ -6,7 +6,6 @@ import bisect
 import itertools
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from server.docs_layout import DocsTree
 from server.site_params import (
@@ -20,11 +19,6 @@ from server.site_params import (
     SiteParams,
     fault_counts,
 )
-
-
-@dataclass(slots=True)
-class Chain:
-    steps: list[Redirect]  # step k is /r/<c>/<k>
 
 
 class SiteLayout:
@@ -42,8 +36,8 @@ class SiteLayout:
         self.page_links: list[list[Link]] = []
         self.page_content_types: list[str] = []
         self.page_invalid_utf8: list[bool] = []
-        self.chains: list[Chain] = []
-        self.cycles: list[list[Redirect]] = []
+        self.chains: list[list[Redirect]] = []  # chain c's step k is /r/<c>/<k>
+        self.cycles: list[list[Redirect]] = []  # cycle m's step k is /c/<m>/<k>
         self.files: list[str] = []  # extension of /f/<m>.<ext>
         self.missing_count = 0
         self.page_faults: dict[int, str] = {}
@@ -103,13 +97,10 @@ class SiteLayout:
             pos += count
 
     def _wire_deep(self, rng: random.Random, slots: list[list[Link | None]]) -> None:
-        """Give every page an incoming plain link from an already reachable, non-faulty page
-        of its part.
-
-        Each part's pages are attached in index order to a random open plain slot of the
-        part's pages reached so far, its root's first (a random recursive tree, so the crawl
-        fans out over generations); leftover plain slots link to random pages of the part.
-        Owner -1-k stands for part k's root.
+        """Give every page an incoming plain link from a reachable, non-faulty page of its
+        part: in index order, a random open plain slot of the part's pages reached so far,
+        its root's (owner -1-k) first (a random recursive tree: the crawl fans out over
+        generations); leftover plain slots link to random pages of the part.
         """
         p = self.params
         roots: list[list[Link | None]] = [[None] * max(1, p.links) for _ in range(p.parts)]
@@ -172,16 +163,8 @@ class SiteLayout:
         if kind == "redirect_cycle":
             m = len(self.cycles)
             length = rng.randint(1, 3)
-            self.cycles.append(
-                [
-                    Redirect(
-                        rng.choice(REDIRECT_STATUSES),
-                        f"/c/{m}/{(k + 1) % length}",
-                        f"/c/{m}/{(k + 1) % length}",
-                    )
-                    for k in range(length)
-                ]
-            )
+            steps = [f"/c/{m}/{(k + 1) % length}" for k in range(length)]
+            self.cycles.append([Redirect(rng.choice(REDIRECT_STATUSES), s, s) for s in steps])
             return self._spell(rng, src, f"/c/{m}/0", kind)
         if kind == "missing":
             self.missing_count += 1
@@ -194,7 +177,7 @@ class SiteLayout:
         form = rng.choice(OFFSITE_FORMS)
         return Link(form.format(j=rng.randrange(p.pages)), None, kind, markup=self.markup(rng))
 
-    def _make_chain(self, rng: random.Random, c: int, src: int) -> Chain:
+    def _make_chain(self, rng: random.Random, c: int, src: int) -> list[Redirect]:
         """A chain of 2..chain_length redirects; it ends at a page of src's part, a 404 or
         off-site."""
         p = self.params
@@ -218,7 +201,7 @@ class SiteLayout:
                 steps.append(Redirect(status, f"{k + 1}", f"/r/{c}/{k + 1}"))
             else:
                 steps.append(Redirect(status, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}"))
-        return Chain(steps)
+        return steps
 
     def _plain(self, rng: random.Random, src: int, j: int) -> Link:
         return self._spell(rng, src, self.page_path(j), "plain")

@@ -142,12 +142,9 @@ class SiteParams:
     garbage: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.pages < 1:
-            raise ValueError(f"pages must be >= 1, got {self.pages}")
-        if self.links < 0:
-            raise ValueError(f"links must be >= 0, got {self.links}")
-        if self.body_size < 0:
-            raise ValueError(f"body_size must be >= 0, got {self.body_size}")
+        for name, least in (("pages", 1), ("links", 0), ("body_size", 0), ("chain_length", 1)):
+            if (value := getattr(self, name)) < least:
+                raise ValueError(f"{name} must be >= {least}, got {value}")
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}, got {self.shape!r}")
         if not 1 <= self.parts <= self.pages:
@@ -163,8 +160,6 @@ class SiteParams:
                 "a body size range (body_size_max) needs shape 'docs'; "
                 "give deep and wide one --body-size"
             )
-        if self.chain_length < 1:
-            raise ValueError(f"chain_length must be >= 1, got {self.chain_length}")
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, float) and not 0.0 <= value <= 1.0:
@@ -192,7 +187,7 @@ class Link(NamedTuple):
     target: str | None  # normalised path+query on this site; None when off-site
     kind: str  # 'plain' or one of SLOT_KINDS
     absolute: bool = False  # rendered as <scheme>://<authority><href>
-    markup: int = 0  # 0 plain; 1 <A HREF>; 2 whitespace; 3 single quotes; 4 extra attribute
+    markup: int = 0  # the index of its <a> element's spelling in page_bodies.MARKUPS
     form: int = 0  # if absolute: the index of its origin's spelling in ABSOLUTE_FORMS
 
 

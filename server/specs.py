@@ -7,21 +7,10 @@ import re
 from server.site_params import FAULT_KINDS
 
 _SIZE_RE = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*([kmg]i?b?|b)?\s*(?:/s)?\s*", re.IGNORECASE)
-_SIZE_UNITS = {
-    "": 1,
-    "b": 1,
-    "k": 1000,
-    "kb": 1000,
-    "ki": 1024,
-    "kib": 1024,
-    "m": 1000**2,
-    "mb": 1000**2,
-    "mi": 1024**2,
-    "mib": 1024**2,
-    "g": 1000**3,
-    "gb": 1000**3,
-    "gi": 1024**3,
-    "gib": 1024**3,
+_SIZE_UNITS = {"": 1, "b": 1} | {
+    prefix + suffix: base**power
+    for power, prefix in enumerate("kmg", start=1)
+    for suffix, base in (("", 1000), ("b", 1000), ("i", 1024), ("ib", 1024))
 }
 
 
@@ -45,10 +34,8 @@ def parse_size_range(text: str) -> tuple[int, int]:
 
 
 def parse_faults(text: str) -> dict[str, float]:
-    """'reset=0.01,hang=0.01,500=0.02,truncate=0.01,garbage=0.01' -> rates by kind.
-
-    Kinds: reset, hang, 500 (or error500), truncate, garbage. '' or 'none' is no faults.
-    """
+    """'reset=0.01,hang=0.01,500=0.02,truncate=0.01,garbage=0.01' -> rates by kind (500 or
+    error500); '' or 'none' is no faults."""
     rates = dict.fromkeys(FAULT_KINDS, 0.0)
     if text.strip().lower() in ("", "none", "0"):
         return rates

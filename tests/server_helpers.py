@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+import pytest
+
 from server.app import Delivery, SiteHandler, make_listener, start_server
 from server.counters import Stats
 from server.site import Site
-from server.site_layout import Chain
 from server.site_params import (
     FAULT_KINDS,
     FAULT_OUTCOMES,
@@ -64,7 +65,7 @@ class HandBuiltSite(Site):
             end_target = end
         steps = [Redirect(s, f"/r/{c}/{k + 1}", f"/r/{c}/{k + 1}") for k, s in enumerate(statuses)]
         steps[-1] = Redirect(statuses[-1], end, end_target)
-        self.chains.append(Chain(steps))
+        self.chains.append(steps)
         self._cache.clear()
         return f"/r/{c}/0"
 
@@ -341,3 +342,14 @@ def serve_process(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+def site_fixture(*args: str) -> Any:
+    """A module-scoped fixture: the URL of `c10k serve ARGS`, served in its own process."""
+
+    @pytest.fixture(scope="module")
+    def site() -> Iterator[str]:
+        with serve_process(*args) as (_, url):
+            yield url
+
+    return site

@@ -13,7 +13,7 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
@@ -30,7 +30,7 @@ from impls.models import interpreter_shares, interpreters
 from impls.models.interpreter_shares import crawl_in_interpreters, part_configs
 from server.site import Site
 from server.site_params import SiteParams
-from tests.server_helpers import get_json, serve_in_thread, serve_process, wait_for
+from tests.server_helpers import get_json, serve_in_thread, serve_process, site_fixture, wait_for
 
 TOO_OLD = INTERPRETERS.unavailable()  # None from 3.14 on
 needs_subinterpreters = pytest.mark.skipif(TOO_OLD is not None, reason=TOO_OLD or "")
@@ -46,10 +46,7 @@ def c10k_crawl(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    with serve_process(*SITE) as (_, url):
-        yield url
+site = site_fixture(*SITE)
 
 
 # -- before 3.14: refused, in one line, everywhere it is asked for ---------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from c10k.catalog import MODELS
 from c10k.system import raise_open_files_limit
-from tests.server_helpers import get_json, serve_process
+from tests.server_helpers import get_json, serve_process, site_fixture
 from tests.tinysite import crawl_frontier, model_modes
 
 FAULTS = "reset=0.03,500=0.03,truncate=0.03,garbage=0.03"
@@ -30,10 +30,7 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def small_site() -> Iterator[str]:
-    with serve_process(*SMALL) as (_, url):
-        yield url
+small_site = site_fixture(*SMALL)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ import dataclasses
 import json
 import signal
 import subprocess
-from collections.abc import Iterator
 
 import psutil
 import pytest
@@ -21,7 +20,7 @@ from impls.cli.checks import UsageError, check_processes
 from impls.cli.options import crawl_parser
 from impls.core.frontier import shares
 from impls.core.summary import format_summary
-from tests.server_helpers import get_json, serve_process, wait_for
+from tests.server_helpers import get_json, site_fixture, wait_for
 from tests.tinysite import TinySite, page, skip_if_missing
 
 # Redirects (slash, chains of 2..12 across the budget, cycles), 404s, non-HTML, queries and
@@ -49,18 +48,11 @@ STYLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    with serve_process(*SITE) as (_, url):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def slow_site() -> Iterator[str]:
-    """Two parts whose pages answer after a minute, their roots at once: a crawl waits."""
-    args = ("--pages", "20", "--parts", "2", "--no-variety", "--latency", "60s", "--root-now")
-    with serve_process(*args) as (_, url):
-        yield url
+site = site_fixture(*SITE)
+# Two parts whose pages answer after a minute, their roots at once: a crawl waits.
+slow_site = site_fixture(
+    *("--pages", "20", "--parts", "2", "--no-variety", "--latency", "60s", "--root-now")
+)
 
 
 def c10k_crawl(*args: str) -> subprocess.CompletedProcess[str]:

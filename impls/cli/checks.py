@@ -131,9 +131,8 @@ def ensure_fd_limit(concurrency: int) -> None:
 
 
 def check_usage(args: argparse.Namespace) -> tuple[Model, Peer | None, str]:
-    """The model, its entry among the peers (None for a model) and the address to connect
-    to; UsageError for what cannot be done as asked. It settles the options whose default
-    depends on the model: args.core and args.interpreters."""
+    """The model, its peer entry (None for a model) and the address to connect to, settling
+    args.core and args.interpreters (their defaults depend on the model); UsageError."""
     model = CRAWLERS.get(args.model)
     if model is None:
         raise UsageError(f"unknown model {args.model!r}; choose one of: {', '.join(CRAWLERS)}")

@@ -175,9 +175,8 @@ def loop_version(model: Model) -> str | None:
 
 
 def python_block() -> dict[str, Any]:
-    """The interpreter that crawled, and whether the GIL is enabled now (call it at the end
-    of the crawl: an extension module that does not declare free-threading support turns
-    the GIL back on when it is imported). A build without sys._is_gil_enabled has a GIL."""
+    """The interpreter that crawled, and whether the GIL is enabled now: at the crawl's end,
+    as an extension module that does not declare free-threading turns it back on."""
     is_gil_enabled = getattr(sys, "_is_gil_enabled", None)
     return {
         "version": platform.python_version(),

@@ -57,39 +57,25 @@ def crawl_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("root", metavar="ROOT", help="the start URL, e.g. http://127.0.0.1:8080/")
     parser.add_argument("--model", required=True, help="one of: " + ", ".join(CRAWLERS))
-    parser.add_argument(
-        "--concurrency",
-        type=positive_int,
-        default=10,
-        help="fetches in flight at most (default 10)",
-    )
-    parser.add_argument(
-        "--max-redirect",
-        type=non_negative_int,
-        default=10,
-        help="redirect budget per link (default 10)",
-    )
-    parser.add_argument(
-        "--max-tries",
-        type=positive_int,
-        default=4,
-        help="tries per URL for connection errors and timeouts (default 4)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=10.0,
-        help="seconds for one whole fetch, connect to last byte (default 10)",
-    )
-    parser.add_argument(
-        "--max-body",
-        type=parse_size,
-        default=10 * MiB,
-        help="largest body accepted (default 10MiB)",
-    )
-    parser.add_argument(
-        "--max-pages", type=positive_int, default=None, help="fetch at most this many URLs"
-    )
+    for option, kind, default, text in (
+        ("--concurrency", positive_int, 10, "fetches in flight at most (default 10)"),
+        ("--max-redirect", non_negative_int, 10, "redirect budget per link (default 10)"),
+        (
+            "--max-tries",
+            positive_int,
+            4,
+            "tries per URL for connection errors and timeouts (default 4)",
+        ),
+        (
+            "--timeout",
+            positive_float,
+            10.0,
+            "seconds for one whole fetch, connect to last byte (default 10)",
+        ),
+        ("--max-body", parse_size, 10 * MiB, "largest body accepted (default 10MiB)"),
+        ("--max-pages", positive_int, None, "fetch at most this many URLs"),
+    ):
+        parser.add_argument(option, type=kind, default=default, help=text)
     add_how_options(parser)
     add_output_options(parser)
     add_process_options(parser)

@@ -71,18 +71,11 @@ Fetch = Callable[[Job], Awaitable[Response]]  # an async model's one try of a jo
 
 @dataclass
 class Frontier:
-    """The crawl's state machine: feed it outcomes, it hands back the jobs they lead to.
-
-    Every model drives the same Frontier, so all of them fetch the same URLs with the same
-    rules: `start()` gives the root job; `on_response()` and `on_error()` record an
-    outcome and return the new jobs (links, redirect targets, or a retry). The model owns
-    the queue and the I/O; the Frontier owns the rules. Not thread-safe: the threads model
-    calls it under a lock (`opened()` and `closed()` touch only the connection count, so
-    they may be guarded by a lock of their own).
-
-    `tries` counts the outcomes recorded: one per `on_response()` or `on_error()` call.
-    `in_flight` counts connections, from `opened()` (just before connect) to `closed()`
-    (just after close), and `peak_in_flight` is its largest value.
+    """The crawl's state machine, which every model drives: `start()` gives the root job;
+    `on_response()` and `on_error()` record an outcome (`tries` counts them) and return the
+    jobs it leads to (links, a redirect's target, a retry). The model owns the queue and
+    the I/O. Not thread-safe: the threads model calls it under a lock, and `opened()` and
+    `closed()` (the connection count, `in_flight`, and its `peak_in_flight`) under another.
     """
 
     config: CrawlConfig
@@ -137,9 +130,8 @@ class Frontier:
 
     def offered_urls(self, job: Job, response: Response) -> list[str]:
         """The URLs a response points to, resolved and normalised: its redirect's target, or
-        the links of its HTML page. It reads no crawl state (the resolver's memo only ever
-        gains the same answers), so the threads model calls it outside the frontier's lock,
-        where a CPython without the GIL parses pages in parallel."""
+        its HTML page's links. It reads no crawl state (the resolver's memo only gains the
+        same answers): the threaded models call it outside the frontier's lock."""
         if is_redirect(response):
             target = resolve(job.url, response.headers["location"])
             return [] if target is None else [target]

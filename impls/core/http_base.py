@@ -26,12 +26,9 @@ def build_request(target: str, host_header: str, keep_alive: bool = False) -> by
 
 
 def convert_headers(raw_headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
-    """A client library's raw headers as the core's: lower-cased names, duplicates joined,
-    the head's size limited as the parser limits it (a library limits each line, if at all).
-
-    Decoded from the raw bytes as the core decodes them (latin-1, not UTF-8), so that a
-    Location with raw non-ASCII bytes leads to the same URL in every model.
-    """
+    """A client library's raw headers as the core's: names lower-cased, duplicates joined,
+    the head's size limited as the parser limits it, latin-1 as the core decodes them (a
+    Location with raw non-ASCII bytes then leads to the same URL in every model)."""
     headers: dict[str, str] = {}
     size = 0
     for raw_name, raw_value in raw_headers:
@@ -44,14 +41,10 @@ def convert_headers(raw_headers: Iterable[tuple[bytes, bytes]]) -> dict[str, str
 
 
 def retry_on_fresh_connection(reused: bool, received: int, kind: ErrorKind) -> bool:
-    """Whether a failed try is sent again on a fresh connection, without spending a try.
-
-    A kept-alive connection that the server closed while it sat idle fails as soon as it
-    is used: the request meets EOF, a reset or a broken pipe (all RESET) before any byte
-    of the response. The server has not answered, and GET is idempotent, so the request
-    goes once more on a new connection. A fresh connection, a timeout, or a failure after
-    the first byte of the response is an ordinary failed try.
-    """
+    """Whether a failed try is sent again on a fresh connection, without spending a try: a
+    reused connection that failed with RESET (EOF, reset, broken pipe) before any byte of
+    the response was closed by the server while idle, and GET is idempotent. Anything
+    else is an ordinary failed try (docs/contract.md, "A stale connection")."""
     return reused and received == 0 and kind is ErrorKind.RESET
 
 
@@ -66,7 +59,7 @@ class LlhttpEngine(Protocol):
 
 
 class _BytesAfterResponse(Exception):
-    """Raised inside llhttp to stop it at the first byte after a whole response."""
+    """Stops llhttp at the first byte after a whole response."""
 
 
 class ResponseParserBase:
@@ -195,8 +188,7 @@ class ResponseParserBase:
 
     def _refuse_bytes_after_response(self) -> None:
         """on_message_begin in keep-alive mode: a byte after the whole response ends the
-        connection (the server sent what was not asked for), and llhttp must not read it
-        as the next response into this one's headers."""
+        connection, and llhttp must not read it as the next response into this one's."""
         if self._response is not None:
             self.reusable = False
             raise _BytesAfterResponse

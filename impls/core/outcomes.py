@@ -32,7 +32,6 @@ class FetchError(Exception):
     def __init__(self, kind: ErrorKind, detail: str = "") -> None:
         super().__init__(f"{kind.value}: {detail}" if detail else kind.value)
         self.kind = kind
-        self.detail = detail
 
 
 @dataclass
@@ -74,11 +73,8 @@ _RESET_ERRNOS = frozenset({errno.ECONNRESET, errno.EPIPE, errno.ECONNABORTED, er
 
 
 def classify_os_error(exc: OSError, connecting: bool) -> ErrorKind:
-    """The contract's kind for an OS error of a socket; limits of the machine are raised.
-
-    `connecting` says whether the connection was being made (refused, unreachable:
-    CONNECT) or was already up (reset, broken pipe: RESET).
-    """
+    """The contract's kind for an OS error of a socket (CONNECT while `connecting`, else
+    RESET); limits of the machine raise ResourceLimit."""
     if exc.errno in _LIMIT_ERRNOS:
         raise ResourceLimit(f"out of file descriptors: {exc.strerror} (RLIMIT_NOFILE)") from exc
     if isinstance(exc, TimeoutError):

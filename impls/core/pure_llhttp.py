@@ -143,15 +143,10 @@ class HttpResponseParser(HeaderParser):
         return i + 1
 
     def _status_end(self, data: bytes, i: int) -> int:  # res_status_code_otherwise
-        byte = data[i]
-        if byte == 0x20:
-            self._state = self._reason
-        elif byte == 0x0D:
-            self._state = self._line_lf
-        elif byte == 0x0A:
-            self._state = self._headers_start
-        else:
+        after = {0x20: self._reason, 0x0D: self._line_lf, 0x0A: self._headers_start}
+        if (state := after.get(data[i])) is None:
             raise HttpParserError("Invalid response status")
+        self._state = state
         return i + 1
 
     def _reason(self, data: bytes, i: int) -> int:  # res_status: anything up to CR or LF
@@ -288,12 +283,10 @@ class HttpResponseParser(HeaderParser):
 
     def _extension_name(self, data: bytes, i: int) -> int:  # chunk_extension_name
         i = run_end(TOKENS, data, i)
-        if i < len(data):
-            if data[i] == 0x3D:
-                self._state = self._extension_value
-                return i + 1
-            return self._extension_end(data, i)
-        return i
+        if i < len(data) and data[i] == 0x3D:
+            self._state = self._extension_value
+            return i + 1
+        return i if i == len(data) else self._extension_end(data, i)
 
     def _extension_value(self, data: bytes, i: int) -> int:  # chunk_extension_value
         if data[i] == 0x22:
@@ -307,8 +300,8 @@ class HttpResponseParser(HeaderParser):
     def _quoted_value(self, data: bytes, i: int) -> int:  # chunk_extension_quoted_value
         i = run_end(_QUOTED_TEXT, data, i)
         if i < len(data):
-            if data[i] == 0x22:
-                self._state = self._quoted_value_end
+            if data[i] == 0x22:  # chunk_extension_quoted_value_done
+                self._state = self._extension_end
             elif data[i] == 0x5C:
                 self._state = self._quoted_pair
             else:
@@ -322,9 +315,6 @@ class HttpResponseParser(HeaderParser):
             raise HttpParserError("Invalid quoted-pair in chunk extensions quoted value")
         self._state = self._quoted_value
         return i + 1
-
-    def _quoted_value_end(self, data: bytes, i: int) -> int:  # ..._quoted_value_done
-        return self._extension_end(data, i)
 
     def _extension_end(self, data: bytes, i: int) -> int:  # what may follow an extension
         byte = data[i]

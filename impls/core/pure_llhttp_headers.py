@@ -309,14 +309,7 @@ class HeaderParser:
         return i
 
     def _encoding_token(self, data: bytes, i: int) -> int:  # header_value_te_token
-        i = run_end(_CONNECTION_TOKENS, data, i)
-        if i == len(data):
-            return i
-        if data[i] == 0x2C:
-            self._state = self._encoding_whitespace
-            return i + 1
-        self._header_state, self._state = Header.GENERAL, self._value_text
-        return i
+        return self._list_token(data, i, self._encoding_whitespace, Header.GENERAL)
 
     def _encoding_whitespace(self, data: bytes, i: int) -> int:  # header_value_te_token_ows
         i = run_end(_WHITESPACE, data, i)
@@ -368,11 +361,16 @@ class HeaderParser:
         return i
 
     def _connection_token(self, data: bytes, i: int) -> int:  # header_value_connection_token
+        return self._list_token(data, i, self._connection, self._header_state)
+
+    def _list_token(self, data: bytes, i: int, after_comma: State, header_state: int) -> int:
+        """A token of a list up to its comma (then after_comma, nothing matched yet), or up
+        to the line's end (then the value's text, under header_state)."""
         i = run_end(_CONNECTION_TOKENS, data, i)
         if i == len(data):
             return i
         if data[i] == 0x2C:
-            self._matched, self._state = b"", self._connection
+            self._matched, self._state = b"", after_comma
             return i + 1
-        self._state = self._value_text
+        self._header_state, self._state = header_state, self._value_text
         return i

@@ -62,15 +62,10 @@ def merge_results(
     parent: dict[str, Any],
     one_process: bool = False,
 ) -> dict[str, Any]:
-    """The documents of the crawls of a site's parts from ROOT (each with its raw
-    `latencies_s`, its `pid` and `connect_to`) -> one document of the same shape: the URLs
-    and latencies of all, tries summed, wall time the longest, CPU and peak RSS summed, and
-    the connections' peak as the sum of the parts' peaks: an upper bound, as they need not
-    coincide. The parent's own figures (its `pid`, `cpu_user_s`, `cpu_sys_s`, `max_rss_kib`)
-    are recorded in `parent`, not summed.
-
-    one_process: the parts are subinterpreters of the parent's own process, so the crawl's
-    peak RSS is the parent's figure (the process's), not a sum."""
+    """The documents of the crawls of a site's parts (each with its raw `latencies_s`, `pid`
+    and `connect_to`) -> one document: URLs and latencies of all, tries, CPU and peak RSS
+    summed (one_process: subinterpreters, the parent's peak RSS), the longest wall time, and
+    the peaks' sum, an upper bound of the connections' peak. `parent`'s are kept apart."""
 
     def total(key: str) -> Any:
         return sum(part[key] for part in parts)

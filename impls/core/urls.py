@@ -13,10 +13,8 @@ _TARGET_SAFE = "!#$%&'()*+,/:;=?@[]~"
 
 
 def normalize(url: str) -> str | None:
-    """Drop the fragment, lowercase scheme and host, drop a default port, '' path -> '/'.
-
-    Returns None for a URL that cannot be parsed (for example a bad port).
-    """
+    """Drop the fragment, lowercase scheme and host, drop a default port, '' path -> '/';
+    None for a URL that cannot be parsed (a bad port)."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -52,13 +50,9 @@ _UNKNOWN = "\0unknown"  # a str no resolution returns, so the memo's values stay
 
 
 def _depends_on_directory_only(href: str) -> bool:
-    """True when urljoin(base, href) reads no more of base than its directory.
-
-    urljoin drops the base's last segment, query and fragment, except when the href has
-    no path, params or netloc of its own ('?q', '#f', '//', 'http:?q'): then it keeps
-    the base's path and maybe its query. Anything urlsplit would strip or rewrite first
-    (leading controls or spaces, tabs and newlines inside) is left to resolve() itself.
-    """
+    """Whether urljoin(base, href) reads no more of base than its directory: not when the
+    href has no path, params or netloc of its own ('?q', '#f', '//', 'http:?q'), nor when
+    it holds what urlsplit strips or rewrites first (controls, spaces, tabs, newlines)."""
     if href[0] <= " " or not href.isprintable():
         return False
     if href[0] not in "?#" and ":" not in href and href[:2] != "//":
@@ -80,15 +74,12 @@ def _base_segments(directory_path: str) -> list[str]:
 
 
 def _join_plain(origin: str, base_segments: list[str], href: str) -> str | None:
-    """resolve() of a plain href ('../a/b.html?v=2#f', '/x', 'HTTP://ORIGIN/x'), sans urllib.
-
-    The same steps as urljoin then normalize(): a relative path follows the directory's
-    segments with empty ones dropped, then '.' and '..' are removed; a root-relative path
-    keeps its empty segments; an absolute http(s) URL keeps its path as written, with its
-    scheme and host lowercased and a default port dropped. Only for hrefs where urljoin and
-    normalize() would do nothing else: no params (';'), nothing urlsplit strips, no
-    userinfo, IPv6 host or odd port.
-    Returns None for any other href; resolve() answers those.
+    """resolve() of a plain href ('../a/b.html?v=2#f', '/x', 'HTTP://ORIGIN/x'), sans urllib,
+    by urljoin's and normalize()'s steps: a relative path follows the directory's segments
+    with empty ones dropped, then '.' and '..' go; a root-relative path keeps its empty
+    segments; an absolute http(s) URL keeps its path, its scheme and host lowercased and a
+    default port dropped. None for any other href (params, what urlsplit strips, userinfo,
+    an IPv6 host or an odd port): resolve() answers those.
     """
     if ";" in href or href[0] in " ?#" or not href.isprintable():
         return None
@@ -142,12 +133,9 @@ def _remove_dots(segments: list[str]) -> list[str]:
 
 
 class LinkResolver:
-    """resolve() for the links of pages, remembered per (the base's directory, the href).
-
-    Navigation bars repeat: on a documentation site most links of a page were resolved
-    before, against another page of the same directory, and urljoin gives those the same
-    answer. Fragment-only links ('#top') all resolve to the page itself. Everything else is
-    resolve(), unchanged: tests/test_core_urls.py holds the differential test.
+    """resolve() for the links of pages, remembered per (the base's directory, the href):
+    navigation bars repeat, and urljoin answers alike for pages of one directory. Fragment-
+    only links ('#top') are the page itself (tests/test_core_urls.py: the differential test).
     """
 
     def __init__(self, limit: int = MEMO_LIMIT) -> None:

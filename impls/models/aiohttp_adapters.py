@@ -19,10 +19,7 @@ CLOSE_HEADERS = {**REQUEST_HEADERS, "Connection": "close"}
 
 
 def new_session(frontier: Frontier) -> aiohttp.ClientSession:
-    """A session that fetches as the raw models do: their connections, one try, bytes as sent.
-
-    The connector counts each connection from before its connect to after its close.
-    """
+    """A session that fetches as the raw models do: their connections, one try, bytes as sent."""
     config = frontier.config
     pooling: dict[str, Any]
     if config.keep_alive:
@@ -68,11 +65,9 @@ def new_session(frontier: Frontier) -> aiohttp.ClientSession:
 async def retry_on_a_fresh_connection(
     request: aiohttp.ClientRequest, send: aiohttp.ClientHandlerType
 ) -> aiohttp.ClientResponse:
-    """Keep-alive mode's one retry, which spends no try, as the raw models make it (the rule:
-    http_base.retry_on_fresh_connection). aiohttp's own retry (turned off) would also retry
-    on a new connection, after some bytes of the head, and on the next pooled connection
-    rather than a new one.
-    """
+    """Keep-alive mode's one retry, which spends no try (http_base.retry_on_fresh_connection);
+    aiohttp's own (turned off) would also retry a new connection, after some bytes of the
+    head, and on the next pooled connection rather than a new one."""
     first = aiohttp_private.Attempt()
     token = aiohttp_private.CURRENT_ATTEMPT.set(first)
     try:

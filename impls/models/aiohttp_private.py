@@ -22,68 +22,52 @@ RESET_ERROR_NAMES = ("ConnectionResetError", "BrokenPipeError")
 
 
 def turn_off_hidden_retry(session: aiohttp.ClientSession) -> None:
-    """Stop aiohttp (3.10+) sending a GET again when the connection resets or closes first.
-
-    That retry would be a hidden extra try; the Frontier owns retries. In aiohttp 3.14
-    (`ClientSession._request`: `retry_persistent_connection`, then `except (ClientOSError,
-    ServerDisconnectedError)` around each attempt) it retries any connection, a new one
-    too, after some bytes of the head too, and on the next pooled connection. Keep-alive
-    mode makes the contract's narrower retry itself (aiohttp_adapters, with the
-    CountingConnector below). There is no public switch: aiohttp's own test client sets
-    `ClientSession._retry_connection` the same way.
+    """Stop aiohttp (3.10+) sending a GET again when the connection resets or closes first:
+    a hidden extra try (the Frontier owns retries; keep-alive mode makes the contract's
+    narrower one itself, aiohttp_adapters.retry_on_a_fresh_connection). In aiohttp 3.14 it
+    is `ClientSession._request`'s `retry_persistent_connection`; aiohttp's own test client
+    sets `_retry_connection` the same way: there is no public switch.
     """
     session._retry_connection = False
 
 
 def watch_connection_error(response: aiohttp.ClientResponse) -> Callable[[], BaseException | None]:
-    """A getter of the error the response's connection ended with: an OSError after a reset.
-
-    A body delimited by EOF ends at a reset as at EOF in aiohttp; only the connection's
-    protocol (a private `aiohttp.client_proto.ResponseHandler`) keeps the error, in its
-    `exception()`. Call this before reading the body: aiohttp lets go of the connection
-    when the body ends.
+    """A getter of the error the response's connection ended with (an OSError after a
+    reset), which only the private `ResponseHandler` keeps, in `exception()`: aiohttp ends a
+    body delimited by EOF at a reset as at EOF. Call it before reading the body: aiohttp
+    lets go of the connection when the body ends.
     """
     protocol: ResponseHandler | None = response.connection.protocol if response.connection else None
     return protocol.exception if protocol is not None else lambda: None
 
 
 def disconnected_mid_head(exc: aiohttp.ServerDisconnectedError) -> bool:
-    """Whether the server closed after some bytes of the head (else before any byte).
-
-    aiohttp tells the two apart only by handing the parser's partial message (a
-    `RawResponseMessage`, from the private parser module) over as the error's `message`.
-    """
+    """Whether the server closed after some bytes of the head (else before any byte): then
+    aiohttp hands the parser's partial message (a private `RawResponseMessage`) over as the
+    error's `message`."""
     return isinstance(exc.message, RawResponseMessage)
 
 
 def payload_error_names_reset(exc: aiohttp.ClientPayloadError) -> bool:
-    """Whether a body cut short was cut by a reset (ECONNRESET/EPIPE), not by a clean close.
-
-    aiohttp names the connection's error only in the exception's text
-    ("Response payload is not completed: ... . ConnectionResetError(...)"), not as a cause.
-    """
+    """Whether a body cut short was cut by a reset (ECONNRESET/EPIPE), which aiohttp names
+    only in the text ("Response payload is not completed: ... ConnectionResetError(...)")."""
     return any(name in str(exc) for name in RESET_ERROR_NAMES)
 
 
 # --- each connection counted from connect to close; a fresh one on demand -----------------
-# aiohttp's public hooks do not reach far enough. TraceConfig signals the start of a connect
-# (on_connection_create_start) but neither its failure nor the close of a connection,
-# which may come in the pool, long after the request that opened it; a socket_factory sees
-# the socket but not its close on uvloop, which takes the descriptor over. No public hook
-# sees the bytes that reach a connection before the parser, or opens a new connection
-# while the pool holds an idle one. So the connector is subclassed where it makes and pools
-# connections (three private names of BaseConnector) and makes its protocol a subclass of
-# the private ResponseHandler: asyncio's own methods, which every loop calls alike.
+# No public hook sees a connect fail, a connection close in the pool (TraceConfig sees a
+# connect start; a socket_factory's socket is taken over by uvloop), the bytes before the
+# parser, or opens a new connection while the pool holds an idle one. So the connector is
+# subclassed where it makes and pools connections (three private names of BaseConnector),
+# its protocol a subclass of the private ResponseHandler: asyncio's own methods, which
+# every loop calls alike.
 
 
 class CountedConnection(ResponseHandler):
-    """aiohttp's protocol of one connection, which also counts the bytes it receives and
-    reports its end once, however it comes.
-
-    A connection ends by aiohttp's `close()` (after a response, a failure, or in the pool)
-    or `abort()`, or by the transport's `connection_lost()` (the server closed it while it
-    was idle in the pool). The first of them reports it: at once, as the raw models report
-    theirs right after their close(), not a loop iteration later at connection_lost.
+    """aiohttp's protocol of one connection, which counts the bytes it receives and reports
+    its end once: at the first of aiohttp's `close()` or `abort()` and the transport's
+    `connection_lost()` (the server closed it in the pool), as the raw models report theirs
+    right after their close(), not a loop iteration later.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -131,19 +115,17 @@ class Attempt:
         )
 
 
-# The attempt the current task is making: set around each attempt by the adapters' retry
-# middleware, read by the connector (the middleware and connect() run in the same task).
+# Set around each attempt by the adapters' retry middleware, read by the connector (in
+# the same task).
 CURRENT_ATTEMPT: ContextVar[Attempt | None] = ContextVar("CURRENT_ATTEMPT", default=None)
 
 
 class CountingConnector(aiohttp.TCPConnector):
     """A TCPConnector that calls opened() before each connect and closed() after each close,
-    and that opens a new connection for an attempt that asks for a fresh one.
-
-    Private: `BaseConnector._factory` (the protocol factory of new connections),
-    `_create_connection()` (called only to make a new connection: resolve, connect, wrap;
-    never for a pooled one) and `_get()` (takes an idle connection from the pool; None
-    makes `connect()` open a new one).
+    and opens a new connection for an attempt that asks for a fresh one. Private:
+    `BaseConnector._factory` (the protocol factory), `_create_connection()` (called only for
+    a new connection) and `_get()` (an idle pooled connection; None makes `connect()` open
+    a new one).
     """
 
     def __init__(

@@ -67,9 +67,8 @@ async def work(frontier: Frontier, queue: asyncio.Queue[Job], fetch: Fetch) -> N
 async def fetch(job: Job, frontier: Counted, idle: list[Stream], connect: Connect) -> Response:
     """One try of one URL within the config's timeout, on a kept-alive connection or a new one.
 
-    `idle` holds the connections kept alive between fetches: at most one per worker, as a
-    fetch takes one (or opens one with `connect`) and puts it back when the response allows.
-    The frontier counts connections: opened before connect, closed after close."""
+    `idle` holds the connections kept alive between fetches, at most one per worker: a fetch
+    takes one (or connects) and puts it back when the response allows."""
     config = frontier.config
     new_parser = frontier.response_parser
     # The whole fetch, connect to last byte, a stale connection's resend included.
@@ -113,13 +112,13 @@ async def fetch(job: Job, frontier: Counted, idle: list[Stream], connect: Connec
 
 
 class Reader(Protocol):
-    """What a fetch reads a connection with: an asyncio.StreamReader (or the like)."""
+    """An asyncio.StreamReader, or the like."""
 
     async def read(self, n: int) -> bytes: ...
 
 
 class Writer(Protocol):
-    """What a fetch writes and closes a connection with: an asyncio.StreamWriter (or the like)."""
+    """An asyncio.StreamWriter, or the like."""
 
     def write(self, data: bytes) -> None: ...
 
@@ -127,8 +126,7 @@ class Writer(Protocol):
 
 
 class Counted(Protocol):
-    """What a fetch uses of the frontier: its options, origin and parser, and its connection
-    count (a Frontier; in the asyncio-threads model, the one frontier counted under a lock)."""
+    """What a fetch uses of the frontier (in the asyncio-threads model, counted under a lock)."""
 
     @property
     def config(self) -> CrawlConfig: ...

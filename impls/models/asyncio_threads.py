@@ -1,12 +1,10 @@
 """The asyncio-threads model: an event loop per thread, each with its share of the workers."""
 
 # CPython's advice for asyncio on the free-threaded build: one event loop per thread. The
-# loops share what the threads model's threads share, guarded as it guards them: the
-# frontier under one lock, held only to record a result (the page is parsed before), its
-# connection count under another. No asyncio object crosses between loops: a future belongs
-# to its loop, and only that loop may resolve it. So the one queue of jobs (Jobs, under a
-# lock of its own) hands a job to a worker waiting in another loop, and the end of the crawl
-# to every loop, through that loop's call_soon_threadsafe.
+# loops share the frontier under one lock (held only to record a result) and its connection
+# count under another, as the threads model's threads do. A future belongs to its loop, so
+# the one queue (Jobs) hands a job, or the end of the crawl, to another loop through its
+# call_soon_threadsafe.
 
 from __future__ import annotations
 
@@ -69,9 +67,8 @@ class Loops:
             self.jobs.fail(exc)
 
     async def crawl_loop(self, workers: int) -> None:
-        """This loop's workers, each fetching on raw streams as the asyncio model's do. A
-        failure ends the crawl, to be raised by the thread that started it, while this loop
-        still runs: no job is handed to a loop that has closed."""
+        """This loop's workers on raw streams. A failure ends the crawl while this loop still
+        runs (no job is handed to a closed loop), to be raised by the crawl's thread."""
         try:
             await asyncio_streams.on_streams(
                 self.counted, asyncio_streams.open_stream, lambda fetch: self.crawl(workers, fetch)
@@ -80,9 +77,8 @@ class Loops:
             self.jobs.fail(first_failure(exc))
 
     async def crawl(self, workers: int, fetch: Fetch) -> None:
-        """The asyncio model's crawl() on this loop's share of the workers and the one queue:
-        they are cancelled once every job is done, in every loop. In a task group: a worker
-        ends early only by raising, which cancels the others and ends the crawl everywhere."""
+        """The asyncio model's crawl() on this loop's share of the workers and the one queue,
+        until every job is done in every loop; a worker that raises ends it everywhere."""
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(self.work(fetch)) for _ in range(workers)]
             await self.jobs.join()
@@ -90,9 +86,8 @@ class Loops:
                 task.cancel()
 
     async def work(self, fetch: Fetch) -> None:
-        """A worker: take a job, fetch it, record it, queue what the frontier says; forever,
-        until cancelled. The page is parsed before the frontier's lock is taken: without a
-        GIL, the loops' threads parse in parallel, and the lock guards only the crawl's state."""
+        """A worker: take a job, fetch it, record it, queue what the frontier says; until
+        cancelled. The page is parsed before the lock is taken: without a GIL, in parallel."""
         frontier, jobs, lock = self.frontier, self.jobs, self.lock
         while True:
             job = await jobs.get()
@@ -112,8 +107,8 @@ class Loops:
 
 
 class CountedFrontier:
-    """The frontier as a fetch uses it (asyncio_streams.Counted): its options, origin and
-    parser, read-only; its connection count under a lock of its own, held for an increment."""
+    """The frontier as a fetch uses it (asyncio_streams.Counted), its connection count under
+    a lock of its own."""
 
     def __init__(self, frontier: Frontier) -> None:
         self.frontier = frontier
@@ -134,11 +129,9 @@ class CountedFrontier:
 class Jobs:
     """queue.Queue's put, get, task_done and join for workers on several event loops.
 
-    Under its lock: the jobs not taken yet, the number not done (taken or not), the workers
-    waiting for a job and the loops waiting for the end, each with a future of its own loop.
-    A job goes to the worker that has waited longest, in whichever loop; the end to every
-    loop. The crawl is over when no job is left undone, or at the first failure (`failure`):
-    then nothing more is queued or handed, and every loop is told.
+    A job goes to the worker that has waited longest, in whichever loop, through a future of
+    that loop; the end, to every loop. The crawl is over when no job is left undone, or at
+    the first failure (`failure`): then nothing more is queued or handed.
     """
 
     def __init__(self, jobs: list[Job]) -> None:
@@ -188,14 +181,14 @@ class Jobs:
         await ended
 
     def fail(self, exc: BaseException) -> None:
-        """End the crawl with exc, unless it has failed already (the first failure is kept)."""
+        """End the crawl with exc, unless it has failed already."""
         with self.lock:
             if self.failure is None:
                 self.failure = exc
             self._end()
 
     def _end(self) -> None:
-        """Under the lock: over. Each loop, told, cancels its workers, those waiting included."""
+        """Under the lock: over. Each loop, told, cancels its workers."""
         self.over = True
         self.queued.clear()
         self.waiting.clear()

@@ -19,10 +19,8 @@ from impls.models.threads import Workers
 
 
 def connect(address: tuple[str, int], timeout: float) -> socket.socket:
-    """A connected gevent socket whose blocking calls wait for at most `timeout` seconds.
-
-    Not gevent.socket.create_connection: it resolves even an address literal on gevent's
-    resolver, a pool of OS threads; the crawl's address is resolved already."""
+    """A connected gevent socket whose blocking calls wait for at most `timeout` seconds (not
+    gevent's create_connection, which resolves even an IP literal on a pool of threads)."""
     sock = gevent.socket.socket(socket.AF_INET6 if ":" in address[0] else socket.AF_INET)
     try:
         sock.settimeout(timeout)

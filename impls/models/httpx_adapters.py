@@ -24,14 +24,12 @@ CLOSE_HEADERS = {**REQUEST_HEADERS, "Connection": "close"}
 
 class CountedStream(httpcore.AsyncNetworkStream):
     """httpcore's stream of one connection, which tells the current attempt how many bytes
-    it read, reports its close once, and tells the pool whether it is readable from its
-    socket directly.
+    it read, reports its close once, and answers "is_readable" by polling its socket.
 
-    httpcore's pool asks every idle connection whether its socket is readable (the server
-    closed it: do not reuse it) each time it assigns or releases a connection; anyio finds
-    the socket by building a dict of all the stream's attributes, about 25 us a question
-    (a poll of the socket: about 3 us). With 900 of 1,000 kept connections idle, the pool's
-    passes took 45-60 s of a crawl that asyncio's streams made in 3 s, and fetches timed out.
+    The pool asks every idle connection that (the server closed it?) each time it assigns
+    or releases one; anyio answers by building a dict of all the stream's attributes, about
+    25 us (a poll: 3 us). With 900 of 1,000 kept connections idle, the pool's passes took
+    45-60 s of a crawl that asyncio's streams made in 3 s, and fetches timed out.
     """
 
     def __init__(self, stream: httpcore.AsyncNetworkStream, closed: Callable[[], None]) -> None:
@@ -126,11 +124,9 @@ class StaleRetryTransport(httpx.AsyncBaseTransport):
 def new_client(frontier: Frontier) -> httpx.AsyncClient:
     """A client that fetches as the raw models do: their connections, one try, bytes as sent.
 
-    Keep-alive mode: the pool keeps each connection for the next fetch. A worker holds at
-    most one and a new one is opened only when none is idle, so at most C are held; the
-    limit of C is a safety net. No idle timeout: the server decides when a kept connection
-    ends (httpx's 5 s would close one while its worker waits for work). Close mode: one
-    connection per fetch (Connection: close), none kept, no cap (the N workers are it).
+    Keep-alive mode: a worker holds at most one connection, so at most C; the limit of C is
+    a safety net. No idle timeout: the server decides when a kept connection ends (httpx's
+    5 s would close one while its worker waits). Close mode: none kept, no cap.
     """
     config = frontier.config
     backend = CountingBackend(frontier)
@@ -164,8 +160,7 @@ def an_attempt() -> Iterator[Attempt]:
 
 
 async def read_body(response: httpx.Response, max_body: int) -> bytes:
-    """The body as sent (no decoding), refused as soon as it is declared or counted over
-    max_body."""
+    """The body as sent, refused as soon as it is declared or counted over max_body."""
     declared = response.headers.get("Content-Length")
     if declared is not None and declared.isdigit() and int(declared) > max_body:
         raise FetchError(ErrorKind.TOO_LARGE, f"Content-Length {declared}")  # any status

@@ -14,11 +14,8 @@ from impls.models.httpx_adapters import an_attempt, error_kind, new_client, read
 
 
 async def fetch(client: httpx.AsyncClient, job: Job, frontier: Frontier) -> Response:
-    """One try of one URL: httpx's response, converted to the core's Response.
-
-    The URL names ROOT (the client connects where the crawl was told to); the request line
-    carries the target as the other models send it, not quoted again by httpx.
-    """
+    """One try of one URL: httpx's response as the core's Response. The URL names ROOT (the
+    backend connects where it was told); the target goes as the other models send it."""
     origin, config = frontier.origin, frontier.config
     target = origin.request_target(job.url).encode("ascii")
     with an_attempt() as attempt:

@@ -26,29 +26,26 @@ class Attempt:
         self.fresh, self.reused, self.received = True, False, 0
 
 
-# The attempt the current task is making: set by the fetch, read by the connections and
-# their streams (the pool assigns a connection, and reads from it, in the sending task).
+# Set by the fetch, read by the connections and their streams (the pool assigns a
+# connection, and reads from it, in the sending task).
 CURRENT_ATTEMPT: ContextVar[Attempt | None] = ContextVar("CURRENT_ATTEMPT", default=None)
 
 
 class Connection(httpcore.AsyncHTTPConnection):
-    """httpcore's HTTP/1.1 connection, which says whether an attempt reuses it, which no
-    attempt that asks for a fresh connection is given, and which no other request is given
-    while one is starting on it.
+    """httpcore's HTTP/1.1 connection, which says whether an attempt reuses it, and is not
+    given to an attempt that asks for a fresh connection, nor to another request while one
+    is starting on it.
 
-    Private: httpcore's pool picks a kept connection for a request among those whose
-    `is_available()` is true, and calls it in the task that sends the request (in
-    `AsyncConnectionPool._assign_requests_to_connections`, which also runs for other queued
-    requests: a request queued when no connection could be made may see a false answer
-    meant for another, and get a new connection rather than a kept one). False makes the
-    pool open a new connection, as aiohttp's `_get()` returning None does.
+    Private: the pool picks a kept connection among those whose `is_available()` is true,
+    in the sending task (`AsyncConnectionPool._assign_requests_to_connections`, which also
+    runs for other queued requests: one queued when no connection could be made may see an
+    answer meant for another, and get a new connection). False makes the pool open one.
 
-    A connection stays idle until the request given it has taken its locks (each a turn of
-    the loop), and the pool gives an idle connection to any request that asks meanwhile,
-    all but one of which then fail (ConnectionNotAvailable) and ask again together, for
-    the same connection: at 1,000 kept connections the herd grew to hundreds and fetches
-    waited past their timeout (encode/httpcore#822, #1110). So a connection is not
-    available from the moment a request enters it.
+    A connection stays idle until its request has taken its locks (each a turn of the
+    loop), and the pool gives it meanwhile to every request that asks, all but one of which
+    fail (ConnectionNotAvailable) and ask again together: at 1,000 kept connections the herd
+    grew to hundreds and fetches timed out (encode/httpcore#822, #1110). So a connection is
+    not available from the moment a request enters it.
     """
 
     requests = 0  # requests sent on it: 1 or more before an attempt, and it is reused
@@ -61,21 +58,18 @@ class Connection(httpcore.AsyncHTTPConnection):
 
     def is_idle(self) -> bool:
         """Never idle, for the pool's purposes: it closes an idle connection only as surplus
-        over `max_keepalive_connections` or to make room at `max_connections`, and neither
-        happens here (keep-alive: C of each for C workers; close mode: no connection outlives
+        over `max_keepalive_connections` or to make room at `max_connections`, neither of
+        which happens here (keep-alive: C of each for C workers; close mode: none outlives
         its response). Its test of surplus counts every connection for every idle one
-        (`len([c.is_idle() for c in self._connections])`, encode/httpcore#1035): with 900
-        kept connections idle, one pass took about half a second and the crawl starved."""
+        (encode/httpcore#1035): with 900 kept idle, one pass took half a second."""
         return False
 
     def has_expired(self) -> bool:
         """httpcore's rule (an idle connection whose socket is readable: the server closed
-        it), and the contract's: bytes that came after the last whole response, which
-        httpcore would read as the next request's response (`ResponseParser.reusable`).
-
-        Private: `AsyncHTTPConnection._connection`, the HTTP/1.1 connection made at the
-        first request, and its h11 state machine `AsyncHTTP11Connection._h11_state`, whose
-        `trailing_data` (public in h11) holds the bytes received and not yet parsed.
+        it), and the contract's: bytes after the last whole response, which httpcore would
+        read as the next response (`ResponseParser.reusable`). Private:
+        `AsyncHTTPConnection._connection` and its `_h11_state`, whose `trailing_data`
+        (public in h11) holds the bytes received and not yet parsed.
         """
         return super().has_expired() or self.bytes_nobody_asked_for()
 
@@ -99,11 +93,8 @@ class Connection(httpcore.AsyncHTTPConnection):
 
 
 class Pool(httpcore.AsyncConnectionPool):
-    """httpcore's pool, whose connections are the Connection above, on `backend`.
-
-    Private: `create_connection()` is the pool's only maker of connections (not underscored,
-    but not documented either).
-    """
+    """httpcore's pool of the Connection above, on `backend`. Private: `create_connection()`,
+    the pool's only maker of connections (not underscored, not documented either)."""
 
     def __init__(
         self, backend: httpcore.AsyncNetworkBackend, connections: int | None, kept: int

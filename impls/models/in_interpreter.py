@@ -21,13 +21,9 @@ StartLineEnds = tuple[int, int]
 
 
 def crawl_share(config: CrawlConfig, start_line: StartLineEnds) -> dict[str, Any]:
-    """Crawl the config's part of the site with the callbacks model, once every share is
-    ready (the start line): the part's document, as a child of `--processes` prints it
-    (less `connect_to`, which the parent knows), or {LIMIT: why} if a limit of the machine
-    stopped it.
-
-    Its CPU is this thread's alone (the other interpreters run in the same process); its peak
-    RSS is the process's, shared by all."""
+    """Crawl the config's part with the callbacks model once every share is ready: the
+    part's document, as a child of `--processes` prints it (less `connect_to`), or
+    {LIMIT: why}. Its CPU is this thread's; its peak RSS the process's, shared by all."""
     frontier = Frontier(config)  # the core's imports, before the start line
     ready, go = start_line
     os.write(ready, b".")

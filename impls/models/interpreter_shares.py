@@ -1,11 +1,10 @@
 """N subinterpreters in threads of this process, each crawling one part of the site."""
 
-# Each subinterpreter (concurrent.interpreters, CPython 3.14+: a GIL of its own) runs, in a
-# thread of its own, the callbacks model on one part of the site (in_interpreter.py), as a
-# child process of `--processes` would: nothing crosses between them while they crawl. What
-# crosses between interpreters: a CrawlConfig in (Interpreter.call pickles it), a byte each
-# way on the start line's pipes, and the part's document out. A thread cannot be stopped: a
-# failure or Ctrl-C goes on to the caller, and `c10k crawl` then ends the process.
+# Each subinterpreter (CPython 3.14+: a GIL of its own) runs, in a thread of its own, the
+# callbacks model on one part of the site (in_interpreter.py), as a child of `--processes`
+# would. Only a CrawlConfig (pickled), a byte each way on the start line and the part's
+# document cross. A thread cannot be stopped: on a failure or Ctrl-C, `c10k crawl` ends the
+# process.
 
 from __future__ import annotations
 
@@ -85,9 +84,8 @@ class Share:
 def part_configs(
     config: CrawlConfig, roots: Sequence[str], connect_to: Sequence[str] = ()
 ) -> list[CrawlConfig]:
-    """Each subinterpreter's options: its part's root, its share of the concurrency (split
-    as `--processes` splits it), the model's core, and the address it connects to (the
-    (i mod n)-th of connect_to, if any)."""
+    """Each subinterpreter's options: its part's root, its share of the concurrency, the
+    model's core, and the (i mod n)-th address of connect_to, if any."""
     return [
         dataclasses.replace(
             config,
@@ -103,10 +101,9 @@ def part_configs(
 
 
 class StartLine:
-    """Holds the shares until each has set its crawl up (its subinterpreter started, its
-    imports done): then they start together, and the crawl's marks (--mark-crawl) leave the
-    start-ups out, as a one-process crawl's leave out its interpreter's. A share writes a
-    byte to the `ready` pipe, then reads the `go` pipe until this end closes it."""
+    """Holds the shares until each has set its crawl up (subinterpreter started, imports
+    done), so that they start together and --mark-crawl's marks leave the start-ups out. A
+    share writes a byte to the `ready` pipe, then reads the `go` pipe until it closes."""
 
     def __init__(self) -> None:
         self.ready_read, self.ready_write = os.pipe()
@@ -114,7 +111,7 @@ class StartLine:
 
     @property
     def ends(self) -> StartLineEnds:
-        """A share's ends: where it says it is ready, where it waits to go."""
+        """A share's ends: (ready, go)."""
         return self.ready_write, self.go_read
 
     def wait(self, started: list[Share]) -> None:
@@ -150,8 +147,7 @@ def wait_all(started: list[Share]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Crawled:
-    """The shares' documents, and their threads' CPU, start-ups included (the document's
-    figures count only the crawl)."""
+    """The shares' documents, and their threads' CPU, start-ups included."""
 
     documents: list[dict[str, Any]]
     threads_cpu_user_s: float
@@ -162,9 +158,8 @@ def crawl_in_interpreters(
     configs: list[CrawlConfig], mark: Callable[[], None] | None = None
 ) -> Crawled:
     """One subinterpreter per config crawls its part, all started together; mark(), if
-    given, as the crawl starts (all set up) and as it ends. A share's failure (PartFailed)
-    or Ctrl-C (KeyboardInterrupt) goes on to the caller at once: the other shares go on
-    crawling until they end or the process does."""
+    given, as the crawl starts and ends. A share's failure (PartFailed) or Ctrl-C goes on
+    to the caller at once; the other shares crawl on until they or the process end."""
     start_line = StartLine()
     started = [Share(index) for index in range(len(configs))]
     try:

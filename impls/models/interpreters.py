@@ -19,8 +19,7 @@ from impls.models.interpreter_shares import crawl_in_interpreters, part_configs
 
 def run(frontier: Frontier) -> None:
     """The model for in-process callers (the contract tests): one subinterpreter crawls the
-    config, on the pure core whatever the config's; its outcomes, tries, latencies and peak
-    into frontier."""
+    config on the pure core; its outcomes, tries, latencies and peak into frontier."""
     config = dataclasses.replace(frontier.config, core=INTERPRETERS.core)
     (part,) = crawl_in_interpreters([config]).documents
     frontier.fetched.update(part["fetched"])
@@ -30,12 +29,9 @@ def run(frontier: Frontier) -> None:
 
 
 def crawl_parts(args: argparse.Namespace, connect_host: str, roots: list[str]) -> dict[str, Any]:
-    """`c10k crawl --model interpreters [--interpreters N]`: a subinterpreter per part of the
-    site (its root in roots), merged in the shape of a `--processes` crawl's (an entry per
-    interpreter in `processes`), its figures defined alike: the CPU of the crawls; the
-    parent's (this process less the interpreters' threads) and the interpreters' start-ups
-    (`workers_cpu_*_s`, their threads' whole CPU) recorded apart; the peak RSS this one
-    process's."""
+    """`c10k crawl --model interpreters`: a subinterpreter per part of the site, merged as a
+    `--processes` crawl is: the parent's CPU (this process less the interpreters' threads)
+    and the threads' whole CPU (`workers_cpu_*_s`) apart; the peak RSS this process's."""
     config = crawl_config(args, connect_host, None)
     configs = part_configs(config, roots, args.connect_to)
     crawled = crawl_in_interpreters(configs, mark_crawl_boundary if args.mark_crawl else None)

@@ -56,10 +56,8 @@ def start_threads(crew: Workers) -> list[threading.Thread]:
 @dataclass
 class Workers:
     """What the workers of one crawl share: the frontier under its lock, the queue (None
-    tells a worker to stop) and the first failure, after which the queue drains.
-
-    The gevent model runs this same code on greenlets, with its own queue, locks and
-    connect function."""
+    stops a worker) and the first failure, after which the queue drains. The gevent model
+    runs this code on greenlets, with its own queue, locks and connect."""
 
     frontier: Frontier
     jobs: JobQueue
@@ -116,10 +114,8 @@ class Workers:
 
 
 def fetch(job: Job, frontier: Frontier, conn: Connection) -> Response:
-    """One try of one URL, all of it within the config's timeout (a stale retry included).
-
-    Each call blocks its thread until the socket is ready (a greenlet, in the gevent model,
-    whose hub runs another greenlet meanwhile)."""
+    """One try of one URL, all of it within the config's timeout (a stale retry included);
+    each call blocks its thread (or greenlet) until the socket is ready."""
     config = frontier.config
     new_parser = frontier.response_parser
     deadline = time.monotonic() + config.timeout

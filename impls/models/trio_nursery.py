@@ -44,11 +44,8 @@ async def work(frontier: Frontier, jobs: JobChannel, fetch: Fetch) -> None:
 
 
 async def fetch(job: Job, frontier: Frontier, idle: list[Socket]) -> Response:
-    """One try of one URL within the config's timeout, on a kept-alive connection or a new one.
-
-    `idle` holds the connections kept alive between fetches: at most one per worker, as a
-    fetch takes one (or opens one) and puts it back when the response allows.
-    """
+    """One try of one URL within the config's timeout, on a kept-alive connection or a new one
+    (`idle`: those kept between fetches, at most one per worker)."""
     config = frontier.config
     new_parser = frontier.response_parser
     # The whole fetch, connect to last byte, a stale connection's resend included.
@@ -117,11 +114,9 @@ def release(sock: Socket | None, frontier: Frontier) -> None:
 
 
 class JobChannel:
-    """The queue: a memory channel, and a count of the jobs queued or being fetched.
-
-    When a finished job leaves nothing pending, the send side closes: every worker's
-    `async for` then ends, the nursery closes, and so does the crawl (trio's answer to the
-    chapter's `queue.join()`)."""
+    """The queue: a memory channel, and a count of the jobs queued or being fetched. When
+    none is left, the send side closes, and every worker's `async for` with it (trio's
+    answer to the chapter's `queue.join()`)."""
 
     def __init__(self, jobs: list[Job]) -> None:
         self.send, self.receive = trio.open_memory_channel[Job](math.inf)

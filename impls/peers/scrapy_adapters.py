@@ -60,11 +60,8 @@ _KINDS: tuple[tuple[tuple[type[BaseException], ...], ErrorKind], ...] = (
 
 def error_kind(exc: BaseException) -> ErrorKind | None:
     """The contract's kind for an exception of Scrapy's downloader; None: not a fetch error.
-
-    Scrapy raises one DownloadFailedError for Twisted's ResponseFailed, whether the peer
-    reset the connection before any byte (its cause a ResponseNeverReceived: a reset) or
-    sent bytes that are not HTTP (a ParseError: a protocol error); the cause tells.
-    """
+    Scrapy's one DownloadFailedError is a reset before any byte when its cause is a
+    ResponseNeverReceived, else bytes that are not HTTP (a protocol error)."""
     if isinstance(exc, DownloadFailedError) and isinstance(exc.__cause__, ResponseNeverReceived):
         return ErrorKind.RESET
     for types, kind in _KINDS:

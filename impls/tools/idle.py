@@ -89,8 +89,7 @@ class Waiter:
     def __iter__(self) -> Generator[Waiter, None, None]:
         yield self
 
-    def __await__(self) -> Generator[Waiter, None, None]:
-        yield self
+    __await__ = __iter__
 
 
 def parked_generator(waiter: Waiter) -> Generator[Waiter, None, None]:

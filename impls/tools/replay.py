@@ -1,28 +1,24 @@
 """The core alone: a recorded crawl's responses fed through the parser and the frontier, no I/O."""
 
-# `record ROOT URLS.json OUT` fetches each URL of a site once (one connection each, as the
-# crawlers do) and writes the raw bytes. `run OUT` replays them: every byte goes through the
-# core's ResponseParser and Frontier exactly as a raw-socket model feeds them, with no socket,
-# no loop and no thread. Its document is a crawl document (`--json`, model "core-replay"), so
-# it is verified against the manifest like any crawl, and its CPU (or callgrind's instruction
-# count) is the core's own cost per page.
+# `record ROOT URLS.json OUT` fetches each URL of a site once and writes the raw bytes; `run
+# OUT` feeds them through the core's parser and Frontier as a raw-socket model does, with no
+# socket, loop or thread. Its crawl document (model "core-replay") is verified against the
+# manifest like any crawl's, and its CPU (or instruction count) is the core's cost per page.
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import socket
 import sys
-import time
 from collections import deque
 from pathlib import Path
 
 from c10k.catalog import CORE_REPLAY
-from c10k.probes import mark_crawl_boundary, peak_rss_kib
+from c10k.probes import mark_crawl_boundary
+from impls.cli.crawl import Clock, print_result
 from impls.core import READ_SIZE, ErrorKind, FetchError, Frontier, build_request
 from impls.core.frontier import CrawlConfig
-from impls.core.summary import build_result, format_summary
 from impls.core.urls import Origin
 
 # Outcomes recorded without fetching: the server would hang, reset or refuse.
@@ -132,23 +128,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     frontier = Frontier(CrawlConfig(root=root, max_pages=args.max_pages))
-    before, started = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    clock = Clock()
     if args.mark_crawl:
         mark_crawl_boundary()
     replay(frontier, responses)
     if args.mark_crawl:
         mark_crawl_boundary()
-    wall_s = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    result = build_result(
-        frontier,
-        CORE_REPLAY,
-        wall_s=wall_s,
-        cpu_user_s=after.ru_utime - before.ru_utime,
-        cpu_sys_s=after.ru_stime - before.ru_stime,
-        max_rss_kib=peak_rss_kib(),
-    )
-    print(json.dumps(result) if args.json else format_summary(result))
+    print_result(clock.document(frontier, CORE_REPLAY), args.json)
     return 0
 
 

@@ -25,13 +25,10 @@ def failure_limit(context: dict[str, Any], error: BaseException | None) -> str:
     if maps is not None and max_maps is not None and maps >= max_maps - 16:
         return "vm.max_map_count"
     machine = context.get("threads_on_machine")
-    for name in ("kernel.pid_max", "kernel.threads-max"):
+    for name in ("kernel.pid_max", "kernel.threads-max", "RLIMIT_NPROC"):
         limit = context.get(name)
         if machine is not None and limit is not None and machine >= limit - 64:
             return name
-    nproc = context.get("RLIMIT_NPROC")
-    if machine is not None and nproc is not None and machine >= nproc - 64:
-        return "RLIMIT_NPROC"
     if isinstance(error, OSError) and error.errno == errno.EAGAIN:
         return "EAGAIN (a process or thread limit)"
     return "unknown"
@@ -53,11 +50,8 @@ def limit_context() -> dict[str, Any]:
 def pid_headroom(reserve: int) -> int:
     """Threads this process may still start while leaving `reserve` PIDs to everyone else."""
     machine = probes.threads_on_machine() or 0
-    ceilings: list[int] = []
-    for name in ("kernel.pid_max", "kernel.threads-max"):
-        value = probes.sysctl_int(name)
-        if value is not None:
-            ceilings.append(value)
+    sysctls = (probes.sysctl_int(name) for name in ("kernel.pid_max", "kernel.threads-max"))
+    ceilings = [value for value in sysctls if value is not None]
     cgroup = probes.read_text("/sys/fs/cgroup/pids.max")
     if cgroup and cgroup.isdigit():
         current = probes.read_int("/sys/fs/cgroup/pids.current") or machine
@@ -177,8 +171,8 @@ def threads_on_the_machine(
     processes: int, cap: int, stack_size: int, memory_guard_kib: int, pid_reserve: int
 ) -> dict[str, Any]:
     """Start threads until failure in `processes` processes at once, each holding its threads
-    until every one has stopped: the machine's ceiling (kernel.pid_max, threads-max, memory),
-    past each process's own (vm.max_map_count). The cap is the total, split evenly."""
+    until all have stopped: the machine's ceiling, past each process's own (vm.max_map_count).
+    The cap is the total, split evenly."""
     spawn = multiprocessing.get_context("spawn")  # a clean child, not a copy of this process
     results, release = spawn.Queue(), spawn.Event()
     shares = [cap // processes + (i < cap % processes) for i in range(processes)]
@@ -244,9 +238,7 @@ def merge_reports(
     return {
         "count": sum(r["count"] for r in each),
         "stopped_by": stopped_by,
-        "error": first["error"],
-        "error_type": first["error_type"],
-        "errno": first["errno"],
+        **{key: first[key] for key in ("error", "error_type", "errno")},
         **limits,
         "elapsed_s": elapsed,
         "rss_kib": sum(r["rss_kib"] for r in each),
