@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -150,6 +151,7 @@ def t_quantile(p: float, df: float) -> float:
     return (low + high) / 2.0
 
 
+@functools.lru_cache(maxsize=64)  # a bisection: the stopping rule asks for a few, often
 def t_factor(df: float, confidence: float) -> float:
     """The half-width, in standard errors, of a two-sided t-interval at `confidence`."""
     return t_quantile(0.5 + confidence / 2.0, df)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ from bench.harness.verify import verification_failures, verify
 from bench.results import SAMPLE_FIELDS
 
 ROOT = "http://127.0.0.1:1/"
+REPORTS = Path(__file__).resolve().parent.parent / "reports"
 MANIFEST: dict[str, Any] = {
     "count": 3,
     "urls": {ROOT: 200, ROOT + "a": 404, ROOT + "b": "error:reset"},
@@ -159,3 +162,12 @@ def test_quiet_runs_too_short_leave_the_stretch() -> None:
     data = columns(fds, [1, 2, 3, 4, 5, 6, 7]) | {"cpu_user_s": cpu, "cpu_sys_s": [0.0] * 7}
     summary = plateau_summary(data, 100)
     assert not summary["plateau_quiet"] and summary["plateau_samples"] == 5
+
+
+def test_the_plateau_records_its_medians_in_the_order_the_sample_holds() -> None:
+    """A run's plateau keeps the layout of the results files recorded so far (docs/results.md)."""
+    sample = json.loads((REPORTS / "results.json").read_text())
+    recorded = next(r["plateau"] for r in sample["runs"] if "rss_kib" in (r.get("plateau") or {}))
+    fds = [3, 103, 103, 103, 103]
+    summary = plateau_summary(columns(fds, [10_000] * len(fds)), 100)
+    assert list(summary) == [name for name in recorded if name in summary]

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from c10k import stats
 from c10k.quantity import Interval
 from c10k.sequential import LOOKS, decides, is_precise, judge, look_at, look_confidence, stopped
 
@@ -139,3 +140,18 @@ def test_a_last_look_at_a_noisy_cap_keeps_the_miss_rate_under_five_percent() -> 
     trials = 2000
     misses = sum(_verdict_at_a_noisy_cap_is_wrong(0.97, rng) for _ in range(trials))
     assert misses / trials <= 0.05
+
+
+def test_judging_again_finds_no_t_quantile_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each look's t factor is found once (a bisection), not at every judgement of every look."""
+    found: list[tuple[float, float]] = []
+    real = stats.t_quantile
+
+    def counted(p: float, df: float) -> float:
+        found.append((p, df))
+        return real(p, df)
+
+    monkeypatch.setattr(stats, "t_quantile", counted)
+    for _ in range(3):
+        judge([0.1, -0.2, 0.05, 0.3, 0.0, 0.1, -0.1, 0.2], (1.0,))
+    assert len(found) == len(set(found))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from bench.results import SAMPLE_FIELDS, Plateau, Run, Samples
+from bench.results import Plateau, Run, Samples
 
 # The crawler waits while it uses at most this share of a core between two samples; CPU
 # time moves in 10 ms ticks, so at 0.1 s a sample this allows two ticks of noise.
@@ -19,12 +19,23 @@ RAMP_FROM = 0.05  # the ramp starts when this share of the connections is open
 MIN_QUIET_SAMPLES = 3
 
 
-# The figures whose median over the plateau the summary gives: every sampled column but the
-# clock, the CPU counters (cumulative) and the sockets in TIME_WAIT.
-PLATEAU_FIELDS = tuple(
-    name
-    for name in SAMPLE_FIELDS
-    if name not in ("t", "cpu_user_s", "cpu_sys_s", "server_cpu_s", "tcp_tw")
+# The figures whose median over the plateau the summary gives, in the order a run records
+# them (docs/results.md): every sampled column but the clock, the CPU counters (cumulative)
+# and the sockets in TIME_WAIT.
+PLATEAU_FIELDS = (
+    "rss_kib",
+    "vmrss_kib",
+    "uss_kib",
+    "smaps_rss_kib",
+    "anon_kib",
+    "fds",
+    "threads",
+    "tcp_mem_kib",
+    "tcp_inuse",
+    "slab_kib",
+    "kernel_stack_kib",
+    "page_tables_kib",
+    "processes",  # the crawler's processes read (`c10k crawl --processes P`: P + 1)
 )
 
 

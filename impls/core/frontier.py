@@ -84,7 +84,7 @@ class Frontier:
     seen: set[str] = field(default_factory=set)
     fetched: dict[str, Outcome] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)  # seconds, one per try
-    in_flight: int = 0
+    in_flight: int = 0  # connections: from opened(), just before connect, to closed(), just after
     peak_in_flight: int = 0
     tries: int = 0
     # The core variant's (config.core), chosen once here: each model makes a parser per

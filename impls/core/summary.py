@@ -65,7 +65,8 @@ def merge_results(
     """The documents of the crawls of a site's parts (each with its raw `latencies_s`, `pid`
     and `connect_to`) -> one document: URLs and latencies of all, tries, CPU and peak RSS
     summed (one_process: subinterpreters, the parent's peak RSS), the longest wall time, and
-    the peaks' sum, an upper bound of the connections' peak. `parent`'s are kept apart."""
+    the sum of the parts' connection peaks, an upper bound of the crawl's. `parent` holds
+    the parent's own figures (`pid`, `cpu_user_s`, `cpu_sys_s`, `max_rss_kib`), not summed."""
 
     def total(key: str) -> Any:
         return sum(part[key] for part in parts)

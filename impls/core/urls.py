@@ -52,7 +52,8 @@ _UNKNOWN = "\0unknown"  # a str no resolution returns, so the memo's values stay
 def _depends_on_directory_only(href: str) -> bool:
     """Whether urljoin(base, href) reads no more of base than its directory: not when the
     href has no path, params or netloc of its own ('?q', '#f', '//', 'http:?q'), nor when
-    it holds what urlsplit strips or rewrites first (controls, spaces, tabs, newlines)."""
+    it holds what urlsplit strips or rewrites first (a leading space or control; a tab, a
+    newline or a control anywhere: the check refuses every unprintable character)."""
     if href[0] <= " " or not href.isprintable():
         return False
     if href[0] not in "?#" and ":" not in href and href[:2] != "//":
