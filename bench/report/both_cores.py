@@ -53,7 +53,7 @@ def ratio_text(found: Mapping[str, Any], key: str) -> str:
     return str(Figure(found.get(key), why="one round, no interval"))
 
 
-def in_kib(value: float) -> str:
+def kib_text(value: float) -> str:
     return number(value / KIB, 1)
 
 
@@ -108,7 +108,7 @@ def answer_rows(block: dict[str, Any]) -> list[list[str]]:
             a["core"],
             at_point(a.get("pages_per_s"), number),
             at_point(a.get("cpu_us_per_page"), number),
-            at_point(a.get("memory_per_connection_bytes"), in_kib),
+            at_point(a.get("memory_per_connection_bytes"), kib_text),
         ]
         for a in block.get("answers") or []
     ]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import both_cores as cores
-from bench.report.both_cores import at_point, in_kib, ratio_text
+from bench.report.both_cores import at_point, kib_text, ratio_text
 from bench.report.layout import Block, Cell, Code, Heading, Paragraph, Strong, Table
 from bench.report.markdown import render
 from bench.report.verdicts.crawl import c8_free_threading
@@ -20,10 +20,10 @@ from c10k.words import line, number
 TITLES: dict[str, tuple[str, Callable[[float], str]]] = {
     "few_active_cpu_us_per_page": ("few-active: CPU µs per page", number),
     "few_active_pages_per_s": ("few-active: pages/s", number),
-    "idle_bytes_per_unit": ("idle: KiB per idle unit (RSS + kernel)", in_kib),
+    "idle_bytes_per_unit": ("idle: KiB per idle unit (RSS + kernel)", kib_text),
     "memory_per_connection_bytes": (
         "sleepy: KiB per connection (fitted slope, RSS + kernel)",
-        in_kib,
+        kib_text,
     ),
     "c10k_fraction_of_ideal": ("sleepy: % of the ideal C/L", lambda v: number(100 * v, 1)),
     "thread_ceiling": ("idle: threads started before the first failure", number),
@@ -114,8 +114,8 @@ def _pair_blocks(pair: dict[str, Any]) -> list[Block]:
         ),
         Table(RATIO_HEADER, _ratio_rows(pair)),
         Paragraph(
-            f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, in_kib)}, "
-            f"{free} {at_point(idle['free_threaded'] or {}, in_kib)}. Shown, not judged."
+            f"The idle thread (RSS + kernel, KiB): {gil} {at_point(idle['gil'] or {}, kib_text)}, "
+            f"{free} {at_point(idle['free_threaded'] or {}, kib_text)}. Shown, not judged."
         ),
         Paragraph(
             (

@@ -143,10 +143,15 @@ class HttpResponseParser(HeaderParser):
         return i + 1
 
     def _status_end(self, data: bytes, i: int) -> int:  # res_status_code_otherwise
-        after = {0x20: self._reason, 0x0D: self._line_lf, 0x0A: self._headers_start}
-        if (state := after.get(data[i])) is None:
+        byte = data[i]
+        if byte == 0x20:
+            self._state = self._reason
+        elif byte == 0x0D:
+            self._state = self._line_lf
+        elif byte == 0x0A:
+            self._state = self._headers_start
+        else:
             raise HttpParserError("Invalid response status")
-        self._state = state
         return i + 1
 
     def _reason(self, data: bytes, i: int) -> int:  # res_status: anything up to CR or LF
