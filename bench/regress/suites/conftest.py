@@ -50,8 +50,9 @@ def counts(
     request: pytest.FixtureRequest, valgrind: None, site: Callable[[ServeOptions], Server]
 ) -> Iterator[dict[str, Future[InstructionCount]]]:
     """The session's counted crawls, every one a test asks for (a model's, or the core
-    replay's), started together at the first one's turn and run one per core: a count does
-    not depend on the machine's pace (support.COUNTED), and each spends seconds in valgrind."""
+    replay's), started together at the first one's turn and run one per CPU this process may
+    use: a count does not depend on the machine's pace (support.COUNTED), and each spends
+    seconds in valgrind."""
     server = site(COUNTED.site)
 
     def count(name: str) -> InstructionCount:
@@ -68,7 +69,7 @@ def counts(
         for item in request.session.items
         if "counts" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("skip")
     ]
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count())
+    pool = ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0)))
     try:
         yield {name: pool.submit(count, name) for name in dict.fromkeys(wanted)}
     finally:
