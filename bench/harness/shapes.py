@@ -255,19 +255,17 @@ def scenarios(
     few_reps: int,
     few_warmups: int,
     sleepy: tuple[CrawlPoint, ...],
-    sleepy_reps: int,
-    few_active_keep_alive: tuple[CrawlPoint, ...],
     sleepy_keep_alive: tuple[CrawlPoint, ...],
     sweep: tuple[CrawlPoint, ...],
-    sweep_reps: int,
     realistic: tuple[CrawlPoint, ...],
-    realistic_reps: int,
+    repetitions: int,
     instructions: tuple[CrawlPoint, ...] = (),
     c100k: tuple[CrawlPoint, ...] = (),
     few_cap: int | None = None,
     few_keep_alive_reps: int | None = None,
 ) -> tuple[Scenario, ...]:
-    """A profile's scenarios in the order they run, from their points and repetitions."""
+    """A profile's scenarios in the order they run: both few-active modes at the same points,
+    and `repetitions` for the sleepy, sweep and realistic scenarios."""
     return (
         # First, before anything has warmed the machine: the floor under every CV.
         Scenario(catalog.NOISE_FLOOR, loops=loops),
@@ -283,14 +281,14 @@ def scenarios(
         # is shared, so the close mode's warm-up has already built its pages.
         Scenario(
             catalog.FEW_ACTIVE_KEEP_ALIVE,
-            points=few_active_keep_alive,
+            points=few_active,
             repetitions=few_keep_alive_reps or few_reps,
             warmups=few_warmups,
         ),
-        fitted(catalog.SLEEPY, sleepy, sleepy_reps, steady_heap=True),
-        fitted(catalog.SLEEPY_KEEP_ALIVE, sleepy_keep_alive, sleepy_reps),
-        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=sweep_reps),
-        Scenario(catalog.REALISTIC, points=realistic, repetitions=realistic_reps),
+        fitted(catalog.SLEEPY, sleepy, repetitions, steady_heap=True),
+        fitted(catalog.SLEEPY_KEEP_ALIVE, sleepy_keep_alive, repetitions),
+        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=repetitions),
+        Scenario(catalog.REALISTIC, points=realistic, repetitions=repetitions),
         # Under the sleepy scenario's heap conditions, which its workers inherit: memory per
         # connection in one process and across several is then compared like for like.
         fitted(catalog.C100K, c100k, steady_heap=True),
