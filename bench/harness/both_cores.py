@@ -1,6 +1,4 @@
-"""runtimes.json's both_cores block: each answer to "use both cores", its pages/s, CPU per page
-and memory per connection, which answer leads, and what the C core buys the same model (pure;
-the report renders it)."""
+"""runtimes.json's both_cores block: each answer to "use both cores", which leads, what C buys."""
 
 from __future__ import annotations
 
@@ -9,17 +7,31 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.analysis.ratios import point_ratio
-from bench.harness.cells import Cell, cell
 from bench.results import Point
 from c10k import catalog
 from c10k.fits import replicated_fit
+from c10k.quantity import Quantity
 
+Cell = dict[
+    str, Any
+]  # a runtimes.json figure: {"value", "ci95", "at"} or {"value": None, "missing"}
 BOTH_CORES = catalog.BOTH_CORES.name
 KIB = 1024.0
 # An answer's identity within a runtime: its model, its core and its processes.
 AnswerKey = tuple[str, str, int]
 # What names an answer in the lead: enough for the report's label of it.
 IDENTITY = ("model", "runtime", "gil_disabled", "processes", "interpreters")
+
+
+def cell(found: Quantity | float | None, at: int | None = None) -> Cell | None:
+    """The figure (a quantity, with its interval, or a bare number) and the concurrency it
+    was read at; None without a value."""
+    value, interval = (
+        (found.value, found.interval) if isinstance(found, Quantity) else (found, None)
+    )
+    if not isinstance(value, int | float):
+        return None
+    return {"value": float(value), "ci95": interval.as_list() if interval else None, "at": at}
 
 
 def _key(model: str, point: Point) -> AnswerKey:

@@ -11,8 +11,7 @@ from typing import Any
 
 from bench.analysis.ratios import Figure, point_ratio
 from bench.arguments import OneLineParser
-from bench.harness.both_cores import both_cores
-from bench.harness.cells import Cell, cell
+from bench.harness.both_cores import Cell, both_cores, cell
 from bench.results import (
     RUNTIMES_SCHEMA,
     Derived,
