@@ -31,12 +31,8 @@ def sleepy_points(
     choice: LatencyRule | None = None,
     processes: int = 1,
 ) -> tuple[CrawlPoint, ...]:
-    """A wide site of exactly waves*C pages per C: all in flight at once, `waves` times over,
-    its root (the hub that lists them) answering at once; `repetitions` runs of each model
-    per point (None: the scenario's), paired rounds up to `cap` while a comparison judged
-    there is open, and only `models` there (None: every model); its latency chosen at the
-    session's start by `choice` (None: as written).
-
+    """A wide site of exactly waves*C pages per C, all in flight at once, `waves` times over,
+    its root (the hub that lists them) answering at once; the other options are CrawlPoint's.
     With `processes` > 1, each point is crawled by that many processes, one per part of the
     site, against a server of as many workers (unless told) on as many loopback addresses:
     each process stays under its own open-file limit and each address under its own
@@ -59,8 +55,7 @@ def sleepy_points(
 
 
 def sleepy_site(pages: int, latency_s: float, workers: int = 1, addresses: int = 1) -> ServeOptions:
-    """A sleepy site: a wide site of `pages` pages after a root that answers at once; in as
-    many parts as it has addresses (one per process crawling it)."""
+    """A wide site after a root that answers at once, in a part per address (per process)."""
     return ServeOptions(
         pages=pages,
         links=0,
