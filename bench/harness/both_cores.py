@@ -34,10 +34,6 @@ def cell(found: Quantity | float | None, at: int | None = None) -> Cell | None:
     return {"value": float(value), "ci95": interval.as_list() if interval else None, "at": at}
 
 
-def _key(model: str, point: Point) -> AnswerKey:
-    return model, point["core"], point["processes"]
-
-
 def peak_rss_slope(points: Sequence[Point]) -> Cell:
     """Memory per connection: the least-squares slope of each run's peak RSS (the crawl's
     max_rss_kib; over its processes, their sum) against concurrency, with its 95% interval,
@@ -147,7 +143,8 @@ def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
         grouped: dict[AnswerKey, list[Point]] = {}
         for model in catalog.model_order(list(table)):
             for point in table[model]:
-                grouped.setdefault(_key(model, point), []).append(point)
+                key = (model, point["core"], point["processes"])
+                grouped.setdefault(key, []).append(point)
         pure_first = sorted(grouped, key=lambda k: k[1] != catalog.CORE_PURE)
         for key in pure_first:
             answers.append(_answer(outcome, key, grouped[key]))

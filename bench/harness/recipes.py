@@ -6,7 +6,7 @@ import json
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -73,7 +73,10 @@ def run_crawl(
         record["pinning"]["sampler"] = sampler.cpus
         record["harness"]["sampler_cpu_s"] = sampler.cpu_s
         record["sampler_failures"] = sampler.failures
-    stats = _safe(server.stats)
+    try:
+        stats = server.stats()
+    except (OSError, ValueError) as exc:
+        stats = {"error": str(exc)}
     crawl = _crawl_document(record, finished)
     _record_server(record, server, stats, crawl, sampler, point.server.workers)
     if sampler:
@@ -346,10 +349,3 @@ def _exit_reason(finished: Finished) -> str:
     stderr = finished.stderr_tail.strip()
     last = stderr.splitlines()[-1] if stderr else ""
     return f"exit {finished.code}: {last}"[:500]
-
-
-def _safe(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except (OSError, ValueError) as exc:
-        return {"error": str(exc)}

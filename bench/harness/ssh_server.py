@@ -120,7 +120,9 @@ def check_site_host(target: SshTarget) -> SiteHost:
         raise ValueError(f"{where}: no answer over ssh in {CHECK_TIMEOUT_S:g} s") from None
     except OSError as exc:
         raise ValueError(f"{where}: cannot run ssh: {exc}") from None
-    why = _last_line(done.stderr)
+    why = ([line.strip() for line in done.stderr.splitlines() if line.strip()] or ["no message"])[
+        -1
+    ]
     if done.returncode == 255:
         raise ValueError(f"{where}: ssh cannot reach the host: {why}")
     lines = done.stdout.splitlines()
@@ -137,11 +139,6 @@ def check_site_host(target: SshTarget) -> SiteHost:
     if not same_code(version, here):
         raise ValueError(f"{where} runs {version}, this is {here}: install the same code there")
     return SiteHost(target, marked[0][2], version)
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "no message"
 
 
 class SshServer(SiteClient):

@@ -39,10 +39,6 @@ def debian_version_key(a: str, b: str) -> int:
     return -1 if lower == 0 else 1
 
 
-def newest_first(versions: Sequence[str]) -> list[str]:
-    return sorted(set(versions), key=functools.cmp_to_key(debian_version_key), reverse=True)
-
-
 def upstream_of(debian_version: str) -> str:
     return debian_version.rsplit("-", 1)[0].split(":")[-1]
 
@@ -160,7 +156,7 @@ class Fetcher:
             check=False,
         )
         versions = re.findall(r"^Version: (\S+)$", shown.stdout, flags=re.MULTILINE)
-        return newest_first(versions)
+        return sorted(set(versions), key=functools.cmp_to_key(debian_version_key), reverse=True)
 
     def fetch(self, wanted: str | None) -> Source:
         self.log.parent.mkdir(parents=True, exist_ok=True)
