@@ -1,5 +1,4 @@
-"""Isolated cores: disjoint CPU sets for the server and the crawler, the side a run kept busy,
-and the harness's own CPU share."""
+"""Isolated cores: disjoint CPU sets for server and crawler, the busy side, the harness's share."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The test website as a process: the options of `c10k serve`, and starting and stopping it
-here (over ssh on another host: bench/harness/ssh_server.py)."""
+"""The test website as a process: the options of `c10k serve`, started and stopped here."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Build CPython 3.14 from Debian's python3.14 source twice: free-threaded (3.14t) and GIL.
-
-The steps live beside it: fetch.py (the source), install.py (one build, checked and
-recorded) and workspace.py (where they go).
-"""
+"""Build CPython 3.14 from Debian's python3.14 source twice: free-threaded (3.14t) and GIL."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A venv per runtime with the project installed: each dependency on its own, a wheel where
-one fits and a source build where not, so that one that fails leaves the others in."""
+"""A venv per runtime with the project, each dependency alone: one that fails spares the rest."""
 
 from __future__ import annotations
 
