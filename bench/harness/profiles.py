@@ -85,6 +85,8 @@ def profile(
     sample_interval_s: float = 0.1,
     **options: Any,
 ) -> Profile:
+    """A profile of the catalog's name; its rounds wait for a quiet machine unless told not to."""
+    options.setdefault("quiet_wait_s", QUIET_WAIT_S)
     return Profile(about.name, about.description, budget_s, sample_interval_s, scenarios, **options)
 
 
@@ -95,6 +97,7 @@ _ALL = (
         # of 76 s (docs/notes/2026-11-29-plan-estimates.md).
         budget_s=90.0,
         sample_interval_s=0.05,
+        quiet_wait_s=0.0,
         scenarios=scenarios(
             loops=3,
             idle=idle_specs(300, 10_000, 200, 2_000, thread_cap=500),
@@ -113,7 +116,6 @@ _ALL = (
         # The plan fits 30 minutes when every comparison decides at its first look; the
         # conditional rounds are the rest (docs/notes/2026-11-26-profile-durations.md).
         budget_s=2400.0,
-        quiet_wait_s=QUIET_WAIT_S,
         scenarios=scenarios(
             loops=10,
             # The machine's thread ceiling (C5) is the full profile's: C5 is judged there.
@@ -161,7 +163,6 @@ _ALL = (
         # It takes what it needs; the budget only catches a runaway plan (c100k runs about
         # 1.3x its estimate: docs/notes/2026-11-25-c100k.md).
         budget_s=29400.0,
-        quiet_wait_s=QUIET_WAIT_S,
         scenarios=scenarios(
             loops=20,
             # 2,000,000 greenlets would hold 16 GB: the other loops' units stop at 1,000,000.
@@ -205,6 +206,7 @@ _ALL = (
         catalog.FREE_THREADING,
         budget_s=480.0,  # one runtime, every model; --models threads,asyncio: about 2:50
         pin="off",
+        quiet_wait_s=0.0,
         scenarios=(
             Scenario(catalog.NOISE_FLOOR, loops=5),
             Scenario(catalog.IDLE, idle=(IdleSpec(catalog.THREAD.name, 3000),)),
@@ -231,7 +233,6 @@ _ALL = (
     profile(
         catalog.LOOPS,
         budget_s=300.0,
-        quiet_wait_s=QUIET_WAIT_S,
         scenarios=(
             Scenario(catalog.NOISE_FLOOR, loops=5),
             Scenario(
