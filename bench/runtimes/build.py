@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bench.arguments import OneLineParser
 from bench.runtimes.discover import cache_dir
-from bench.runtimes.fetch import Fetcher, extract
+from bench.runtimes.fetch import PACKAGE, SERIES, BuildFailed, Fetcher, Layout, Progress, extract
 from bench.runtimes.install import (
     build_one,
     check_build_dependencies,
@@ -20,7 +20,6 @@ from bench.runtimes.install import (
     read_record,
     usable_build,
 )
-from bench.runtimes.workspace import PACKAGE, SERIES, BuildFailed, Layout, Progress
 
 TAGS = ("3.14t", "3.14")
 DEFAULT_MIRROR = "http://deb.debian.org/debian"

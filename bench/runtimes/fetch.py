@@ -1,4 +1,4 @@
-"""Debian's python3.14 source: from the index or the pool, checked against its .dsc, extracted."""
+"""Debian's python3.14 source (fetched, checked, extracted) and the build's cache layout."""
 
 from __future__ import annotations
 
@@ -7,14 +7,53 @@ import hashlib
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.runtimes.workspace import PACKAGE, SERIES, BuildFailed, Layout, Progress
+PACKAGE = "python3.14"  # Debian's source package
+SERIES = "3.14"
+
+
+class BuildFailed(Exception):
+    """A step failed: the message names the step and, where there is one, its log."""
+
+
+class Progress:
+    """Progress lines on stderr, each with the seconds since the start."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def say(self, message: str) -> None:
+        print(f"[{time.monotonic() - self.start:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where everything lives under the cache directory."""
+
+    cache: Path
+
+    @property
+    def work(self) -> Path:
+        # A sibling of cpython/, so that nothing in there looks like an interpreter.
+        return self.cache / "cpython-build"
+
+    def prefix(self, tag: str) -> Path:
+        return self.cache / "cpython" / tag
+
+    def interpreter(self, tag: str) -> Path:
+        return self.prefix(tag) / "bin" / f"python{tag}"
+
+    def log(self, name: str) -> Path:
+        return self.work / "logs" / f"{name}.log"
+
 
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 # How far back the pool fallback looks: Debian revisions per upstream release.

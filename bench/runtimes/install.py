@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.runtimes.fetch import Source
-from bench.runtimes.workspace import PACKAGE, BuildFailed, Layout, Progress
+from bench.runtimes.fetch import PACKAGE, BuildFailed, Layout, Progress, Source
 
 RECORD = "c10k-build.json"
 # The headers CPython's optional modules need; without one, `make` skips the module quietly.
