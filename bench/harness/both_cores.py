@@ -70,30 +70,35 @@ def _answer(outcome: dict[str, Any], key: AnswerKey, points: list[Point]) -> dic
     }
 
 
+def _at_shared(lists: Sequence[list[Point]]) -> tuple[int, list[Point]] | None:
+    """The largest concurrency every list of points ran, and each list's point there."""
+    shared = set.intersection(*({p["concurrency"] for p in points} for points in lists))
+    if not shared:
+        return None
+    at = max(shared)
+    return at, [next(p for p in points if p["concurrency"] == at) for points in lists]
+
+
+def _ratios(mine: Point, theirs: Point) -> dict[str, Any]:
+    """Mine over theirs, paired by round (the runtimes ran round k back to back)."""
+    return {
+        figure: ratio.quantity() if (ratio := point_ratio(mine, theirs, figure)) else None
+        for figure in ("pages_per_s", "cpu_us_per_page")
+    }
+
+
 def _core_ratio(
     outcome: dict[str, Any], model: str, processes: int, by_core: dict[str, list[Point]]
 ) -> dict[str, Any] | None:
     """The C core over the pure core for one model and process count on one runtime, at
-    the largest concurrency both ran, paired by round: pages/s and CPU per page."""
+    the largest concurrency both ran."""
     fast, pure = by_core.get(catalog.CORE_C), by_core.get(catalog.CORE_PURE)
-    if not fast or not pure:
+    found = _at_shared([fast, pure]) if fast and pure else None
+    if found is None:
         return None
-    shared = {p["concurrency"] for p in fast} & {p["concurrency"] for p in pure}
-    if not shared:
-        return None
-    at = max(shared)
-    top_c = next(p for p in fast if p["concurrency"] == at)
-    top_pure = next(p for p in pure if p["concurrency"] == at)
-    found: dict[str, Any] = {
-        "model": model,
-        "runtime": outcome["tag"],
-        "processes": processes,
-        "concurrency": at,
-    }
-    for figure in ("pages_per_s", "cpu_us_per_page"):
-        ratio = point_ratio(top_c, top_pure, figure)
-        found[figure] = ratio.quantity() if ratio else None
-    return found
+    at, (top_c, top_pure) = found
+    where = {"model": model, "runtime": outcome["tag"], "processes": processes, "concurrency": at}
+    return where | _ratios(top_c, top_pure)
 
 
 def _closest(tops: Sequence[Point], k: int) -> tuple[float, int]:
@@ -108,33 +113,25 @@ def _closest(tops: Sequence[Point], k: int) -> tuple[float, int]:
 
 def _lead(answers: Sequence[tuple[dict[str, Any], list[Point]]]) -> dict[str, Any] | None:
     """Which way of using both cores wins on the pure core, at the largest concurrency every
-    answer ran: the answer whose pages/s lead its closest rival most (each ratio paired by
-    round: the runtimes ran round k back to back), over that rival, pages/s and CPU per
-    page; None with fewer than two answers or no concurrency they all ran."""
-    ran = [{p["concurrency"] for p in points} for _, points in answers]
-    shared = set.intersection(*ran) if len(ran) >= 2 else set()
-    if not shared:
+    answer ran: the answer whose pages/s lead its closest rival most, over that rival; None
+    with fewer than two answers or no concurrency they all ran."""
+    found = _at_shared([points for _, points in answers]) if len(answers) >= 2 else None
+    if found is None:
         return None
-    at = max(shared)
-    tops = [next(p for p in points if p["concurrency"] == at) for _, points in answers]
+    at, tops = found
     rivals = [_closest(tops, k) for k in range(len(tops))]
     leader = max(range(len(tops)), key=lambda k: rivals[k][0])
     rival = rivals[leader][1]
-    found: dict[str, Any] = {
+    return {
         "concurrency": at,
         "leader": {k: answers[leader][0][k] for k in IDENTITY},
         "runner_up": {k: answers[rival][0][k] for k in IDENTITY},
-    }
-    for figure in ("pages_per_s", "cpu_us_per_page"):
-        ratio = point_ratio(tops[leader], tops[rival], figure)
-        found[figure] = ratio.quantity() if ratio else None
-    return found
+    } | _ratios(tops[leader], tops[rival])
 
 
 def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Per runtime that ran the both-cores scenario, each answer that ran there (pure core
-    first, then the C core) and, per model that ran on both cores, C over pure; None when
-    no runtime ran it (an older run, or --scenarios without it)."""
+    """Per runtime that ran the both-cores scenario, each answer there (pure core first) and,
+    per model that ran on both cores, C over pure; None when no runtime ran it."""
     answers: list[dict[str, Any]] = []
     ratios: list[dict[str, Any]] = []
     pure: list[tuple[dict[str, Any], list[Point]]] = []
