@@ -27,9 +27,7 @@ from server.specs import parse_faults
 @dataclass(frozen=True)
 class LatencyRule:
     """How the session chooses a sleepy point's latency at its start, from the server's
-    measured cost (bench/harness/latencies.py): the shortest rung of the ladder from
-    `least_s` up at which every connection's first request reaches the server in time (the
-    peak check), and, for a point that judges throughput, C/L leaves the server room."""
+    measured cost: latencies.choose_latency, from `least_s` up."""
 
     judges_throughput: bool = False
     least_s: float = 2.0
@@ -77,7 +75,7 @@ class CrawlPoint:
         return f"this point runs on a {wanted} build only; {tag} is not one"
 
     def estimate_s(self, model: str) -> float:
-        """Expected seconds for one run: start, then the slower of waiting and computing."""
+        """Start, then the slower of waiting and computing, then the ramp and hang tail."""
         urls = self.server.urls_estimate
         latency = self.server.latency.mean_s
         if self.server.shape == "wide":  # the root, then waves of C (the root at once: none)

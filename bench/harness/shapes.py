@@ -142,24 +142,18 @@ def idle_specs(
     other_loop_units: int | None = None,
     machine_ceiling: bool = False,
 ) -> tuple[IdleSpec, ...]:
-    """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop, rloop, trio and
-    generators-model tasks and the greenlets, whose 1,000,000 cost half a minute each (a
-    greenlet: over a minute and 8 GB) and add no claim: C4 is settled by asyncio tasks and
-    bare coroutines at unit_count, and the others join it from 100,000 units. With
+    """The idle runs; C4 is settled by asyncio tasks and bare coroutines and generators at
+    unit_count, and `other_loop_units` (default unit_count) sizes the other loops' tasks and
+    the greenlets, whose 1,000,000 cost half a minute each (a greenlet: over a minute and
+    8 GB) and add no claim: they join it from 100,000 units. With
     machine_ceiling, threads are also started in several processes at once, up to the
     machine's ceiling (C5's)."""
     thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
     coroutine_kinds = catalog.COROUTINE_KINDS
-    other_loops = (
-        catalog.UVLOOP_TASK.name,
-        catalog.RLOOP_TASK.name,
-        catalog.GENERATORS_TASK.name,
-        catalog.GREENLET.name,
-        catalog.TRIO_TASK.name,
-    )
+    settled = (catalog.ASYNCIO_TASK.name, catalog.GENERATOR.name, catalog.COROUTINE.name)
     specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
     specs += [
-        IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
+        IdleSpec(kind, unit_count if kind in settled else other_loop_units or unit_count)
         for kind in coroutine_kinds
     ]
     # Whole interpreters: a count of their own, and no tracemalloc run (it sees one only).
