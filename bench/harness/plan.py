@@ -44,15 +44,13 @@ class PlannedRun:
     server_key: int = -1  # runs with the same key share one server process
     counted: bool = False  # run under callgrind for instructions per page, not sampled
     params: RunParams = field(default_factory=lambda: RunParams())
-    # Measured crawls: the pass over the models at this point (rep k of every model runs in
-    # round k, next to each other), so ratios between models pair by round. None otherwise.
+    # Measured crawls: rep k of every model at this point runs in round k, so ratios pair by it.
     round: int | None = None
     keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
     loop: bool = False  # a run of the fixed CPU loop (`python -m impls.tools.cpu_loop`)
     steady_heap: bool = False  # its scenario's steady_heap
-    # The paired round the run belongs to: every model of a scenario at the points of one
-    # server, back to back in a shuffled order, after the round's sentinel (kind "sentinel":
-    # the fixed CPU loop, which says whether the machine was quiet). None: no round.
+    # The paired round the run belongs to (build_plan), after its sentinel: the fixed CPU
+    # loop, which says whether the machine was quiet.
     block: Block | None = None
     conditional: bool = False  # a round past the minimum: run while a comparison is open
 

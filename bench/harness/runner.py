@@ -306,9 +306,6 @@ def run_lanes(
     return code
 
 
-# -- `c10k bench --check`: whether every run ended ok, for CI's smoke runs ----------------
-
-
 def _peer_known(run: Run) -> bool:
     """A peer's run that --check lets pass: skipped as not installed (CI runs without the
     [peers] extra), or failed verification where the peer counted a deviation that changes

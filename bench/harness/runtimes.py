@@ -207,9 +207,6 @@ def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) ->
     }
 
 
-# -- C8: a free-threaded build beside the GIL build of the same version ---------------------
-
-
 def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any] | None:
     """Per shared concurrency, mine over theirs for pages/s and CPU per page, paired by round;
     over the points, the geometric mean of each with its 95% interval. None when no point is
