@@ -37,9 +37,8 @@ from c10k import catalog
 def plan_models(
     models: Sequence[str], runtimes: Mapping[str, str]
 ) -> tuple[list[str], list[LeftOutModel]]:
-    """The models the plan holds, and those it leaves out: the ones no runtime of the run
-    (tag -> CPython version, "3.11.7"; a tag ending in t is free-threaded) can run, by the
-    catalog's runtime column, each with what it needs."""
+    """The models the plan holds, and those it leaves out with what they need: the ones the
+    catalog's runtime column says no runtime of the run (tag -> version) can run."""
     left: list[LeftOutModel] = []
     for name in models:
         crawler = catalog.CRAWLERS.get(name)
@@ -147,8 +146,7 @@ def _where_options(p: argparse.ArgumentParser) -> None:
 
 
 def unavailable_here(models: Sequence[str]) -> frozenset[str]:
-    """The crawlers whose modules the harness's own interpreter misses: their runs are
-    skipped, and cost the plan nothing."""
+    """The crawlers whose modules the harness's own interpreter misses."""
     return frozenset(
         name
         for name in models
@@ -159,8 +157,7 @@ def unavailable_here(models: Sequence[str]) -> frozenset[str]:
 def print_plan(
     args: argparse.Namespace, profile: Profile, plan: list[PlannedRun], skipped: frozenset[str]
 ) -> None:
-    """--dry-run: the plan, its estimate (the skipped models' runs at no cost), the models
-    left out and the probe it would run first."""
+    """--dry-run: the plan, its estimate, the models left out and the probe it would run."""
     print(plan_table(plan))
     print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
     for entry in args.left_out:
@@ -181,10 +178,9 @@ def run_interleaved(
     command: list[str],
     project_dir: Path = PROJECT_DIR,
 ) -> int:
-    """--pythons: every runtime's venv first, each installing project_dir (one that fails
-    is recorded as failed, the others run), then each planned run once per runtime, back to
-    back (lane_order), each runtime's records into OUT/<tag>/results.json; then the side by
-    side (OUT/runtimes.json, OUT/runtimes.md), written also when the runs stop half-way."""
+    """--pythons: every runtime's venv first (one that fails is recorded as failed, the
+    others run), then each planned run once per runtime into OUT/<tag>/results.json; then
+    OUT/runtimes.json and OUT/runtimes.md, also when the runs stop half-way."""
     prepared: list[RuntimeRecord] = []
     failed: list[dict[str, Any]] = []  # their lines of runtimes.json
     for n, runtime in enumerate(chosen, 1):

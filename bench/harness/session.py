@@ -80,9 +80,9 @@ def start_session(
     plan: list[PlannedRun],
     runtimes: Sequence[RuntimeRecord],
 ) -> Session:
-    """Where each side runs, then the server's cost measured when a planned point chooses its
-    latency (args.latencies records the choices; the budget grows by what they add to the
-    plan's least), then the plan, the runtimes and the pinning on stderr."""
+    """Where each side runs; the server's cost measured when a point chooses its latency
+    (args.latencies records the choices; the budget grows by what they add to the plan's
+    least); then the plan, the runtimes and the pinning on stderr."""
     pinning = plan_pinning(args.pin, remote=args.remote is not None)
     if largest := chooses(profile, args.scenarios):
         stderr_line(f"c10k bench: measuring the server's cost ({probe_text(largest)})")

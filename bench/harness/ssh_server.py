@@ -142,9 +142,8 @@ def check_site_host(target: SshTarget) -> SiteHost:
 
 
 class SshServer(SiteClient):
-    """`c10k serve` on the site host for as long as its ssh session lasts: on the address the
-    host was reached at, ended by closing the session (`--stop-on-eof`: the remote server
-    stops when its stdin ends); its processes out of sight (no pids, no /proc)."""
+    """`c10k serve --stop-on-eof` on the site host's address for as long as its ssh session
+    lasts; its processes out of sight (no pids, no /proc)."""
 
     remote = True
 
@@ -170,8 +169,8 @@ class SshServer(SiteClient):
         self._launch(self.host.target.ssh_argv(serve), stdin=subprocess.PIPE)
 
     def stop(self) -> None:
-        """Close the session's stdin: the remote server stops, and ssh exits with it; ssh
-        is ended if it has not after SESSION_END_S. A stopped server stays stopped."""
+        """Close the session's stdin, which stops the remote server and ssh with it; end ssh
+        if it has not after SESSION_END_S."""
         if self.process is None:
             return
         if self.process.stdin is not None:

@@ -85,12 +85,9 @@ def upstream_of(debian_version: str) -> str:
 def pool_candidates(
     known: Sequence[str], exists: Callable[[str], bool]
 ) -> tuple[str | None, list[str]]:
-    """The newest version whose .dsc the pool serves, and the versions found missing.
-
-    The index's versions come first (newest first). Below them, each older upstream release of
-    the series is probed by its tarball, and the first one found by its newest Debian revision:
-    a bounded number of requests, and no listing of the pool needed (it has none).
-    """
+    """The newest version whose .dsc the pool serves, and the versions found missing: the
+    index's first, then each older upstream release, probed by its tarball, by its newest
+    Debian revision (a bounded number of requests; the pool has no listing)."""
     missing: list[str] = []
     for version in known:
         if exists(f"{PACKAGE}_{version}.dsc"):

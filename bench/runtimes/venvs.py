@@ -127,9 +127,8 @@ def _read_marker(directory: Path, requirements: list[str]) -> dict[str, Any] | N
 
 
 def prepare(runtime: Runtime, project_dir: Path, log: Log) -> PreparedRuntime:
-    """The runtime's venv with the project (editable) and each dependency it takes; reused
-    when its marker says it is finished. PrepareFailed when the venv or the project cannot
-    be installed at all."""
+    """The runtime's venv with the project (editable) and each dependency it takes, reused
+    once its marker says it is finished; PrepareFailed when the project cannot go in."""
     requirements = dependencies(project_dir)
     directory = venv_dir(runtime, project_dir, requirements)
     python = directory / "bin" / "python"
@@ -145,7 +144,6 @@ def prepare(runtime: Runtime, project_dir: Path, log: Log) -> PreparedRuntime:
 def build_venv(
     runtime: Runtime, project_dir: Path, directory: Path, requirements: list[str], log: Log
 ) -> dict[str, str]:
-    """Make the venv afresh, install the project and each dependency, then the marker."""
     log(f"{runtime.tag}: making a venv in {directory}")
     (directory / MARKER).unlink(missing_ok=True)
     python = directory / "bin" / "python"
