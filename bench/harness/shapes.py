@@ -102,13 +102,13 @@ def both_cores_points(
     pages: int, links: int, concurrencies: Sequence[int], workers: int = 2
 ) -> tuple[CrawlPoint, ...]:
     """The many-links site at each concurrency, crawled by each answer to "use `workers`
-    cores" on the pure core, each on the build it belongs to: subinterpreters and
-    `--processes` (of callbacks and of asyncio) on a GIL build, threads and an asyncio loop
-    per thread (CPython's advice) on a free-threaded one; and `--processes` on the C core
-    beside them, for what the C-accelerated core buys."""
+    cores" on the pure core, each on its build (`answers`), and by `--processes` on the C
+    core beside them, for what the C-accelerated core buys."""
     server = ServeOptions(pages=pages, links=links, shape="deep", parts=workers)
     pure, c_core, gil_only, free_only = catalog.CORE_PURE, catalog.CORE_C, False, True
-    # (model, its build, its core, --processes, --interpreters)
+    # (model, its build, its core, --processes, --interpreters): subinterpreters and
+    # --processes on a GIL build, threads and a loop per thread (CPython's advice) on a
+    # free-threaded one.
     answers = (
         (catalog.INTERPRETERS.name, gil_only, pure, 1, workers),
         (catalog.THREADS.name, free_only, pure, 1, 0),
@@ -142,12 +142,11 @@ def idle_specs(
     other_loop_units: int | None = None,
     machine_ceiling: bool = False,
 ) -> tuple[IdleSpec, ...]:
-    """The idle runs; C4 is settled by asyncio tasks and bare coroutines and generators at
+    """The idle runs; C4 is settled by asyncio tasks, bare coroutines and generators at
     unit_count, and `other_loop_units` (default unit_count) sizes the other loops' tasks and
     the greenlets, whose 1,000,000 cost half a minute each (a greenlet: over a minute and
-    8 GB) and add no claim: they join it from 100,000 units. With
-    machine_ceiling, threads are also started in several processes at once, up to the
-    machine's ceiling (C5's)."""
+    8 GB) and add no claim: they join it from 100,000 units. With machine_ceiling, threads
+    are also started in several processes at once, up to the machine's ceiling (C5's)."""
     thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
     coroutine_kinds = catalog.COROUTINE_KINDS
     settled = (catalog.ASYNCIO_TASK.name, catalog.GENERATOR.name, catalog.COROUTINE.name)
