@@ -122,11 +122,8 @@ def dsc_files(dsc_text: str) -> dict[str, str]:
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def pool_url(mirror: str, name: str) -> str:

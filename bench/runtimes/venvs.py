@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import tempfile
 import tomllib
@@ -191,6 +192,4 @@ def unavailable(python: Path, outcomes: dict[str, str]) -> dict[str, str]:
 
 def _name(requirement: str) -> str:
     """The distribution's name in a requirement: 'gevent>=24  # ...' -> 'gevent'."""
-    for stop in "<>=!~;[@ ":
-        requirement = requirement.split(stop, 1)[0]
-    return requirement.strip().lower()
+    return re.split(r"[<>=!~;\[@ ]", requirement, maxsplit=1)[0].strip().lower()
