@@ -45,11 +45,8 @@ def read_process(process: psutil.Process) -> Reading:
     with process.oneshot():
         if process.status() == psutil.STATUS_ZOMBIE:
             raise psutil.NoSuchProcess(process.pid)
-        rss = process.memory_info().rss // 1024
-        cpu = process.cpu_times()
-        threads = process.num_threads()
-        fds = process.num_fds()
-    return Reading(rss, cpu.user, cpu.system, threads, fds)
+        rss, cpu = process.memory_info().rss // 1024, process.cpu_times()
+        return Reading(rss, cpu.user, cpu.system, process.num_threads(), process.num_fds())
 
 
 def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
@@ -58,10 +55,8 @@ def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
     (its cumulative CPU leaves the sums: a crawl's parts may end one by one)."""
     total = read_process(root)
     pids = [root.pid]
-    children: list[psutil.Process] = []
-    if tree:  # listed afresh every sample: the children start after their parent
-        children = root.children(recursive=True)
-    for child in children:
+    # Listed afresh every sample: the children start after their parent.
+    for child in root.children(recursive=True) if tree else []:
         try:
             total.add(read_process(child))
         except psutil.NoSuchProcess:
