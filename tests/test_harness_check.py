@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from bench.harness.check import check_runs
+from bench.harness.runner import check_runs
 from bench.results import Results
 from c10k import catalog
 

@@ -18,7 +18,7 @@ from typing import Any, cast
 
 import pytest
 
-from bench.harness.check import check_runs
+from bench.harness.runner import check_runs
 from bench.interpreter import missing_models, python_command
 from bench.results import Results
 from c10k.catalog import INTERPRETERS, MODELS, SUBINTERPRETER

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.runtimes import build, fetch, install
-from bench.runtimes.fetch import Source
-from bench.runtimes.workspace import BuildFailed, Layout, Progress
+from bench.runtimes.fetch import BuildFailed, Layout, Progress, Source
 
 DSC = """\
 -----BEGIN PGP SIGNED MESSAGE-----

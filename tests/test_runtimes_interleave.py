@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import pytest
 
 from bench.harness import cli as bench_cli
-from bench.harness import pythons, runner
+from bench.harness import runner
 from bench.harness import session as harness_session
 from bench.harness.plan import PlannedRun, base_record, build_plan, ended
 from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
@@ -78,7 +78,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
     for name in ("run_crawl", "run_idle", "run_loop", "run_counted"):
         monkeypatch.setattr(runner, name, fake_run)
-    monkeypatch.setattr(pythons, "prepare", fake_prepare)
+    monkeypatch.setattr(bench_cli, "prepare", fake_prepare)
     monkeypatch.setattr(runner, "new_site", FakeServer)
     monkeypatch.setattr(harness_session, "missing_models", lambda models, python: {})
     monkeypatch.setattr(runner, "derive_document", lambda document: {})
@@ -92,7 +92,7 @@ def interleaved(out: Path, tags: list[str]) -> int:
     args = bench_cli.parser().parse_args([*argv, "--pythons", ",".join(tags)])
     plan = build_plan(PROFILE, args.models, args.scenarios)
     chosen = [runtime(tag) for tag in tags]
-    return pythons.run_interleaved(args, PROFILE, plan, chosen, ["c10k", "bench"])
+    return bench_cli.run_interleaved(args, PROFILE, plan, chosen, ["c10k", "bench"])
 
 
 def test_each_run_runs_once_per_runtime_back_to_back_alternating_by_round(

@@ -1,6 +1,4 @@
-"""runtimes.json's both_cores block: each answer to "use both cores", its pages/s, CPU per page
-and memory per connection, which answer leads, and what the C core buys the same model (pure;
-the report renders it)."""
+"""runtimes.json's both_cores block: each answer to "use both cores", which leads, what C buys."""
 
 from __future__ import annotations
 
@@ -9,11 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.analysis.ratios import point_ratio
-from bench.harness.cells import Cell, cell
 from bench.results import Point
 from c10k import catalog
 from c10k.fits import replicated_fit
+from c10k.quantity import Quantity
 
+Cell = dict[
+    str, Any
+]  # a runtimes.json figure: {"value", "ci95", "at"} or {"value": None, "missing"}
 BOTH_CORES = catalog.BOTH_CORES.name
 KIB = 1024.0
 # An answer's identity within a runtime: its model, its core and its processes.
@@ -22,8 +23,15 @@ AnswerKey = tuple[str, str, int]
 IDENTITY = ("model", "runtime", "gil_disabled", "processes", "interpreters")
 
 
-def _key(model: str, point: Point) -> AnswerKey:
-    return model, point["core"], point["processes"]
+def cell(found: Quantity | float | None, at: int | None = None) -> Cell | None:
+    """The figure (a quantity, with its interval, or a bare number) and the concurrency it
+    was read at; None without a value."""
+    value, interval = (
+        (found.value, found.interval) if isinstance(found, Quantity) else (found, None)
+    )
+    if not isinstance(value, int | float):
+        return None
+    return {"value": float(value), "ci95": interval.as_list() if interval else None, "at": at}
 
 
 def peak_rss_slope(points: Sequence[Point]) -> Cell:
@@ -62,30 +70,35 @@ def _answer(outcome: dict[str, Any], key: AnswerKey, points: list[Point]) -> dic
     }
 
 
+def _at_shared(lists: Sequence[list[Point]]) -> tuple[int, list[Point]] | None:
+    """The largest concurrency every list of points ran, and each list's point there."""
+    shared = set.intersection(*({p["concurrency"] for p in points} for points in lists))
+    if not shared:
+        return None
+    at = max(shared)
+    return at, [next(p for p in points if p["concurrency"] == at) for points in lists]
+
+
+def _ratios(mine: Point, theirs: Point) -> dict[str, Any]:
+    """Mine over theirs, paired by round (the runtimes ran round k back to back)."""
+    return {
+        figure: ratio.quantity() if (ratio := point_ratio(mine, theirs, figure)) else None
+        for figure in ("pages_per_s", "cpu_us_per_page")
+    }
+
+
 def _core_ratio(
     outcome: dict[str, Any], model: str, processes: int, by_core: dict[str, list[Point]]
 ) -> dict[str, Any] | None:
     """The C core over the pure core for one model and process count on one runtime, at
-    the largest concurrency both ran, paired by round: pages/s and CPU per page."""
+    the largest concurrency both ran."""
     fast, pure = by_core.get(catalog.CORE_C), by_core.get(catalog.CORE_PURE)
-    if not fast or not pure:
+    found = _at_shared([fast, pure]) if fast and pure else None
+    if found is None:
         return None
-    shared = {p["concurrency"] for p in fast} & {p["concurrency"] for p in pure}
-    if not shared:
-        return None
-    at = max(shared)
-    top_c = next(p for p in fast if p["concurrency"] == at)
-    top_pure = next(p for p in pure if p["concurrency"] == at)
-    found: dict[str, Any] = {
-        "model": model,
-        "runtime": outcome["tag"],
-        "processes": processes,
-        "concurrency": at,
-    }
-    for figure in ("pages_per_s", "cpu_us_per_page"):
-        ratio = point_ratio(top_c, top_pure, figure)
-        found[figure] = ratio.quantity() if ratio else None
-    return found
+    at, (top_c, top_pure) = found
+    where = {"model": model, "runtime": outcome["tag"], "processes": processes, "concurrency": at}
+    return where | _ratios(top_c, top_pure)
 
 
 def _closest(tops: Sequence[Point], k: int) -> tuple[float, int]:
@@ -100,33 +113,25 @@ def _closest(tops: Sequence[Point], k: int) -> tuple[float, int]:
 
 def _lead(answers: Sequence[tuple[dict[str, Any], list[Point]]]) -> dict[str, Any] | None:
     """Which way of using both cores wins on the pure core, at the largest concurrency every
-    answer ran: the answer whose pages/s lead its closest rival most (each ratio paired by
-    round: the runtimes ran round k back to back), over that rival, pages/s and CPU per
-    page; None with fewer than two answers or no concurrency they all ran."""
-    ran = [{p["concurrency"] for p in points} for _, points in answers]
-    shared = set.intersection(*ran) if len(ran) >= 2 else set()
-    if not shared:
+    answer ran: the answer whose pages/s lead its closest rival most, over that rival; None
+    with fewer than two answers or no concurrency they all ran."""
+    found = _at_shared([points for _, points in answers]) if len(answers) >= 2 else None
+    if found is None:
         return None
-    at = max(shared)
-    tops = [next(p for p in points if p["concurrency"] == at) for _, points in answers]
+    at, tops = found
     rivals = [_closest(tops, k) for k in range(len(tops))]
     leader = max(range(len(tops)), key=lambda k: rivals[k][0])
     rival = rivals[leader][1]
-    found: dict[str, Any] = {
+    return {
         "concurrency": at,
         "leader": {k: answers[leader][0][k] for k in IDENTITY},
         "runner_up": {k: answers[rival][0][k] for k in IDENTITY},
-    }
-    for figure in ("pages_per_s", "cpu_us_per_page"):
-        ratio = point_ratio(tops[leader], tops[rival], figure)
-        found[figure] = ratio.quantity() if ratio else None
-    return found
+    } | _ratios(tops[leader], tops[rival])
 
 
 def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Per runtime that ran the both-cores scenario, each answer that ran there (pure core
-    first, then the C core) and, per model that ran on both cores, C over pure; None when
-    no runtime ran it (an older run, or --scenarios without it)."""
+    """Per runtime that ran the both-cores scenario, each answer there (pure core first) and,
+    per model that ran on both cores, C over pure; None when no runtime ran it."""
     answers: list[dict[str, Any]] = []
     ratios: list[dict[str, Any]] = []
     pure: list[tuple[dict[str, Any], list[Point]]] = []
@@ -135,7 +140,8 @@ def both_cores(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
         grouped: dict[AnswerKey, list[Point]] = {}
         for model in catalog.model_order(list(table)):
             for point in table[model]:
-                grouped.setdefault(_key(model, point), []).append(point)
+                key = (model, point["core"], point["processes"])
+                grouped.setdefault(key, []).append(point)
         pure_first = sorted(grouped, key=lambda k: k[1] != catalog.CORE_PURE)
         for key in pure_first:
             answers.append(_answer(outcome, key, grouped[key]))

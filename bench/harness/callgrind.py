@@ -1,12 +1,4 @@
-"""Instructions a crawl executes, counted by callgrind between the crawler's two marks.
-
-A crawler started with `--mark-crawl` calls sched_yield() as its crawl starts and as it
-ends (c10k.probes.mark_crawl_boundary). Under `valgrind --tool=callgrind
---dump-before=sched_yield`, callgrind writes its counts and starts from zero at each call,
-so one run gives three parts: the interpreter's start and the imports, the crawl, and the
-exit. The crawl's part over its pages is the figure: instructions per page, which holds
-still where CPU seconds do not (a fixed hash seed makes set and dict orders repeatable).
-"""
+"""Instructions a crawl executes, counted by callgrind between the crawler's two marks."""
 
 from __future__ import annotations
 
@@ -16,6 +8,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+# A crawler started with `--mark-crawl` calls sched_yield() as its crawl starts and ends
+# (c10k.probes.mark_crawl_boundary); callgrind, dumping before each call, writes three parts:
+# start-up, crawl, exit. The crawl's instructions per page hold still where CPU seconds do
+# not (a fixed hash seed makes set and dict orders repeatable).
 MARK_SYMBOL = "sched_yield"
 HASH_SEED = "0"
 _SUMMARY = re.compile(r"^(?:summary|totals):\s+(\d+)", re.MULTILINE)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from bench.arguments import OneLineParser
 from bench.harness.cores import PIN_MODES
@@ -21,19 +22,14 @@ from bench.harness.plan import (
 from bench.harness.points import Profile
 from bench.harness.profiles import PROFILE_TABLE, PROFILES
 from bench.harness.progress import describe_plan, plan_table
-from bench.harness.pythons import run_interleaved
 from bench.harness.runner import PROJECT_DIR, run_lanes
+from bench.harness.runtimes import compare_runtimes, runtime_outcome
 from bench.harness.server_cost import probe_estimate_s, probe_text
-from bench.harness.session import (
-    harness_runtime,
-    new_lane,
-    start_session,
-    stderr_line,
-)
+from bench.harness.session import Lane, harness_runtime, new_lane, start_session, stderr_line
 from bench.harness.ssh_server import DEFAULT_REMOTE_C10K, check_site_host, parse_ssh_url
-from bench.results import LeftOutModel, RuntimeRecord
+from bench.results import RUNTIMES_JSON, RUNTIMES_MD, LeftOutModel, RuntimeRecord, write_atomic
 from bench.results.words import left_out_text
-from bench.runtimes.discover import NoSuchRuntime, resolve
+from bench.runtimes.discover import NoSuchRuntime, Runtime, resolve
 from bench.runtimes.venvs import PrepareFailed, prepare, project_checkout
 from c10k import catalog
 
@@ -41,9 +37,8 @@ from c10k import catalog
 def plan_models(
     models: Sequence[str], runtimes: Mapping[str, str]
 ) -> tuple[list[str], list[LeftOutModel]]:
-    """The models the plan holds, and those it leaves out: the ones no runtime of the run
-    (tag -> CPython version, "3.11.7"; a tag ending in t is free-threaded) can run, by the
-    catalog's runtime column, each with what it needs."""
+    """The models the plan holds, and those it leaves out with what they need: the ones the
+    catalog's runtime column says no runtime of the run (tag -> version) can run."""
     left: list[LeftOutModel] = []
     for name in models:
         crawler = catalog.CRAWLERS.get(name)
@@ -151,8 +146,7 @@ def _where_options(p: argparse.ArgumentParser) -> None:
 
 
 def unavailable_here(models: Sequence[str]) -> frozenset[str]:
-    """The crawlers whose modules the harness's own interpreter misses: their runs are
-    skipped, and cost the plan nothing."""
+    """The crawlers whose modules the harness's own interpreter misses."""
     return frozenset(
         name
         for name in models
@@ -163,8 +157,7 @@ def unavailable_here(models: Sequence[str]) -> frozenset[str]:
 def print_plan(
     args: argparse.Namespace, profile: Profile, plan: list[PlannedRun], skipped: frozenset[str]
 ) -> None:
-    """--dry-run: the plan, its estimate (the skipped models' runs at no cost), the models
-    left out and the probe it would run first."""
+    """--dry-run: the plan, its estimate, the models left out and the probe it would run."""
     print(plan_table(plan))
     print(describe_plan(profile, plan, len(args.pythons or [None]), skipped))
     for entry in args.left_out:
@@ -175,6 +168,51 @@ def print_plan(
             f"({probe_text(largest)}), from which the sleepy points' latencies are chosen; "
             "shown as this profile writes them)"
         )
+
+
+def run_interleaved(
+    args: argparse.Namespace,
+    profile: Profile,
+    plan: list[PlannedRun],
+    chosen: list[Runtime],
+    command: list[str],
+    project_dir: Path = PROJECT_DIR,
+) -> int:
+    """--pythons: every runtime's venv first (one that fails is recorded as failed, the
+    others run), then each planned run once per runtime into OUT/<tag>/results.json; then
+    OUT/runtimes.json and OUT/runtimes.md, also when the runs stop half-way."""
+    prepared: list[RuntimeRecord] = []
+    failed: list[dict[str, Any]] = []  # their lines of runtimes.json
+    for n, runtime in enumerate(chosen, 1):
+        stderr_line(f"c10k bench: runtime {n}/{len(chosen)}: {runtime.tag} ({runtime.executable})")
+        try:
+            venv = prepare(runtime, project_dir, stderr_line)
+            prepared.append(cast(RuntimeRecord, venv.as_dict()))
+        except PrepareFailed as exc:
+            stderr_line(f"c10k bench: {exc}; going on without it")
+            failed.append(
+                runtime_outcome(runtime.as_dict(), args.out / runtime.tag, None, str(exc))
+            )
+    code = 1 if failed else 0
+    lanes: list[Lane] = []
+    if prepared:
+        session = start_session(args, profile, plan, prepared)
+        lanes = [new_lane(args, session, args.out / r["tag"], r, command) for r in prepared]
+        code = run_lanes(args, session.profile, session.plan, lanes, session.pinning) or code
+    outcomes = failed + [
+        runtime_outcome(lane.runtime, args.out / lane.runtime["tag"], lane.store.document, None)
+        for lane in lanes
+    ]
+    side_by_side = compare_runtimes(outcomes, [r.tag for r in chosen])
+    write_atomic(args.out / RUNTIMES_JSON, side_by_side)
+    # The report stage words it, in a process of its own: only files cross the stages.
+    rendered = subprocess.run(
+        [sys.executable, "-m", "bench.report.runtimes", str(args.out / RUNTIMES_JSON)],
+        check=False,
+    )
+    if rendered.returncode == 0:
+        print(f"\nruntimes side by side: {args.out / RUNTIMES_MD}")
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

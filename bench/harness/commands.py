@@ -31,12 +31,9 @@ def crawl_argv(
     interpreters: int = 0,
     python: str = sys.executable,
 ) -> list[str]:
-    """`c10k crawl ROOT --model M --concurrency C [--core K] [--interpreters N] [--processes P
-    --connect-to A,B,...] [--timeout T] [--max-tries N] [--keep-alive] [--mark-crawl]
-    [--allow-non-loopback] --json`, under the interpreter python (--allow-non-loopback for a
-    remote server, which is on another host's address). --core only for another core than
-    C, --interpreters only when N > 0 (else the crawler's default), --processes and
-    --connect-to only when P > 1: a plain crawl connects to ROOT's host, as it always did."""
+    """`c10k crawl ROOT --model M --concurrency C ... --json` under python, each option only
+    where it leaves the crawler's default: --processes and --connect-to only when P > 1 (a
+    plain crawl connects to ROOT's host), --allow-non-loopback for a remote server."""
     argv = python_command(
         "crawl", root, "--model", model, "--concurrency", str(concurrency), python=python
     )
@@ -62,7 +59,6 @@ def crawl_argv(
 
 
 def idle_argv(spec: IdleSpec, python: str = sys.executable) -> list[str]:
-    """`python -m IDLE_PROGRAM --kind K --count N ...` for one idle spec."""
     args = ["--kind", spec.kind, "--count", str(spec.count), "--steps", str(spec.steps)]
     if spec.mode == "tracemalloc":
         args.append("--tracemalloc")

@@ -1,5 +1,4 @@
-"""Isolated cores: disjoint CPU sets for the server and the crawler, the side a run kept busy,
-and the harness's own CPU share."""
+"""Isolated cores: disjoint CPU sets for server and crawler, the busy side, the harness's share."""
 
 from __future__ import annotations
 
@@ -78,8 +77,8 @@ def _listed(cpus: Collection[int] | None) -> list[int] | None:
 
 
 def plan_pinning(mode: str, usable: Iterable[int] | None = None, remote: bool = False) -> Pinning:
-    """The sets for `--pin mode` on the usable CPUs (default: this process's affinity); with
-    the server remote, none: nothing here competes with the crawler but the harness."""
+    """The sets for `--pin mode` on the usable CPUs (default: this process's affinity); none
+    with the server remote: nothing here competes with the crawler but the harness."""
     if mode not in PIN_MODES:
         raise ValueError(f"--pin must be one of {', '.join(PIN_MODES)}, got {mode!r}")
     cpus = tuple(sorted(os.sched_getaffinity(0) if usable is None else set(usable)))
@@ -118,17 +117,13 @@ def affinity_of_all(pids: Iterable[int]) -> list[int] | None:
 
 
 def self_cpu_s() -> float:
-    """User + system CPU seconds of this process, every thread (children excluded)."""
+    """User + system CPU seconds of this process's threads (not its children)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
 def harness_share(cpu_s: float, wall_s: float) -> HarnessShare:
-    """The harness's CPU over a run: seconds, and the share of one CPU it kept busy."""
     return {"cpu_s": cpu_s, "wall_s": wall_s, "share": cpu_s / wall_s if wall_s > 0 else None}
-
-
-# -- which side was CPU-bound ----------------------------------------------------------------
 
 
 def server_capacity(server_cpus: int, workers: int) -> int:
@@ -143,8 +138,7 @@ def busy(
     crawler_cpus: int,
     server_cpus: int,
 ) -> Busy | None:
-    """Each side's CPU seconds over wall time, as a share of the CPUs it can use; the side
-    that was CPU-bound. None without a wall time or a CPU."""
+    """Each side's CPU seconds over wall time, as a share of its CPUs; the CPU-bound side."""
     if wall_s <= 0 or crawler_cpus < 1 or server_cpus < 1:
         return None
     crawler = crawler_cpu_s / wall_s / crawler_cpus
@@ -165,11 +159,10 @@ def run_busy(
     crawler_cpus: int,
     server_cpus: int,
 ) -> Busy | None:
-    """busy() for one sampled crawl. The server's CPU is the sampled delta over the whole run
-    (it works only while the crawl runs). The crawler's is its own getrusage over the crawl
-    (`crawl.cpu_*_s` over `wall_s`): samples also hold its interpreter start and imports,
-    which would make every short run look crawler-bound. Without a crawl document (a crash,
-    a timeout) both come from the samples alone. None when a sample lost the server's CPU."""
+    """busy() for one sampled crawl: the server's CPU sampled over the run, the crawler's
+    its own getrusage over the crawl (samples also hold its interpreter start and imports,
+    which would make every short run look crawler-bound), or without a crawl document the
+    samples' too. None when a sample lost the server's CPU."""
     t, server = columns.get("t") or [], columns.get("server_cpu_s") or []
     if len(t) < 2 or len(server) < 2 or None in server:
         return None

@@ -1,17 +1,15 @@
-"""The plan's cost model: the seconds each run is expected to take, keyed by the catalog's names.
-
-Every figure was measured on the 2-core dev VM (CPU per page rounded up from quick-profile
-runs; a start-up is the median of what a crawl took beyond its waits and CPU, over the
-quick and default profiles' runs: docs/notes/2026-11-29-plan-estimates.md). Every crawler
-of the catalog and every idle kind has its row, or tests/test_catalog_tables.py fails. Only
-a name the catalog does not know gets UNKNOWN.
-"""
+"""The plan's cost model: the seconds each run is expected to take, keyed by the catalog's names."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from c10k import catalog
+
+# Measured on the 2-core dev VM: CPU per page rounded up from quick-profile runs, a start-up
+# the median of what a crawl took beyond its waits and CPU over the quick and default
+# profiles' runs (docs/notes/2026-11-29-plan-estimates.md). Every crawler of the catalog and
+# every idle kind has its row (tests/test_catalog_tables.py); an unknown name gets UNKNOWN.
 
 
 @dataclass(frozen=True)
@@ -91,10 +89,8 @@ SERVER_START_S = 1.5  # `c10k serve` start, its manifest download, and its stop
 
 
 def native_costs(name: str) -> tuple[float, float]:
-    """The start-up and CPU per page (seconds) of a crawler or the core replay.
-
-    A name of the catalog must have its row (a KeyError otherwise); any other gets UNKNOWN.
-    """
+    """The start-up and CPU per page (seconds) of a crawler or the core replay; a name of the
+    catalog must have its row (a KeyError otherwise)."""
     known = name in catalog.CRAWLERS or name == catalog.CORE_REPLAY
     cost = CRAWL_COSTS[name] if known else UNKNOWN
     return cost.startup_s, cost.cpu_per_page_s

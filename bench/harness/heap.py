@@ -39,8 +39,7 @@ def memory_env(
     hash_seed: int | None = None,
 ) -> tuple[dict[str, str], Heap]:
     """The environment of one fitted crawl (base: the harness's) and its record: the pinned
-    thresholds (unless not pinned), a padding of the given length and a hash seed (None:
-    each drawn afresh)."""
+    thresholds, a padding and a hash seed (None: drawn afresh)."""
     length = _draws.randrange(LAYOUT_PAD_MAX) if pad is None else pad
     seed = _draws.randrange(HASH_SEED_MAX) if hash_seed is None else hash_seed
     env = {

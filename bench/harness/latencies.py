@@ -39,10 +39,8 @@ class Choice:
 def choose_latency(
     concurrency: int, connect_s: float, request_s: float, rule: LatencyRule
 ) -> Choice:
-    """The shortest rung of LADDER_S from rule.least_s up at which the server begins every
-    connection's first request within PEAK_SHARE of L (at connect_s a connection) and, for a
-    point that judges throughput, C/L asks it for at most LOAD_SHARE of its core (at
-    request_s a request); the last rung, not met, when none does."""
+    """The shortest rung of LADDER_S from rule.least_s up that meets (a) and, for a point
+    that judges throughput, (b); the last rung, not met, when none does."""
     rungs = [rung for rung in LADDER_S if rung >= rule.least_s] or [rule.least_s]
     for latency in rungs:
         ramp, load = concurrency * connect_s / latency, concurrency / latency * request_s

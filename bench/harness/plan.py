@@ -29,9 +29,6 @@ ALL_CRAWLERS: tuple[str, ...] = tuple(catalog.CRAWLERS)
 SCENARIOS: tuple[str, ...] = tuple(catalog.SCENARIOS)
 
 
-# -- the plan -----------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class PlannedRun:
     """One subprocess the harness will start: a crawl, an idle program or the fixed CPU loop."""
@@ -47,15 +44,13 @@ class PlannedRun:
     server_key: int = -1  # runs with the same key share one server process
     counted: bool = False  # run under callgrind for instructions per page, not sampled
     params: RunParams = field(default_factory=lambda: RunParams())
-    # Measured crawls: the pass over the models at this point (rep k of every model runs in
-    # round k, next to each other), so ratios between models pair by round. None otherwise.
+    # Measured crawls: rep k of every model at this point runs in round k, so ratios pair by it.
     round: int | None = None
     keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
     loop: bool = False  # a run of the fixed CPU loop (`python -m impls.tools.cpu_loop`)
     steady_heap: bool = False  # its scenario's steady_heap
-    # The paired round the run belongs to: every model of a scenario at the points of one
-    # server, back to back in a shuffled order, after the round's sentinel (kind "sentinel":
-    # the fixed CPU loop, which says whether the machine was quiet). None: no round.
+    # The paired round the run belongs to (build_plan), after its sentinel: the fixed CPU
+    # loop, which says whether the machine was quiet.
     block: Block | None = None
     conditional: bool = False  # a round past the minimum: run while a comparison is open
 
@@ -110,7 +105,6 @@ def base_record(run: PlannedRun) -> Run:
 
 
 def ended(record: Run, status: RunStatus, reason: str | None) -> Run:
-    """The record with its status and the reason for it."""
     record["status"], record["reason"] = status, reason
     return record
 
@@ -119,14 +113,11 @@ def build_plan(
     profile: Profile, models: Sequence[str], scenarios: Sequence[str], order_seed: int = 0
 ) -> list[PlannedRun]:
     """Every run in order: per scenario its CPU loops and idle runs, then, per server (the
-    points that share one site), warm-ups at the scenario's first point, then paired rounds.
-
-    A round is every model at each of those points once, back to back, in an order shuffled
-    afresh for each round from order_seed (randomized multiple interleaved trials), after a
-    sentinel run of the fixed CPU loop. A drift of the machine then hits every model alike,
-    and round k of two models ran next to each other: ratios pair by round. Rounds past a
-    point's repetitions, up to its cap, are conditional (the run loop skips them once the
-    comparisons judged there have stopped).
+    points that share one site), warm-ups at the scenario's first point, then paired rounds:
+    every model at each of those points once, back to back, in an order shuffled afresh for
+    each round from order_seed, after a sentinel run of the fixed CPU loop. A drift of the
+    machine then hits every model alike, and ratios pair by round. Rounds past a point's
+    repetitions, up to its cap, are conditional (run while a comparison judged there is open).
     """
     plan: list[PlannedRun] = []
     server_keys: dict[ServeOptions, int] = {}
@@ -174,7 +165,6 @@ def _cpu_loop(
 
 
 def _idle_runs(scenario: Scenario) -> list[PlannedRun]:
-    """One run per idle spec, in the profile's order."""
     return [
         PlannedRun(
             id=f"idle/{spec.kind}/{spec.mode}/{spec.count}/{n}",
@@ -294,8 +284,7 @@ def _crawl_run(
     block: Block | None = None,
     conditional: bool = False,
 ) -> PlannedRun:
-    """One crawl run of the plan, in its scenario's connection mode; a measured one is round
-    `rep` at its point, in the round `block`."""
+    """One crawl in its scenario's connection mode; a measured one is round `rep`."""
     counted, keep_alive = scenario.counted, scenario.about.keep_alive
     where = PointKey(point.concurrency, point.processes, point.core, key)
     return PlannedRun(
@@ -328,10 +317,9 @@ def plan_estimate_s(
     conditional: bool = True,
     skipped: frozenset[str] = frozenset(),
 ) -> float:
-    """The plan's expected duration: every run once per runtime (the conditional rounds
-    too, unless left out: then the least it takes; a skipped model's runs take nothing; a
-    run bound to one kind of build, once), plus one server start per distinct site (the
-    runtimes share it)."""
+    """The plan's expected duration: every run once per runtime (_times_run), the
+    conditional rounds unless left out, a skipped model's runs at no cost, and one server
+    start per distinct site."""
     runs = [
         run for run in plan if (conditional or not run.conditional) and run.model not in skipped
     ]
@@ -341,12 +329,10 @@ def plan_estimate_s(
 
 
 def _times_run(run: PlannedRun, runtimes: int) -> int:
-    """How many of `runtimes` run it: all, or one when it is bound to a kind of build (of a
-    --pythons pair, the one of its kind)."""
+    """How many of `runtimes` run it: all, or one when it is bound to a kind of build."""
     bound = run.point is not None and run.point.free_threaded is not None
     return min(runtimes, 1) if bound else runtimes
 
 
 def runs_count(plan: Sequence[PlannedRun], runtimes: int = 1) -> int:
-    """The runs the plan starts over `runtimes` runtimes (_times_run each)."""
     return sum(_times_run(run, runtimes) for run in plan)

@@ -27,9 +27,7 @@ from server.specs import parse_faults
 @dataclass(frozen=True)
 class LatencyRule:
     """How the session chooses a sleepy point's latency at its start, from the server's
-    measured cost (bench/harness/latencies.py): the shortest rung of the ladder from
-    `least_s` up at which every connection's first request reaches the server in time (the
-    peak check), and, for a point that judges throughput, C/L leaves the server room."""
+    measured cost: latencies.choose_latency, from `least_s` up."""
 
     judges_throughput: bool = False
     least_s: float = 2.0
@@ -50,15 +48,11 @@ class CrawlPoint:
     # Paired rounds past `repetitions`, up to `cap` rounds in all, each run only while a
     # comparison judged here has not stopped (c10k.sequential); None: the scenario's cap.
     cap: int | None = None
-    # The models that run here, in the catalog's names; None: every model of the scenario.
-    models: tuple[str, ...] | None = None
-    # `c10k crawl --processes P`: P worker processes share the crawl (and the concurrency),
-    # worker i connecting to the server's address i mod (its addresses).
+    models: tuple[str, ...] | None = None  # None: every model of the scenario
+    # `c10k crawl --processes P`: worker i connects to the server's address i mod addresses.
     processes: int = 1
-    # `c10k crawl --core`: the crawler core's variant (catalog.CORES), C-accelerated or pure.
-    core: str = catalog.CORE_C
-    # `c10k crawl --interpreters N` for the interpreters model; 0: the crawler's default.
-    interpreters: int = 0
+    core: str = catalog.CORE_C  # `c10k crawl --core`: one of catalog.CORES
+    interpreters: int = 0  # `c10k crawl --interpreters N`; 0: the crawler's default
     # The builds it runs on: None every runtime; False a GIL build only; True a free-threaded
     # build only (a run on another is skipped, with the reason: runtime_refusal).
     free_threaded: bool | None = None
@@ -74,14 +68,14 @@ class CrawlPoint:
             raise ValueError(f"core must be one of {', '.join(catalog.CORES)}, got {self.core}")
 
     def runtime_refusal(self, tag: str, gil_disabled: bool) -> str | None:
-        """Why the runtime `tag` does not run this point, in one line; None if it does."""
+        """Why the runtime `tag` does not run this point; None if it does."""
         if self.free_threaded is None or self.free_threaded == gil_disabled:
             return None
         wanted = "free-threaded" if self.free_threaded else "GIL"
         return f"this point runs on a {wanted} build only; {tag} is not one"
 
     def estimate_s(self, model: str) -> float:
-        """Expected seconds for one run: start, then the slower of waiting and computing."""
+        """Start, then the slower of waiting and computing, then the ramp and hang tail."""
         urls = self.server.urls_estimate
         latency = self.server.latency.mean_s
         if self.server.shape == "wide":  # the root, then waves of C (the root at once: none)
@@ -177,12 +171,8 @@ class Profile:
     sample_interval_s: float
     scenarios: tuple[Scenario, ...]
     pin: str = "on"  # `c10k bench --pin` when the user gives none
-    # The share of a server's planned rounds that its noisy rounds may take running again,
-    # in wall time (rounds.py).
-    again_share: float = 0.5
-    # The wall seconds a session may pause in all, waiting for a noisy machine to quiet
-    # before a round starts (rounds.py).
-    quiet_wait_s: float = 0.0
+    again_share: float = 0.5  # of a server's rounds' planned time: for noisy rounds again
+    quiet_wait_s: float = 0.0  # the most a session pauses, in all, for a noisy machine to quiet
 
     def scenario(self, name: str) -> Scenario:
         for scenario in self.scenarios:

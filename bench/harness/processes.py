@@ -25,13 +25,11 @@ _live_lock = threading.Lock()
 
 
 def track(pid: int) -> None:
-    """Remember a started process, so that terminate_all ends it."""
     with contextlib.suppress(psutil.Error), _live_lock:
         _live[pid] = psutil.Process(pid)
 
 
 def untrack(pid: int) -> None:
-    """Forget a process that has been reaped."""
     with _live_lock:
         _live.pop(pid, None)
 
@@ -68,8 +66,8 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 class Finished(NamedTuple):
-    """How one process ended: exit code (None when killed at the timeout) and its output; the
-    CPUs it ran on (read back as it started) and the harness's own CPU seconds meanwhile."""
+    """How one process ended (code None: killed at the timeout), the CPUs it ran on and the
+    harness's own CPU seconds meanwhile."""
 
     code: int | None
     stdout: bytes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from bench.harness.points import CrawlPoint, IdleSpec, LatencyRule, Profile, Scenario
 from bench.harness.shapes import (
@@ -16,6 +17,7 @@ from bench.harness.shapes import (
     sweep_points,
 )
 from c10k import catalog, sequential
+from c10k.entries import ProfileName
 
 # The models at the C10K point the server can feed (C7): the threads C7 compares, and every
 # stackless event-loop model, which there should keep up with C/L.
@@ -62,14 +64,40 @@ QUIET_WAIT_S = 300.0
 
 FULL_SLEEPY = (100, 1000, 2500, 5000, 7500, 10_000, 15_000, 19_900)  # both modes' C
 
-PROFILE_TABLE: dict[str, Profile] = {
-    catalog.QUICK.name: Profile(
-        catalog.QUICK.name,
-        catalog.QUICK.description,
-        # The default install (no peer, as CI runs it) took 76 s of runs against a plan of
-        # 76 s (docs/notes/2026-11-29-plan-estimates.md).
+# Claim C8 (docs/runtimes.md, "C8"): the threads model on 3.14 and 3.14t, side by side
+# with `--pythons 3.14,3.14t`. Unpinned by default: a crawler pinned to one CPU of two cannot
+# run two threads at once, which is all that free-threading buys.
+FREE_THREADING_CONCURRENCIES = (2, 4, 8, 16, 32, 64)
+BOTH_CORES_CONCURRENCIES = (8, 64)
+# The loop league (docs/report.md, "Which loop"): the raw-socket model of catalog.LOOP_PAIRS on
+# every loop, judged as C9 is (CPU per page in few-active, by paired rounds), counted by
+# callgrind, and crawled through the realistic site's faults, where a loop that loses a
+# reset fails its verification (a finding).
+LEAGUE = tuple(
+    dict.fromkeys(m.name for pair in catalog.LOOP_PAIRS for m in pair if m.loop_api != "transports")
+)
+
+
+def profile(
+    about: ProfileName,
+    budget_s: float,
+    scenarios: tuple[Scenario, ...],
+    sample_interval_s: float = 0.1,
+    **options: Any,
+) -> Profile:
+    """A profile of the catalog's name; its rounds wait for a quiet machine unless told not to."""
+    options.setdefault("quiet_wait_s", QUIET_WAIT_S)
+    return Profile(about.name, about.description, budget_s, sample_interval_s, scenarios, **options)
+
+
+_ALL = (
+    profile(
+        catalog.QUICK,
+        # The default install (no peer, as CI runs it) took 76 s of runs against a plan
+        # of 76 s (docs/notes/2026-11-29-plan-estimates.md).
         budget_s=90.0,
         sample_interval_s=0.05,
+        quiet_wait_s=0.0,
         scenarios=scenarios(
             loops=3,
             idle=idle_specs(300, 10_000, 200, 2_000, thread_cap=500),
@@ -77,23 +105,17 @@ PROFILE_TABLE: dict[str, Profile] = {
             few_reps=1,
             few_warmups=0,
             sleepy=sleepy_points((20, 100), 0.1, waves=2),
-            sleepy_reps=1,
-            few_active_keep_alive=few_active_points(150, (4,)),
             sleepy_keep_alive=sleepy_points((100,), 0.1, waves=2),
             sweep=sweep_points(20, (0.0, 0.05), target_s=0.1),
-            sweep_reps=1,
             realistic=(realistic_point(100, 20, timeout_s=0.5), docs_point(40, 100, 16)),
-            realistic_reps=1,
+            repetitions=1,
         ),
     ),
-    catalog.DEFAULT.name: Profile(
-        catalog.DEFAULT.name,
-        catalog.DEFAULT.description,
+    profile(
+        catalog.DEFAULT,
         # The plan fits 30 minutes when every comparison decides at its first look; the
         # conditional rounds are the rest (docs/notes/2026-11-26-profile-durations.md).
         budget_s=2400.0,
-        sample_interval_s=0.1,
-        quiet_wait_s=QUIET_WAIT_S,
         scenarios=scenarios(
             loops=10,
             # The machine's thread ceiling (C5) is the full profile's: C5 is judged there.
@@ -106,19 +128,17 @@ PROFILE_TABLE: dict[str, Profile] = {
             few_cap=CAP,  # C6 and C9 are judged here, by paired rounds
             few_keep_alive_reps=2,  # beside them: an interval, not a verdict
             # Memory per connection is fitted over every run from 1,000 up, each point run
-            # more than once so that the slope's interval comes from each point's own spread,
-            # C 10,000, which scatters most, three times
+            # more than once so that the slope's interval comes from each point's own
+            # spread, C 10,000, which scatters most, three times
             # (docs/notes/2026-11-25-one-spread-per-point.md). The plateau is the first
             # wave's wait, so one wave measures it; a second point at C 3,000 with three
             # waves tells the memory held per URL apart.
             sleepy=sleepy_points((1000, 3000), 2.0, 1, repetitions=2, choice=MEMORY_POINT)
             + sleepy_points((10_000,), 2.0, waves=1, repetitions=3, choice=MEMORY_POINT)
             + sleepy_points((3000,), 2.0, waves=3, choice=MEMORY_POINT),
-            sleepy_reps=1,
-            few_active_keep_alive=few_active_points(300, (1, 10, 64)),
-            # At 2 s, 10,000 connections ask the pinned server for about 0.95 of its core: the
-            # CPU-bound view. C7 is judged at 10 s, where they ask for about a fifth of it
-            # (docs/notes/2026-11-26-c10k-point.md).
+            # At 2 s, 10,000 connections ask the pinned server for about 0.95 of its core:
+            # the CPU-bound view. C7 is judged at 10 s, where they ask for about a fifth of
+            # it (docs/notes/2026-11-26-c10k-point.md).
             sleepy_keep_alive=sleepy_points((1000, 3000), 2.0, waves=2, choice=MEMORY_POINT)
             + sleepy_points(
                 (10_000,), 2.0, waves=2, models=NO_THREAD_PER_WORKER, choice=MEMORY_POINT
@@ -133,20 +153,16 @@ PROFILE_TABLE: dict[str, Profile] = {
                 choice=THROUGHPUT_POINT,
             ),
             sweep=sweep_points(100, (0.0, 0.01, 0.1, 1.0), target_s=0.4),
-            sweep_reps=1,
             realistic=(realistic_point(2000, 100), docs_point(500, 300, 16)),
-            realistic_reps=1,
+            repetitions=1,
             instructions=few_active_points(300, (16,)),
         ),
     ),
-    catalog.FULL.name: Profile(
-        catalog.FULL.name,
-        catalog.FULL.description,
+    profile(
+        catalog.FULL,
         # It takes what it needs; the budget only catches a runaway plan (c100k runs about
         # 1.3x its estimate: docs/notes/2026-11-25-c100k.md).
         budget_s=29400.0,
-        sample_interval_s=0.1,
-        quiet_wait_s=QUIET_WAIT_S,
         scenarios=scenarios(
             loops=20,
             # 2,000,000 greenlets would hold 16 GB: the other loops' units stop at 1,000,000.
@@ -164,19 +180,16 @@ PROFILE_TABLE: dict[str, Profile] = {
             few_warmups=1,
             sleepy=sleepy_points(FULL_SLEEPY, 2.0, waves=3, workers=2, choice=MEMORY_POINT)
             + sleepy_points((2500,), 2.0, waves=6, workers=2, choice=MEMORY_POINT),
-            sleepy_reps=3,
-            few_active_keep_alive=few_active_points(3000, (1, 2, 4, 8, 16, 32, 64)),
             sleepy_keep_alive=sleepy_points(
                 FULL_SLEEPY, 2.0, waves=3, workers=2, choice=MEMORY_POINT
             ),
             sweep=sweep_points(100, (0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0), target_s=2.0),
-            sweep_reps=3,
             realistic=(
                 realistic_point(5000, 100),
                 realistic_point(5000, 1000),
                 docs_point(500, 300, 16),
             ),
-            realistic_reps=3,
+            repetitions=3,
             instructions=few_active_points(300, (16,)),
             # One process up to 10,000 connections (its open files allow 20,000), then six
             # processes up to 100,000: a slope at each scale, from the same site and mode.
@@ -189,74 +202,55 @@ PROFILE_TABLE: dict[str, Profile] = {
             + sleepy_points((30_000,), 40.0, 4, processes=6, choice=from_written(40.0)),
         ),
     ),
-}
-
-
-# Claim C8 (docs/runtimes.md, "C8"): the threads model on 3.14 and 3.14t, side by side
-# with `--pythons 3.14,3.14t`. Unpinned by default: a crawler pinned to one CPU of two cannot
-# run two threads at once, which is all that free-threading buys.
-FREE_THREADING_CONCURRENCIES = (2, 4, 8, 16, 32, 64)
-BOTH_CORES_CONCURRENCIES = (8, 64)
-PROFILE_TABLE[catalog.FREE_THREADING.name] = Profile(
-    catalog.FREE_THREADING.name,
-    catalog.FREE_THREADING.description,
-    budget_s=480.0,  # one runtime, every model; --models threads,asyncio: about 2:50
-    sample_interval_s=0.1,
-    pin="off",
-    scenarios=(
-        Scenario(catalog.NOISE_FLOOR, loops=5),
-        Scenario(catalog.IDLE, idle=(IdleSpec(catalog.THREAD.name, 3000),)),
-        Scenario(
-            catalog.FEW_ACTIVE,
-            points=few_active_points(300, FREE_THREADING_CONCURRENCIES),
-            repetitions=3,
-            warmups=1,
+    profile(
+        catalog.FREE_THREADING,
+        budget_s=480.0,  # one runtime, every model; --models threads,asyncio: about 2:50
+        pin="off",
+        quiet_wait_s=0.0,
+        scenarios=(
+            Scenario(catalog.NOISE_FLOOR, loops=5),
+            Scenario(catalog.IDLE, idle=(IdleSpec(catalog.THREAD.name, 3000),)),
+            Scenario(
+                catalog.FEW_ACTIVE,
+                points=few_active_points(300, FREE_THREADING_CONCURRENCIES),
+                repetitions=3,
+                warmups=1,
+            ),
+            Scenario(
+                catalog.MANY_LINKS_KEEP_ALIVE,
+                points=few_active_points(300, FREE_THREADING_CONCURRENCIES, links=200),
+                repetitions=3,
+            ),
+            # The same site: pages/s read at the larger C, memory per connection the slope
+            # of peak RSS between the two (bench/harness/both_cores.py).
+            Scenario(
+                catalog.BOTH_CORES,
+                points=both_cores_points(300, 200, BOTH_CORES_CONCURRENCIES),
+                repetitions=3,
+            ),
         ),
-        Scenario(
-            catalog.MANY_LINKS_KEEP_ALIVE,
-            points=few_active_points(300, FREE_THREADING_CONCURRENCIES, links=200),
-            repetitions=3,
-        ),
-        # The same site: pages/s read at the larger C, memory per connection the slope of
-        # peak RSS between the two (bench/harness/both_cores.py).
-        Scenario(
-            catalog.BOTH_CORES,
-            points=both_cores_points(300, 200, BOTH_CORES_CONCURRENCIES),
-            repetitions=3,
+    ),
+    profile(
+        catalog.LOOPS,
+        budget_s=300.0,
+        scenarios=(
+            Scenario(catalog.NOISE_FLOOR, loops=5),
+            Scenario(
+                catalog.FEW_ACTIVE,
+                points=only(LEAGUE, few_active_points(300, (1, 10, 64))),
+                repetitions=3,
+                warmups=1,
+                cap=CAP,
+            ),
+            # At C 64, which every loop of the league is asked to hold.
+            Scenario(catalog.REALISTIC, points=only(LEAGUE, (realistic_point(2000, 64),))),
+            Scenario(
+                catalog.INSTRUCTIONS,
+                points=only(LEAGUE, few_active_points(300, (16,))),
+                counted=True,
+            ),
         ),
     ),
 )
-
-
-# The loop league (docs/report.md, "Which loop"): the raw-socket model of catalog.LOOP_PAIRS on
-# every loop, judged as C9 is (CPU per page in few-active, by paired rounds), counted by
-# callgrind, and crawled through the realistic site's faults, where a loop that loses a
-# reset fails its verification (a finding).
-LEAGUE = tuple(
-    dict.fromkeys(m.name for pair in catalog.LOOP_PAIRS for m in pair if m.loop_api != "transports")
-)
-PROFILE_TABLE[catalog.LOOPS.name] = Profile(
-    catalog.LOOPS.name,
-    catalog.LOOPS.description,
-    budget_s=300.0,
-    sample_interval_s=0.1,
-    quiet_wait_s=QUIET_WAIT_S,
-    scenarios=(
-        Scenario(catalog.NOISE_FLOOR, loops=5),
-        Scenario(
-            catalog.FEW_ACTIVE,
-            points=only(LEAGUE, few_active_points(300, (1, 10, 64))),
-            repetitions=3,
-            warmups=1,
-            cap=CAP,
-        ),
-        # At C 64, which every loop of the league is asked to hold.
-        Scenario(catalog.REALISTIC, points=only(LEAGUE, (realistic_point(2000, 64),))),
-        Scenario(
-            catalog.INSTRUCTIONS, points=only(LEAGUE, few_active_points(300, (16,))), counted=True
-        ),
-    ),
-)
-
-
+PROFILE_TABLE: dict[str, Profile] = {p.name: p for p in _ALL}
 PROFILES: tuple[str, ...] = tuple(PROFILE_TABLE)

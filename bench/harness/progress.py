@@ -18,8 +18,7 @@ def describe_plan(
     runtimes: int = 1,
     skipped: frozenset[str] = frozenset(),
 ) -> str:
-    """The plan per scenario and in all, its runs once per runtime (a skipped model's at no
-    cost); the budget is per runtime."""
+    """The plan per scenario and in all, its runs once per runtime; the budget is per runtime."""
     lines = [f"profile {profile.name}: {profile.description}"]
     for name in SCENARIOS:  # each with its servers and its conditional rounds
         if runs := [run for run in plan if run.scenario == name]:
@@ -57,8 +56,7 @@ def describe_plan(
 
 
 def plan_table(plan: list[PlannedRun]) -> str:
-    """One line per run in the order it runs, with its round (measured crawls: ratios pair
-    rep k of two models by it; '-' for warm-ups and idle runs)."""
+    """One line per run in the order it runs, with its round ('-' for none)."""
     lines = [f"{'#':>4}  {'estimate':>8}  {'round':>5}  run"]
     for n, run in enumerate(plan, 1):
         round_text = "-" if run.round is None else str(run.round)
@@ -114,7 +112,6 @@ class Progress:
         self.stream.flush()
 
     def waiting(self, run: PlannedRun, pause_s: float, left_s: float) -> None:
-        """A line of its own: the round of this sentinel waits for the machine to quiet."""
         if self.tty:
             self.stream.write("\r\033[K")
         where = run.block.label if run.block else run.id
@@ -135,7 +132,6 @@ class Progress:
 
 
 def pinning_line(pinning: Pinning) -> str:
-    """One line on stderr before the runs: where each side runs."""
     if pinning.sets is not None:
         return (
             f"pinned: server and harness on CPUs {_cpu_list(pinning.sets.server)}, "

@@ -6,7 +6,7 @@ import json
 import signal
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,9 +48,8 @@ def run_crawl(
     python: str = sys.executable,
     env: dict[str, str] | None = None,
 ) -> Run:
-    """One crawler process (under the interpreter python, in env: None for the harness's
-    own, or the steady heap's if the run asks for it) against a running server: sampled,
-    verified, summarised; the crawler on cpus.crawler when pinned."""
+    """One sampled, verified crawl against a running server, under python, in env (None:
+    the harness's, or the steady heap's when the run asks for it)."""
     assert run.point is not None
     point = run.point
     record = base_record(run)
@@ -74,7 +73,10 @@ def run_crawl(
         record["pinning"]["sampler"] = sampler.cpus
         record["harness"]["sampler_cpu_s"] = sampler.cpu_s
         record["sampler_failures"] = sampler.failures
-    stats = _safe(server.stats)
+    try:
+        stats = server.stats()
+    except (OSError, ValueError) as exc:
+        stats = {"error": str(exc)}
     crawl = _crawl_document(record, finished)
     _record_server(record, server, stats, crawl, sampler, point.server.workers)
     if sampler:
@@ -97,8 +99,7 @@ def run_crawl(
 def _crawl_argv(
     run: PlannedRun, server: SiteClient, python: str, counted: bool = False
 ) -> list[str]:
-    """The argv of a crawl at its point, against the server: sampled, with the point's
-    options; counted, a plain crawl that marks its start and end for callgrind."""
+    """A counted crawl is a plain one that marks its start and end for callgrind."""
     assert run.point is not None
     point = run.point
     options: dict[str, Any] = {"mark_crawl": True}
@@ -142,14 +143,13 @@ def _record_server(
     sampler: Sampler | None,
     workers: int,
 ) -> None:
-    """The server's side of a crawl: its stats, its CPU, and the side that was CPU-bound
-    (all three unknown when the sampler lost reads of the server's CPU)."""
+    """The server's stats, its CPU and the CPU-bound side (unknown when the sampler lost
+    reads of the server's CPU)."""
     # The server works only while the crawl runs: its busy share is over the crawl's time,
     # not over the crawler's interpreter start.
     busy_s = crawl["wall_s"] if crawl and crawl.get("wall_s") else record["elapsed_s"]
     cpu_cores = sampler.server_utilisation(busy_s) if sampler else {}
-    # Each side's busy share of the CPUs it ran on (docs/results.md, `busy`); None when
-    # reads were lost.
+    # Each side's busy share of the CPUs it ran on (docs/results.md, `busy`).
     crawler_cpus, server_cpus = record["pinning"]["crawler"], record["pinning"]["server"]
     busy = None
     if sampler is not None and crawler_cpus and server_cpus:
@@ -187,12 +187,9 @@ def run_counted(
     cpus: CpuSets | None = None,
     python: str = sys.executable,
 ) -> Run:
-    """One crawl (under the interpreter python) under callgrind, cut at its marks:
-    instructions per page, verified; on cpus.crawler when pinned.
-
-    The core replay (model "core-replay") first records the site's responses, uncounted,
-    then replays them under callgrind: the core's own share of every raw-socket model.
-    """
+    """One verified crawl under callgrind, cut at its marks: instructions per page. The
+    core replay (model "core-replay") records the site's responses, uncounted, then replays
+    them under callgrind: the core's own share of every raw-socket model."""
     assert run.point is not None
     record = base_record(run)
     if why := callgrind.missing():
@@ -203,7 +200,10 @@ def run_counted(
     server.reset_stats()
     crawler_cpus = cpus.crawler if cpus else None
     with tempfile.TemporaryDirectory(prefix="c10k-callgrind-") as tmp:
-        argv, failed = _counted_argv(run, server, Path(tmp), crawler_cpus, python)
+        if run.model == catalog.CORE_REPLAY:
+            argv, failed = recorded_replay(server, Path(tmp), run.timeout_s, crawler_cpus, python)
+        else:
+            argv, failed = _crawl_argv(run, server, python, counted=True), None
         if failed is not None:
             return ended(record, "crashed", f"recording the site: {_exit_reason(failed)}")
         out_file = Path(tmp) / "callgrind.out"
@@ -237,20 +237,6 @@ def run_counted(
     return record
 
 
-def _counted_argv(
-    run: PlannedRun,
-    server: SiteClient,
-    workdir: Path,
-    cpus: Collection[int] | None,
-    python: str,
-) -> tuple[list[str], Finished | None]:
-    """The argv to count: the crawler's, or for the core replay the replay of the site's
-    responses recorded into workdir (or how recording them failed)."""
-    if run.model == catalog.CORE_REPLAY:
-        return recorded_replay(server, workdir, run.timeout_s, cpus, python)
-    return _crawl_argv(run, server, python, counted=True), None
-
-
 def recorded_replay(
     server: SiteClient,
     workdir: Path,
@@ -278,8 +264,8 @@ def _sampled_run(
     env: dict[str, str] | None = None,
     tree: bool = False,
 ) -> tuple[Finished, Sampler | None]:
-    """Run argv (in env; None: the harness's) with a sampler on it from its start (on its
-    process tree: tree); the sampler is None if it never started."""
+    """Run argv with a sampler on it (on its process tree: tree) from its start; the
+    sampler is None if it never started."""
     sampler: list[Sampler] = []
 
     def start_sampling(pid: int) -> None:
@@ -295,8 +281,7 @@ def _sampled_run(
 
 
 def run_idle(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable) -> Run:
-    """One idle program (under the interpreter python, on cpus.crawler when pinned): its
-    costs per unit, or why there are none."""
+    """One idle program: its costs per unit, or why there are none."""
     assert run.idle is not None
     record = _run_reporting_program(run, idle_argv(run.idle, python), "idle", cpus)
     if record["status"] == "ok" and record["idle"].get("available") is False:
@@ -305,8 +290,7 @@ def run_idle(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.exe
 
 
 def run_loop(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.executable) -> Run:
-    """One run of the fixed CPU loop (under the interpreter python, on cpus.crawler when
-    pinned): its CPU and wall seconds."""
+    """One run of the fixed CPU loop: its CPU and wall seconds."""
     argv = python_command(python=python, module=CPU_LOOP_PROGRAM)
     return _run_reporting_program(run, argv, "loop", cpus)
 
@@ -314,8 +298,7 @@ def run_loop(run: PlannedRun, cpus: CpuSets | None = None, python: str = sys.exe
 def _run_reporting_program(
     run: PlannedRun, argv: list[str], key: Literal["idle", "loop"], cpus: CpuSets | None
 ) -> Run:
-    """A program that prints one JSON document, run on the crawler's CPUs: the document
-    under record[key], or the reason there is none."""
+    """A program that prints one JSON document, on the crawler's CPUs: it goes in record[key]."""
     record = base_record(run)
     record["argv"] = argv[1:]
     finished = run_process(argv, run.timeout_s, cpus=cpus.crawler if cpus else None)
@@ -332,8 +315,8 @@ def _run_reporting_program(
 def _record_end(
     record: Run, finished: Finished, cpus: CpuSets | None, server: SiteClient | None
 ) -> None:
-    """How a run's process ended, the CPUs each side ran on (read back from the OS) and what
-    the harness spent meanwhile."""
+    """How a run's process ended, the CPUs each side ran on (read back from the OS) and the
+    harness's CPU meanwhile."""
     record["elapsed_s"] = finished.elapsed_s
     record["exit_code"] = finished.code
     record["stderr_tail"] = finished.stderr_tail
@@ -353,8 +336,8 @@ def _failed(
     run: PlannedRun,
     statuses: Mapping[int, RunStatus] | None = None,
 ) -> Run | None:
-    """The record ended as killed at its timeout, or by its exit code when not 0 (the status
-    `statuses` gives the code, else "crashed"); None when the process exited 0."""
+    """The record ended as timed out, or by a non-zero exit code (its status in `statuses`,
+    else "crashed"); None when the process exited 0."""
     if finished.code is None:
         return ended(record, "timeout", f"killed after {run.timeout_s:.0f} s")
     if finished.code != 0:
@@ -366,10 +349,3 @@ def _exit_reason(finished: Finished) -> str:
     stderr = finished.stderr_tail.strip()
     last = stderr.splitlines()[-1] if stderr else ""
     return f"exit {finished.code}: {last}"[:500]
-
-
-def _safe(call: Callable[[], Any]) -> Any:
-    try:
-        return call()
-    except (OSError, ValueError) as exc:
-        return {"error": str(exc)}

@@ -30,8 +30,7 @@ FAILURES_BEFORE_NOT_RUN = 2
 
 
 def blocks(plan: Sequence[PlannedRun]) -> Iterator[list[PlannedRun]]:
-    """The plan cut into what runs together: a paired round (its sentinel and its runs), or
-    one run that belongs to no round."""
+    """The plan cut into paired rounds (a sentinel and its runs) and runs of no round."""
     index = 0
     while index < len(plan):
         block = plan[index].block
@@ -56,12 +55,9 @@ def sentinel_noisy(record: Run, document: Results) -> bool:
 
 @dataclass
 class QuietWait:
-    """What the session may still pause, in all, waiting for a noisy machine to quiet."""
-
-    left_s: float
+    left_s: float  # what the session may still pause, in all, for a noisy machine to quiet
 
     def take(self) -> float:
-        """The pause before the next look at the machine; 0 once the allowance is spent."""
         pause = min(QUIET_PAUSE_S, max(0.0, self.left_s))
         self.left_s -= pause
         return pause
@@ -83,8 +79,8 @@ def recorded_place(run: Run) -> Place:
 
 
 def known_failures(document: Results, run: PlannedRun) -> list[str]:
-    """The statuses of this point's earlier measured runs that timed out or failed
-    verification, once there are FAILURES_BEFORE_NOT_RUN of them; else []."""
+    """This point's earlier measured runs' FAILED_STATUSES, once there are
+    FAILURES_BEFORE_NOT_RUN of them; else []."""
     here = place(run)
     failed = [
         r["status"]
@@ -113,10 +109,9 @@ def runs_needed(
     always: Mapping[Rounds, Sequence[PlannedRun]] | None = None,
 ) -> list[PlannedRun]:
     """What of a block runs: all of it, unless it is a conditional round. That runs its
-    sentinel and the models of the comparisons judged in its scenario that are still open
-    in some runtime's results, leaving out a comparison that needs a model whose point is
-    not run any more (it failed twice); and a run of each point of its server that noisy
-    rounds left short (make_up_runs; always is the plan's always_run); with neither, nothing."""
+    sentinel, the models of the comparisons of its scenario still open in some runtime's
+    results (but not one that needs a point that failed twice), and make_up_runs; with
+    neither, nothing."""
     if not any(run.conditional for run in runs):
         return list(runs)
     wanted: set[str] = set()
@@ -139,9 +134,9 @@ def make_up_runs(
     always: Mapping[Rounds, Sequence[PlannedRun]],
 ) -> list[PlannedRun]:
     """A conditional round's runs that make up for noisy rounds: one of each point of its
-    server that has fewer quiet runs than the rounds it always runs, in some runtime's
-    results, and has not failed twice. A point the round does not hold runs as a copy of its
-    last planned run, renamed to this round (the cap still bounds the rounds)."""
+    server with fewer quiet runs than the rounds it always runs (always_run), in some
+    runtime's results, that has not failed twice; a point the round does not hold runs as
+    its last planned run, renamed to this round."""
     block, round_ = runs[0].block, runs[0].round
     if block is None or round_ is None:
         return []
@@ -178,8 +173,7 @@ def make_up_runs(
 
 
 def always_run(plan: Sequence[PlannedRun]) -> dict[Rounds, list[PlannedRun]]:
-    """The runs of each server's rounds that run whatever the comparisons say (not
-    conditional), in plan order: ('sleepy', 3) -> its runs."""
+    """Each server's rounds' runs that are not conditional, in plan order."""
     found: dict[Rounds, list[PlannedRun]] = {}
     for run in plan:
         if run.block is not None and not run.conditional:
@@ -191,8 +185,7 @@ def again_allowances(
     always: Mapping[Rounds, Sequence[PlannedRun]], share: float
 ) -> dict[Rounds, float]:
     """The wall seconds each server's noisy rounds may take running again: share of the
-    planned time of its rounds that always run (always_run; its conditional ones may not run
-    at all). Rounds with no sentinel (counted under callgrind) are never noisy and have none."""
+    planned time of its rounds that always run; rounds with no sentinel are never noisy."""
     allowances: dict[Rounds, float] = {}
     for rounds, runs in always.items():
         judged = {run.block for run in runs if run.kind == "sentinel"}
@@ -203,8 +196,7 @@ def again_allowances(
 
 
 def again_seconds(document: Results, rounds: Rounds) -> float:
-    """The wall seconds the re-runs of a server's rounds have taken so far (a sentinel kept
-    as a wait for quiet ran outside them)."""
+    """The wall seconds the re-runs of a server's rounds have taken so far (waits aside)."""
     return sum(
         r.get("elapsed_s") or 0.0
         for r in document["runs"]
@@ -215,7 +207,7 @@ def again_seconds(document: Results, rounds: Rounds) -> float:
 def again_allowed(
     documents: Sequence[Results], block: Block, allowances: dict[Rounds, float]
 ) -> bool:
-    """Whether a noisy round may run again: the re-runs of its server's rounds so far took
-    less than their allowance in every runtime's results."""
+    """Whether the re-runs of a noisy round's server's rounds are within their allowance in
+    every runtime's results."""
     rounds = block.rounds
     return max(again_seconds(d, rounds) for d in documents) < allowances.get(rounds, 0.0)

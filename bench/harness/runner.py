@@ -13,7 +13,6 @@ from types import FrameType
 
 from bench.analysis.derive import derive_document
 from bench.analysis.points import ran
-from bench.harness.check import check_runs
 from bench.harness.cores import Pinning, this_thread_on
 from bench.harness.plan import PlannedRun, base_record, ended
 from bench.harness.points import Profile
@@ -35,7 +34,8 @@ from bench.harness.session import Lane
 from bench.harness.site import ServerError, SiteClient
 from bench.harness.ssh_server import SiteHost, new_site
 from bench.harness.summary import summary_table
-from bench.results import Run, RuntimeRecord, Status, run_label
+from bench.results import Deviations, Results, Run, RuntimeRecord, Status, run_label
+from c10k import catalog
 from c10k.system import raise_open_files_limit
 
 # The checkout each runtime's venv installs (editable): the one this harness runs from.
@@ -47,25 +47,22 @@ def _skipped(run: PlannedRun, reason: str) -> Run:
 
 
 def run_elsewhere(run: PlannedRun, runtime: RuntimeRecord) -> str | None:
-    """Why the run belongs to another kind of build than runtime's (it is skipped there);
-    None when it runs on this one."""
+    """Why the run belongs to another kind of build than runtime's; None when it runs there."""
     if run.point is None:
         return None
     return run.point.runtime_refusal(runtime["tag"], runtime["gil_disabled"])
 
 
 def lane_order(lanes: Sequence[Lane], run: PlannedRun, plan_index: int) -> list[Lane]:
-    """The order the runtimes run one planned run in: as given in even rounds, reversed in
-    odd ones (a run with no round, by its place in the plan), so that none always goes
-    first and a drift of the machine does not favour one."""
+    """The lanes as given in even rounds, reversed in odd ones (a run with no round: by its
+    place in the plan), so that no runtime always goes first."""
     turn = run.round if run.round is not None else plan_index
     return list(lanes) if turn % 2 == 0 else list(reversed(lanes))
 
 
 def refusal(run: PlannedRun, lane: Lane) -> Run | None:
-    """The record of a run that does not start in a lane: skipped (its model is missing or
-    unavailable there, or it belongs to another kind of build) or not run (its point failed
-    twice); None when it starts."""
+    """The record of a run that does not start in a lane: skipped (its model missing there,
+    or another kind of build's) or not run (its point failed twice); None when it starts."""
     failed = known_failures(lane.store.document, run) if run.kind == "measured" else []
     elsewhere = run_elsewhere(run, lane.runtime)
     if run.model in lane.skip:
@@ -86,7 +83,6 @@ def one_run(
     server_error: str | None,
     pinning: Pinning,
 ) -> Run:
-    """One planned run under a lane's interpreter, against the shared server; its record."""
     python, cpus = lane.runtime["executable"], pinning.sets
     refused = refusal(run, lane)
     if refused is not None:
@@ -154,14 +150,12 @@ def execute(
     pinning: Pinning,
     site_host: SiteHost | None = None,
 ) -> None:
-    """Run the plan in order, each planned run once per lane, back to back (lane_order);
-    one server per distinct site, shared by the lanes; each lane's results saved after every
-    run; each side on its CPUs when pinned. A paired round runs only while it is needed; it
+    """Run the plan in order, each planned run once per lane (lane_order), one server per
+    distinct site, shared by the lanes. A paired round runs only while it is needed; it
     waits for a quiet machine before it starts, and runs again when its sentinel says the
-    machine was noisy all the same (both bounded). Each run is saved
-    as it ends; the derived figures are brought up to date after each block, which is when
-    the run loop reads them (a document of hundreds of runs takes a third of a second to
-    derive)."""
+    machine was noisy all the same (both bounded). Each run is saved as it ends; the derived
+    figures are brought up to date after each block only (hundreds of runs take a third of a
+    second to derive)."""
     progress = Progress(plan, sys.stderr, len(lanes))
     sites = Sites(plan, lanes, pinning, site_host)
     always = always_run(plan)
@@ -218,8 +212,7 @@ def _run_block(
 
 
 def _save(lane: Lane, run: PlannedRun, record: Run, again: int, wait: int = 0) -> None:
-    """Save a run's record in its lane, as its round's `again`-th run again and its `wait`-th
-    wait for quiet (both 0: as planned)."""
+    """Save a run's record as its round's `again`-th run again and `wait`-th wait for quiet."""
     record["id"], record["again"], record["wait"] = run_label(run.id, again, wait), again, wait
     lane.store.add_run(record)
 
@@ -232,7 +225,6 @@ def _run_in_lanes(
     sites: Sites,
     progress: Progress,
 ) -> list[tuple[Lane, Run]]:
-    """The run once per lane, in the lanes' order for it; not saved yet."""
     return [
         (lane, one_run(profile, run, lane, sites.server, sites.error, pinning))
         for lane in lane_order(lanes, run, plan_index=progress.index(run))
@@ -246,10 +238,9 @@ def _quiet_sentinel(
     waiting: QuietWait,
     progress: Progress,
 ) -> tuple[list[tuple[Lane, Run]], bool]:
-    """The round's sentinel in each lane, and whether the machine was noisy in some lane.
-    While it is (and the loop ran) and the session may still wait, the round waits: the
-    noisy sentinels are saved as a wait, outside the round, and the loop runs again after
-    a pause. Not saved yet: the sentinel that ends the waiting."""
+    """The round's sentinel in each lane (not saved yet), and whether the machine was noisy
+    in some lane. While it is and the session may still wait, the noisy sentinels are saved
+    as a wait, outside the round, and the loop runs again after a pause."""
     wait = 0
     while True:
         records = run_once()
@@ -267,7 +258,6 @@ def _quiet_sentinel(
 
 
 def derive_lanes(lanes: Sequence[Lane]) -> None:
-    """Each lane's derived figures from its runs so far, saved."""
     for lane in lanes:
         lane.store.set_derived(derive_document(lane.store.document))
 
@@ -283,8 +273,8 @@ def run_lanes(
     lanes: Sequence[Lane],
     pinning: Pinning,
 ) -> int:
-    """The profile's runs into each lane's results.json; Ctrl-C or SIGTERM keeps what ran.
-    The exit code."""
+    """The profile's runs into each lane's results.json (Ctrl-C or SIGTERM keeps what ran);
+    the exit code."""
     raise_open_files_limit()  # the servers we start inherit it: 10,000+ connections each
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     status: Status = "complete"
@@ -314,3 +304,51 @@ def run_lanes(
         if code == 0 and args.check:
             code = check_runs(lane.store.document)
     return code
+
+
+def _peer_known(run: Run) -> bool:
+    """A peer's run that --check lets pass: skipped as not installed (CI runs without the
+    [peers] extra), or failed verification where the peer counted a deviation that changes
+    which URLs it fetches (docs/contract.md, "The Scrapy peer"). It stays in the report."""
+    if run.get("model") not in catalog.PEERS:
+        return False
+    if run["status"] == "skipped":
+        return True
+    verification = run.get("verification")
+    none: Deviations = {"counted": {}, "differences": {}}
+    deviations = (verification.get("deviations") if verification else None) or none
+    counted = set(deviations["counted"]) - {"keep-alive-not-close"}
+    explained = counted or "percent-encoded" in deviations["differences"]
+    return run["status"] == "failed-verification" and bool(explained)
+
+
+def _a_finding(run: Run) -> bool:
+    """A failed verification of a model whose catalog entry holds a finding: not an error."""
+    model = catalog.CRAWLERS.get(run.get("model", ""))
+    return run["status"] == "failed-verification" and model is not None and bool(model.finding)
+
+
+def _unavailable(run: Run) -> bool:
+    """Skipped or unavailable, as the catalog's runtime column says it must be (the
+    interpreters model on 3.11, gevent on 3.14t)."""
+    name = run.get("model", "")
+    entry = catalog.CRAWLERS.get(name) or catalog.IDLE_KINDS.get(name)
+    runtime = run.get("runtime")
+    if entry is None or runtime is None or run["status"] not in ("skipped", "unavailable"):
+        return False
+    return entry.runtimes.needs(runtime["tag"], runtime["version"]) is not None
+
+
+def check_runs(document: Results) -> int:
+    """--check: 0 when every run ended ok (or passes _peer_known, _unavailable or
+    _a_finding), else 1 with one line per run that did not."""
+    bad = [
+        run
+        for run in document["runs"]
+        if run["status"] != "ok" and not (_peer_known(run) or _unavailable(run) or _a_finding(run))
+    ]
+    for run in bad:
+        sys.stderr.write(f"c10k bench --check: {run['id']}: {run['status']}: {run['reason']}\n")
+    if bad:
+        sys.stderr.write(f"c10k bench --check: {len(bad)} of {len(document['runs'])} runs not ok\n")
+    return 1 if bad else 0

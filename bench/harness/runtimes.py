@@ -1,6 +1,4 @@
-"""`--pythons`: the key figures of each runtime's results.json side by side (pure; the
-report's runtimes.py renders them). `python -m bench.harness.runtimes DIR/runtimes.json`
-writes it again from each runtime's DIR/<tag>/results.json."""
+"""`--pythons`: each runtime's key figures side by side in runtimes.json (main: written again)."""
 
 from __future__ import annotations
 
@@ -11,8 +9,7 @@ from typing import Any
 
 from bench.analysis.ratios import Figure, point_ratio
 from bench.arguments import OneLineParser
-from bench.harness.both_cores import both_cores
-from bench.harness.cells import Cell, cell
+from bench.harness.both_cores import Cell, both_cores, cell
 from bench.results import (
     RUNTIMES_SCHEMA,
     Derived,
@@ -37,7 +34,7 @@ RATIO_FIGURES: tuple[Figure, ...] = ("pages_per_s", "cpu_us_per_page")
 
 
 def _few_active(figure: Figure) -> Callable[[Derived], dict[str, Cell | None]]:
-    """A few-active figure (median and interval) at the scenario's largest concurrency."""
+    """A few-active figure at the scenario's largest concurrency."""
 
     def read(derived: Derived) -> dict[str, Cell | None]:
         table = scenario_points(derived, FEW_ACTIVE)
@@ -65,8 +62,8 @@ NOT_FITTED = "not fitted: the profile has no sleepy points from C 1,000 up (quic
 
 
 def _memory_per_connection(derived: Derived) -> dict[str, Cell | None]:
-    """Sleepy's fitted memory per connection (RSS and kernel), with its interval; a profile
-    without a fit (quick) says so rather than leave the cell to read as a failed run."""
+    """Sleepy's fitted memory per connection (RSS and kernel); a profile without a fit
+    (quick) says so rather than leave the cell to read as a failed run."""
     return {
         model: cell(fit.total_bytes)
         if (fit := entry.get("memory_per_connection")) is not None
@@ -85,7 +82,6 @@ def _idle_unit(derived: Derived) -> dict[str, Cell | None]:
 
 
 def _thread_ceiling(derived: Derived) -> dict[str, Cell | None]:
-    """Threads started before the first failure (idle, until-failure)."""
     entry = idle_table(derived).get(catalog.THREAD.name)
     if entry is None:
         return {}
@@ -112,9 +108,8 @@ FIGURES: dict[str, tuple[str, str, bool, Callable[[Derived], dict[str, Cell | No
 
 
 def gil_at_end(document: Results) -> dict[str, Any]:
-    """Per scenario and model, whether the GIL was enabled at the end of each crawl that ran
-    (its crawl JSON's python.gil_enabled): how many crawls, how many with it off, and the
-    ids of the runs with it on or not reported."""
+    """Per scenario and model, the crawls, those that ended with the GIL off, and the ids of
+    those that ended with it on or did not say (the crawl JSON's python.gil_enabled)."""
     found: dict[str, Any] = {}
     for run in document.get("runs") or []:
         crawl = run.get("crawl")
@@ -135,7 +130,6 @@ def gil_at_end(document: Results) -> dict[str, Any]:
 def runtime_outcome(
     runtime: Mapping[str, Any], out: Path, document: Results | None, failure: str | None
 ) -> dict[str, Any]:
-    """One runtime's line in runtimes.json: what it is, how its run ended, its figures."""
     kept = ("tag", "version", "gil_disabled", "executable", "dependencies", "unavailable_models")
     outcome = {k: runtime.get(k) for k in kept}
     if document is None:
@@ -162,13 +156,11 @@ def runtime_outcome(
 
 
 def _cell_at(outcome: dict[str, Any] | None, name: str, row: str) -> Cell:
-    """A runtime's cell of a figure's row, or why it has none."""
     found = ((outcome or {}).get("figures", {}).get(name) or {}).get(row)
     return found or {"value": None, "missing": _missing(outcome, row)}
 
 
 def _missing(outcome: dict[str, Any] | None, row: str) -> str:
-    """Why a runtime has no figure for a row."""
     if outcome is None:
         return "not run"
     if outcome["status"] == "failed":
@@ -181,8 +173,7 @@ def _missing(outcome: dict[str, Any] | None, row: str) -> str:
 
 
 def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) -> dict[str, Any]:
-    """Per figure, per model (or idle kind), per runtime tag: the figure with its interval
-    and the concurrency it was read at, or why it is missing."""
+    """Per figure, per model (or idle kind), per runtime tag: its cell, or why it has none."""
     by_tag = {o["tag"]: o for o in outcomes}
     figures: dict[str, Any] = {}
     for name, (scenario, unit, higher_is_better, _) in FIGURES.items():
@@ -216,13 +207,10 @@ def compare_runtimes(outcomes: Sequence[dict[str, Any]], tags: Sequence[str]) ->
     }
 
 
-# -- C8: a free-threaded build beside the GIL build of the same version ---------------------
-
-
 def ratio_over_runtimes(mine: list[Point], theirs: list[Point]) -> dict[str, Any] | None:
-    """Per shared concurrency, mine over theirs for pages/s and CPU per page, paired by round
-    (rep k of both ran back to back); over the points, the geometric mean of each with its
-    95% interval (none when a point has a single round). None when no point is shared."""
+    """Per shared concurrency, mine over theirs for pages/s and CPU per page, paired by round;
+    over the points, the geometric mean of each with its 95% interval. None when no point is
+    shared."""
     by_c = {int(p["concurrency"]): p for p in theirs}
     points: list[dict[str, Any]] = []
     kept: dict[Figure, list[Ratio]] = {figure: [] for figure in RATIO_FIGURES}
@@ -250,9 +238,8 @@ def _idle_thread(outcome: dict[str, Any]) -> Cell | None:
 
 
 def free_threading_pair(gil: dict[str, Any], free: dict[str, Any]) -> dict[str, Any]:
-    """The free-threaded runtime over the GIL one: per model and scenario, pages/s and CPU
-    per page (ratio_over_runtimes); the idle thread's bytes on each; and whether the GIL
-    stayed off at the end of the free-threaded crawls."""
+    """The free-threaded runtime over the GIL one: per model and scenario, the ratios; the
+    idle thread's bytes on each; whether the GIL stayed off in the free-threaded crawls."""
     models: dict[str, Any] = {}
     for scenario in FREE_THREADING_SCENARIOS:
         theirs = gil["points"].get(scenario) or {}
@@ -270,8 +257,8 @@ def free_threading_pair(gil: dict[str, Any], free: dict[str, Any]) -> dict[str, 
 
 
 def free_threading(outcomes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every pair of runtimes of the same version that differ only in the GIL (3.14 and
-    3.14t), both of which ran: the free-threaded one over the GIL one (free_threading_pair)."""
+    """free_threading_pair for each pair of runtimes that ran, of one version, that differ
+    only in the GIL (3.14 and 3.14t)."""
     ran = [o for o in outcomes if o.get("status") != "failed" and "points" in o]
     return [
         free_threading_pair(gil, free)
@@ -283,8 +270,8 @@ def free_threading(outcomes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _outcome_again(entry: Any, path: Path) -> dict[str, Any]:
-    """One runtime of the runtimes.json at path: its outcome from its results.json, or as
-    recorded when its run failed; ValueError naming the file that cannot be read."""
+    """One runtime's outcome from its results.json, or as recorded when its run failed;
+    ValueError naming the file that cannot be read."""
     folder = path.parent
     if not isinstance(entry, dict) or not isinstance(entry.get("tag"), str):
         raise ValueError(f"{path}: a runtime that is not one: {entry!r:.60}")
@@ -310,7 +297,6 @@ def side_by_side_again(path: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite the runtimes.json named; one line and exit 2 when a file is unreadable."""
     parser = OneLineParser(
         prog="python -m bench.harness.runtimes",
         description="Write runtimes.json again from each runtime's DIR/<tag>/results.json.",

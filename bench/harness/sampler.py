@@ -45,27 +45,18 @@ def read_process(process: psutil.Process) -> Reading:
     with process.oneshot():
         if process.status() == psutil.STATUS_ZOMBIE:
             raise psutil.NoSuchProcess(process.pid)
-        rss = process.memory_info().rss // 1024
-        cpu = process.cpu_times()
-        threads = process.num_threads()
-        fds = process.num_fds()
-    return Reading(rss, cpu.user, cpu.system, threads, fds)
+        rss, cpu = process.memory_info().rss // 1024, process.cpu_times()
+        return Reading(rss, cpu.user, cpu.system, process.num_threads(), process.num_fds())
 
 
 def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
-    """The sums over root and (tree) its descendants as they are now, and the PIDs read.
-
-    The root's exit ends sampling (psutil.NoSuchProcess); a child that exits between the
-    listing and its read is left out of this sample. CPU is cumulative per process, so a
-    child's CPU leaves the sums when it exits (a crawl's parts may end one by one). Any
-    other psutil.Error is a failed read, raised.
-    """
+    """The sums over root and (tree) its descendants as they are now, and the PIDs read. The
+    root's exit raises psutil.NoSuchProcess; a child that exits before its read is left out
+    (its cumulative CPU leaves the sums: a crawl's parts may end one by one)."""
     total = read_process(root)
     pids = [root.pid]
-    children: list[psutil.Process] = []
-    if tree:  # listed afresh every sample: the children start after their parent
-        children = root.children(recursive=True)
-    for child in children:
+    # Listed afresh every sample: the children start after their parent.
+    for child in root.children(recursive=True) if tree else []:
         try:
             total.add(read_process(child))
         except psutil.NoSuchProcess:
@@ -75,8 +66,7 @@ def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
 
 
 def read_rollups(pids: list[int]) -> dict[str, int | None]:
-    """ROLLUP_FIELDS of /proc/PID/smaps_rollup summed over pids; a field is None unless it was
-    read for every one of them (a process that exits meanwhile leaves the sum unknown)."""
+    """ROLLUP_FIELDS of /proc/PID/smaps_rollup summed over pids; None unless read for each."""
     sums: dict[str, int | None] = dict.fromkeys(ROLLUP_FIELDS, 0)
     for pid in pids:
         rollup = probes.smaps_rollup_kib(pid) or {}
@@ -86,10 +76,9 @@ def read_rollups(pids: list[int]) -> dict[str, int | None]:
 
 
 class Sampler(threading.Thread):
-    """Samples a crawler (with tree: its whole process tree, summed) and the server's CPU at
-    a steady rate into columns. A read that fails is counted in failures, by what it read:
-    "server_cpu" (that sample's server_cpu_s is None) or "crawler" (sampling ends); the
-    crawler's own exit ends sampling and is no failure."""
+    """Samples a crawler (with tree: its process tree, summed) and the server's CPU at a
+    steady rate into columns. A failed read counts in failures under "server_cpu" (that
+    sample's server_cpu_s is None) or "crawler" (sampling ends); the crawler's exit ends it."""
 
     def __init__(
         self, pid: int, server_pids: list[int], interval: float, tree: bool = False
@@ -180,8 +169,8 @@ class Sampler(threading.Thread):
             self.columns[name].append(value)
 
     def _server_cpu_s(self) -> float | None:
-        """The CPU seconds of every server process, summed; None without a server process
-        here (a remote server: docs/two-hosts.md) or when a read failed."""
+        """The server processes' CPU seconds, summed; None when a read failed or they are on
+        another host (docs/two-hosts.md)."""
         if not self.server_pids:
             return None
         total: float | None = 0.0
@@ -201,7 +190,7 @@ class Sampler(threading.Thread):
         return total
 
     def _failed(self, read: str, exc: psutil.Error) -> None:
-        """Count a failed read; the first failure of each read gives the reason."""
+        """Count a failed read; the first of each read gives the reason."""
         failure = self.failures.setdefault(read, {"count": 0, "reason": repr(exc)})
         failure["count"] += 1
 

@@ -35,19 +35,17 @@ POLL_S = 0.01  # the server's CPU is read this often during a probe crawl
 
 
 def _probe_point(connections: int) -> CrawlPoint:
-    """The point a probe crawls: one wave of min(connections, PROBE_MOST) connections."""
     most = min(connections, PROBE_MOST)
     return CrawlPoint(sleepy_site(most, PROBE_LATENCY.a), concurrency=most)
 
 
 def probe_text(connections: int) -> str:
-    """'3 crawls of 10,000 connections at L 1s': the probe for points of up to connections."""
+    """'5 crawls of 10,000 connections at L 2s': the probe for points of up to connections."""
     most = _probe_point(connections).concurrency
     return f"{PROBE_REPEATS} crawls of {most:,} connections at L {PROBE_LATENCY.text}"
 
 
 def probe_estimate_s(connections: int) -> float:
-    """The probe's expected seconds, by the plan's cost model: its server, then its crawls."""
     return SERVER_START_S + PROBE_REPEATS * _probe_point(connections).estimate_s(PROBE_MODEL)
 
 

@@ -1,5 +1,4 @@
-"""A bench run's start: the runtime it runs on, where each side runs, the latencies it
-chooses from the server's measured cost, and each runtime's lane with its empty document."""
+"""A bench run's start: its runtime, pinning, latencies chosen, and each runtime's lane."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ from c10k import catalog, probes
 
 @dataclass
 class Lane:
-    """One runtime's side of a bench run: its interpreter, its results and the models it
-    skips (with why)."""
+    """One runtime's side of a bench run: its results, and the models it skips (with why)."""
 
     runtime: RuntimeRecord
     store: ResultsStore
@@ -42,7 +40,7 @@ class Lane:
 
 
 def harness_runtime() -> RuntimeRecord:
-    """The runtime record of a run without --python: the harness's own interpreter."""
+    """The runtime of a run without --python: the harness's own interpreter."""
     gil_disabled = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
     return {
         "tag": f"{sys.version_info[0]}.{sys.version_info[1]}{'t' if gil_disabled else ''}",
@@ -67,8 +65,8 @@ def stderr_line(text: str) -> None:
 
 @dataclass(frozen=True)
 class Session:
-    """What a bench run runs: its profile and plan, each sleepy point that chooses at the
-    latency chosen at the start, where each side runs, and what each runtime skips."""
+    """What a bench run runs: its profile and plan (with the latencies chosen at its start),
+    where each side runs, and what each runtime skips."""
 
     profile: Profile
     plan: list[PlannedRun]
@@ -82,9 +80,9 @@ def start_session(
     plan: list[PlannedRun],
     runtimes: Sequence[RuntimeRecord],
 ) -> Session:
-    """Where each side runs, then the server's cost measured when a planned point chooses its
-    latency (args.latencies records the choices; the budget grows by what they add to the
-    plan's least), then the plan, the runtimes and the pinning on stderr."""
+    """Where each side runs; the server's cost measured when a point chooses its latency
+    (args.latencies records the choices; the budget grows by what they add to the plan's
+    least); then the plan, the runtimes and the pinning on stderr."""
     pinning = plan_pinning(args.pin, remote=args.remote is not None)
     if largest := chooses(profile, args.scenarios):
         stderr_line(f"c10k bench: measuring the server's cost ({probe_text(largest)})")
@@ -126,8 +124,7 @@ def new_lane(
     runtime: RuntimeRecord,
     command: list[str],
 ) -> Lane:
-    """A runtime's lane: its empty results document in out/results.json and the models it
-    skips."""
+    """A runtime's lane, its empty results document in out/results.json."""
     profile, plan, pinning = session.profile, session.plan, session.pinning
     environment = cast(Environment, probes.environment())
     environment["pinning"] = pinning.as_dict()

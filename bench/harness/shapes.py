@@ -31,12 +31,8 @@ def sleepy_points(
     choice: LatencyRule | None = None,
     processes: int = 1,
 ) -> tuple[CrawlPoint, ...]:
-    """A wide site of exactly waves*C pages per C: all in flight at once, `waves` times over,
-    its root (the hub that lists them) answering at once; `repetitions` runs of each model
-    per point (None: the scenario's), paired rounds up to `cap` while a comparison judged
-    there is open, and only `models` there (None: every model); its latency chosen at the
-    session's start by `choice` (None: as written).
-
+    """A wide site of exactly waves*C pages per C, all in flight at once, `waves` times over,
+    its root (the hub that lists them) answering at once; the other options are CrawlPoint's.
     With `processes` > 1, each point is crawled by that many processes, one per part of the
     site, against a server of as many workers (unless told) on as many loopback addresses:
     each process stays under its own open-file limit and each address under its own
@@ -59,8 +55,7 @@ def sleepy_points(
 
 
 def sleepy_site(pages: int, latency_s: float, workers: int = 1, addresses: int = 1) -> ServeOptions:
-    """A sleepy site: a wide site of `pages` pages after a root that answers at once; in as
-    many parts as it has addresses (one per process crawling it)."""
+    """A wide site after a root that answers at once, in a part per address (per process)."""
     return ServeOptions(
         pages=pages,
         links=0,
@@ -107,13 +102,13 @@ def both_cores_points(
     pages: int, links: int, concurrencies: Sequence[int], workers: int = 2
 ) -> tuple[CrawlPoint, ...]:
     """The many-links site at each concurrency, crawled by each answer to "use `workers`
-    cores" on the pure core, each on the build it belongs to: subinterpreters and
-    `--processes` (of callbacks and of asyncio) on a GIL build, threads and an asyncio loop
-    per thread (CPython's advice) on a free-threaded one; and `--processes` on the C core
-    beside them, for what the C-accelerated core buys."""
+    cores" on the pure core, each on its build (`answers`), and by `--processes` on the C
+    core beside them, for what the C-accelerated core buys."""
     server = ServeOptions(pages=pages, links=links, shape="deep", parts=workers)
     pure, c_core, gil_only, free_only = catalog.CORE_PURE, catalog.CORE_C, False, True
-    # (model, its build, its core, --processes, --interpreters)
+    # (model, its build, its core, --processes, --interpreters): subinterpreters and
+    # --processes on a GIL build, threads and a loop per thread (CPython's advice) on a
+    # free-threaded one.
     answers = (
         (catalog.INTERPRETERS.name, gil_only, pure, 1, workers),
         (catalog.THREADS.name, free_only, pure, 1, 0),
@@ -147,24 +142,17 @@ def idle_specs(
     other_loop_units: int | None = None,
     machine_ceiling: bool = False,
 ) -> tuple[IdleSpec, ...]:
-    """The idle runs; `other_loop_units` (default unit_count) sizes the uvloop, rloop, trio and
-    generators-model tasks and the greenlets, whose 1,000,000 cost half a minute each (a
-    greenlet: over a minute and 8 GB) and add no claim: C4 is settled by asyncio tasks and
-    bare coroutines at unit_count, and the others join it from 100,000 units. With
-    machine_ceiling, threads are also started in several processes at once, up to the
-    machine's ceiling (C5's)."""
+    """The idle runs; C4 is settled by asyncio tasks, bare coroutines and generators at
+    unit_count, and `other_loop_units` (default unit_count) sizes the other loops' tasks and
+    the greenlets, whose 1,000,000 cost half a minute each (a greenlet: over a minute and
+    8 GB) and add no claim: they join it from 100,000 units. With machine_ceiling, threads
+    are also started in several processes at once, up to the machine's ceiling (C5's)."""
     thread_kinds = [k.name for k in catalog.IDLE_KINDS.values() if k.thread]
     coroutine_kinds = catalog.COROUTINE_KINDS
-    other_loops = (
-        catalog.UVLOOP_TASK.name,
-        catalog.RLOOP_TASK.name,
-        catalog.GENERATORS_TASK.name,
-        catalog.GREENLET.name,
-        catalog.TRIO_TASK.name,
-    )
+    settled = (catalog.ASYNCIO_TASK.name, catalog.GENERATOR.name, catalog.COROUTINE.name)
     specs = [IdleSpec(kind, thread_count) for kind in thread_kinds]
     specs += [
-        IdleSpec(kind, other_loop_units or unit_count if kind in other_loops else unit_count)
+        IdleSpec(kind, unit_count if kind in settled else other_loop_units or unit_count)
         for kind in coroutine_kinds
     ]
     # Whole interpreters: a count of their own, and no tracemalloc run (it sees one only).
@@ -255,19 +243,17 @@ def scenarios(
     few_reps: int,
     few_warmups: int,
     sleepy: tuple[CrawlPoint, ...],
-    sleepy_reps: int,
-    few_active_keep_alive: tuple[CrawlPoint, ...],
     sleepy_keep_alive: tuple[CrawlPoint, ...],
     sweep: tuple[CrawlPoint, ...],
-    sweep_reps: int,
     realistic: tuple[CrawlPoint, ...],
-    realistic_reps: int,
+    repetitions: int,
     instructions: tuple[CrawlPoint, ...] = (),
     c100k: tuple[CrawlPoint, ...] = (),
     few_cap: int | None = None,
     few_keep_alive_reps: int | None = None,
 ) -> tuple[Scenario, ...]:
-    """A profile's scenarios in the order they run, from their points and repetitions."""
+    """A profile's scenarios in the order they run: both few-active modes at the same points,
+    and `repetitions` for the sleepy, sweep and realistic scenarios."""
     return (
         # First, before anything has warmed the machine: the floor under every CV.
         Scenario(catalog.NOISE_FLOOR, loops=loops),
@@ -283,14 +269,14 @@ def scenarios(
         # is shared, so the close mode's warm-up has already built its pages.
         Scenario(
             catalog.FEW_ACTIVE_KEEP_ALIVE,
-            points=few_active_keep_alive,
+            points=few_active,
             repetitions=few_keep_alive_reps or few_reps,
             warmups=few_warmups,
         ),
-        fitted(catalog.SLEEPY, sleepy, sleepy_reps, steady_heap=True),
-        fitted(catalog.SLEEPY_KEEP_ALIVE, sleepy_keep_alive, sleepy_reps),
-        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=sweep_reps),
-        Scenario(catalog.REALISTIC, points=realistic, repetitions=realistic_reps),
+        fitted(catalog.SLEEPY, sleepy, repetitions, steady_heap=True),
+        fitted(catalog.SLEEPY_KEEP_ALIVE, sleepy_keep_alive, repetitions),
+        Scenario(catalog.LATENCY_SWEEP, points=sweep, repetitions=repetitions),
+        Scenario(catalog.REALISTIC, points=realistic, repetitions=repetitions),
         # Under the sleepy scenario's heap conditions, which its workers inherit: memory per
         # connection in one process and across several is then compared like for like.
         fitted(catalog.C100K, c100k, steady_heap=True),

@@ -1,5 +1,4 @@
-"""The test website as a process: the options of `c10k serve`, and starting and stopping it
-here (over ssh on another host: bench/harness/ssh_server.py)."""
+"""The test website as a process: the options of `c10k serve`, started and stopped here."""
 
 from __future__ import annotations
 
@@ -34,10 +33,8 @@ _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopba
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """The options of one `c10k serve` process: the site and how it is served.
-
-    results.json records these fields as each crawl's params.server (docs/results.md).
-    """
+    """The options of one `c10k serve` process; results.json records them as each crawl's
+    params.server (docs/results.md)."""
 
     pages: int
     links: int = 10
@@ -50,9 +47,8 @@ class ServeOptions:
     # `c10k serve --preset NAME`: its values stand where the fields above do not speak
     # (page sizes, link-kind ratios); pages, links and shape are always passed.
     preset: str | None = None
-    # Loopback addresses the site listens on (`c10k serve --listen`), all on one port: each
-    # gives the crawler its own ephemeral ports. Where it listens is not in argv(): a local
-    # Server picks the addresses, and a server over ssh listens on its host's one address.
+    # Loopback addresses (`c10k serve --listen`), one port: each gives the crawler its own
+    # ephemeral ports. Not in argv(): a local Server picks them (over ssh: the host's one).
     addresses: int = 1
     # False: the root page answers at once (`c10k serve --root-now`), the others after their
     # latency; a sleepy crawl then spends no latency on its hub.
@@ -92,8 +88,7 @@ class ServeOptions:
 
 
 def http_json(url: str, method: str = "GET", timeout: float = 30.0) -> Any:
-    """GET (or POST, with an empty body) a URL of the server; the JSON answer, or None when
-    it is empty."""
+    """GET (or POST, with an empty body) a URL of the server; its JSON, None when empty."""
     request = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
     with _opener.open(request, timeout=timeout) as response:
         body = response.read()
@@ -119,8 +114,8 @@ class SiteClient:
         self._stdout_tail: deque[bytes] = deque(maxlen=50)
 
     def start(self) -> None:
-        """Start the server, wait for its URL, then read its manifest; ServerError if it
-        prints no URL. Whatever fails, the server is stopped before the error propagates."""
+        """Start the server, wait for its URL, then read its manifest; whatever fails (no
+        URL: ServerError), the server is stopped before the error propagates."""
         try:
             self._start()
             self.manifest = http_json(self.url("__manifest__"), timeout=SERVER_READY_S)
@@ -135,7 +130,6 @@ class SiteClient:
         raise NotImplementedError
 
     def pids(self) -> list[int]:
-        """The server's processes on this machine."""
         return []
 
     @property
@@ -196,7 +190,6 @@ class SiteClient:
         return self._stderr.read().decode(errors="replace")[-STDERR_TAIL:]
 
     def _forget(self) -> None:
-        """After the child is reaped: no longer tracked, its stderr closed."""
         if self.process is not None:
             untrack(self.process.pid)
         self.process = None
@@ -246,7 +239,7 @@ class Server(SiteClient):
         return list(self.listen)
 
     def stop(self) -> None:
-        """Stop the server and its workers; a stopped server stays stopped."""
+        """Stop the server and its workers, once."""
         if self.process is None:
             return
         stop_process(self.process, STOP_GRACE_S)

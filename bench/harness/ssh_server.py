@@ -120,7 +120,9 @@ def check_site_host(target: SshTarget) -> SiteHost:
         raise ValueError(f"{where}: no answer over ssh in {CHECK_TIMEOUT_S:g} s") from None
     except OSError as exc:
         raise ValueError(f"{where}: cannot run ssh: {exc}") from None
-    why = _last_line(done.stderr)
+    why = ([line.strip() for line in done.stderr.splitlines() if line.strip()] or ["no message"])[
+        -1
+    ]
     if done.returncode == 255:
         raise ValueError(f"{where}: ssh cannot reach the host: {why}")
     lines = done.stdout.splitlines()
@@ -139,15 +141,9 @@ def check_site_host(target: SshTarget) -> SiteHost:
     return SiteHost(target, marked[0][2], version)
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "no message"
-
-
 class SshServer(SiteClient):
-    """`c10k serve` on the site host for as long as its ssh session lasts: on the address the
-    host was reached at, ended by closing the session (`--stop-on-eof`: the remote server
-    stops when its stdin ends); its processes out of sight (no pids, no /proc)."""
+    """`c10k serve --stop-on-eof` on the site host's address for as long as its ssh session
+    lasts; its processes out of sight (no pids, no /proc)."""
 
     remote = True
 
@@ -173,8 +169,8 @@ class SshServer(SiteClient):
         self._launch(self.host.target.ssh_argv(serve), stdin=subprocess.PIPE)
 
     def stop(self) -> None:
-        """Close the session's stdin: the remote server stops, and ssh exits with it; ssh
-        is ended if it has not after SESSION_END_S. A stopped server stays stopped."""
+        """Close the session's stdin, which stops the remote server and ssh with it; end ssh
+        if it has not after SESSION_END_S."""
         if self.process is None:
             return
         if self.process.stdin is not None:

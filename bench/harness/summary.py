@@ -26,8 +26,7 @@ def _m(figure: Quantity | None, digits: int = 0, scale: float = 1.0) -> str:
 
 
 def summary_table(document: Results) -> str:
-    """A plain-text table of the derived figures: medians with their 95% intervals, '~'
-    where the coefficient of variation is above CV_FLAG (5%)."""
+    """The derived figures: medians with their 95% intervals, '~' where the CV is over CV_FLAG."""
     derived = document["derived"]
     out: list[str] = [
         f"median [95% interval] over the repetitions (one run: no interval); "
@@ -129,8 +128,7 @@ def crawl_lines(scenario: str, models: CrawlTable) -> list[str]:
 
 
 def instruction_lines(entries: InstructionsTable) -> list[str]:
-    """The instructions table: per model (and the core replay), instructions per page under
-    callgrind and the core's share of them."""
+    """Per model (and the core replay), instructions per page and the core's share of them."""
     out = [f"{catalog.INSTRUCTIONS.name:<16} {'C':>6} {'instr/page':>11} {'core share':>10}"]
     for model in catalog.model_order(list(entries)):
         e = entries[model]

@@ -20,13 +20,10 @@ def verify(
     deviations: dict[str, int] | None = None,
     parts: Sequence[tuple[int, dict[str, Any]]] = (),
 ) -> Verification:
-    """fetched must equal the manifest; in sleepy the server's peak must reach C (±1%).
-
-    deviations (a peer's crawl document only): the places where the peer said it left the
-    contract; recorded with the differences from the manifest sorted by why. parts (a crawl
-    of the site's parts): each process's page count and its part's manifest; fetched must
-    then equal their union, and each process must have fetched as many URLs as its part
-    holds."""
+    """fetched must equal the manifest; with check_peak the server's peak must reach C (±1%).
+    deviations (a peer's only): where it said it left the contract, recorded with the
+    differences sorted by why. parts (a crawl of the site's parts): each process's page
+    count and its part's manifest, which fetched must then equal in union and per part."""
     if parts:
         manifest = {"urls": {url: o for _, part in parts for url, o in part["urls"].items()}}
     expected: Mapping[str, int | str] = manifest.get("urls", {})
@@ -73,8 +70,7 @@ def verify(
 
 def why_different(missing: list[str], extra: list[str], different: int) -> dict[str, int]:
     """A peer's differences from the manifest by cause: a URL fetched under its
-    percent-encoded spelling (the same request, another key: Scrapy's URLs are encoded), or
-    URLs missing, extra or with another outcome for a reason the document's counts give."""
+    percent-encoded spelling (Scrapy's URLs are encoded), else missing, extra or other."""
     decoded_missing = {unquote(u) for u in missing}
     respelled = [u for u in extra if unquote(u) in decoded_missing]
     reasons = {
@@ -87,7 +83,6 @@ def why_different(missing: list[str], extra: list[str], different: int) -> dict[
 
 
 def verification_failures(verification: Verification) -> str:
-    """Why a verification failed, in one line."""
     why = []
     if not verification["manifest_ok"]:
         why.append(

@@ -1,8 +1,4 @@
-"""Build CPython 3.14 from Debian's python3.14 source twice: free-threaded (3.14t) and GIL.
-
-The steps live beside it: fetch.py (the source), install.py (one build, checked and
-recorded) and workspace.py (where they go).
-"""
+"""Build CPython 3.14 from Debian's python3.14 source twice: free-threaded (3.14t) and GIL."""
 
 from __future__ import annotations
 
@@ -16,7 +12,7 @@ from pathlib import Path
 
 from bench.arguments import OneLineParser
 from bench.runtimes.discover import cache_dir
-from bench.runtimes.fetch import Fetcher, extract
+from bench.runtimes.fetch import PACKAGE, SERIES, BuildFailed, Fetcher, Layout, Progress, extract
 from bench.runtimes.install import (
     build_one,
     check_build_dependencies,
@@ -24,15 +20,10 @@ from bench.runtimes.install import (
     read_record,
     usable_build,
 )
-from bench.runtimes.workspace import PACKAGE, SERIES, BuildFailed, Layout, Progress
 
 TAGS = ("3.14t", "3.14")
 DEFAULT_MIRROR = "http://deb.debian.org/debian"
 DEFAULT_SUITE = "unstable"
-
-
-class BadInput(Exception):
-    """An option that cannot work; reported as one line, exit code 2."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -78,20 +69,21 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def validated(args: argparse.Namespace) -> argparse.Namespace:
+def validated(p: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """The options checked (an option that cannot work: one line, exit code 2)."""
     unknown = [tag for tag in args.tags if tag not in TAGS]
     if unknown:
-        raise BadInput(f"unknown build {', '.join(unknown)}; choose from {', '.join(TAGS)}")
+        p.error(f"unknown build {', '.join(unknown)}; choose from {', '.join(TAGS)}")
     args.tags = [tag for tag in TAGS if tag in args.tags] if args.tags else list(TAGS)
     if args.debian_version is not None and not re.fullmatch(
         r"3\.14\.\d+(?:~?[a-z]+\d+)?-[0-9A-Za-z.+~]+", args.debian_version
     ):
-        raise BadInput(f"--version {args.debian_version}: not a {PACKAGE} version like 3.14.7-4")
+        p.error(f"--version {args.debian_version}: not a {PACKAGE} version like 3.14.7-4")
     if args.jobs < 1:
-        raise BadInput("--jobs must be at least 1")
+        p.error("--jobs must be at least 1")
     cache = args.cache_dir if args.cache_dir is not None else cache_dir()
     if cache.exists() and not cache.is_dir():
-        raise BadInput(f"--cache-dir {cache}: not a directory")
+        p.error(f"--cache-dir {cache}: not a directory")
     args.layout = Layout(cache.absolute())
     return args
 
@@ -99,11 +91,7 @@ def validated(args: argparse.Namespace) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
-    try:
-        args = validated(args)
-    except BadInput as bad:
-        print(f"{p.prog}: error: {bad}", file=sys.stderr)
-        return 2
+    args = validated(p, args)
     layout: Layout = args.layout
     progress = Progress()
     flags = {tag: configure_flags(layout.prefix(tag), tag, args.optimizations) for tag in TAGS}

@@ -34,10 +34,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def gil_status(runtime: Runtime) -> str:
-    return "free-threaded" if runtime.gil_disabled else "GIL"
-
-
 def runtimes_table(runtimes: Sequence[Runtime]) -> str:
     """One line per interpreter: tag, version, GIL status, origin, path; old ones marked."""
     header = ("tag", "version", "GIL", "origin", "path")
@@ -45,7 +41,7 @@ def runtimes_table(runtimes: Sequence[Runtime]) -> str:
         (
             r.tag,
             r.version,
-            gil_status(r),
+            "free-threaded" if r.gil_disabled else "GIL",
             r.origin,
             str(r.executable) + ("" if r.supported else "  (too old: the project needs 3.11+)"),
         )

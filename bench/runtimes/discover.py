@@ -94,16 +94,10 @@ def pyenv_root() -> Path | None:
 def _versioned(directory: Path) -> list[Path]:
     """python3.N and python3.Nt in a directory, in version order."""
     try:
-        names = [p.name for p in directory.iterdir() if _VERSIONED.match(p.name)]
+        found = [m for p in directory.iterdir() if (m := _VERSIONED.match(p.name))]
     except OSError:
         return []
-    return [directory / name for name in sorted(names, key=_version_key)]
-
-
-def _version_key(name: str) -> tuple[int, int, str]:
-    match = _VERSIONED.match(name)
-    assert match is not None
-    return int(match[1]), int(match[2]), match[3]
+    return [directory / m[0] for m in sorted(found, key=lambda m: (int(m[1]), int(m[2]), m[3]))]
 
 
 def candidates(

@@ -1,4 +1,4 @@
-"""Debian's python3.14 source: from the index or the pool, checked against its .dsc, extracted."""
+"""Debian's python3.14 source (fetched, checked, extracted) and the build's cache layout."""
 
 from __future__ import annotations
 
@@ -7,14 +7,53 @@ import hashlib
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.runtimes.workspace import PACKAGE, SERIES, BuildFailed, Layout, Progress
+PACKAGE = "python3.14"  # Debian's source package
+SERIES = "3.14"
+
+
+class BuildFailed(Exception):
+    """A step failed: the message names the step and, where there is one, its log."""
+
+
+class Progress:
+    """Progress lines on stderr, each with the seconds since the start."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def say(self, message: str) -> None:
+        print(f"[{time.monotonic() - self.start:7.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where everything lives under the cache directory."""
+
+    cache: Path
+
+    @property
+    def work(self) -> Path:
+        # A sibling of cpython/, so that nothing in there looks like an interpreter.
+        return self.cache / "cpython-build"
+
+    def prefix(self, tag: str) -> Path:
+        return self.cache / "cpython" / tag
+
+    def interpreter(self, tag: str) -> Path:
+        return self.prefix(tag) / "bin" / f"python{tag}"
+
+    def log(self, name: str) -> Path:
+        return self.work / "logs" / f"{name}.log"
+
 
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 # How far back the pool fallback looks: Debian revisions per upstream release.
@@ -39,10 +78,6 @@ def debian_version_key(a: str, b: str) -> int:
     return -1 if lower == 0 else 1
 
 
-def newest_first(versions: Sequence[str]) -> list[str]:
-    return sorted(set(versions), key=functools.cmp_to_key(debian_version_key), reverse=True)
-
-
 def upstream_of(debian_version: str) -> str:
     return debian_version.rsplit("-", 1)[0].split(":")[-1]
 
@@ -50,12 +85,9 @@ def upstream_of(debian_version: str) -> str:
 def pool_candidates(
     known: Sequence[str], exists: Callable[[str], bool]
 ) -> tuple[str | None, list[str]]:
-    """The newest version whose .dsc the pool serves, and the versions found missing.
-
-    The index's versions come first (newest first). Below them, each older upstream release of
-    the series is probed by its tarball, and the first one found by its newest Debian revision:
-    a bounded number of requests, and no listing of the pool needed (it has none).
-    """
+    """The newest version whose .dsc the pool serves, and the versions found missing: the
+    index's first, then each older upstream release, probed by its tarball, by its newest
+    Debian revision (a bounded number of requests; the pool has no listing)."""
     missing: list[str] = []
     for version in known:
         if exists(f"{PACKAGE}_{version}.dsc"):
@@ -90,11 +122,8 @@ def dsc_files(dsc_text: str) -> dict[str, str]:
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def pool_url(mirror: str, name: str) -> str:
@@ -160,7 +189,7 @@ class Fetcher:
             check=False,
         )
         versions = re.findall(r"^Version: (\S+)$", shown.stdout, flags=re.MULTILINE)
-        return newest_first(versions)
+        return sorted(set(versions), key=functools.cmp_to_key(debian_version_key), reverse=True)
 
     def fetch(self, wanted: str | None) -> Source:
         self.log.parent.mkdir(parents=True, exist_ok=True)

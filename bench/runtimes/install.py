@@ -11,8 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.runtimes.fetch import Source
-from bench.runtimes.workspace import PACKAGE, BuildFailed, Layout, Progress
+from bench.runtimes.fetch import PACKAGE, BuildFailed, Layout, Progress, Source
 
 RECORD = "c10k-build.json"
 # The headers CPython's optional modules need; without one, `make` skips the module quietly.
@@ -108,7 +107,7 @@ def check_build_dependencies(install: bool, progress: Progress) -> None:
 def run_logged(
     step: str, command: list[str], cwd: Path, log: Path, progress: Progress, env: dict[str, str]
 ) -> None:
-    """One step, its output appended to the log; a line every minute while it runs."""
+    """One step, its output appended to the log; a progress line every minute."""
     progress.say(f"{step}: {' '.join(command)}")
     with log.open("a") as out:
         out.write(f"\n$ (cd {cwd} && {' '.join(command)})\n")
@@ -195,9 +194,8 @@ def checked_interpreter(tag: str, python: Path, log: Path, progress: Progress) -
         raise BuildFailed(
             f"{tag} check: modules {', '.join(required_missing)} were not built; see {log}"
         )
-    if facts["free_threaded_build"] != tag.endswith("t") or facts["gil_enabled"] == tag.endswith(
-        "t"
-    ):
+    free_threaded = tag.endswith("t")
+    if facts["free_threaded_build"] != free_threaded or facts["gil_enabled"] == free_threaded:
         raise BuildFailed(f"{tag} check: GIL status is not what {tag} means: {facts}")
     if facts["missing_modules"]:
         progress.say(

@@ -1,10 +1,10 @@
-"""A venv per runtime with the project installed: each dependency on its own, a wheel where
-one fits and a source build where not, so that one that fails leaves the others in."""
+"""A venv per runtime with the project, each dependency alone: one that fails spares the rest."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import tempfile
 import tomllib
@@ -128,9 +128,8 @@ def _read_marker(directory: Path, requirements: list[str]) -> dict[str, Any] | N
 
 
 def prepare(runtime: Runtime, project_dir: Path, log: Log) -> PreparedRuntime:
-    """The runtime's venv with the project (editable) and each dependency it takes; reused
-    when its marker says it is finished. PrepareFailed when the venv or the project cannot
-    be installed at all."""
+    """The runtime's venv with the project (editable) and each dependency it takes, reused
+    once its marker says it is finished; PrepareFailed when the project cannot go in."""
     requirements = dependencies(project_dir)
     directory = venv_dir(runtime, project_dir, requirements)
     python = directory / "bin" / "python"
@@ -146,7 +145,6 @@ def prepare(runtime: Runtime, project_dir: Path, log: Log) -> PreparedRuntime:
 def build_venv(
     runtime: Runtime, project_dir: Path, directory: Path, requirements: list[str], log: Log
 ) -> dict[str, str]:
-    """Make the venv afresh, install the project and each dependency, then the marker."""
     log(f"{runtime.tag}: making a venv in {directory}")
     (directory / MARKER).unlink(missing_ok=True)
     python = directory / "bin" / "python"
@@ -194,6 +192,4 @@ def unavailable(python: Path, outcomes: dict[str, str]) -> dict[str, str]:
 
 def _name(requirement: str) -> str:
     """The distribution's name in a requirement: 'gevent>=24  # ...' -> 'gevent'."""
-    for stop in "<>=!~;[@ ":
-        requirement = requirement.split(stop, 1)[0]
-    return requirement.strip().lower()
+    return re.split(r"[<>=!~;\[@ ]", requirement, maxsplit=1)[0].strip().lower()
