@@ -12,9 +12,8 @@ from c10k import catalog
 from c10k.fits import replicated_fit
 from c10k.quantity import Quantity
 
-Cell = dict[
-    str, Any
-]  # a runtimes.json figure: {"value", "ci95", "at"} or {"value": None, "missing"}
+# A runtimes.json figure: {"value", "ci95", "at"}, or {"value": None, "missing"}.
+Cell = dict[str, Any]
 BOTH_CORES = catalog.BOTH_CORES.name
 KIB = 1024.0
 # An answer's identity within a runtime: its model, its core and its processes.

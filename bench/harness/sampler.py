@@ -52,7 +52,8 @@ def read_process(process: psutil.Process) -> Reading:
 def read_tree(root: psutil.Process, tree: bool) -> tuple[Reading, list[int]]:
     """The sums over root and (tree) its descendants as they are now, and the PIDs read. The
     root's exit raises psutil.NoSuchProcess; a child that exits before its read is left out
-    (its cumulative CPU leaves the sums: a crawl's parts may end one by one)."""
+    (its cumulative CPU leaves the sums: a crawl's parts may end one by one). Any other
+    psutil.Error is a failed read, raised."""
     total = read_process(root)
     pids = [root.pid]
     # Listed afresh every sample: the children start after their parent.
