@@ -110,7 +110,6 @@ class KeptAliveSite(TinySite):
         super().__init__(pages)
         self.pages = pages
         self.ends = ends
-        self.connections = 0
         self._gate = Gate(hold)
 
     def __enter__(self) -> KeptAliveSite:
@@ -118,13 +117,13 @@ class KeptAliveSite(TinySite):
         return self
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
+        self._connections += 1
         answered = 0
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 path = head.split(b" ", 2)[1].decode()
-                self.hits[path] += 1
+                self._hits[path] += 1
                 if answered and self.ends in ("close", "reset"):
                     if self.ends == "reset":
                         reset(writer)

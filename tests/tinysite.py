@@ -190,9 +190,9 @@ class TinySite:
     def __init__(self, routes: Mapping[str, Behaviour], hang_for: float = 30.0) -> None:
         self.routes = dict(routes)
         self.hang_for = hang_for  # every hang ends by itself
-        self.hits: Counter[str] = Counter()
-        self.reused_hits: Counter[str] = Counter()  # requests on a connection used before
-        self.connections = 0
+        self._hits: Counter[str] = Counter()
+        self._reused_hits: Counter[str] = Counter()  # requests on a connection used before
+        self._connections = 0
         self.root = ""
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -224,20 +224,52 @@ class TinySite:
         self._thread.join()
         self._loop.close()
 
+    # Every count is read after settle(): a crawl that gave up on a request (a hang's last
+    # try) may end before this thread, starved under load, has read it.
+    @property
+    def hits(self) -> Counter[str]:
+        """Requests per path."""
+        self.settle()
+        return self._hits
+
+    @property
+    def reused_hits(self) -> Counter[str]:
+        """Requests per path on a connection used before."""
+        self.settle()
+        return self._reused_hits
+
+    @property
+    def connections(self) -> int:
+        """Connections accepted."""
+        self.settle()
+        return self._connections
+
+    def settle(self, turns: int = 50) -> None:
+        """Let the server's loop turn until what was sent to it is read: a count of turns,
+        never of time. Whatever a crawl sent before it ended is already in the sockets, so
+        the turns accept it and read its request heads."""
+
+        async def turn() -> None:
+            for _ in range(turns):
+                await asyncio.sleep(0)
+
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            asyncio.run_coroutine_threadsafe(turn(), self._loop).result()
+
     def fresh_hits(self, path: str) -> int:
         """Requests for path that came first on their connection."""
         return self.hits[path] - self.reused_hits[path]
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
+        self._connections += 1
         reused = False
         try:
             while True:  # until EOF from the client, or a reply that ends the connection
                 head = await reader.readuntil(b"\r\n\r\n")
                 path = head.split(b" ", 2)[1].decode()
-                self.hits[path] += 1
+                self._hits[path] += 1
                 if reused:
-                    self.reused_hits[path] += 1
+                    self._reused_hits[path] += 1
                 behaviour = self.routes.get(path, response(404, b"no such page"))
                 keep = await self._behave(behaviour, reused, writer)
                 if not keep or b"connection: close" in head.lower():
