@@ -15,7 +15,7 @@ from bench.results import Results
 from c10k import catalog
 from c10k.catalog import MODELS
 from c10k.quantity import Interval, Quantity
-from c10k.words import KIB, Entry, names, number, standing, with_interval
+from c10k.words import KIB, Entry, number, standing, tied_with, with_interval
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name
@@ -128,9 +128,7 @@ def pick(workload: Workload) -> Rich:
             f" no model stands apart, all {len(workload.entries)} are tied within noise "
             f"({workload.where}; best median {best.name}, {workload.figure(best)}).",
         )
-    text = f" {best.name}, {workload.figure(best)} in {workload.where}"
-    if rest:
-        text += f", tied within noise with {names(rest)}"
+    text = f" {best.name}, {workload.figure(best)} in {workload.where}{tied_with(rest)}"
     if found.trailers and found.apart:
         worst = found.trailers[-1]
         text += f"; last: {worst.name}, {workload.figure(worst)}"
