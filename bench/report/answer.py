@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bench import results
+from bench.report.claims import anchor
 from bench.report.layout import Link, Rich, Span, Strong, joined
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
@@ -137,7 +138,7 @@ def pick(workload: Workload) -> Rich:
 
 def _claims(found: list[Ruling]) -> Rich:
     """The claims as links to their sections, 'C1, C2, C3'."""
-    return joined(Link(r.verdict.claim, f"#{r.verdict.claim.lower()}") for r in found)
+    return joined(Link(r.verdict.claim, f"#{anchor(r)}") for r in found)
 
 
 def tally(found: list[Ruling]) -> Rich:
