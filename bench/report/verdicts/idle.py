@@ -149,13 +149,8 @@ def c4_many_coroutines(document: Results) -> Verdict:
         kind, count, status, reason = failures[0]
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
         why = f"{kind} {status} at {count:,} units"
-        return Verdict(
-            "C4",
-            base.CONTRADICTED,
-            measured,
-            (reason or status, base.profile_of(document)),
-            why=why,
-        )
+        shown = (reason or status, base.profile_of(document))
+        return Verdict("C4", base.CONTRADICTED, measured, shown, why=why)
     if need := base.lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
     if (units[TASK].count or 0) < base.MANY_COROUTINES:
