@@ -211,6 +211,11 @@ def names(entries: list[Entry]) -> str:
     return found[0] if len(found) == 1 else ", ".join(found[:-1]) + " and " + found[-1]
 
 
+def tied_with(others: list[Entry]) -> str:
+    """', tied within noise with a and b' after the best; '' when none is tied with it."""
+    return f", tied within noise with {names(others)}" if others else ""
+
+
 def ranking(
     entries: list[Entry], higher_is_better: bool, shown: Callable[[Entry], str], unit: str
 ) -> str:
@@ -224,8 +229,7 @@ def ranking(
     unit = f" {unit}" if unit and not unit.startswith("%") else unit
 
     def group(found: list[Entry]) -> str:
-        rest = f", tied within noise with {names(found[1:])}" if found[1:] else ""
-        return f"{found[0].name} {shown(found[0])}{unit}{rest}"
+        return f"{found[0].name} {shown(found[0])}{unit}{tied_with(found[1:])}"
 
     if len(entries) == 1:
         return group(entries)

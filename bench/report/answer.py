@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bench import results
+from bench.report.claims import anchor
 from bench.report.layout import Link, Rich, Span, Strong, joined
 from bench.report.palette import model_order
 from bench.report.sources import Source, Sources
@@ -15,7 +16,7 @@ from bench.results import Results
 from c10k import catalog
 from c10k.catalog import MODELS
 from c10k.quantity import Interval, Quantity
-from c10k.words import KIB, Entry, names, number, standing, with_interval
+from c10k.words import KIB, Entry, number, standing, tied_with, with_interval
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 SLEEPY_KEEP_ALIVE, REALISTIC = catalog.SLEEPY_KEEP_ALIVE.name, catalog.REALISTIC.name
@@ -128,9 +129,7 @@ def pick(workload: Workload) -> Rich:
             f" no model stands apart, all {len(workload.entries)} are tied within noise "
             f"({workload.where}; best median {best.name}, {workload.figure(best)}).",
         )
-    text = f" {best.name}, {workload.figure(best)} in {workload.where}"
-    if rest:
-        text += f", tied within noise with {names(rest)}"
+    text = f" {best.name}, {workload.figure(best)} in {workload.where}{tied_with(rest)}"
     if found.trailers and found.apart:
         worst = found.trailers[-1]
         text += f"; last: {worst.name}, {workload.figure(worst)}"
@@ -139,7 +138,7 @@ def pick(workload: Workload) -> Rich:
 
 def _claims(found: list[Ruling]) -> Rich:
     """The claims as links to their sections, 'C1, C2, C3'."""
-    return joined(Link(r.verdict.claim, f"#{r.verdict.claim.lower()}") for r in found)
+    return joined(Link(r.verdict.claim, f"#{anchor(r)}") for r in found)
 
 
 def tally(found: list[Ruling]) -> Rich:

@@ -241,6 +241,10 @@ def c7_sleepy_connections(document: Results) -> Verdict:
     found = document["derived"]["comparisons"]["asyncio_vs_threads_sleepy_keep_alive"]
     assert found is not None
     concurrency = found["concurrency"]
+    if concurrency < base.MANY_CONNECTIONS:
+        return base.not_measured(
+            "C7", f"a verified point of {base.MANY_CONNECTIONS:,}+ connections"
+        )
     memory = results.memory_fits(document["derived"], SLEEPY)
     mine, theirs = memory[ASYNCIO], memory[THREADS]
     assert mine is not None and theirs is not None
@@ -252,10 +256,6 @@ def c7_sleepy_connections(document: Results) -> Verdict:
         "; ",
         *_threads_there(found, "failed" if failed else ""),
     )
-    if concurrency < base.MANY_CONNECTIONS:
-        return base.not_measured(
-            "C7", f"a verified point of {base.MANY_CONNECTIONS:,}+ connections"
-        )
     # asyncio's first failure of its own at a larger concurrency, of 1,000 or more.
     later = _failures(document, ASYNCIO, SLEEPY_KEEP_ALIVE)
     first = next((p for p in later if (p.concurrency or 0) > concurrency), None)

@@ -137,9 +137,10 @@ def c4_many_coroutines(document: Results) -> Verdict:
     contradicted if such a run failed (crash, limit, timeout) or its rate lies wholly below;
     inconclusive when one straddles it. Needs the asyncio tasks' start rate from a run of
     100,000 or more (C4_NEEDS)."""
+    units = idle_table(document["derived"])
     failures = [
         (kind, p["count"] or 0, p["status"], p["reason"])
-        for kind, unit in idle_table(document["derived"]).items()
+        for kind, unit in units.items()
         if kind in COROUTINE_KINDS
         for p in unit.failed_slopes
         if (p["count"] or 0) >= base.MANY_COROUTINES and p["status"] not in NEVER_MADE
@@ -148,14 +149,8 @@ def c4_many_coroutines(document: Results) -> Verdict:
         kind, count, status, reason = failures[0]
         measured = f"{kind}: {status} at {count:,}, no interval (a run that failed)"
         why = f"{kind} {status} at {count:,} units"
-        return Verdict(
-            "C4",
-            base.CONTRADICTED,
-            measured,
-            (reason or status, base.profile_of(document)),
-            why=why,
-        )
-    units = idle_table(document["derived"])
+        shown = (reason or status, base.profile_of(document))
+        return Verdict("C4", base.CONTRADICTED, measured, shown, why=why)
     if need := base.lacking(document, C4_NEEDS):
         return not_measured("C4", need.words, _idle_problem(document, TASK))
     if (units[TASK].count or 0) < base.MANY_COROUTINES:
@@ -195,7 +190,8 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
     no interval."""
     if need := base.lacking(document, C5_NEEDS):
         return not_measured("C5", need.words)
-    machine = idle_table(document["derived"])[THREAD].max_threads_machine
+    thread = idle_table(document["derived"])[THREAD]
+    machine, one = thread.max_threads_machine, thread.max_threads
     assert machine is not None
     c100k = highlights(document["derived"], C100K, C100kHighlights)
     held = c100k["largest_peak_in_flight"] if c100k else 0
@@ -204,7 +200,6 @@ def c5_threads_before_sockets(document: Results) -> Verdict:
         f"{count:,} threads on the machine ({stopped}) vs {held:,} connections held at once"
         f" ({C100K}, server-verified), {A_COUNT}"
     )
-    one = idle_table(document["derived"])[THREAD].max_threads
     ceiling = document["derived"]["socket_ceiling"]
     beside = (
         [
