@@ -150,7 +150,7 @@ def test_a_round_runs_every_model_at_every_point_of_its_server_back_to_back() ->
         assert run.block is not None
         blocks.setdefault(run.block, []).append(run)
     for k, runs in enumerate(blocks.values()):
-        assert runs[0].kind == "sentinel" and runs[0].loop
+        assert runs[0].kind == "sentinel" and runs[0].model == catalog.CPU_LOOP
         crawls = runs[1:]
         assert {r.round for r in runs} == {k}
         concurrencies = [r.params["concurrency"] for r in crawls]
