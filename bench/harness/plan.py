@@ -44,7 +44,6 @@ class PlannedRun:
     server_key: int = -1  # runs with the same key share one server process
     counted: bool = False  # run under callgrind for instructions per page, not sampled
     params: RunParams = field(default_factory=lambda: RunParams())
-    keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
     steady_heap: bool = False  # its scenario's steady_heap
     # The paired round the run belongs to (build_plan), after its sentinel: the fixed CPU
     # loop, which says whether the machine was quiet.
@@ -286,7 +285,7 @@ def _crawl_run(
     conditional: bool = False,
 ) -> PlannedRun:
     """One crawl in its scenario's connection mode; a measured one is round `rep`."""
-    counted, keep_alive = scenario.counted, scenario.about.keep_alive
+    counted = scenario.counted
     where = PointKey(point.concurrency, point.processes, point.core, key)
     return PlannedRun(
         id=crawl_label(scenario.name, model, where, kind, rep),
@@ -297,9 +296,8 @@ def _crawl_run(
         point=point,
         estimate_s=point.counted_estimate_s(model) if counted else point.estimate_s(model),
         server_key=key,
-        params=run_params(point, keep_alive),
+        params=run_params(point, scenario.about.keep_alive),
         counted=counted,
-        keep_alive=keep_alive,
         steady_heap=scenario.steady_heap,
         block=block,
         conditional=conditional,
