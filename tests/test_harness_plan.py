@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-from typing import cast
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
@@ -17,6 +18,7 @@ from bench.harness.commands import crawl_argv, idle_argv
 from bench.harness.points import CrawlPoint, Profile, Scenario
 from bench.harness.profiles import C10K_MODELS, PROFILE_TABLE, PROFILES
 from bench.harness.progress import plan_table
+from bench.harness.recipes import _crawl_argv
 from bench.harness.session import harness_runtime
 from bench.harness.shapes import both_cores_points, sleepy_points
 from bench.harness.site import ServeOptions
@@ -150,7 +152,7 @@ def test_a_round_runs_every_model_at_every_point_of_its_server_back_to_back() ->
         assert run.block is not None
         blocks.setdefault(run.block, []).append(run)
     for k, runs in enumerate(blocks.values()):
-        assert runs[0].kind == "sentinel" and runs[0].loop
+        assert runs[0].kind == "sentinel" and runs[0].model == catalog.CPU_LOOP
         crawls = runs[1:]
         assert {r.round for r in runs} == {k}
         concurrencies = [r.params["concurrency"] for r in crawls]
@@ -427,9 +429,11 @@ def test_recorded_definition_gives_derive_the_memory_fit_thresholds(profile: str
 
 def test_keep_alive_scenarios_and_only_they_crawl_with_keep_alive() -> None:
     runs = [r for r in plan_of("default") if r.point is not None]
+    site: Any = SimpleNamespace(root="http://127.0.0.1:1/", remote=False, addresses=[])
     for run in runs:
-        assert run.keep_alive == catalog.SCENARIOS[run.scenario].keep_alive, run.id
-        assert run.params["keep_alive"] == run.keep_alive
+        keep_alive = catalog.SCENARIOS[run.scenario].keep_alive
+        assert run.params["keep_alive"] == keep_alive, run.id
+        assert ("--keep-alive" in _crawl_argv(run, site, "python")) == keep_alive, run.id
     modes = {catalog.SCENARIOS[r.scenario].keep_alive for r in runs}
     assert modes == {False, True}
     root = "http://127.0.0.1:1/"
@@ -476,7 +480,8 @@ def test_c100k_holds_100000_connections_within_each_processs_and_addresss_limits
     smallest = min(p.concurrency for p in points)
     capped = {m.name for m in catalog.MODELS.values() if 0 < m.max_concurrency < smallest}
     assert models == set(catalog.MODELS) - thread_models - capped
-    assert all(run.keep_alive and run.steady_heap for run in plan if run.kind != "sentinel")
+    crawls = [run for run in plan if run.kind != "sentinel"]
+    assert all(run.params["keep_alive"] and run.steady_heap for run in crawls)
 
 
 def test_a_run_on_a_runtime_too_old_for_a_model_plans_none_of_its_runs() -> None:

@@ -68,7 +68,7 @@ def test_the_loop_program_refuses_no_work_in_one_line() -> None:
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_profile_measures_the_floor_first_in_several_processes(profile: str) -> None:
     plan = sc.build_plan(PROFILE_TABLE[profile], sc.ALL_MODELS, sc.SCENARIOS)
-    loops = [r for r in plan if r.loop and r.kind != "sentinel"]
+    loops = [r for r in plan if r.model == catalog.CPU_LOOP and r.kind != "sentinel"]
     assert len(loops) >= 3
     assert plan[: len(loops)] == loops  # before anything has warmed the machine
     assert {r.model for r in loops} == {catalog.CPU_LOOP}
@@ -81,7 +81,7 @@ def test_the_floor_is_left_out_when_its_scenario_is() -> None:
     plan = sc.build_plan(PROFILE_TABLE["quick"], sc.ALL_MODELS, others)
     assert not any(r.scenario == catalog.NOISE_FLOOR.name for r in plan)
     # The loop still runs, as each round's sentinel, and only there.
-    assert all(r.kind == "sentinel" for r in plan if r.loop)
+    assert all(r.kind == "sentinel" for r in plan if r.model == catalog.CPU_LOOP)
 
 
 def test_every_sampled_round_starts_with_its_sentinel_on_the_crawlers_cpus() -> None:

@@ -74,7 +74,7 @@ class Machine:
     def run(self, run: PlannedRun, *args: Any) -> Run:
         self.started.append(run.id)
         record = ended(base_record(run), self.crawl_status.get(run.model, "ok"), None)
-        if run.loop:
+        if run.model == catalog.CPU_LOOP:
             wall = self.loop_walls.pop(0) if self.loop_walls else 0.2
             record["loop"] = {"rounds": 300, "found": 1, "cpu_s": wall, "wall_s": wall}
             record["elapsed_s"] = wall
@@ -435,7 +435,7 @@ def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
     # Every round so far was noisy: no point has every model of C6, so derive judged nothing.
     models = (THREADS, catalog.CALLBACKS.name, catalog.GENERATORS.name, ASYNCIO)
     later = [
-        PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, round=3, conditional=True)
+        PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, conditional=True)
         for m in models
     ]
     assert rounds.runs_needed([_stopped()], later) == later
@@ -445,9 +445,7 @@ def test_a_comparison_not_judged_yet_keeps_its_conditional_rounds() -> None:
 def test_a_comparison_whose_model_failed_twice_stops_its_conditional_rounds() -> None:
     models = (THREADS, catalog.CALLBACKS.name, catalog.GENERATORS.name, ASYNCIO)
     later = [
-        PlannedRun(
-            f"few-active/{m}/c4/r3", "few-active", m, "measured", 3, round=3, conditional=True
-        )
+        PlannedRun(f"few-active/{m}/c4/r3", "few-active", m, "measured", 3, conditional=True)
         for m in models
     ]
     failed: Any = [
@@ -465,7 +463,7 @@ def test_a_conditional_round_runs_only_the_models_of_the_comparisons_still_open(
     models = (THREADS, catalog.CALLBACKS.name, ASYNCIO, uvloop, catalog.GEVENT.name)
     sentinel = PlannedRun("few-active/r3/cpu-loop", "few-active", "cpu-loop", "sentinel", 3)
     later = [sentinel] + [
-        PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, round=3, conditional=True)
+        PlannedRun(f"few-active/{m}/r3", "few-active", m, "measured", 3, conditional=True)
         for m in models
     ]
     # C6 stopped, C9's asyncio over asyncio-uvloop is open: the sentinel and that pair run.

@@ -38,7 +38,7 @@ def test_idle_and_loop_programs_run_under_the_given_interpreter(
     python, log = wrapper
     spec = IdleSpec(kind="thread", count=20, steps=1)
     idle = PlannedRun("idle/thread", "idle", "thread", "measured", 0, idle=spec, estimate_s=5)
-    loop = PlannedRun("noise/loop", "noise-floor", "cpu-loop", "measured", 0, loop=True)
+    loop = PlannedRun("noise/loop", "noise-floor", "cpu-loop", "measured", 0)
     assert run_idle(idle, None, str(python))["status"] == "ok"
     assert run_loop(loop, None, str(python))["status"] == "ok"
     calls = log.read_text().splitlines()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, ClassVar
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from bench.harness import cli as bench_cli
 from bench.harness import runner
 from bench.harness import session as harness_session
+from bench.harness.cores import Pinning
 from bench.harness.plan import PlannedRun, base_record, build_plan, ended
 from bench.harness.points import CrawlPoint, IdleSpec, Profile, Scenario
 from bench.harness.profiles import PROFILE_TABLE
@@ -67,7 +69,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     def fake_run(run: PlannedRun, *args: Any) -> Run:
         seen.append((run.id, args[-1]))
         record = ended(base_record(run), "ok", None)
-        if run.loop:  # the same loop time every time: no round is noisy
+        if run.model == catalog.CPU_LOOP:  # the same loop time every time: no round is noisy
             record["loop"] = {"rounds": 300, "found": 1, "cpu_s": 0.2, "wall_s": 0.2}
         return record
 
@@ -146,3 +148,16 @@ def test_the_free_threading_profile_is_unpinned_unless_asked() -> None:
     assert bench_cli.parser().parse_args([]).pin is None  # main() takes the profile's
     assert PROFILE_TABLE["free-threading"].pin == "off"
     assert PROFILE_TABLE["default"].pin == "on"
+
+
+def test_a_crawl_whose_server_failed_is_recorded_as_a_server_error() -> None:
+    run = next(
+        r for r in build_plan(PROFILE, [catalog.THREADS.name], [catalog.FEW_ACTIVE.name]) if r.point
+    )
+    runtime: Any = {"tag": "3.x", "version": "3.x.0", "gil_disabled": False, "executable": "py"}
+    store: Any = SimpleNamespace(document={"runs": []})
+    lane = harness_session.Lane(runtime, store, {})
+    pinning = Pinning("off", (0,), None)
+    record = runner.one_run(PROFILE, run, lane, None, "the test server failed: boom", pinning)
+    assert (record["status"], record["reason"]) == ("server-error", "the test server failed: boom")
+    assert record["runtime"]["tag"] == "3.x"

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from bench.analysis.ratios import point_ratio
+from bench.analysis.ratios import Figure, point_ratio
 from bench.results import Point
 from c10k import catalog
 from c10k.fits import replicated_fit
@@ -20,6 +20,8 @@ KIB = 1024.0
 AnswerKey = tuple[str, str, int]
 # What names an answer in the lead: enough for the report's label of it.
 IDENTITY = ("model", "runtime", "gil_disabled", "processes", "interpreters")
+# The figures compared as ratios, paired by round: here and between runtimes (C8).
+RATIO_FIGURES: tuple[Figure, ...] = ("pages_per_s", "cpu_us_per_page")
 
 
 def cell(found: Quantity | float | None, at: int | None = None) -> Cell | None:
@@ -82,7 +84,7 @@ def _ratios(mine: Point, theirs: Point) -> dict[str, Any]:
     """Mine over theirs, paired by round (the runtimes ran round k back to back)."""
     return {
         figure: ratio.quantity() if (ratio := point_ratio(mine, theirs, figure)) else None
-        for figure in ("pages_per_s", "cpu_us_per_page")
+        for figure in RATIO_FIGURES
     }
 
 

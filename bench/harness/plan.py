@@ -44,15 +44,17 @@ class PlannedRun:
     server_key: int = -1  # runs with the same key share one server process
     counted: bool = False  # run under callgrind for instructions per page, not sampled
     params: RunParams = field(default_factory=lambda: RunParams())
-    # Measured crawls: rep k of every model at this point runs in round k, so ratios pair by it.
-    round: int | None = None
-    keep_alive: bool = False  # the crawl runs with --keep-alive (its scenario's mode)
-    loop: bool = False  # a run of the fixed CPU loop (`python -m impls.tools.cpu_loop`)
     steady_heap: bool = False  # its scenario's steady_heap
     # The paired round the run belongs to (build_plan), after its sentinel: the fixed CPU
     # loop, which says whether the machine was quiet.
     block: Block | None = None
     conditional: bool = False  # a round past the minimum: run while a comparison is open
+
+    @property
+    def round(self) -> int | None:
+        """Its block's round: rep k of every model at a point runs in round k, so ratios pair
+        by it; None outside a paired round."""
+        return self.block.round if self.block is not None else None
 
     @property
     def key(self) -> PointKey | None:
@@ -157,8 +159,6 @@ def _cpu_loop(
         kind=kind,
         repetition=repetition,
         estimate_s=CPU_LOOP_S,
-        round=repetition if block is not None else None,
-        loop=True,
         block=block,
         conditional=conditional,
     )
@@ -285,7 +285,7 @@ def _crawl_run(
     conditional: bool = False,
 ) -> PlannedRun:
     """One crawl in its scenario's connection mode; a measured one is round `rep`."""
-    counted, keep_alive = scenario.counted, scenario.about.keep_alive
+    counted = scenario.counted
     where = PointKey(point.concurrency, point.processes, point.core, key)
     return PlannedRun(
         id=crawl_label(scenario.name, model, where, kind, rep),
@@ -296,10 +296,8 @@ def _crawl_run(
         point=point,
         estimate_s=point.counted_estimate_s(model) if counted else point.estimate_s(model),
         server_key=key,
-        params=run_params(point, keep_alive),
+        params=run_params(point, scenario.about.keep_alive),
         counted=counted,
-        round=rep if kind == "measured" else None,
-        keep_alive=keep_alive,
         steady_heap=scenario.steady_heap,
         block=block,
         conditional=conditional,

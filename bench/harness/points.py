@@ -127,7 +127,6 @@ class IdleSpec:
     processes: int = 1
 
     def estimate_s(self) -> float:
-        per_unit = IDLE_START_S[self.kind]  # start, measure and release one
         if self.mode == "until-failure" and self.processes > 1:
             # kernel.pid_max (32,768 here) stops them, and ending the threads takes as long
             # again as starting them (docs/notes/2026-11-23-thread-ceiling-teardown.md)
@@ -136,9 +135,9 @@ class IdleSpec:
         if self.mode == "until-failure":  # vm.max_map_count stops threads near 22,000 here
             started = min(self.cap, 25_000)
             return IDLE_PROGRAM_S + started * THREAD_CEILING_S_PER_THREAD + RUN_OVERHEAD_S / 2
-        count = self.count
+        per_unit = IDLE_START_S[self.kind]  # start, measure and release one
         slowdown = 4.0 if self.mode == "tracemalloc" else 1.0
-        return IDLE_PROGRAM_S + count * per_unit * slowdown + RUN_OVERHEAD_S / 2
+        return IDLE_PROGRAM_S + self.count * per_unit * slowdown + RUN_OVERHEAD_S / 2
 
 
 @dataclass(frozen=True)

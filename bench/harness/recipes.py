@@ -116,7 +116,7 @@ def _crawl_argv(
         server.root,
         run.model,
         point.concurrency,
-        keep_alive=run.keep_alive,
+        keep_alive=run.params.get("keep_alive", False),
         remote=server.remote,
         python=python,
         **options,

@@ -137,8 +137,8 @@ def make_up_runs(
     server with fewer quiet runs than the rounds it always runs (always_run), in some
     runtime's results, that has not failed twice; a point the round does not hold runs as
     its last planned run, renamed to this round."""
-    block, round_ = runs[0].block, runs[0].round
-    if block is None or round_ is None:
+    block = runs[0].block
+    if block is None:
         return []
     minimum: dict[Place, list[PlannedRun]] = {}
     for run in always.get(block.rounds, ()):
@@ -162,9 +162,8 @@ def make_up_runs(
                 held.get(point)
                 or replace(
                     last,
-                    id=crawl_label(last.scenario, last.model, last.key, last.kind, round_),
-                    repetition=round_,
-                    round=round_,
+                    id=crawl_label(last.scenario, last.model, last.key, last.kind, block.round),
+                    repetition=block.round,
                     block=block,
                     conditional=True,
                 )

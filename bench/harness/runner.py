@@ -89,11 +89,10 @@ def one_run(
         record = refused
     elif run.idle is not None:
         record = run_idle(run, cpus, python)
-    elif run.loop:
+    elif run.model == catalog.CPU_LOOP:
         record = run_loop(run, cpus, python)
     elif server is None:
-        record = _skipped(run, server_error or "no server")
-        record["status"] = "server-error"
+        record = ended(base_record(run), "server-error", server_error or "no server")
     elif run.counted:
         record = run_counted(run, server, cpus, python)
     else:

@@ -9,7 +9,7 @@ from typing import Any
 
 from bench.analysis.ratios import Figure, point_ratio
 from bench.arguments import OneLineParser
-from bench.harness.both_cores import Cell, both_cores, cell
+from bench.harness.both_cores import RATIO_FIGURES, Cell, both_cores, cell
 from bench.results import (
     RUNTIMES_SCHEMA,
     Derived,
@@ -30,7 +30,6 @@ FEW_ACTIVE, SLEEPY, IDLE = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name, catalog
 # C8's scenarios: the pages/s and CPU per page of each model, free-threaded over GIL.
 FREE_THREADING_SCENARIOS = (FEW_ACTIVE, catalog.MANY_LINKS_KEEP_ALIVE.name)
 POINTS_KEPT = (*FREE_THREADING_SCENARIOS, catalog.BOTH_CORES.name)
-RATIO_FIGURES: tuple[Figure, ...] = ("pages_per_s", "cpu_us_per_page")
 
 
 def _few_active(figure: Figure) -> Callable[[Derived], dict[str, Cell | None]]:
