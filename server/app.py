@@ -287,12 +287,12 @@ def _arrival(request: web.BaseRequest) -> float | None:
 
 async def start_server(
     handler: SiteHandler,
-    socks: socket.socket | Sequence[socket.socket],
+    socks: Sequence[socket.socket],
     *,
     shutdown_timeout: float = 1.0,
 ) -> web.ServerRunner:
-    """Serve handler on already listening sockets (one or several: every address of
-    --listen); stop with `await runner.cleanup()`."""
+    """Serve handler on already listening sockets (every address of --listen); stop with
+    `await runner.cleanup()`."""
     # The low-level server: no router or middlewares, no access log, no TCP keepalive
     # (one connection per fetch), and a handler cancelled when its client goes away so
     # that in_flight drops when the connection does.
@@ -304,6 +304,6 @@ async def start_server(
     )
     runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=shutdown_timeout)
     await runner.setup()
-    for sock in [socks] if isinstance(socks, socket.socket) else socks:
+    for sock in socks:
         await web.SockSite(runner, sock, backlog=handler.delivery.backlog).start()
     return runner
