@@ -336,7 +336,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             return result
         if args.tracemalloc:
             tracemalloc.start()
-        points = park(args.kind, args.count, max(1, args.steps))
+        points = park(args.kind, args.count, args.steps)
         tracemalloc.stop()
     except Unavailable as exc:
         result["available"] = False
