@@ -353,8 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         parser().exit(2, f"{PROG}: error: --count >= 0, --steps >= 1 and --processes >= 1\n")
     if args.processes > 1 and not args.until_failure:
         parser().exit(2, f"{PROG}: error: --processes is for --until-failure\n")
-    json.dump(run(args), sys.stdout)
-    sys.stdout.write("\n")
+    print(json.dumps(run(args)))
     return 0
 
 
