@@ -16,6 +16,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from c10k import probes
 from c10k.durations import NO_LATENCY, Latency
 from server.counters import Stats
 from server.site import Site
@@ -35,11 +36,7 @@ ACCEPT_QUEUES = 4
 
 def listen_backlog() -> int:
     """The kernel's accept-queue cap (somaxconn), at least 4096: 10,000 clients connect at once."""
-    try:
-        with open("/proc/sys/net/core/somaxconn") as f:
-            return max(4096, int(f.read()))
-    except (OSError, ValueError):
-        return 4096
+    return max(4096, probes.sysctl_int("net.core.somaxconn") or 0)
 
 
 def make_listener(
