@@ -226,7 +226,7 @@ TRIO_TASK = IdleKind("trio-task", "impls.tools.idle:park_trio_tasks", suite_coun
 # As the interpreters model runs one: in a thread of its own, blocked (on a pipe).
 SUBINTERPRETER = IdleKind(
     "subinterpreter",
-    "impls.tools.idle_interpreters:park_subinterpreters",
+    "impls.tools.idle:park_subinterpreters",
     interpreter=True,
     runtimes=SUBINTERPRETERS,
 )
