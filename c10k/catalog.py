@@ -43,28 +43,24 @@ THREADS = Model(
     "impls.models.threads:run",
     "blocking sockets, N threads, queue.Queue",
     thread_per_worker=True,
-    processes=True,
 )
 CALLBACKS = Model(
     "callbacks",
     "impls.models.callbacks:run",
     "selectors loop, Fetcher callbacks",
     event_loop=True,
-    processes=True,
 )
 GENERATORS = Model(
     "generators",
     "impls.models.generators:run",
     "yield-from coroutines, own Future/Task/loop",
     event_loop=True,
-    processes=True,
 )
 ASYNCIO = Model(
     "asyncio",
     "impls.models.asyncio_streams:run",
     "async/await, asyncio.Queue, streams",
     event_loop=True,
-    processes=True,
     loop="asyncio",
     loop_api="streams",
 )
@@ -125,7 +121,6 @@ ASYNCIO_THREADS = Model(
     "asyncio-threads",
     "impls.models.asyncio_threads:run",
     "an asyncio loop per thread (one per CPU), one shared queue",
-    processes=True,
     loop="asyncio",
     loop_api="streams",
 )
@@ -137,7 +132,6 @@ AIOHTTP = Model(
     "impls.models.aiohttp_client:run",
     "aiohttp.ClientSession, as in the chapter",
     requires=("aiohttp",),
-    processes=True,
     loop="asyncio",
     loop_api="transports",
 )
@@ -147,7 +141,6 @@ HTTPX = Model(
     "impls.models.httpx_client:run",
     "httpx.AsyncClient, stage 3 with another library",
     requires=("httpx",),
-    processes=True,
     loop="asyncio",
     loop_api="transports",
     # httpcore's pool looks at every connection it holds for each request: at 10,000 none
@@ -160,7 +153,6 @@ GEVENT = Model(
     "the threads model's code on greenlets, gevent sockets",
     requires=("gevent",),
     runtimes=Runtimes(gil_only="gevent's libev extension turns the GIL back on"),
-    processes=True,
 )
 # Structured concurrency: trio's own run loop, not the chapter's kind of event loop, so it
 # stays out of C6's median (the chapter's three designs against its threads).
@@ -169,7 +161,6 @@ TRIO = Model(
     "impls.models.trio_nursery:run",
     "nursery of N tasks, memory channel, trio sockets",
     requires=("trio",),
-    processes=True,
 )
 # Subinterpreters in threads of one process, each the callbacks model on one part of the site
 # and on the pure core (docs/contract.md).
@@ -178,6 +169,7 @@ INTERPRETERS = Model(
     "impls.models.interpreters:run",
     "subinterpreters (a GIL each) in one process, the callbacks model in each",
     runtimes=SUBINTERPRETERS,
+    processes=False,
     core=CORE_PURE,
     in_parts="impls.models.interpreters:crawl_parts",
 )
@@ -234,7 +226,7 @@ TRIO_TASK = IdleKind("trio-task", "impls.tools.idle:park_trio_tasks", suite_coun
 # As the interpreters model runs one: in a thread of its own, blocked (on a pipe).
 SUBINTERPRETER = IdleKind(
     "subinterpreter",
-    "impls.tools.idle_interpreters:park_subinterpreters",
+    "impls.tools.idle:park_subinterpreters",
     interpreter=True,
     runtimes=SUBINTERPRETERS,
 )

@@ -89,7 +89,7 @@ class Model:
     # threads started, not connections opened).
     thread_per_worker: bool = False
     # `c10k crawl --processes P` can crawl a site's P parts in P processes of it (docs/contract.md).
-    processes: bool = False
+    processes: bool = True
     # The asyncio event loop it runs on ("asyncio", "uvloop", "rloop"; "": none) and what it
     # asks of it: "streams" (asyncio.open_connection), "sockets" (loop.sock_connect and
     # sock_recv) or "transports" (a library's own protocol on loop.create_connection). The
@@ -135,6 +135,7 @@ class Peer(Model):
     the report draws it as a reference."""
 
     extra: str = "peers"  # the pip extra that installs `requires`
+    processes: bool = False  # it runs as its own project does: in one process
     scenarios: tuple[str, ...] = ()  # the scenarios the harness runs it in
     # Runs per point at most, and no warm-up: a reference needs no interval to compare by.
     repetitions: int = 1

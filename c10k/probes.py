@@ -20,17 +20,17 @@ PACKAGES = (
     "selectolax",
     "matplotlib",
 )
-SYSCTLS = {
-    "vm.max_map_count": "/proc/sys/vm/max_map_count",
-    "kernel.pid_max": "/proc/sys/kernel/pid_max",
-    "kernel.threads-max": "/proc/sys/kernel/threads-max",
-    "net.ipv4.ip_local_port_range": "/proc/sys/net/ipv4/ip_local_port_range",
-    "net.ipv4.tcp_tw_reuse": "/proc/sys/net/ipv4/tcp_tw_reuse",
-    "net.ipv4.tcp_mem": "/proc/sys/net/ipv4/tcp_mem",
-    "net.core.somaxconn": "/proc/sys/net/core/somaxconn",
-    "fs.file-max": "/proc/sys/fs/file-max",
-    "fs.nr_open": "/proc/sys/fs/nr_open",
-}
+SYSCTLS = (
+    "vm.max_map_count",
+    "kernel.pid_max",
+    "kernel.threads-max",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_tw_reuse",
+    "net.ipv4.tcp_mem",
+    "net.core.somaxconn",
+    "fs.file-max",
+    "fs.nr_open",
+)
 # /proc/meminfo fields that hold kernel memory spent on threads and sockets.
 KERNEL_FIELDS = ("KernelStack", "Slab", "SUnreclaim", "PageTables", "MemAvailable")
 # The kernel memory that grows with each thread or socket, summed as "kernel" per unit and
@@ -58,9 +58,14 @@ def read_int(path: str) -> int | None:
         return None
 
 
+def sysctl_path(name: str) -> str:
+    """Where Linux shows a kernel setting: "kernel.pid_max" is /proc/sys/kernel/pid_max."""
+    return "/proc/sys/" + name.replace(".", "/")
+
+
 def sysctl_int(name: str) -> int | None:
-    """One numeric kernel setting of SYSCTLS (e.g. "kernel.pid_max"), or None."""
-    return read_int(SYSCTLS[name])
+    """One numeric kernel setting (e.g. "kernel.pid_max"), or None."""
+    return read_int(sysctl_path(name))
 
 
 def _kib_fields(path: str) -> dict[str, int]:
@@ -177,8 +182,8 @@ def limits() -> dict[str, Any]:
         "RLIMIT_NPROC": {"soft": unlimited(nproc_soft), "hard": unlimited(nproc_hard)},
         "RLIMIT_STACK_soft_bytes": unlimited(stack_soft),
     }
-    for name, path in SYSCTLS.items():
-        text = read_text(path)
+    for name in SYSCTLS:
+        text = read_text(sysctl_path(name))
         facts[name] = (
             None
             if text is None

@@ -16,6 +16,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 
+from c10k import probes
 from c10k.durations import NO_LATENCY, Latency
 from server.counters import Stats
 from server.site import Site
@@ -35,11 +36,7 @@ ACCEPT_QUEUES = 4
 
 def listen_backlog() -> int:
     """The kernel's accept-queue cap (somaxconn), at least 4096: 10,000 clients connect at once."""
-    try:
-        with open("/proc/sys/net/core/somaxconn") as f:
-            return max(4096, int(f.read()))
-    except (OSError, ValueError):
-        return 4096
+    return max(4096, probes.sysctl_int("net.core.somaxconn") or 0)
 
 
 def make_listener(
@@ -287,12 +284,12 @@ def _arrival(request: web.BaseRequest) -> float | None:
 
 async def start_server(
     handler: SiteHandler,
-    socks: socket.socket | Sequence[socket.socket],
+    socks: Sequence[socket.socket],
     *,
     shutdown_timeout: float = 1.0,
 ) -> web.ServerRunner:
-    """Serve handler on already listening sockets (one or several: every address of
-    --listen); stop with `await runner.cleanup()`."""
+    """Serve handler on already listening sockets (every address of --listen); stop with
+    `await runner.cleanup()`."""
     # The low-level server: no router or middlewares, no access log, no TCP keepalive
     # (one connection per fetch), and a handler cancelled when its client goes away so
     # that in_flight drops when the connection does.
@@ -304,6 +301,6 @@ async def start_server(
     )
     runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=shutdown_timeout)
     await runner.setup()
-    for sock in [socks] if isinstance(socks, socket.socket) else socks:
+    for sock in socks:
         await web.SockSite(runner, sock, backlog=handler.delivery.backlog).start()
     return runner

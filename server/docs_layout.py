@@ -162,10 +162,7 @@ class DocsTree:
             if i in in_nav:
                 continue
             if open_slots:
-                k = rng.randrange(len(open_slots))
-                owner, s = open_slots[k]
-                open_slots[k] = open_slots[-1]
-                open_slots.pop()
+                owner, s = layout.take_open_slot(rng, open_slots)
                 row(owner)[s] = self.plain(layout, rng, owner, i, tree=True)
             else:
                 # Not enough plain slots (few links or high ratios): add an extra link.

@@ -112,10 +112,7 @@ class SiteLayout:
             open_slots = [(-1 - k, s) for s in range(max(1, p.links))]
             for i in range(first, last):
                 if open_slots:
-                    j = rng.randrange(len(open_slots))
-                    owner, s = open_slots[j]
-                    open_slots[j] = open_slots[-1]
-                    open_slots.pop()
+                    owner, s = self.take_open_slot(rng, open_slots)
                     row(owner)[s] = self._plain(rng, owner, i)
                 else:
                     # Not enough plain slots (few links or high ratios): add an extra link,
@@ -134,6 +131,13 @@ class SiteLayout:
                 if link is None:
                     slots[i][s] = self._plain(rng, i, rng.randrange(*self.part_pages(i)))
         self.part_roots = [[link for link in root if link is not None] for root in roots]
+
+    @staticmethod
+    def take_open_slot(rng: random.Random, open_slots: list[tuple[int, int]]) -> tuple[int, int]:
+        """Remove and return a random (owner, slot) of open_slots: the last takes its place."""
+        k = rng.randrange(len(open_slots))
+        open_slots[k], open_slots[-1] = open_slots[-1], open_slots[k]
+        return open_slots.pop()
 
     def draw_slot(self, rng: random.Random, src: int) -> Link | None:
         """Draw the kind of one link slot of page src; None means a plain link (wired later)."""

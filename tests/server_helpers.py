@@ -291,7 +291,7 @@ def serve_in_thread(
     control: dict[str, Any] = {}
 
     async def main() -> None:
-        runner = await start_server(handler, sock, shutdown_timeout=0.2)
+        runner = await start_server(handler, [sock], shutdown_timeout=0.2)
         control["loop"] = asyncio.get_running_loop()
         control["stop"] = stop = asyncio.Event()
         ready.set()

@@ -94,6 +94,7 @@ def test_threads_on_the_machine_name_the_machine_limit_that_stopped_them() -> No
     [
         ("--processes", "2"),  # not --until-failure
         ("--until-failure", "--processes", "0"),
+        ("--steps", "0"),  # refused here: the program does not clamp it later
     ],
 )
 def test_processes_bad_input_is_one_line_and_exit_2(args: tuple[str, ...]) -> None:

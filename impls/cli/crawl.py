@@ -188,8 +188,4 @@ def python_block() -> dict[str, Any]:
 
 def print_result(result: dict[str, Any], as_json: bool) -> None:
     """The crawl document on stdout, or the summary for a person."""
-    if as_json:
-        json.dump(result, sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        print(format_summary(result))
+    print(json.dumps(result) if as_json else format_summary(result))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from c10k.catalog import CRAWLERS, PEERS
@@ -28,8 +27,7 @@ def models_main(argv: list[str]) -> int:
         for m in CRAWLERS.values()
     ]
     if args.json:
-        json.dump(rows, sys.stdout)
-        sys.stdout.write("\n")
+        print(json.dumps(rows))
         return 0
     width = max(len(m) for m in CRAWLERS)
     for row in rows:

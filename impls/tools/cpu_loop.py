@@ -51,8 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     found = parse_links(args.rounds)
     after, wall_s = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter() - started
     cpu_s = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    json.dump({"rounds": args.rounds, "found": found, "cpu_s": cpu_s, "wall_s": wall_s}, sys.stdout)
-    sys.stdout.write("\n")
+    print(json.dumps({"rounds": args.rounds, "found": found, "cpu_s": cpu_s, "wall_s": wall_s}))
     return 0
 
 

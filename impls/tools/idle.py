@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import functools
 import json
+import os
 import sys
 import threading
 import time
@@ -16,6 +17,7 @@ from typing import Any
 from c10k import catalog, probes
 from c10k.fits import linear_fit
 from c10k.system import LoopFactory, loop_factory, rloop_loop_factory
+from impls.subinterpreters import Interpreter, new_interpreter
 from impls.tools.thread_ceiling import threads_on_the_machine, threads_until_failure
 
 PROG = f"python -m {__spec__.name}"  # this program, as `python -m` runs it
@@ -226,6 +228,39 @@ def park_trio_tasks(count: int, steps: int) -> list[dict[str, Any]]:
     return trio.run(main)
 
 
+# -- subinterpreters ----------------------------------------------------------------------
+
+
+def park_subinterpreters(count: int, steps: int) -> list[dict[str, Any]]:
+    """Subinterpreters parked as the interpreters model runs each one, in a thread of its
+    own: each says it is ready on one pipe, then blocks reading another until its write end
+    closes. A point is read once every unit of its batch has said so."""
+    ready_read, ready_write = os.pipe()
+    release_read, release_write = os.pipe()
+    wait = f"import os; os.write({ready_write}, b'.'); os.read({release_read}, 1)"
+    parked: list[tuple[Interpreter, threading.Thread]] = []
+    started = time.perf_counter()
+    points = [snapshot(0, started)]
+    try:
+        for batch in step_counts(count, steps):
+            for _ in range(batch):
+                interpreter = new_interpreter()
+                thread = threading.Thread(target=interpreter.exec, args=(wait,), daemon=True)
+                thread.start()
+                parked.append((interpreter, thread))
+            for _ in range(batch):
+                os.read(ready_read, 1)
+            points.append(snapshot(len(parked), started))
+    finally:
+        os.close(release_write)  # every read now returns b"": each unit ends
+        for interpreter, thread in parked:
+            thread.join()
+            interpreter.close()
+        for fd in (ready_read, ready_write, release_read):
+            os.close(fd)
+    return points
+
+
 # The catalog's entry points (c10k/catalog.py), each park_*(count, steps).
 park_default_stack_threads = functools.partial(park_threads, stack_size=0)
 park_small_stack_threads = functools.partial(park_threads, stack_size=SMALL_STACK)
@@ -336,7 +371,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             return result
         if args.tracemalloc:
             tracemalloc.start()
-        points = park(args.kind, args.count, max(1, args.steps))
+        points = park(args.kind, args.count, args.steps)
         tracemalloc.stop()
     except Unavailable as exc:
         result["available"] = False
@@ -353,8 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         parser().exit(2, f"{PROG}: error: --count >= 0, --steps >= 1 and --processes >= 1\n")
     if args.processes > 1 and not args.until_failure:
         parser().exit(2, f"{PROG}: error: --processes is for --until-failure\n")
-    json.dump(run(args), sys.stdout)
-    sys.stdout.write("\n")
+    print(json.dumps(run(args)))
     return 0
 
 

@@ -21,8 +21,8 @@ from impls.core import READ_SIZE, ErrorKind, FetchError, Frontier, build_request
 from impls.core.frontier import CrawlConfig
 from impls.core.urls import Origin
 
-# Outcomes recorded without fetching: the server would hang, reset or refuse.
 PROG = f"python -m {__spec__.name}"  # this program, as `python -m` runs it
+# Outcomes recorded without fetching: the server would hang, reset or refuse.
 UNFETCHED = {k.outcome: k for k in (ErrorKind.TIMEOUT, ErrorKind.RESET, ErrorKind.CONNECT)}
 
 
