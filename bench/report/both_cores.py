@@ -139,16 +139,14 @@ CAPTION = (
 
 
 def both_cores_blocks(runtimes: dict[str, Any] | None) -> list[Block]:
-    """The report's blocks under its title: the finding, then the two tables, or the
-    command that makes them. The note is named by its path in the repository: the page links
-    only within itself (it is read wherever it was written)."""
-    title = Paragraph((Strong(TITLE),))
+    """The blocks under the TITLE (each page titles them its own way): the finding, then the
+    two tables, or the command that makes them. The note is named by its path in the
+    repository: the page links only within itself (it is read wherever it was written)."""
     finding = Paragraph((FINDING, " See ", Code(NOTE), "."))
     block = (runtimes or {}).get("both_cores")
     if not block:
-        return [title, finding, Paragraph(ABSENT, note=True)]
+        return [finding, Paragraph(ABSENT, note=True)]
     return [
-        title,
         finding,
         *[Paragraph((Strong(found),)) for found in [lead_sentence(block.get("lead"))] if found],
         Table(HEADER, answer_rows(block), {3, 4, 5}, caption="The answers side by side"),

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import captions, conditions, layout, tables
+from bench.report import both_cores, captions, conditions, layout, tables
 from bench.report.answer import answer
-from bench.report.both_cores import both_cores_blocks
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
@@ -134,7 +133,10 @@ def page_blocks(found: Sources, judged: list[Ruling], charts: list[Chart]) -> li
         blocks += claim_section(ruling)
         if ruling.verdict.claim == "C8":  # beside C8, from the same runtimes.json
             runtimes = found.free_threading.runtimes if found.free_threading else None
-            blocks += both_cores_blocks(runtimes)
+            blocks += [
+                Paragraph((layout.Strong(both_cores.TITLE),)),
+                *both_cores.both_cores_blocks(runtimes),
+            ]
     blocks.append(Heading(2, "charts", "Charts"))
     for chart in rest:
         blocks += [Heading(3, chart.name, chart.title), figure(chart)]
