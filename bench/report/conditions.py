@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from bench import results
-from bench.report.layout import Block, Column, Table, section, table
+from bench.report.layout import Block, Column, Table, section, table, table_section
 from bench.report.palette import model_order
 from bench.results import Results
 from bench.results.words import latencies_text
@@ -14,22 +14,6 @@ from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Quantity
 from c10k.words import counts, in_kib, kib, kib_range, number, percent, percent_gap, times
-
-
-def table_section(
-    anchor: str,
-    title: str,
-    table: Table,
-    note: str = "",
-    empty: str = "Not measured.",
-    lead: str = "",
-) -> list[Block]:
-    """A section that is one table, the text that leads to it and its note; or the text
-    `empty` when it has no rows."""
-    if not table.rows:
-        return section(anchor, title, [empty], [], [])
-    return section(anchor, title, [lead], [table], [note])
-
 
 MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
 

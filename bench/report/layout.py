@@ -196,3 +196,18 @@ def section(
         else:
             blocks.append(table)
     return blocks + [Paragraph(note, note=True) for note in notes if note]
+
+
+def table_section(
+    anchor: str,
+    title: str,
+    table: Table,
+    note: str = "",
+    empty: str = "Not measured.",
+    lead: str = "",
+) -> list[Block]:
+    """A section that is one table, the text that leads to it and its note; or the text
+    `empty` when it has no rows."""
+    if not table.rows:
+        return section(anchor, title, [empty], [], [])
+    return section(anchor, title, [lead], [table], [note])

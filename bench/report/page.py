@@ -10,7 +10,6 @@ from bench.report.answer import answer
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
-from bench.report.conditions import table_section
 from bench.report.html import page as html_page
 from bench.report.layout import Block, Heading, Paragraph, Table
 from bench.report.loops import which_loop
@@ -69,14 +68,14 @@ def _later_sections(found: Sources) -> list[Block]:
         *conditions.memory_section(document),
         *conditions.past_one_process_section(c100k),
         *conditions.cores_section(document),
-        *table_section(
+        *layout.table_section(
             "realistic",
             REALISTIC_TITLE,
             realistic,
             tables.MEDIAN_NOTE + tables.noisy_note(document, catalog.REALISTIC.name),
         ),
-        *table_section("instructions-table", captions.INSTRUCTIONS_TITLE, counted, note),
-        *table_section("peers", PEERS_TITLE, peers, tables.PEER_NOTE, empty="No peer ran."),
+        *layout.table_section("instructions-table", captions.INSTRUCTIONS_TITLE, counted, note),
+        *layout.table_section("peers", PEERS_TITLE, peers, tables.PEER_NOTE, empty="No peer ran."),
     ]
     for source in (found.main, found.loops):
         if source is not None:
