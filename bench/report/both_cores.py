@@ -89,15 +89,14 @@ def lead_sentence(lead: dict[str, Any] | None) -> str | None:
     return f"On the pure core at C {lead['concurrency']:,}, {said}, paired by round."
 
 
-def _runtime(answer: dict[str, Any]) -> str:
-    return answer["runtime"] + (" (free-threaded)" if answer.get("gil_disabled") else "")
-
-
 # One row per answer and runtime: pages/s at its largest C, memory per connection (the slope
 # of peak RSS between its concurrencies).
 ANSWER_COLUMNS: list[Column[dict[str, Any]]] = [
     Column("answer", lambda label, a: label),
-    Column("runtime", lambda label, a: _runtime(a)),
+    Column(
+        "runtime",
+        lambda label, a: a["runtime"] + (" (free-threaded)" if a.get("gil_disabled") else ""),
+    ),
     Column("core", lambda label, a: a["core"]),
     Column("pages/s [95%]", lambda label, a: at_point(a.get("pages_per_s"), number), True),
     Column(
