@@ -18,6 +18,7 @@ from bench.harness.points import LatencyRule
 from bench.harness.profiles import PROFILE_TABLE, THROUGHPUT_POINT
 from bench.harness.shapes import sleepy_timeout_s
 from bench.report.conditions import cores_section
+from bench.report.layout import Paragraph, plain
 from bench.results import ServerCost, ServerProbe
 from c10k import catalog
 from c10k.durations import Latency
@@ -179,10 +180,8 @@ def test_the_probes_cost_feeds_the_plan_and_the_results_record_the_choice(
     longer = [r for r in plan if "/c10000/" in r.id]
     assert longer and all(planned[r.id] > r.estimate_s for r in longer)
     # The report says it where it describes the points.
-    section = cores_section(lane.store.document)
-    assert any(
-        t.startswith("Sleepy latencies chosen") and "sleepy 10s" in t for t in section.paragraphs
-    )
+    text = [plain(b.spans) for b in cores_section(lane.store.document) if isinstance(b, Paragraph)]
+    assert any(t.startswith("Sleepy latencies chosen") and "sleepy 10s" in t for t in text)
 
 
 def test_no_probe_runs_when_no_planned_point_chooses(measured: list[int]) -> None:

@@ -11,13 +11,22 @@ import pytest
 
 from bench import results
 from bench.harness import cores
-from bench.report import conditions
+from bench.report import conditions, layout
 from bench.report.page import write_report
 from bench.report.tables import environment_rows
 from bench.results import LeftOut, MemoryFit, PerUrl, PinningRecord, Results
 from tests.recorded import derive, latency, line, memory_fit, quantity
 
 DATA = Path(__file__).parent / "data"
+
+
+def text(blocks: list[layout.Block]) -> list[str]:
+    """A section's text, small print left out."""
+    return [layout.plain(b.spans) for b in blocks if isinstance(b, layout.Paragraph) and not b.note]
+
+
+def tables(blocks: list[layout.Block]) -> list[layout.Table]:
+    return [b for b in layout.walk(blocks) if isinstance(b, layout.Table)]
 
 
 def point(concurrency: int, at: str = "0", **figures: Any) -> dict[str, Any]:
@@ -101,18 +110,18 @@ def test_the_memory_section_names_a_point_left_out_of_a_fit() -> None:
         "threads": {"points": [], "memory_per_connection": threads},
         "asyncio": {"points": [], "memory_per_connection": memory_fit(10_000)},
     }
-    (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
+    (lead,) = text(conditions.memory_section(document({"sleepy": sleepy})))
     assert "Left out" not in lead
     left_out = [LeftOut(concurrency=10_000, pages=20_000, verified=1, runs=3)]
     sleepy["threads"]["memory_per_connection"] = replace(threads, left_out=left_out)
-    (lead,) = conditions.memory_section(document({"sleepy": sleepy})).paragraphs
+    (lead,) = text(conditions.memory_section(document({"sleepy": sleepy})))
     assert lead.endswith("threads at C 10,000 (1 of 3 verified).")
     assert "asyncio at" not in lead
 
 
 def test_no_sleepy_run_says_not_measured() -> None:
     section = conditions.memory_section(document({}))
-    assert section.paragraphs == ["Not measured."] and not section.tables
+    assert text(section) == ["Not measured."] and not tables(section)
 
 
 def test_the_cpu_bound_table_has_a_column_per_point_and_a_row_per_model() -> None:
@@ -147,7 +156,7 @@ def test_a_latency_sweep_is_headed_by_its_latencies() -> None:
 def test_points_recorded_before_busy_shares_give_no_table() -> None:
     doc = document({"few-active": {"threads": {"points": [point(1)]}}})
     assert conditions.cpu_bound_table(doc, "few-active") is None
-    assert "No run recorded" in conditions.cores_section(doc).paragraphs[-1]
+    assert "No run recorded" in text(conditions.cores_section(doc))[-1]
 
 
 @pytest.mark.parametrize(
@@ -213,4 +222,4 @@ def test_each_connection_mode_has_its_cpu_bound_table() -> None:
     scenario = {"threads": {"points": [point(4, **bound)]}}
     names = ["few-active", "few-active-keep-alive", "sleepy", "sleepy-keep-alive"]
     section = conditions.cores_section(document(dict.fromkeys(names, scenario)))
-    assert [t.caption.split(":")[0] for t in section.tables] == names
+    assert [t.caption.split(":")[0] for t in tables(section)] == names

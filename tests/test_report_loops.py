@@ -7,6 +7,7 @@ from typing import cast
 
 from bench.analysis.ratios import own_ratio
 from bench.report import sources
+from bench.report.layout import Table, walk
 from bench.report.loops import judged, which_loop
 from bench.report.verdicts.base import CONTRADICTED, INCONCLUSIVE, REPRODUCED
 from bench.results import InstructionsTable
@@ -53,8 +54,7 @@ def test_a_loops_claim_is_judged_as_c9_on_the_interval_and_on_the_count() -> Non
 def test_the_committed_loops_run_shows_every_loop_on_both_views_and_the_finding() -> None:
     found = sources.collect(sources.sample(ROOT), ROOT)
     assert found.loops is not None
-    section = which_loop(found.loops)
-    pairs, claims = section.tables
+    pairs, claims = [b for b in walk(which_loop(found.loops)) if isinstance(b, Table)]
     rows = {row[0]: row for row in pairs.shown().rows}
     league = [twin.name for plain, twin in catalog.LOOP_PAIRS if plain.loop_api != "transports"]
     assert set(league) <= set(rows)

@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bench.report.layout import Block, Code, Paragraph, Strong, Table
+from bench.report.layout import Block, Code, Column, Paragraph, Strong, table
 from c10k import catalog
 from c10k.quantity import Interval
 from c10k.words import KIB, Figure, number, with_interval
@@ -27,15 +27,6 @@ ABSENT = (
     "No both-cores figures here (an older runtimes.json, or a run without the both-cores "
     f"scenario): `{COMMAND}` produces them, as runtimes.json's both_cores block."
 )
-HEADER = [
-    "answer",
-    "runtime",
-    "core",
-    "pages/s [95%]",
-    "CPU µs per page [95%]",
-    "KiB per connection [95%]",
-]
-RATIO_HEADER = ["model", "runtime", "C", "pages/s, C over pure", "CPU per page, C over pure"]
 
 
 def _listed(found: Any) -> Interval | None:
@@ -98,34 +89,37 @@ def lead_sentence(lead: dict[str, Any] | None) -> str | None:
     return f"On the pure core at C {lead['concurrency']:,}, {said}, paired by round."
 
 
-def answer_rows(block: dict[str, Any]) -> list[list[str]]:
-    """One row per answer and runtime: pages/s at its largest C, memory per connection (the
-    slope of peak RSS between its concurrencies)."""
-    return [
-        [
-            answer_label(a),
-            a["runtime"] + (" (free-threaded)" if a.get("gil_disabled") else ""),
-            a["core"],
-            at_point(a.get("pages_per_s"), number),
-            at_point(a.get("cpu_us_per_page"), number),
-            at_point(a.get("memory_per_connection_bytes"), kib_text),
-        ]
-        for a in block.get("answers") or []
-    ]
+# One row per answer and runtime: pages/s at its largest C, memory per connection (the slope
+# of peak RSS between its concurrencies).
+ANSWER_COLUMNS: list[Column[dict[str, Any]]] = [
+    Column("answer", lambda label, a: label),
+    Column(
+        "runtime",
+        lambda label, a: a["runtime"] + (" (free-threaded)" if a.get("gil_disabled") else ""),
+    ),
+    Column("core", lambda label, a: a["core"]),
+    Column("pages/s [95%]", lambda label, a: at_point(a.get("pages_per_s"), number), True),
+    Column(
+        "CPU µs per page [95%]", lambda label, a: at_point(a.get("cpu_us_per_page"), number), True
+    ),
+    Column(
+        "KiB per connection [95%]",
+        lambda label, a: at_point(a.get("memory_per_connection_bytes"), kib_text),
+        True,
+    ),
+]
+# What the C core buys one model: C over pure, paired by round.
+CORE_RATIO_COLUMNS: list[Column[dict[str, Any]]] = [
+    Column("model", lambda label, r: label),
+    Column("runtime", lambda label, r: r["runtime"]),
+    Column("C", lambda label, r: str(r["concurrency"]), True),
+    Column("pages/s, C over pure", lambda label, r: ratio_text(r, "pages_per_s"), True),
+    Column("CPU per page, C over pure", lambda label, r: ratio_text(r, "cpu_us_per_page"), True),
+]
 
 
-def ratio_rows(block: dict[str, Any]) -> list[list[str]]:
-    """What the C core buys one model: C over pure, paired by round."""
-    return [
-        [
-            answer_label(r),
-            r["runtime"],
-            str(r["concurrency"]),
-            ratio_text(r, "pages_per_s"),
-            ratio_text(r, "cpu_us_per_page"),
-        ]
-        for r in block.get("core_ratios") or []
-    ]
+def _labelled(found: list[dict[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:
+    return [(answer_label(a), a) for a in found or []]
 
 
 CAPTION = (
@@ -139,19 +133,17 @@ CAPTION = (
 
 
 def both_cores_blocks(runtimes: dict[str, Any] | None) -> list[Block]:
-    """The report's blocks under its title: the finding, then the two tables, or the
-    command that makes them. The note is named by its path in the repository: the page links
-    only within itself (it is read wherever it was written)."""
-    title = Paragraph((Strong(TITLE),))
+    """The blocks under the TITLE (each page titles them its own way): the finding, then the
+    two tables, or the command that makes them. The note is named by its path in the
+    repository: the page links only within itself (it is read wherever it was written)."""
     finding = Paragraph((FINDING, " See ", Code(NOTE), "."))
     block = (runtimes or {}).get("both_cores")
     if not block:
-        return [title, finding, Paragraph(ABSENT, note=True)]
+        return [finding, Paragraph(ABSENT, note=True)]
     return [
-        title,
         finding,
         *[Paragraph((Strong(found),)) for found in [lead_sentence(block.get("lead"))] if found],
-        Table(HEADER, answer_rows(block), {3, 4, 5}, caption="The answers side by side"),
-        Table(RATIO_HEADER, ratio_rows(block), {2, 3, 4}, caption="What the C core buys"),
+        table(ANSWER_COLUMNS, _labelled(block.get("answers")), "The answers side by side"),
+        table(CORE_RATIO_COLUMNS, _labelled(block.get("core_ratios")), "What the C core buys"),
         Paragraph((CAPTION, " Made by ", Code(COMMAND), "."), note=True),
     ]

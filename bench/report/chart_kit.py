@@ -95,23 +95,27 @@ def not_run(
     return Chart(name, figure, captions.not_run(scenario, why))
 
 
+def open_marker(marker: str, size: float, colour: str, width: float) -> dict[str, Any]:
+    """A white-filled marker without a line, edged in colour (Line2D's keywords)."""
+    return {
+        "linestyle": "none",
+        "marker": marker,
+        "markersize": size,
+        "markerfacecolor": "white",
+        "markeredgecolor": colour,
+        "markeredgewidth": width,
+    }
+
+
 def hollow(ax: Axes, model: str, xs: list[float], ys: list[float]) -> None:
     """Points that count but are qualified (server-bound): white-filled markers on top."""
     s = style(model)
-    ax.plot(xs, ys, linestyle="none", marker=s.marker, markersize=7, markerfacecolor="white",
-            markeredgecolor=s.colour, markeredgewidth=1.6)  # fmt: skip
+    ax.plot(xs, ys, **open_marker(s.marker, 7, s.colour, 1.6))
 
 
 def cross_marker(colour: str) -> dict[str, Any]:
     """The big X of a run that did not count, as every chart draws it."""
-    return {
-        "linestyle": "none",
-        "marker": "X",
-        "markersize": 11,
-        "markerfacecolor": "white",
-        "markeredgecolor": colour,
-        "markeredgewidth": 2.0,
-    }
+    return open_marker("X", 11, colour, 2.0)
 
 
 def crossed(ax: Axes, model: str, xs: list[float], ys: list[float | None]) -> None:
@@ -136,13 +140,10 @@ def marker_keys(not_counted: bool, saturated: bool, bars: bool = False) -> list[
     """The legend entries of the marks a chart drew, the same on every chart: its bars, the
     runs that did not count (crossed), the server-bound points (hollow)."""
     keys = [key("bar: 95% interval", color="#333333", marker="|", markersize=10, linestyle="none")]
-    for marker, size, width, label in (
-        ("X", 10, 2.0, "run that did not count"),
-        ("o", 8, 1.6, "server CPU-bound"),
-    ):
-        keys.append(key(label, linestyle="none", marker=marker, markersize=size,
-                        markerfacecolor="white", markeredgecolor="#333333",
-                        markeredgewidth=width))  # fmt: skip
+    keys += [
+        key("run that did not count", **open_marker("X", 10, "#333333", 2.0)),
+        key("server CPU-bound", **open_marker("o", 8, "#333333", 1.6)),
+    ]
     return [k for k, shown in zip(keys, (bars, not_counted, saturated), strict=True) if shown]
 
 

@@ -4,10 +4,9 @@ peak, the CPU sets, the side that was CPU-bound at each point, and the harness's
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 from bench import results
-from bench.report.layout import Column, Table, table
+from bench.report.layout import Block, Column, Table, section, table, table_section
 from bench.report.palette import model_order
 from bench.results import Results
 from bench.results.words import latencies_text
@@ -15,33 +14,6 @@ from c10k import catalog
 from c10k.durations import Latency
 from c10k.quantity import Quantity
 from c10k.words import counts, in_kib, kib, kib_range, number, percent, percent_gap, times
-
-
-@dataclass(frozen=True)
-class Section:
-    """A section of the page after the charts: its anchor, title, text and tables."""
-
-    title: str
-    paragraphs: list[str]
-    tables: list[Table]
-    notes: list[str] = field(default_factory=list)  # small print after the tables
-    anchor: str = ""
-
-
-def table_section(
-    title: str,
-    table: Table,
-    note: str = "",
-    empty: str = "Not measured.",
-    anchor: str = "",
-    lead: str = "",
-) -> Section:
-    """A section that is one table, the text that leads to it and its note; or the text
-    `empty` when it has no rows."""
-    if not table.rows:
-        return Section(title, [empty], [], anchor=anchor)
-    return Section(title, [lead] if lead else [], [table], [note] if note else [], anchor)
-
 
 MEMORY, C100K, CORES = "memory", "c100k", "cores"  # the sections' anchors
 
@@ -81,7 +53,7 @@ def memory_table(document: Results) -> Table:
     return table(MEMORY_COLUMNS, ((m, memory[m]) for m in model_order(list(memory))))
 
 
-def memory_section(document: Results) -> Section:
+def memory_section(document: Results) -> list[Block]:
     title = "Memory per connection, held and peak (sleepy)"
     found = results.highlights(document["derived"], catalog.SLEEPY.name, results.SleepyHighlights)
     fitted = found["fit_concurrencies"] if found else []
@@ -116,7 +88,7 @@ def memory_section(document: Results) -> Section:
             " Left out of its model's fits, a point whose quiet runs verified in half or "
             f"fewer (too few to give the point a spread of its own): {'; '.join(left_out)}."
         )
-    return table_section(title, memory_table(document), anchor=MEMORY, lead=lead)
+    return table_section(MEMORY, title, memory_table(document), lead=lead)
 
 
 # -- past one process (c100k) ----------------------------------------------------------------
@@ -168,7 +140,7 @@ def _forwarded(document: Results) -> bool:
     )
 
 
-def past_one_process_section(document: Results) -> Section:
+def past_one_process_section(document: Results) -> list[Block]:
     """The c100k scenario: connections held by several processes, titled with how many."""
     found = results.highlights(document["derived"], catalog.C100K.name, results.C100kHighlights)
     held = found["largest_peak_in_flight"] if found else 0
@@ -200,7 +172,7 @@ def past_one_process_section(document: Results) -> Section:
         "near pid_max (C5)."
     )
     why = "Not measured (the full profile's c100k scenario)."
-    return table_section(title, past_one_process_table(document), "", why, C100K, lead)
+    return table_section(C100K, title, past_one_process_table(document), "", why, lead)
 
 
 # -- cores -----------------------------------------------------------------------------------
@@ -311,7 +283,7 @@ def cpu_bound_table(document: Results, scenario: str) -> Table | None:
     return Table(header, rows, caption=scenario)
 
 
-def cores_section(document: Results) -> Section:
+def cores_section(document: Results) -> list[Block]:
     tables = [t for s in catalog.SAMPLED_CRAWL_SCENARIOS if (t := cpu_bound_table(document, s))]
     lead = (
         "Each cell: the side that was CPU-bound at that point (crawler, server, both or "
@@ -322,15 +294,16 @@ def cores_section(document: Results) -> Section:
         else "No run recorded which side was CPU-bound."
     )
     chosen = (document.get("profile") or {}).get("latencies")
-    return Section(
+    return section(
+        CORES,
         "Isolated cores and the CPU-bound side",
         [
             pinning_text(document),
             harness_text(document),
             noise_floor_text(document),
-            *([latencies_text(chosen)] if chosen else []),
+            latencies_text(chosen) if chosen else "",
             lead,
         ],
         tables,
-        anchor=CORES,
+        [],
     )

@@ -4,7 +4,7 @@ index.html and the README's block (markdown.py, html.py)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
@@ -162,23 +162,52 @@ def anchor(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
 
 
+def walk(blocks: list[Block]) -> Iterator[Block]:
+    """Every block in page order, the blocks in folds included."""
+    for block in blocks:
+        yield block
+        if isinstance(block, Details):
+            yield from walk(block.blocks)
+
+
 def headings(blocks: list[Block]) -> list[Heading]:
     """Every heading of levels 2 and 3 but the contents' own, folds included, in page order."""
-    found: list[Heading] = []
-    for block in blocks:
-        if isinstance(block, Heading) and block.level in (2, 3) and block.anchor != CONTENTS:
-            found.append(block)
-        elif isinstance(block, Details):
-            found += headings(block.blocks)
-    return found
+    return [
+        block
+        for block in walk(blocks)
+        if isinstance(block, Heading) and block.level in (2, 3) and block.anchor != CONTENTS
+    ]
 
 
 FOLD_ROWS = 6  # a table with more rows than this opens on a click
 
 
-def folded(table: Table, summary: str) -> list[Block]:
-    """A long table in a fold (summary: what it holds); a short one as it is; "None." for a
-    table without rows."""
-    if len(table.rows) > FOLD_ROWS:
-        return [Details(f"{summary} ({len(table.rows)} rows)", [table])]
-    return [table] if table.rows else [Paragraph("None.")]
+def section(
+    anchor: str, title: str, text: list[str], tables: list[Table], notes: list[str]
+) -> list[Block]:
+    """A section of the page after the charts: its heading, text, tables and notes in small
+    print (an empty text or note is left out). A table with more than FOLD_ROWS rows is folded
+    (its summary: its caption and how many rows)."""
+    blocks: list[Block] = [Heading(2, anchor, title), *(Paragraph(t) for t in text if t)]
+    for table in tables:
+        if len(table.rows) > FOLD_ROWS:
+            summary = f"{table.caption or 'The table'} ({len(table.rows)} rows)"
+            blocks.append(Details(summary, [table]))
+        else:
+            blocks.append(table)
+    return blocks + [Paragraph(note, note=True) for note in notes if note]
+
+
+def table_section(
+    anchor: str,
+    title: str,
+    table: Table,
+    note: str = "",
+    empty: str = "Not measured.",
+    lead: str = "",
+) -> list[Block]:
+    """A section that is one table, the text that leads to it and its note; or the text
+    `empty` when it has no rows."""
+    if not table.rows:
+        return section(anchor, title, [empty], [], [])
+    return section(anchor, title, [lead], [table], [note])

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from bench.report.conditions import Section
-from bench.report.layout import Column, Table, table
+from bench.report.layout import Block, Column, Table, section, table
 from bench.report.sources import Source
 from bench.report.verdicts.base import CRAWLER_FAILURES, Band
 from bench.results import LoopClaimFigures, Results, UvloopPair, not_counted
@@ -90,7 +89,7 @@ def claim_row(entry: LoopClaimFigures) -> list[str]:
 CLAIM_HEADER = ["loop", "its claim", "against", "crawler: less CPU/page", "loop's own: fewer"]
 
 
-def which_loop(source: Source) -> Section:
+def which_loop(source: Source) -> list[Block]:
     """The section for one run's loops: the pairs on both views, then each loop's claim."""
     document = source.document
     comparisons = document["derived"].get("comparisons")
@@ -100,7 +99,7 @@ def which_loop(source: Source) -> Section:
     runtime = document["runtime"]["version"] if "runtime" in document else "?"
     title, anchor = f"{TITLE} (CPython {runtime}, {source.path})", f"which-loop-{source.role}"
     if not rows:
-        return Section(title, ["No loop ran beside asyncio's own."], [], anchor=anchor)
+        return section(anchor, title, ["No loop ran beside asyncio's own."], [], [])
     pairs = table(pair_columns(document), rows)
     tables = [pairs] + ([Table(CLAIM_HEADER, [claim_row(c) for c in claims])] if claims else [])
-    return Section(title, [], tables, [NOTE, CLAIMS_NOTE], anchor)
+    return section(anchor, title, [], tables, [NOTE, CLAIMS_NOTE])

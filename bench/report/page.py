@@ -5,13 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import captions, conditions, layout, tables
+from bench.report import both_cores, captions, conditions, layout, tables
 from bench.report.answer import answer
-from bench.report.both_cores import both_cores_blocks
 from bench.report.chart_kit import Chart
 from bench.report.charts import draw_all, save
 from bench.report.claims import claim_section, sources_note, verdict_table
-from bench.report.conditions import Section, table_section
 from bench.report.html import page as html_page
 from bench.report.layout import Block, Heading, Paragraph, Table
 from bench.report.loops import which_loop
@@ -40,16 +38,6 @@ def figure(chart: Chart) -> layout.Figure:
     return layout.Figure(chart.name, chart.title, chart.look, chart.interpretation)
 
 
-def section_blocks(section: Section) -> list[Block]:
-    """A section after the charts: its heading, text, tables (long ones folded) and notes."""
-    blocks: list[Block] = [Heading(2, section.anchor or section.title.lower(), section.title)]
-    blocks += [Paragraph(text) for text in section.paragraphs]
-    for table in section.tables:
-        blocks += layout.folded(table, table.caption or "The table")
-    blocks += [Paragraph(text, note=True) for text in section.notes]
-    return blocks
-
-
 def _scenarios_note(document: Results) -> list[Block]:
     missing = document["derived"].get("not_run") or []
     if not missing or "runs" not in document:
@@ -67,7 +55,7 @@ def opening(found: Sources, judged: list[Ruling]) -> list[Block]:
     return [*blocks, verdict_table(judged), sources_note(found, judged)]
 
 
-def _later_sections(found: Sources) -> list[Section]:
+def _later_sections(found: Sources) -> list[Block]:
     """How the runs ran: memory fits, past one process (the c100k run's), cores, realistic,
     instructions, peers; which loop (the main run's, and the loops run's)."""
     document = found.document
@@ -76,20 +64,23 @@ def _later_sections(found: Sources) -> list[Section]:
     peers = Table(tables.PEER_HEADER, tables.peer_rows(document), {3, 4, 5, 6})
     with_cpu = tables.CPU_AT_C in counted.shown().header
     note = captions.instructions_caption(document, with_cpu) if counted.rows else ""
-    return [
-        conditions.memory_section(document),
-        conditions.past_one_process_section(c100k),
-        conditions.cores_section(document),
-        table_section(
+    blocks = [
+        *conditions.memory_section(document),
+        *conditions.past_one_process_section(c100k),
+        *conditions.cores_section(document),
+        *layout.table_section(
+            "realistic",
             REALISTIC_TITLE,
             realistic,
             tables.MEDIAN_NOTE + tables.noisy_note(document, catalog.REALISTIC.name),
-            anchor="realistic",
         ),
-        table_section(captions.INSTRUCTIONS_TITLE, counted, note, anchor="instructions-table"),
-        table_section(PEERS_TITLE, peers, tables.PEER_NOTE, empty="No peer ran.", anchor="peers"),
-        *(which_loop(source) for source in (found.main, found.loops) if source is not None),
+        *layout.table_section("instructions-table", captions.INSTRUCTIONS_TITLE, counted, note),
+        *layout.table_section("peers", PEERS_TITLE, peers, tables.PEER_NOTE, empty="No peer ran."),
     ]
+    for source in (found.main, found.loops):
+        if source is not None:
+            blocks += which_loop(source)
+    return blocks
 
 
 def _closing(found: Sources) -> list[Block]:
@@ -141,13 +132,14 @@ def page_blocks(found: Sources, judged: list[Ruling], charts: list[Chart]) -> li
         blocks += claim_section(ruling)
         if ruling.verdict.claim == "C8":  # beside C8, from the same runtimes.json
             runtimes = found.free_threading.runtimes if found.free_threading else None
-            blocks += both_cores_blocks(runtimes)
+            blocks += [
+                Paragraph((layout.Strong(both_cores.TITLE),)),
+                *both_cores.both_cores_blocks(runtimes),
+            ]
     blocks.append(Heading(2, "charts", "Charts"))
     for chart in rest:
         blocks += [Heading(3, chart.name, chart.title), figure(chart)]
-    for section in _later_sections(found):
-        blocks += section_blocks(section)
-    return blocks + _closing(found)
+    return blocks + _later_sections(found) + _closing(found)
 
 
 def _sources(found: Sources | Results) -> Sources:

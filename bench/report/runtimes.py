@@ -57,7 +57,7 @@ def runtimes_blocks(document: dict[str, Any]) -> list[Block]:
             for row, cells in figure["rows"].items()
         ]
         blocks += [Heading(2, "", f"{title} ({better})"), Table(["", *tags], rows)]
-    both = [Heading(2, "", cores.TITLE), *cores.both_cores_blocks(document)[1:]]
+    both = [Heading(2, "", cores.TITLE), *cores.both_cores_blocks(document)]
     return blocks + free_threading_blocks(document) + both
 
 
