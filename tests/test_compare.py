@@ -15,6 +15,7 @@ from bench.regress.compare import judge, load_run
 from bench.regress.environment import current_environment, differences, file_slug
 from bench.regress.significance import average_ranks, mann_whitney_u, u_counts
 from bench.regress.stability import main as stability_main
+from bench.regress.stability import stability_rows
 
 
 def brute_force_p(xs: list[float], ys: list[float]) -> float:
@@ -243,6 +244,12 @@ def test_stability_prints_cv(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     line = next(row for row in out.splitlines() if row.startswith("test_instructions[threads]"))
     assert "0.99%" in line  # CV of 1.5e6 * (1.00, 1.01, 1.02)
+
+
+def test_stability_takes_each_figure_of_two_runs_or_more() -> None:
+    # The figures a baseline records a spread of, whichever run lacks them (not only the first).
+    runs = [{("b", "x"): [1.0]}, {("b", "x"): [2.0], ("b", "y"): [3.0]}, {("b", "y"): [3.3]}]
+    assert [row[:3] for row in stability_rows(runs)] == [("b", "x", 2), ("b", "y", 2)]
 
 
 def test_deterministic_figures_are_judged_by_size_alone() -> None:

@@ -52,24 +52,19 @@ def add_point_busy(point: PointBusy, runs: list[Run]) -> None:
 def harness_cost(runs: list[Run]) -> HarnessCost | None:
     """The harness's CPU share over the measured, sampled crawls (where it works: a sampler
     thread reads the crawler and the server); None when no run recorded it."""
+    measured = [r for r in runs if r["kind"] == "measured" and "harness" in r]
     shares = [
         (share, r["id"])
-        for r in runs
-        if r["kind"] == "measured"
-        and r.get("samples")
-        and "harness" in r
-        and (share := r["harness"].get("share")) is not None
+        for r in measured
+        if r.get("samples") and (share := r["harness"].get("share")) is not None
     ]
     if not shares:
         return None
     most, most_run = max(shares)
     sampler = [
-        r["harness"]["sampler_cpu_s"] / r["harness"]["wall_s"]
-        for r in runs
-        if r["kind"] == "measured"
-        and "harness" in r
-        and r["harness"].get("sampler_cpu_s") is not None
-        and r["harness"]["wall_s"]
+        cost["sampler_cpu_s"] / cost["wall_s"]
+        for r in measured
+        if (cost := r["harness"]).get("sampler_cpu_s") is not None and cost["wall_s"]
     ]
     return {
         "runs": len(shares),

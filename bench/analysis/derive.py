@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -17,7 +17,7 @@ from bench.analysis.points import (
     Group,
     attempts,
     crawl_point,
-    group_of,
+    grouped,
     measured_ok,
     runs_by_status,
     sort_key,
@@ -58,10 +58,7 @@ def derive_crawl_scenario(
     models = sorted({r["model"] for r in runs if r["scenario"] == scenario})
     table: CrawlTable = {}
     for model in models:
-        groups: dict[Group, list[Run]] = defaultdict(list)
-        for r in valid:
-            if r["model"] == model:
-                groups[group_of(r)].append(r)
+        groups = grouped(r for r in valid if r["model"] == model)
         base, extra = list(groups), list[Group]()
         if fit_min_concurrency is not None:
             base, extra = split_url_points(groups)
@@ -296,14 +293,8 @@ def derive_peers(runs: list[Run], fit_min: Mapping[str, int]) -> dict[str, PeerE
             entry["not_run"] = mine[0].get("reason")
         for scenario in dict.fromkeys(r["scenario"] for r in mine):
             table = derive_crawl_scenario(mine, scenario, fit_min.get(scenario))[name]
-            groups: dict[Group, list[Run]] = defaultdict(list)
-            for r in mine:
-                if r["scenario"] == scenario and r.get("params"):
-                    groups[group_of(r)].append(r)
-            by_point = [
-                _peer_point(key, group)
-                for key, group in sorted(groups.items(), key=lambda kv: sort_key(kv[0]))
-            ]
+            groups = grouped(r for r in mine if r["scenario"] == scenario and r.get("params"))
+            by_point = [_peer_point(key, groups[key]) for key in sorted(groups, key=sort_key)]
             entry["scenarios"][scenario] = PeerScenario(**table, by_point=by_point)
         peers[name] = entry
     return peers

@@ -35,7 +35,9 @@ from c10k.stats import single_ratio
 from c10k.words import KIB
 
 # The figures a point records as a summary over its runs, by which models are ranked.
-Ranked = Literal["pages_per_s", "cpu_us_per_page", "latency_p50_s", "latency_p99_s"]
+Ranked = Literal[
+    "pages_per_s", "cpu_us_per_page", "latency_p50_s", "latency_p99_s", "fraction_of_ideal"
+]
 
 THREADS, SLEEPY = catalog.THREADS.name, catalog.SLEEPY.name
 
@@ -79,12 +81,12 @@ def _ranked(
     unit: Unit | None = None,
 ) -> Ranking | None:
     """A ranking of each model's summary `key` (times scale, in unit) at the chosen point
-    (the last when there are more), with its 95% interval."""
+    (the last when there are more), with its 95% interval; a model without one is not in it."""
     values: dict[str, Quantity] = {}
     for model, entries in table.items():
         for p in entries:
-            if chosen(p):
-                values[model] = p[key].scaled(scale, unit or p[key].unit)
+            if chosen(p) and (found := p.get(key)) is not None:
+                values[model] = found.scaled(scale, unit or found.unit)
     return ranking(values, higher_is_better)
 
 
@@ -159,19 +161,15 @@ def sleepy_highlights(tables: Mapping[str, object], scenario: str = SLEEPY) -> S
     def judged(point: Point) -> bool:
         return bool(point["concurrency"] == top and point["latency"] == latency)
 
-    percent = {
-        m: fraction.scaled(100.0, "percent")
-        for m, entries in table.items()
-        for p in entries
-        if judged(p) and (fraction := p.get("fraction_of_ideal")) is not None
-    }
+    percent = _ranked(table, judged, "fraction_of_ideal", True, 100.0, "percent")
+    measured = percent["values"] if percent else {}
     peaks = (int(p["server_peak_in_flight"] or 0) for e in table.values() for p in e)
     return {
         "largest_concurrency": top,
         "judged_latency": latency,
-        "percent_of_ideal": ranking(percent, True),
+        "percent_of_ideal": percent,
         "no_verified_run_at_largest": sorted(
-            m for m, entries in table.items() if any(map(judged, entries)) and m not in percent
+            m for m, entries in table.items() if any(map(judged, entries)) and m not in measured
         ),
         "latencies": sorted(
             {p["latency"] for e in table.values() for p in e}, key=lambda k: k.text

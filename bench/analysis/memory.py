@@ -21,6 +21,7 @@ from bench.results import LeftOut, MemoryFit, ModelTable, PerUrl, Point, Run
 from c10k.fits import plane_fit, replicated_fit
 from c10k.quantity import FIT, Fit, Quantity
 from c10k.stats import relative_gap
+from c10k.words import KIB
 
 
 def _held(verified: int, runs: int) -> bool:
@@ -32,7 +33,7 @@ def _held(verified: int, runs: int) -> bool:
 
 
 def _bytes(kib: float | None) -> float | None:
-    return None if kib is None else float(kib) * 1024.0
+    return None if kib is None else float(kib) * KIB
 
 
 def _plateau_bytes(run: Run, field: Literal["rss_kib", "uss_kib", "anon_kib"]) -> float | None:

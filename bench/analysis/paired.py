@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bench import results
-from bench.analysis.busy import server_bound
+from bench.analysis import ratios
 from bench.analysis.points import Points, ran
-from bench.analysis.ratios import Figure, PointId, by_point, by_round, judged_point, point_order
+from bench.analysis.ratios import Figure, PointId, by_point, by_round, judged_point
 from c10k import catalog, claims, sequential
 from c10k.quantity import PAIRED_ROUNDS, Quantity
 from c10k.stats import median
@@ -87,16 +87,11 @@ def compared_models(scenario: str) -> frozenset[str]:
 
 
 def shared_points(table: Points, comparison: Comparison) -> list[PointId]:
-    """The points every model of the comparison ran (saturated ones left out if asked)."""
+    """The points every model of the comparison ran (ratios.common_points); at_judged_point,
+    only the judged one."""
     models = [*comparison.numerators, comparison.denominator]
-    each = [by_point(table, m) for m in models]
-    keys = set(each[0]).intersection(*each[1:]) if each else set()
-    if comparison.at_judged_point:
-        top = judged_point(table)
-        keys = {top} & keys if top is not None else set()
-    if comparison.skip_saturated:
-        keys = {k for k in keys if not any(server_bound(e[k]) for e in each)}
-    return sorted(keys, key=point_order)
+    keys = ratios.common_points(table, models, comparison.skip_saturated)
+    return [k for k in keys if k == judged_point(table)] if comparison.at_judged_point else keys
 
 
 def round_ratios(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -12,6 +12,7 @@ from bench.analysis.plateau import run_plateau
 from bench.results import CrawlDocument, Point, RoundFigures, Run
 from c10k import probes
 from c10k.durations import Latency
+from c10k.quantity import Quantity, Unit
 from c10k.stats import median, summarize
 
 Points = dict[str, list[Point]]  # model -> its verified points in one scenario
@@ -44,6 +45,14 @@ def group_of(run: Run) -> Group:
         params["processes"],
         params["core"],
     )
+
+
+def grouped(runs: Iterable[Run]) -> dict[Group, list[Run]]:
+    """Runs by the point they ran at (group_of), in run order."""
+    groups: dict[Group, list[Run]] = defaultdict(list)
+    for run in runs:
+        groups[group_of(run)].append(run)
+    return groups
 
 
 def _measured(runs: Iterable[Run], scenario: str, model: str) -> Iterable[Run]:
@@ -85,15 +94,13 @@ def kernel_delta_kib(run: Run) -> float | None:
     plateau: Mapping[str, Any] = run_plateau(run)  # its columns by their sampled names
     before = run.get("kernel_before")
     meminfo = before["meminfo_kib"] if before else {}
-    sockstat = before["sockstat"] if before else {}
     total = 0.0
     for field_name, sampled in probes.KERNEL_GROWTH_FIELDS.items():
         if plateau.get(sampled) is None or meminfo.get(field_name) is None:
             return None
         total += plateau[sampled] - meminfo[field_name]
-    if plateau.get("tcp_mem_kib") is not None:
-        total += plateau["tcp_mem_kib"] - sockstat.get("mem_kib", 0)
-    return total
+    tcp = tcp_delta_kib(run)
+    return total if tcp is None else total + tcp
 
 
 def tcp_delta_kib(run: Run) -> float | None:
@@ -210,20 +217,23 @@ def _add_plateau_rate(
 
 def _add_plateau_memory(figures: Point, runs: list[Run]) -> None:
     """The runs' plateau memory: kernel, RSS, USS and TCP buffers, and the ramp to it."""
-    kernel = [d for d in (kernel_delta_kib(r) for r in runs) if d is not None]
-    if kernel:
-        figures["plateau_kernel_delta_kib"] = summarize(kernel, "KiB")
+    kernel = _summary([kernel_delta_kib(r) for r in runs], "KiB")
+    if kernel is not None:
+        figures["plateau_kernel_delta_kib"] = kernel
     plateaus = [run_plateau(r) for r in runs]
-    rss = [float(rss) for p in plateaus if (rss := p.get("rss_kib")) is not None]
-    if not rss:
+    rss = _summary([p.get("rss_kib") for p in plateaus], "KiB")
+    if rss is None:
         return
-    figures["plateau_rss_kib"] = summarize(rss, "KiB")
-    uss = [float(uss) for p in plateaus if (uss := p.get("uss_kib")) is not None]
-    figures["plateau_uss_kib"] = summarize(uss, "KiB") if uss else None
-    tcp = [delta for r in runs if (delta := tcp_delta_kib(r)) is not None]
-    figures["plateau_tcp_mem_delta_kib"] = summarize(tcp, "KiB") if tcp else None
-    ramps = [float(ramp) for p in plateaus if (ramp := p.get("ramp_s")) is not None]
-    figures["ramp_s"] = summarize(ramps, "s") if ramps else None
+    figures["plateau_rss_kib"] = rss
+    figures["plateau_uss_kib"] = _summary([p.get("uss_kib") for p in plateaus], "KiB")
+    figures["plateau_tcp_mem_delta_kib"] = _summary([tcp_delta_kib(r) for r in runs], "KiB")
+    figures["ramp_s"] = _summary([p.get("ramp_s") for p in plateaus], "s")
+
+
+def _summary(values: list[float | None], unit: Unit) -> Quantity | None:
+    """summarize() of the values the runs recorded; None when none did."""
+    known = [float(v) for v in values if v is not None]
+    return summarize(known, unit) if known else None
 
 
 def split_url_points(groups: dict[Group, list[Run]]) -> tuple[list[Group], list[Group]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from bench.analysis.busy import server_bound
@@ -81,23 +81,31 @@ def point_ratio(top: Point, bottom: Point, figure: Figure) -> Ratio | None:
     return single_ratio(a.value, b.value)
 
 
+def common_points(
+    table: Points, models: Sequence[str], skip_saturated: bool = False
+) -> list[PointId]:
+    """The points every one of the models ran, in point_order; with skip_saturated, none where
+    the server was CPU-bound for any of them (or no run could tell): there pages/s is the
+    server's, not the crawler's."""
+    each = [by_point(table, m) for m in models]
+    keys = set(each[0]).intersection(*each[1:])
+    if skip_saturated:
+        keys = {k for k in keys if not any(server_bound(e[k]) for e in each)}
+    return sorted(keys, key=point_order)
+
+
 def point_ratios(
     table: Points, numerator: str, denominator: str, figure: Figure, skip_saturated: bool = False
 ) -> tuple[list[Ratio], list[int]]:
-    """figure(numerator) / figure(denominator) at each point both ran, paired by round, and
-    those points' concurrencies; with skip_saturated, none where the server was CPU-bound for
-    either model (or no run could tell): there pages/s is the server's, not the crawler's."""
+    """figure(numerator) / figure(denominator) at each of their common_points, paired by
+    round, and those points' concurrencies."""
     mine, theirs = by_point(table, numerator), by_point(table, denominator)
     ratios, used = [], []
-    for key in sorted(set(mine) & set(theirs), key=point_order):
-        a, b = mine[key], theirs[key]
-        if skip_saturated and (server_bound(a) or server_bound(b)):
-            continue
-        ratio = point_ratio(a, b, figure)
-        if ratio is None:
-            continue
-        ratios.append(ratio)
-        used.append(int(key[0]))
+    for key in common_points(table, (numerator, denominator), skip_saturated):
+        ratio = point_ratio(mine[key], theirs[key], figure)
+        if ratio is not None:
+            ratios.append(ratio)
+            used.append(int(key[0]))
     return ratios, used
 
 
@@ -244,14 +252,9 @@ def asyncio_vs_threads(table: Points) -> AsyncioVsThreads | None:
     mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
     if not mine:
         return None
-    top = max(mine, key=lambda p: (p["concurrency"], p["latency"].mean_s))
-    theirs = [
-        p
-        for p in table.get(THREADS, [])
-        if (p["concurrency"], p["latency"]) == (top["concurrency"], top["latency"])
-        and p.get("fraction_of_ideal") is not None
-    ]
-    other = theirs[0] if theirs else None
+    top = max(mine, key=lambda p: point_order((p["concurrency"], p["latency"])))
+    theirs = by_point(table, THREADS).get((top["concurrency"], top["latency"]))
+    other = theirs if theirs and theirs.get("fraction_of_ideal") is not None else None
     ratio = point_ratio(top, other, "plateau_pages_per_s") if other else None
     fraction = top.get("fraction_of_ideal")
     assert fraction is not None

@@ -7,28 +7,32 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from bench.regress.compare import FIGURE_RULES, SPREAD_KEY, Run, Spreads, read_run, spread_of
+from bench.regress import compare
 from c10k.stats import median
 
 
-def figure_spreads(runs: Sequence[Run]) -> Spreads:
+def run_medians(runs: Sequence[compare.Figures]) -> dict[tuple[str, str], list[float]]:
+    """Each figure's median in every run that has it, for the figures two runs or more have."""
+    keys = dict.fromkeys(key for run in runs for key in run)
+    medians = {key: [median(run[key]) for run in runs if key in run] for key in keys}
+    return {key: found for key, found in medians.items() if len(found) >= 2}
+
+
+def figure_spreads(runs: Sequence[compare.Run]) -> compare.Spreads:
     """Each gated figure's spread over the runs that have it (two at least): the spread of
     the runs' medians, and the threshold it sets."""
-    keys = dict.fromkeys(key for run in runs for key in run.figures)
-    spreads: Spreads = {}
-    for key in keys:
-        gate = FIGURE_RULES[key[1]].gate if key[1] in FIGURE_RULES else None
-        medians = [median(run.figures[key]) for run in runs if key in run.figures]
-        if gate is not None and len(medians) >= 2:
-            spreads[key] = spread_of(medians, gate)
-    return spreads
+    return {
+        key: compare.spread_of(medians, gate)
+        for key, medians in run_medians([run.figures for run in runs]).items()
+        if (gate := compare.FIGURE_RULES.get(key[1], compare.DEFAULT_RULE).gate) is not None
+    }
 
 
-def pooled_document(runs: Sequence[Run]) -> dict[str, Any]:
+def pooled_document(runs: Sequence[compare.Run]) -> dict[str, Any]:
     """One pytest-benchmark document for the runs: the first run's (its machine, commit and
     pytest-benchmark's own stats), each benchmark's samples those of every run in turn with
     their medians as its figures, and with two runs or more each gated figure's spread over
-    them in extra_info[SPREAD_KEY] (compare.Spread)."""
+    them in extra_info[compare.SPREAD_KEY] (compare.Spread)."""
     if not runs:
         raise ValueError("no runs to pool")
     document = copy.deepcopy(runs[0].document)
@@ -51,15 +55,15 @@ def pooled_document(runs: Sequence[Run]) -> dict[str, Any]:
             if (name, figure) in spreads
         }
         if recorded:
-            info[SPREAD_KEY] = recorded
+            info[compare.SPREAD_KEY] = recorded
         else:
-            info.pop(SPREAD_KEY, None)
+            info.pop(compare.SPREAD_KEY, None)
     document["benchmarks"] = list(entries.values())
     return document
 
 
-def pooled_run(runs: Sequence[Run], source: str) -> Run:
+def pooled_run(runs: Sequence[compare.Run], source: str) -> compare.Run:
     """The runs as one (pooled_document), read back as a run; one run stays as it was."""
     if len(runs) == 1:
         return runs[0]
-    return read_run(pooled_document(runs), source)
+    return compare.read_run(pooled_document(runs), source)

@@ -6,22 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from bench.regress.compare import FIGURE_RULES, BadFile, load_run
-from c10k.stats import coefficient_of_variation, mean, median
+from bench.regress.baseline import run_medians
+from bench.regress.compare import FIGURE_RULES, BadFile, Figures, load_run
+from c10k.stats import coefficient_of_variation, mean
 
 
-def stability_rows(
-    runs: list[dict[tuple[str, str], list[float]]],
-) -> list[tuple[str, str, int, float, float]]:
+def stability_rows(runs: list[Figures]) -> list[tuple[str, str, int, float, float]]:
     """(benchmark, figure, runs, mean of the run medians, their coefficient of variation)."""
-    rows = []
-    for key in runs[0]:
-        medians = [median(run[key]) for run in runs if key in run]
-        if len(medians) >= 2:
-            rows.append(
-                (key[0], key[1], len(medians), mean(medians), coefficient_of_variation(medians))
-            )
-    return rows
+    return [
+        (name, figure, len(medians), mean(medians), coefficient_of_variation(medians))
+        for (name, figure), medians in run_medians(runs).items()
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
