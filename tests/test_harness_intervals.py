@@ -13,9 +13,10 @@ import pytest
 
 from bench import results
 from bench.analysis import derive as analysis
+from bench.analysis import ratios
 from c10k import catalog, sequential, stats
 from c10k.quantity import PAIRED_ROUNDS, Quantity
-from tests.recorded import crawl_record, derive
+from tests.recorded import crawl_record, derive, latency, quantity
 
 FEW_ACTIVE, SLEEPY = catalog.FEW_ACTIVE.name, catalog.SLEEPY.name
 THREADS, ASYNCIO = catalog.THREADS.name, catalog.ASYNCIO.name
@@ -214,3 +215,18 @@ def test_the_event_loops_median_interval_takes_each_models_at_a_bonferroni_level
     # Wider than the median of the 95% intervals: each model's is at 1 - 5%/3.
     assert low < narrow.low and high > narrow.high
     assert low <= (median.value or 0.0) <= high
+
+
+def test_asyncio_is_set_against_the_threads_first_point_at_its_judged_point() -> None:
+    # Two threads points at one (C, L), the table's order (processes, then pages): asyncio's
+    # judged point, itself the first of its own, pairs with the first, as it always did.
+    def point(fraction: float | None, pages: int) -> dict[str, Any]:
+        found = None if fraction is None else quantity(fraction, unit="ratio")
+        at = {"concurrency": 100, "latency": latency("2s"), "pages": pages, "rounds": []}
+        return at | {"fraction_of_ideal": found}
+
+    first = quantity(0.5, unit="ratio")
+    for later in (0.9, None):
+        table: Any = {ASYNCIO: [point(0.8, 200)], THREADS: [point(0.5, 200), point(later, 600)]}
+        found = ratios.asyncio_vs_threads(table)
+        assert found is not None and found["threads_fraction_of_ideal"] == first

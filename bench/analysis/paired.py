@@ -7,9 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bench import results
-from bench.analysis import ratios
 from bench.analysis.points import Points, ran
-from bench.analysis.ratios import Figure, PointId, by_point, by_round, judged_point
+from bench.analysis.ratios import Figure, PointId, by_point, by_round, common_points, judged_point
 from c10k import catalog, claims, sequential
 from c10k.quantity import PAIRED_ROUNDS, Quantity
 from c10k.stats import median
@@ -87,11 +86,12 @@ def compared_models(scenario: str) -> frozenset[str]:
 
 
 def shared_points(table: Points, comparison: Comparison) -> list[PointId]:
-    """The points every model of the comparison ran (ratios.common_points); at_judged_point,
-    only the judged one."""
+    """The points every model of the comparison ran (common_points); at_judged_point, only
+    the judged one."""
     models = [*comparison.numerators, comparison.denominator]
-    keys = ratios.common_points(table, models, comparison.skip_saturated)
-    return [k for k in keys if k == judged_point(table)] if comparison.at_judged_point else keys
+    keys = common_points(table, models, comparison.skip_saturated)
+    top = judged_point(table)
+    return [k for k in keys if k == top] if comparison.at_judged_point else keys
 
 
 def round_ratios(

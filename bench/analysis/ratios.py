@@ -249,12 +249,17 @@ def asyncio_vs_threads(table: Points) -> AsyncioVsThreads | None:
     """asyncio's verified sleepy point with the most connections, at the longest latency
     among them, the threads' fraction of C/L there, with their intervals, and asyncio's
     plateau pages/s over the threads' paired by round."""
-    mine = [p for p in table.get(ASYNCIO, []) if p.get("fraction_of_ideal") is not None]
+    mine, theirs = (
+        [p for p in table.get(m, []) if p.get("fraction_of_ideal") is not None]
+        for m in (ASYNCIO, THREADS)
+    )
     if not mine:
         return None
+    # The first of each at the judged (C, L), in the table's order (one process and the fewest
+    # pages first): by_point would take the threads' last.
     top = max(mine, key=lambda p: point_order((p["concurrency"], p["latency"])))
-    theirs = by_point(table, THREADS).get((top["concurrency"], top["latency"]))
-    other = theirs if theirs and theirs.get("fraction_of_ideal") is not None else None
+    at = (top["concurrency"], top["latency"])
+    other = next((p for p in theirs if (p["concurrency"], p["latency"]) == at), None)
     ratio = point_ratio(top, other, "plateau_pages_per_s") if other else None
     fraction = top.get("fraction_of_ideal")
     assert fraction is not None
